@@ -1,0 +1,310 @@
+//! One condition: the observation a controller reports about one aspect of a resource.
+
+use std::fmt;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+use k8s_openapi::jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::Time;
+
+/// Whether a condition is True, False or Unknown, as metav1's `ConditionStatus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ConditionStatus {
+    /// The condition holds.
+    True,
+    /// The condition does not hold.
+    False,
+    /// The controller cannot tell (yet) whether the condition holds.
+    Unknown,
+}
+
+impl ConditionStatus {
+    /// The wire form: `"True"`, `"False"` or `"Unknown"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::True => "True",
+            Self::False => "False",
+            Self::Unknown => "Unknown",
+        }
+    }
+
+    /// Parses the wire form; anything but the three exact words is `None`.
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "True" => Some(Self::True),
+            "False" => Some(Self::False),
+            "Unknown" => Some(Self::Unknown),
+            _ => None,
+        }
+    }
+}
+
+impl From<bool> for ConditionStatus {
+    fn from(value: bool) -> Self {
+        if value { Self::True } else { Self::False }
+    }
+}
+
+impl fmt::Display for ConditionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How to treat a condition that is not in its healthy state (ASO's and Cluster API's severity).
+///
+/// The variants are ordered from least to most severe, so `max()` picks the worst.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub enum Severity {
+    /// No severity: the condition is in its healthy state, or Unknown. Omitted on the wire
+    /// (and the empty string ASO writes reads back as this).
+    #[default]
+    #[serde(rename = "")]
+    None,
+    /// Purely informational: things are progressing as expected (the happy path).
+    Info,
+    /// Something is wrong but the controller keeps retrying by itself; the user may need to act.
+    Warning,
+    /// Reconciliation cannot progress until the user changes the spec; no retry.
+    Error,
+}
+
+impl Severity {
+    /// True for [`Severity::None`]; used to omit the field on the wire.
+    pub const fn is_none(&self) -> bool {
+        matches!(self, Self::None)
+    }
+
+    /// The wire form; `""` for [`Severity::None`].
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "",
+            Self::Info => "Info",
+            Self::Warning => "Warning",
+            Self::Error => "Error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::None => "None",
+            other => other.as_str(),
+        })
+    }
+}
+
+/// Which status of a condition type is the healthy one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Polarity {
+    /// True is healthy (Ready, Available, SubResourcesReady).
+    #[default]
+    Positive,
+    /// False is healthy, "abnormal-true" (Reconciling, Stalled, Degraded).
+    Negative,
+}
+
+impl Polarity {
+    /// The status that means all is well for a condition of this polarity.
+    pub const fn healthy_status(self) -> ConditionStatus {
+        match self {
+            Self::Positive => ConditionStatus::True,
+            Self::Negative => ConditionStatus::False,
+        }
+    }
+}
+
+/// One condition, with metav1.Condition's fields plus `severity`.
+///
+/// Its JSON is exactly `metav1.Condition`'s (`message` always present, `observedGeneration`
+/// only when set), plus `severity`, which is omitted when [`Severity::None`].
+///
+/// Build one with [`Condition::new`] and the `with_*` methods, then store it with
+/// [`Conditions::set`](crate::Conditions::set), which applies the transition rules:
+///
+/// ```
+/// use kondition::{Condition, ConditionStatus, Conditions, Severity};
+///
+/// let mut conditions = Conditions::new();
+/// conditions.set(
+///     Condition::new("Ready", ConditionStatus::False, "WaitingForOwner")
+///         .with_severity(Severity::Warning)
+///         .with_message("owner ResourceGroup rg-1 does not exist yet")
+///         .with_observed_generation(3),
+/// );
+/// assert!(!conditions.is_true("Ready"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    /// The condition's type, in CamelCase or `foo.example.com/CamelCase`; unique in a list.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// True, False or Unknown.
+    pub status: ConditionStatus,
+    /// How to treat the condition when it is not healthy; omitted on the wire when None.
+    #[serde(default, skip_serializing_if = "Severity::is_none")]
+    pub severity: Severity,
+    /// When the condition last changed, in whole seconds.
+    pub last_transition_time: Time,
+    /// A CamelCase, programmatic identifier of why the condition is as it is; never empty.
+    pub reason: String,
+    /// A human-readable explanation; may be empty.
+    #[serde(default)]
+    pub message: String,
+    /// The `metadata.generation` this condition was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+impl Condition {
+    /// A condition of the given type, status and reason, with no severity, an empty message,
+    /// no observed generation, and the current time (in whole seconds) as its transition time.
+    pub fn new(
+        type_: impl Into<String>,
+        status: ConditionStatus,
+        reason: impl Into<String>,
+    ) -> Self {
+        Self {
+            type_: type_.into(),
+            status,
+            severity: Severity::None,
+            last_transition_time: now(),
+            reason: reason.into(),
+            message: String::new(),
+            observed_generation: None,
+        }
+    }
+
+    /// Sets the message.
+    #[must_use]
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
+    /// Sets the severity.
+    #[must_use]
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// Sets the generation this condition was computed from.
+    #[must_use]
+    pub fn with_observed_generation(mut self, generation: i64) -> Self {
+        self.observed_generation = Some(generation);
+        self
+    }
+
+    /// Sets the time to record if storing this condition is a transition.
+    #[must_use]
+    pub fn at(mut self, time: Time) -> Self {
+        self.last_transition_time = time;
+        self
+    }
+
+    /// Whether the status is True.
+    pub fn is_true(&self) -> bool {
+        self.status == ConditionStatus::True
+    }
+
+    /// Whether the status is False.
+    pub fn is_false(&self) -> bool {
+        self.status == ConditionStatus::False
+    }
+
+    /// Whether the status is Unknown.
+    pub fn is_unknown(&self) -> bool {
+        self.status == ConditionStatus::Unknown
+    }
+
+    /// Whether everything but `lastTransitionTime` is equal: storing `other` over `self`
+    /// would change nothing a reader cares about.
+    pub fn same_observation(&self, other: &Self) -> bool {
+        self.type_ == other.type_
+            && self.status == other.status
+            && self.severity == other.severity
+            && self.reason == other.reason
+            && self.message == other.message
+            && self.observed_generation == other.observed_generation
+    }
+
+    /// Brings the condition into the form that is stored: the message truncated to the API
+    /// server's limit (with a visible marker) and the transition time in whole seconds.
+    pub fn normalize(&mut self) {
+        crate::validation::truncate_message(&mut self.message);
+        self.last_transition_time = whole_seconds(&self.last_transition_time);
+    }
+}
+
+/// The current time in whole seconds, as conditions store it.
+pub fn now() -> Time {
+    whole_seconds(&Time(Timestamp::now()))
+}
+
+/// `time` with its sub-second part dropped (rounded toward the past).
+pub(crate) fn whole_seconds(time: &Time) -> Time {
+    let seconds = time.0.as_second();
+    // `as_second` rounds toward zero; before 1970 that is toward the future.
+    let seconds = if time.0.subsec_nanosecond() < 0 {
+        seconds - 1
+    } else {
+        seconds
+    };
+    Time(Timestamp::from_second(seconds).unwrap_or(time.0))
+}
+
+impl From<Condition> for metav1::Condition {
+    /// Drops `severity`, which metav1.Condition does not have; everything else is kept.
+    fn from(condition: Condition) -> Self {
+        Self {
+            type_: condition.type_,
+            status: condition.status.as_str().to_owned(),
+            last_transition_time: condition.last_transition_time,
+            reason: condition.reason,
+            message: condition.message,
+            observed_generation: condition.observed_generation,
+        }
+    }
+}
+
+impl TryFrom<metav1::Condition> for Condition {
+    type Error = InvalidStatus;
+
+    /// Keeps every field; the severity is None. Fails only on a status that is not
+    /// True, False or Unknown.
+    fn try_from(condition: metav1::Condition) -> Result<Self, Self::Error> {
+        let status =
+            ConditionStatus::parse(&condition.status).ok_or(InvalidStatus(condition.status))?;
+        Ok(Self {
+            type_: condition.type_,
+            status,
+            severity: Severity::None,
+            last_transition_time: condition.last_transition_time,
+            reason: condition.reason,
+            message: condition.message,
+            observed_generation: condition.observed_generation,
+        })
+    }
+}
+
+/// A metav1.Condition whose status is not True, False or Unknown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidStatus(pub String);
+
+impl fmt::Display for InvalidStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "condition status {:?} is not one of \"True\", \"False\", \"Unknown\"",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for InvalidStatus {}

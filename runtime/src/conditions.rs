@@ -1,0 +1,511 @@
+//! The list of conditions a status holds, and the rules for changing it.
+
+use std::ops::Deref;
+
+use serde::{Deserialize, Serialize};
+
+use crate::validation::{self, Field, Problem, ValidationError, ValidationErrors};
+use crate::{Condition, ConditionStatus, Severity};
+
+/// What a set did to the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SetOutcome {
+    /// The same observation was already stored; nothing changed, not even the timestamp.
+    Unchanged,
+    /// The condition changed in a way the transition rule does not count as a transition
+    /// (its `observedGeneration`, say); `lastTransitionTime` was kept.
+    Updated,
+    /// The condition is new or transitioned; `lastTransitionTime` is the new condition's.
+    Transitioned,
+}
+
+impl SetOutcome {
+    /// Whether the list changed at all.
+    pub fn changed(self) -> bool {
+        self != Self::Unchanged
+    }
+}
+
+/// When `lastTransitionTime` moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TransitionRule {
+    /// On any change of status, severity, reason or message (the conditions KEP, Cluster
+    /// API's implementation and ASO's decision). The default.
+    #[default]
+    AnyChange,
+    /// Only when the status changes (apimachinery's `meta.SetStatusCondition`).
+    StatusOnly,
+}
+
+impl TransitionRule {
+    fn is_transition(self, stored: &Condition, new: &Condition) -> bool {
+        match self {
+            Self::StatusOnly => stored.status != new.status,
+            Self::AnyChange => {
+                stored.status != new.status
+                    || stored.severity != new.severity
+                    || stored.reason != new.reason
+                    || stored.message != new.message
+            }
+        }
+    }
+}
+
+/// The conditions of a status: a list keyed by `type`, as the API server stores it.
+///
+/// On the wire it is a plain JSON array of [`Condition`]s; its JSON Schema marks it as a map
+/// list keyed by `type` (`x-kubernetes-list-type: map`), so server-side apply merges it entry
+/// by entry and several field managers can own different conditions. It reads like a slice;
+/// changes go through [`set`](Self::set) and [`remove`](Self::remove), which keep every type
+/// unique and `lastTransitionTime` stable.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Conditions(Vec<Condition>);
+
+impl Conditions {
+    /// An empty list.
+    pub const fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    /// The condition of the given type.
+    pub fn get(&self, type_: &str) -> Option<&Condition> {
+        self.0.iter().find(|c| c.type_ == type_)
+    }
+
+    /// Whether a condition of the given type is present.
+    pub fn contains(&self, type_: &str) -> bool {
+        self.get(type_).is_some()
+    }
+
+    /// The status of the condition of the given type, if present.
+    pub fn status(&self, type_: &str) -> Option<ConditionStatus> {
+        self.get(type_).map(|c| c.status)
+    }
+
+    /// Whether the condition of the given type is present and True.
+    pub fn is_true(&self, type_: &str) -> bool {
+        self.status(type_) == Some(ConditionStatus::True)
+    }
+
+    /// Whether the condition of the given type is present and False.
+    pub fn is_false(&self, type_: &str) -> bool {
+        self.status(type_) == Some(ConditionStatus::False)
+    }
+
+    /// Stores `condition` with the default [`TransitionRule::AnyChange`].
+    pub fn set(&mut self, condition: Condition) -> SetOutcome {
+        self.set_with(condition, TransitionRule::AnyChange)
+    }
+
+    /// Stores `condition`, replacing the one of the same type.
+    ///
+    /// The condition is [normalized](Condition::normalize) first (message bounded, whole
+    /// seconds). If the stored condition already says the same, nothing changes. Otherwise the
+    /// new one replaces it, and its `lastTransitionTime` is taken only if `rule` counts the
+    /// change as a transition; else the stored time stays. A new type is appended.
+    pub fn set_with(&mut self, mut condition: Condition, rule: TransitionRule) -> SetOutcome {
+        condition.normalize();
+        let Some(stored) = self.0.iter_mut().find(|c| c.type_ == condition.type_) else {
+            self.0.push(condition);
+            return SetOutcome::Transitioned;
+        };
+        if stored.same_observation(&condition) {
+            return SetOutcome::Unchanged;
+        }
+        if rule.is_transition(stored, &condition) {
+            *stored = condition;
+            SetOutcome::Transitioned
+        } else {
+            condition.last_transition_time = stored.last_transition_time.clone();
+            *stored = condition;
+            SetOutcome::Updated
+        }
+    }
+
+    /// Stores `condition` unless the stored one of the same type supersedes it (ASO's rule for
+    /// several writers within one reconcile): a newer `observedGeneration` always wins, an
+    /// older one never does, and within one generation an [`Severity::Info`] condition does
+    /// not replace a [`Severity::Warning`] or [`Severity::Error`] one. Returns `None` when the
+    /// stored condition was kept.
+    pub fn set_unless_superseded(&mut self, condition: Condition) -> Option<SetOutcome> {
+        if let Some(stored) = self.get(&condition.type_) {
+            let keep = match condition
+                .observed_generation
+                .cmp(&stored.observed_generation)
+            {
+                std::cmp::Ordering::Greater => false,
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => {
+                    condition.severity == Severity::Info
+                        && matches!(stored.severity, Severity::Warning | Severity::Error)
+                }
+            };
+            if keep {
+                return None;
+            }
+        }
+        Some(self.set(condition))
+    }
+
+    /// Adds an Unknown condition for each type not present yet, so readers see from the first
+    /// visit which conditions this controller maintains. Present conditions are left alone.
+    pub fn init_unknown<'a>(
+        &mut self,
+        types: impl IntoIterator<Item = &'a str>,
+        reason: &str,
+        observed_generation: Option<i64>,
+    ) {
+        for type_ in types {
+            if !self.contains(type_) {
+                let mut condition = Condition::new(type_, ConditionStatus::Unknown, reason);
+                condition.observed_generation = observed_generation;
+                self.set(condition);
+            }
+        }
+    }
+
+    /// Removes the condition of the given type and returns it.
+    pub fn remove(&mut self, type_: &str) -> Option<Condition> {
+        let index = self.0.iter().position(|c| c.type_ == type_)?;
+        Some(self.0.remove(index))
+    }
+
+    /// Keeps only the conditions for which `keep` is true.
+    pub fn retain(&mut self, keep: impl FnMut(&Condition) -> bool) {
+        self.0.retain(keep);
+    }
+
+    /// Normalizes every condition in place (see [`Condition::normalize`]); needed only for a
+    /// list that was built outside [`set`](Self::set), such as one read from the wire.
+    pub fn normalize(&mut self) {
+        self.0.iter_mut().for_each(Condition::normalize);
+    }
+
+    /// Checks every rule the API server enforces on the list, and reports all broken ones.
+    pub fn validate(&self) -> Result<(), ValidationErrors> {
+        let mut errors = Vec::new();
+        for (index, condition) in self.0.iter().enumerate() {
+            validation::check_condition(condition, Some(index), &mut errors);
+            if let Some(first) = self.0[..index]
+                .iter()
+                .position(|c| c.type_ == condition.type_)
+            {
+                errors.push(ValidationError {
+                    index: Some(index),
+                    field: Field::Type,
+                    problem: Problem::Duplicate { first },
+                });
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationErrors(errors))
+        }
+    }
+
+    /// The conditions as a vector.
+    pub fn into_vec(self) -> Vec<Condition> {
+        self.0
+    }
+}
+
+impl Condition {
+    /// Checks every rule the API server enforces on one condition.
+    pub fn validate(&self) -> Result<(), ValidationErrors> {
+        let mut errors = Vec::new();
+        validation::check_condition(self, None, &mut errors);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationErrors(errors))
+        }
+    }
+
+    /// Whether the API server would accept this condition.
+    pub fn is_valid(&self) -> bool {
+        self.validate().is_ok()
+    }
+}
+
+impl Deref for Conditions {
+    type Target = [Condition];
+
+    fn deref(&self) -> &[Condition] {
+        &self.0
+    }
+}
+
+impl AsRef<[Condition]> for Conditions {
+    fn as_ref(&self) -> &[Condition] {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Conditions {
+    type Item = &'a Condition;
+    type IntoIter = std::slice::Iter<'a, Condition>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl IntoIterator for Conditions {
+    type Item = Condition;
+    type IntoIter = std::vec::IntoIter<Condition>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl FromIterator<Condition> for Conditions {
+    /// Sets each condition in turn, so a later condition of a type replaces an earlier one.
+    fn from_iter<I: IntoIterator<Item = Condition>>(iter: I) -> Self {
+        let mut conditions = Self::new();
+        for condition in iter {
+            conditions.set(condition);
+        }
+        conditions
+    }
+}
+
+impl Extend<Condition> for Conditions {
+    fn extend<I: IntoIterator<Item = Condition>>(&mut self, iter: I) {
+        for condition in iter {
+            self.set(condition);
+        }
+    }
+}
+
+impl From<Conditions> for Vec<Condition> {
+    fn from(conditions: Conditions) -> Self {
+        conditions.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Time;
+    use k8s_openapi::jiff::Timestamp;
+
+    fn at(second: i64) -> Time {
+        Time(Timestamp::from_second(second).expect("valid timestamp"))
+    }
+
+    fn ready(status: ConditionStatus, reason: &str, second: i64) -> Condition {
+        Condition::new("Ready", status, reason).at(at(second))
+    }
+
+    #[test]
+    fn a_new_type_is_appended_as_a_transition() {
+        let mut conditions = Conditions::new();
+        let outcome = conditions.set(ready(ConditionStatus::True, "Succeeded", 100));
+        assert_eq!(outcome, SetOutcome::Transitioned);
+        conditions.set(Condition::new("Available", ConditionStatus::True, "Success").at(at(100)));
+        let types: Vec<_> = conditions.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["Ready", "Available"]);
+    }
+
+    #[test]
+    fn an_identical_set_changes_nothing_not_even_the_time() {
+        let mut conditions = Conditions::new();
+        conditions.set(ready(ConditionStatus::True, "Succeeded", 100));
+        let outcome = conditions.set(ready(ConditionStatus::True, "Succeeded", 200));
+        assert_eq!(outcome, SetOutcome::Unchanged);
+        assert_eq!(conditions[0].last_transition_time, at(100));
+    }
+
+    #[test]
+    fn any_change_of_status_reason_message_or_severity_is_a_transition() {
+        let base = ready(ConditionStatus::False, "Reconciling", 100).with_severity(Severity::Info);
+        let changes = [
+            base.clone().with_message("now with a message"),
+            base.clone().with_severity(Severity::Warning),
+            Condition {
+                reason: "WaitingForOwner".into(),
+                ..base.clone()
+            },
+            Condition {
+                status: ConditionStatus::Unknown,
+                ..base.clone()
+            },
+        ];
+        for change in changes {
+            let mut conditions = Conditions::from_iter([base.clone()]);
+            let outcome = conditions.set(change.clone().at(at(200)));
+            assert_eq!(outcome, SetOutcome::Transitioned, "{change:?}");
+            assert_eq!(conditions[0].last_transition_time, at(200));
+        }
+    }
+
+    #[test]
+    fn a_new_observed_generation_alone_is_an_update() {
+        let mut conditions =
+            Conditions::from_iter([
+                ready(ConditionStatus::True, "Succeeded", 100).with_observed_generation(1)
+            ]);
+        let outcome = conditions
+            .set(ready(ConditionStatus::True, "Succeeded", 200).with_observed_generation(2));
+        assert_eq!(outcome, SetOutcome::Updated);
+        assert_eq!(conditions[0].observed_generation, Some(2));
+        assert_eq!(conditions[0].last_transition_time, at(100));
+    }
+
+    #[test]
+    fn the_status_only_rule_keeps_the_time_when_only_the_reason_changes() {
+        let mut conditions =
+            Conditions::from_iter([ready(ConditionStatus::False, "Reconciling", 100)]);
+        let outcome = conditions.set_with(
+            ready(ConditionStatus::False, "WaitingForOwner", 200),
+            TransitionRule::StatusOnly,
+        );
+        assert_eq!(outcome, SetOutcome::Updated);
+        assert_eq!(conditions[0].reason, "WaitingForOwner");
+        assert_eq!(conditions[0].last_transition_time, at(100));
+
+        let outcome = conditions.set_with(
+            ready(ConditionStatus::True, "Succeeded", 300),
+            TransitionRule::StatusOnly,
+        );
+        assert_eq!(outcome, SetOutcome::Transitioned);
+        assert_eq!(conditions[0].last_transition_time, at(300));
+    }
+
+    #[test]
+    fn times_are_stored_in_whole_seconds() {
+        let precise = Timestamp::from_nanosecond(1_700_000_000_987_654_321).expect("valid");
+        let mut conditions = Conditions::new();
+        conditions.set(ready(ConditionStatus::True, "Succeeded", 0).at(Time(precise)));
+        assert_eq!(conditions[0].last_transition_time, at(1_700_000_000));
+
+        let before_epoch = Timestamp::from_nanosecond(-1_500_000_000).expect("valid");
+        conditions.set(ready(ConditionStatus::False, "Failed", 0).at(Time(before_epoch)));
+        assert_eq!(conditions[0].last_transition_time, at(-2));
+    }
+
+    #[test]
+    fn set_bounds_the_message() {
+        let mut conditions = Conditions::new();
+        let long = "x".repeat(validation::MAX_MESSAGE_BYTES * 2);
+        conditions.set(ready(ConditionStatus::False, "Failed", 1).with_message(long));
+        assert!(conditions[0].message.len() <= validation::MAX_MESSAGE_BYTES);
+        assert!(
+            conditions[0]
+                .message
+                .ends_with(validation::TRUNCATION_MARKER)
+        );
+        assert!(conditions.validate().is_ok());
+    }
+
+    #[test]
+    fn remove_and_lookups() {
+        let mut conditions = Conditions::from_iter([
+            ready(ConditionStatus::True, "Succeeded", 1),
+            Condition::new("Stalled", ConditionStatus::False, "NotStalled").at(at(1)),
+        ]);
+        assert!(conditions.is_true("Ready"));
+        assert!(conditions.is_false("Stalled"));
+        assert_eq!(conditions.status("Missing"), None);
+        let removed = conditions.remove("Ready").expect("Ready was present");
+        assert_eq!(removed.reason, "Succeeded");
+        assert!(!conditions.contains("Ready"));
+        assert_eq!(conditions.remove("Ready"), None);
+        assert_eq!(conditions.len(), 1);
+    }
+
+    #[test]
+    fn aso_overwrite_rule() {
+        let stored_warning = ready(ConditionStatus::False, "WaitingForOwner", 1)
+            .with_severity(Severity::Warning)
+            .with_observed_generation(2);
+        let info_same_generation = ready(ConditionStatus::False, "Reconciling", 2)
+            .with_severity(Severity::Info)
+            .with_observed_generation(2);
+        let info_newer_generation = info_same_generation.clone().with_observed_generation(3);
+        let error_older_generation = ready(ConditionStatus::False, "BadRequest", 2)
+            .with_severity(Severity::Error)
+            .with_observed_generation(1);
+        let error_same_generation = error_older_generation.clone().with_observed_generation(2);
+
+        let mut conditions = Conditions::from_iter([stored_warning.clone()]);
+        assert_eq!(conditions.set_unless_superseded(info_same_generation), None);
+        assert_eq!(
+            conditions.set_unless_superseded(error_older_generation),
+            None
+        );
+        assert_eq!(conditions[0].reason, "WaitingForOwner");
+
+        assert_eq!(
+            conditions.set_unless_superseded(error_same_generation),
+            Some(SetOutcome::Transitioned)
+        );
+        assert_eq!(conditions[0].reason, "BadRequest");
+
+        assert_eq!(
+            conditions.set_unless_superseded(info_newer_generation),
+            Some(SetOutcome::Transitioned)
+        );
+        assert_eq!(conditions[0].reason, "Reconciling");
+
+        // Within a generation, an Info condition does replace another Info condition.
+        let mut infos = Conditions::new();
+        let info = ready(ConditionStatus::False, "Reconciling", 1)
+            .with_severity(Severity::Info)
+            .with_observed_generation(1);
+        infos.set(info.clone());
+        assert_eq!(
+            infos.set_unless_superseded(info.with_message("still waiting")),
+            Some(SetOutcome::Transitioned)
+        );
+    }
+
+    #[test]
+    fn init_unknown_adds_only_missing_types() {
+        let mut conditions = Conditions::from_iter([ready(ConditionStatus::True, "Succeeded", 1)]);
+        conditions.init_unknown(["Ready", "Available"], "Initializing", Some(4));
+        assert!(conditions.is_true("Ready"));
+        let available = conditions.get("Available").expect("added");
+        assert_eq!(available.status, ConditionStatus::Unknown);
+        assert_eq!(available.reason, "Initializing");
+        assert_eq!(available.observed_generation, Some(4));
+    }
+
+    #[test]
+    fn validate_reports_every_problem_with_its_index() {
+        let list: Conditions = serde_json::from_value(serde_json::json!([
+            {"type": "Ready", "status": "True", "reason": "Succeeded", "message": "",
+             "lastTransitionTime": "2024-01-01T00:00:00Z"},
+            {"type": "Ready", "status": "False", "reason": "no spaces", "message": "",
+             "lastTransitionTime": "2024-01-01T00:00:00Z", "observedGeneration": -3},
+        ]))
+        .expect("valid JSON");
+        let errors = list.validate().expect_err("two problems").0;
+        assert_eq!(
+            errors,
+            vec![
+                ValidationError {
+                    index: Some(1),
+                    field: Field::Reason,
+                    problem: Problem::Pattern {
+                        value: "no spaces".into(),
+                        pattern: validation::REASON_PATTERN
+                    },
+                },
+                ValidationError {
+                    index: Some(1),
+                    field: Field::ObservedGeneration,
+                    problem: Problem::Negative(-3),
+                },
+                ValidationError {
+                    index: Some(1),
+                    field: Field::Type,
+                    problem: Problem::Duplicate { first: 0 },
+                },
+            ]
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! The standard status of a Kubernetes custom resource, for kube-rs operators: a typed
+//! `conditions` list and `observedGeneration` that mean exactly what the Kubernetes API
+//! conventions say, and the rules that keep them right.
+//!
+//! - [`Condition`], [`ConditionStatus`] and [`Severity`]: metav1.Condition plus ASO's and
+//!   Cluster API's severity, with lossless conversion to and from k8s-openapi's `Condition`.
+//! - [`Conditions`]: the list a status holds. Its JSON Schema makes it a map keyed by `type`
+//!   so server-side apply merges it; [`Conditions::set`] keeps `lastTransitionTime` stable
+//!   (no churn, no hot loops) and messages within the API server's limits.
+//! - [`validation`]: the API server's rules, checked before anything is sent.
+//! - [`ReconcileError`] and [`Requeue`]: errors that carry their reason, severity and retry
+//!   class, so the Ready condition and the requeue follow from the error.
+//! - [`Summary`]: a Ready condition summarising other conditions.
+//! - [`SubResources`]: the SubResourcesReady condition.
+//! - [`kstatus`]: what `kubectl wait`, Helm and Flux will conclude from any object.
+//! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
+//!
+//! This crate needs neither kube's client nor an async runtime, so a crate of API types can
+//! depend on it cheaply.
+//!
+//! ```
+//! use kondition::{Condition, ConditionStatus, Conditions, SetOutcome};
+//!
+//! let mut conditions = Conditions::new();
+//! let ready = Condition::new("Ready", ConditionStatus::True, "Succeeded").with_observed_generation(1);
+//! assert_eq!(conditions.set(ready.clone()), SetOutcome::Transitioned);
+//! // Setting the same condition again changes nothing, not even lastTransitionTime.
+//! assert_eq!(conditions.set(ready), SetOutcome::Unchanged);
+//! assert!(conditions.is_true("Ready"));
+//! ```
+
+mod condition;
+mod conditions;
+mod error;
+pub mod kstatus;
+pub mod profile;
+mod schema;
+pub mod subresources;
+mod summary;
+pub mod validation;
+
+pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};
+pub use conditions::{Conditions, SetOutcome, TransitionRule};
+pub use error::{Failure, ReconcileError, Requeue, RequeuePolicy};
+pub use subresources::{SubResource, SubResourceState, SubResources};
+pub use summary::Summary;
+
+/// A point in time as Kubernetes serializes it (RFC 3339, whole seconds): k8s-openapi's
+/// `metav1.Time`, so conditions convert to and from k8s-openapi's without loss.
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+/// The README's Rust examples, compiled and run as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;

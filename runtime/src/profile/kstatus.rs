@@ -1,0 +1,115 @@
+//! `kstatus`: Ready plus kstatus's abnormal-true Reconciling and Stalled, so that
+//! `kubectl wait --for=condition=Ready`, Helm, Flux and kstatus all read the object right.
+//!
+//! | outcome | Ready | Reconciling | Stalled | kstatus |
+//! | --- | --- | --- | --- | --- |
+//! | in progress | False | True | False | InProgress |
+//! | success | True | False | False | Current |
+//! | retryable error (Warning, Info) | False | True | False | InProgress |
+//! | fatal error (Error) | False | False | True | Failed |
+
+use super::READY;
+use crate::{Condition, ConditionStatus, ReconcileError, Severity};
+
+/// The controller is working on the latest spec (abnormal-true).
+pub const RECONCILING: &str = "Reconciling";
+/// The controller has given up until the spec changes (abnormal-true).
+pub const STALLED: &str = "Stalled";
+/// Reason of every condition after a successful reconcile.
+pub const REASON_SUCCEEDED: &str = "Succeeded";
+/// Reason of Reconciling=True while work is under way, and of Stalled=False meanwhile.
+pub const REASON_PROGRESSING: &str = "Progressing";
+
+/// The condition types of this profile.
+pub const CONDITION_TYPES: &[&str] = &[READY, RECONCILING, STALLED];
+
+/// Ready, Reconciling and Stalled while work is under way (InProgress).
+pub fn in_progress(message: &str) -> [Condition; 3] {
+    [
+        Condition::new(READY, ConditionStatus::False, REASON_PROGRESSING)
+            .with_severity(Severity::Info)
+            .with_message(message),
+        Condition::new(RECONCILING, ConditionStatus::True, REASON_PROGRESSING)
+            .with_message(message),
+        Condition::new(STALLED, ConditionStatus::False, REASON_PROGRESSING),
+    ]
+}
+
+/// Ready, Reconciling and Stalled after a reconcile that returned `result`.
+pub fn after<E: ReconcileError + ?Sized>(result: Result<(), &E>) -> [Condition; 3] {
+    match result {
+        Ok(()) => [
+            Condition::new(READY, ConditionStatus::True, REASON_SUCCEEDED),
+            Condition::new(RECONCILING, ConditionStatus::False, REASON_SUCCEEDED),
+            Condition::new(STALLED, ConditionStatus::False, REASON_SUCCEEDED),
+        ],
+        Err(error) => {
+            let ready = error.to_condition(READY, None);
+            let fatal = error.severity() == Severity::Error;
+            let mut reconciling = Condition::new(RECONCILING, (!fatal).into(), &ready.reason)
+                .with_message(&ready.message);
+            let mut stalled =
+                Condition::new(STALLED, fatal.into(), &ready.reason).with_message(&ready.message);
+            // The abnormal-true condition that is False is healthy and has no severity.
+            if fatal {
+                stalled.severity = Severity::Error;
+            } else {
+                reconciling.severity = ready.severity;
+                stalled.reason = REASON_PROGRESSING.to_owned();
+                stalled.message.clear();
+            }
+            [ready, reconciling, stalled]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Failure;
+    use crate::kstatus::{KStatus, ObjectState, compute_state};
+
+    fn kstatus_of(conditions: &[Condition]) -> KStatus {
+        compute_state(ObjectState {
+            kind: "Widget",
+            deleting: false,
+            generation: Some(1),
+            observed_generation: Some(1),
+            conditions,
+        })
+        .status
+    }
+
+    fn statuses(conditions: &[Condition; 3]) -> [ConditionStatus; 3] {
+        conditions.each_ref().map(|c| c.status)
+    }
+
+    #[test]
+    fn each_outcome_reads_right_in_kstatus() {
+        use ConditionStatus::{False, True};
+        let progress = in_progress("creating the database");
+        assert_eq!(statuses(&progress), [False, True, False]);
+        assert_eq!(kstatus_of(&progress), KStatus::InProgress);
+
+        let success = after::<Failure>(Ok(()));
+        assert_eq!(statuses(&success), [True, False, False]);
+        assert_eq!(kstatus_of(&success), KStatus::Current);
+
+        let retry = after(Err(&Failure::retryable("Throttled", "slow down")));
+        assert_eq!(statuses(&retry), [False, True, False]);
+        assert_eq!(kstatus_of(&retry), KStatus::InProgress);
+        assert_eq!(retry[1].reason, "Throttled");
+
+        let fatal = after(Err(&Failure::fatal("InvalidSpec", "size must be positive")));
+        assert_eq!(statuses(&fatal), [False, False, True]);
+        assert_eq!(kstatus_of(&fatal), KStatus::Failed);
+        assert_eq!(fatal[2].message, "size must be positive");
+        assert!(
+            fatal
+                .iter()
+                .chain(&retry)
+                .chain(&success)
+                .all(Condition::is_valid)
+        );
+    }
+}

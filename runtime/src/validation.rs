@@ -1,0 +1,427 @@
+//! The API server's rules for conditions, checked before anything is sent.
+//!
+//! These mirror the validation metav1.Condition carries in every CRD schema (and so what
+//! the API server enforces on a custom resource's status): the `type` and `reason` patterns
+//! and lengths, the message length, `observedGeneration >= 0`, and types unique in a list.
+//! The patterns are matched by hand: they are simple, and a regex engine would be the
+//! heaviest dependency of this crate.
+
+use std::fmt;
+
+use crate::Condition;
+
+/// The longest `type` the API server accepts, in characters.
+pub const MAX_TYPE_LEN: usize = 316;
+/// The longest `reason` the API server accepts, in characters.
+pub const MAX_REASON_LEN: usize = 1024;
+/// The longest `message` the API server accepts; kondition keeps messages within this many
+/// bytes (and so within as many characters).
+pub const MAX_MESSAGE_BYTES: usize = 32768;
+/// Appended to a message that was cut to fit [`MAX_MESSAGE_BYTES`].
+pub const TRUNCATION_MARKER: &str = " ... [truncated]";
+
+/// The `type` pattern of metav1.Condition.
+pub const TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$";
+/// The `reason` pattern of metav1.Condition.
+pub const REASON_PATTERN: &str = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$";
+
+/// Whether `value` is a condition type the API server accepts (pattern and length).
+pub fn is_valid_type(value: &str) -> bool {
+    value.len() <= MAX_TYPE_LEN && matches_type_pattern(value)
+}
+
+/// Whether `value` is a reason the API server accepts (pattern and length; never empty).
+pub fn is_valid_reason(value: &str) -> bool {
+    value.len() <= MAX_REASON_LEN && matches_reason_pattern(value)
+}
+
+fn matches_type_pattern(value: &str) -> bool {
+    let (prefix, name) = match value.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, value),
+    };
+    let prefix_ok = prefix.is_none_or(|prefix| prefix.split('.').all(is_dns_label));
+    prefix_ok && is_qualified_name_part(name)
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn is_dns_label(label: &str) -> bool {
+    let bytes = label.as_bytes();
+    let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            edge(first) && edge(last) && bytes.iter().all(|b| edge(b) || *b == b'-')
+        }
+        _ => false,
+    }
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
+fn is_qualified_name_part(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        }
+        _ => false,
+    }
+}
+
+/// `[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?`
+fn matches_reason_pattern(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let Some((first, rest)) = bytes.split_first() else {
+        return false;
+    };
+    let last_ok = rest
+        .last()
+        .is_none_or(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    first.is_ascii_alphabetic()
+        && last_ok
+        && rest
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b',' | b':'))
+}
+
+/// Cuts `message` to at most [`MAX_MESSAGE_BYTES`] bytes at a UTF-8 boundary, ending it with
+/// [`TRUNCATION_MARKER`]. Returns whether it was cut. Messages are never rejected for length.
+pub fn truncate_message(message: &mut String) -> bool {
+    if message.len() <= MAX_MESSAGE_BYTES {
+        return false;
+    }
+    let mut cut = MAX_MESSAGE_BYTES - TRUNCATION_MARKER.len();
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    message.truncate(cut);
+    message.push_str(TRUNCATION_MARKER);
+    true
+}
+
+/// Turns any text (a cloud provider's error code, say) into a valid reason.
+///
+/// Characters a reason may not hold end a word, and the next word starts upper-case
+/// (`invalid-parameter.value` becomes `InvalidParameterValue`); a reason that would not start
+/// with a letter gets the prefix `Code` (`404` becomes `Code404`); trailing `,` and `:` are
+/// dropped; what is left is cut to [`MAX_REASON_LEN`]. Text without a single usable character
+/// becomes `Unknown`. A valid reason comes back unchanged.
+pub fn sanitize_reason(raw: &str) -> String {
+    if is_valid_reason(raw) {
+        return raw.to_owned();
+    }
+    let mut reason = String::with_capacity(raw.len());
+    let mut word_start = true;
+    for c in raw.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | ',' | ':') {
+            if word_start && !reason.is_empty() {
+                reason.push(c.to_ascii_uppercase());
+            } else {
+                reason.push(c);
+            }
+            word_start = false;
+        } else {
+            word_start = true;
+        }
+    }
+    if reason.is_empty() {
+        return "Unknown".to_owned();
+    }
+    if !reason.as_bytes()[0].is_ascii_alphabetic() {
+        reason.insert_str(0, "Code");
+    }
+    reason.truncate(MAX_REASON_LEN);
+    while reason.ends_with([',', ':']) {
+        reason.pop();
+    }
+    reason
+}
+
+/// A field of a condition, as validation errors name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `type`
+    Type,
+    /// `reason`
+    Reason,
+    /// `message`
+    Message,
+    /// `observedGeneration`
+    ObservedGeneration,
+}
+
+impl Field {
+    /// The field's JSON name.
+    pub const fn json_name(self) -> &'static str {
+        match self {
+            Self::Type => "type",
+            Self::Reason => "reason",
+            Self::Message => "message",
+            Self::ObservedGeneration => "observedGeneration",
+        }
+    }
+}
+
+/// What is wrong with a field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The field is empty but must not be.
+    Required,
+    /// The field is longer than the API server allows.
+    TooLong {
+        /// The limit.
+        max: usize,
+        /// The field's length.
+        actual: usize,
+    },
+    /// The field does not match the API server's pattern.
+    Pattern {
+        /// The offending value.
+        value: String,
+        /// The pattern it must match.
+        pattern: &'static str,
+    },
+    /// `observedGeneration` is negative.
+    Negative(i64),
+    /// Another condition earlier in the list has the same type.
+    Duplicate {
+        /// The index of the first condition of this type.
+        first: usize,
+    },
+}
+
+/// One broken rule: which condition, which field, what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationError {
+    /// The condition's index in its list; `None` when a lone condition was validated.
+    pub index: Option<usize>,
+    /// The field at fault.
+    pub field: Field,
+    /// What is wrong with it.
+    pub problem: Problem,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(index) => write!(f, "conditions[{index}].{}: ", self.field.json_name())?,
+            None => write!(f, "{}: ", self.field.json_name())?,
+        }
+        match &self.problem {
+            Problem::Required => f.write_str("required value, must not be empty"),
+            Problem::TooLong { max, actual } => {
+                write!(f, "too long: {actual} characters, at most {max} allowed")
+            }
+            Problem::Pattern { value, pattern } => {
+                write!(f, "invalid value {value:?}: must match {pattern}")
+            }
+            Problem::Negative(value) => write!(f, "invalid value {value}: must be >= 0"),
+            Problem::Duplicate { first } => {
+                write!(f, "duplicate type, already used by conditions[{first}]")
+            }
+        }
+    }
+}
+
+/// Every rule a condition or a list of conditions breaks; never empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValidationErrors(pub Vec<ValidationError>);
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, error) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+/// Appends every rule `condition` breaks on its own (everything but uniqueness).
+pub(crate) fn check_condition(
+    condition: &Condition,
+    index: Option<usize>,
+    errors: &mut Vec<ValidationError>,
+) {
+    let mut push = |field, problem| {
+        errors.push(ValidationError {
+            index,
+            field,
+            problem,
+        })
+    };
+    check_text(
+        &condition.type_,
+        Field::Type,
+        MAX_TYPE_LEN,
+        TYPE_PATTERN,
+        matches_type_pattern,
+        &mut push,
+    );
+    check_text(
+        &condition.reason,
+        Field::Reason,
+        MAX_REASON_LEN,
+        REASON_PATTERN,
+        matches_reason_pattern,
+        &mut push,
+    );
+    let message_len = condition.message.chars().count();
+    if message_len > MAX_MESSAGE_BYTES {
+        push(
+            Field::Message,
+            Problem::TooLong {
+                max: MAX_MESSAGE_BYTES,
+                actual: message_len,
+            },
+        );
+    }
+    if let Some(generation) = condition.observed_generation.filter(|g| *g < 0) {
+        push(Field::ObservedGeneration, Problem::Negative(generation));
+    }
+}
+
+fn check_text(
+    value: &str,
+    field: Field,
+    max: usize,
+    pattern: &'static str,
+    matches: fn(&str) -> bool,
+    push: &mut impl FnMut(Field, Problem),
+) {
+    if value.is_empty() {
+        return push(field, Problem::Required);
+    }
+    let len = value.chars().count();
+    if len > max {
+        push(field, Problem::TooLong { max, actual: len });
+    }
+    if !matches(value) {
+        push(
+            field,
+            Problem::Pattern {
+                value: value.to_owned(),
+                pattern,
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_follow_the_metav1_pattern() {
+        for valid in [
+            "Ready",
+            "A",
+            "9",
+            "SubResourcesReady",
+            "sub.resources_ready-2",
+            "example.com/Ready",
+            "a.b-c.d/Ready",
+            "x/y",
+        ] {
+            assert!(is_valid_type(valid), "{valid} should be valid");
+        }
+        for invalid in [
+            "",
+            "-Ready",
+            "Ready-",
+            "Ready.",
+            "_Ready",
+            "Not Ready",
+            "Example.com/Ready",
+            "example..com/Ready",
+            "-example.com/Ready",
+            "example.com-/Ready",
+            "/Ready",
+            "example.com/",
+            "a/b/c",
+            "Réady",
+        ] {
+            assert!(!is_valid_type(invalid), "{invalid} should be invalid");
+        }
+        assert!(is_valid_type(&"a".repeat(MAX_TYPE_LEN)));
+        assert!(!is_valid_type(&"a".repeat(MAX_TYPE_LEN + 1)));
+    }
+
+    #[test]
+    fn reasons_follow_the_metav1_pattern() {
+        for valid in ["Succeeded", "A", "a", "Error_1", "Foo,Bar:Baz", "x_"] {
+            assert!(is_valid_reason(valid), "{valid} should be valid");
+        }
+        for invalid in [
+            "", "1Error", "_Error", "Foo,", "Foo:", "Foo Bar", "Foo-Bar", "Foo.Bar",
+        ] {
+            assert!(!is_valid_reason(invalid), "{invalid} should be invalid");
+        }
+        assert!(is_valid_reason(&"a".repeat(MAX_REASON_LEN)));
+        assert!(!is_valid_reason(&"a".repeat(MAX_REASON_LEN + 1)));
+    }
+
+    #[test]
+    fn short_messages_are_left_alone() {
+        let mut message = "x".repeat(MAX_MESSAGE_BYTES);
+        assert!(!truncate_message(&mut message));
+        assert_eq!(message.len(), MAX_MESSAGE_BYTES);
+    }
+
+    #[test]
+    fn long_messages_are_cut_at_a_char_boundary_with_a_marker() {
+        // '€' is three bytes; the first cut lands inside one and must step back a byte.
+        assert_eq!((MAX_MESSAGE_BYTES - TRUNCATION_MARKER.len()) % 3, 1);
+        let mut message = "€".repeat(MAX_MESSAGE_BYTES);
+        assert!(truncate_message(&mut message));
+        assert!(message.len() <= MAX_MESSAGE_BYTES);
+        assert!(message.ends_with(TRUNCATION_MARKER));
+        let kept = &message[..message.len() - TRUNCATION_MARKER.len()];
+        assert!(kept.chars().all(|c| c == '€'));
+        assert_eq!(kept.len(), MAX_MESSAGE_BYTES - TRUNCATION_MARKER.len() - 1);
+    }
+
+    #[test]
+    fn sanitized_reasons_are_valid() {
+        let cases = [
+            ("Succeeded", "Succeeded"),
+            ("invalid-parameter.value", "invalidParameterValue"),
+            ("Invalid.Parameter", "InvalidParameter"),
+            ("404", "Code404"),
+            ("not found", "notFound"),
+            ("Quota,Exceeded:", "Quota,Exceeded"),
+            ("---", "Unknown"),
+            ("", "Unknown"),
+            ("_private", "Code_private"),
+        ];
+        for (raw, expected) in cases {
+            assert_eq!(sanitize_reason(raw), expected, "sanitizing {raw:?}");
+            assert!(is_valid_reason(&sanitize_reason(raw)));
+        }
+        assert_eq!(sanitize_reason(&"b".repeat(5000)).len(), MAX_REASON_LEN);
+    }
+
+    #[test]
+    fn errors_name_the_condition_and_field() {
+        let condition = crate::Condition::new("bad type", crate::ConditionStatus::True, "")
+            .with_observed_generation(-1);
+        let mut errors = Vec::new();
+        check_condition(&condition, Some(2), &mut errors);
+        let text = ValidationErrors(errors).to_string();
+        assert_eq!(
+            text,
+            format!(
+                "conditions[2].type: invalid value \"bad type\": must match {TYPE_PATTERN}; \
+                 conditions[2].reason: required value, must not be empty; \
+                 conditions[2].observedGeneration: invalid value -1: must be >= 0"
+            )
+        );
+    }
+}
