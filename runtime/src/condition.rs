@@ -180,6 +180,13 @@ impl Condition {
         }
     }
 
+    /// Sets the type.
+    #[must_use]
+    pub fn with_type(mut self, type_: impl Into<String>) -> Self {
+        self.type_ = type_.into();
+        self
+    }
+
     /// Sets the message.
     #[must_use]
     pub fn with_message(mut self, message: impl Into<String>) -> Self {
@@ -235,9 +242,13 @@ impl Condition {
     }
 
     /// Brings the condition into the form that is stored: the message truncated to the API
-    /// server's limit (with a visible marker) and the transition time in whole seconds.
+    /// server's limit (with a visible marker), the transition time in whole seconds, and no
+    /// severity when the status is Unknown (nothing is known to be wrong).
     pub fn normalize(&mut self) {
         crate::validation::truncate_message(&mut self.message);
+        if self.status == ConditionStatus::Unknown {
+            self.severity = Severity::None;
+        }
         self.last_transition_time = whole_seconds(&self.last_transition_time);
     }
 }

@@ -402,6 +402,15 @@ mod tests {
     }
 
     #[test]
+    fn unknown_conditions_carry_no_severity() {
+        let mut conditions = Conditions::new();
+        conditions.set(
+            ready(ConditionStatus::Unknown, "Initializing", 1).with_severity(Severity::Warning),
+        );
+        assert_eq!(conditions[0].severity, Severity::None);
+    }
+
+    #[test]
     fn remove_and_lookups() {
         let mut conditions = Conditions::from_iter([
             ready(ConditionStatus::True, "Succeeded", 1),

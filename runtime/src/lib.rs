@@ -35,6 +35,7 @@ mod error;
 pub mod kstatus;
 pub mod profile;
 mod schema;
+mod status;
 pub mod subresources;
 mod summary;
 pub mod validation;
@@ -42,6 +43,7 @@ pub mod validation;
 pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};
 pub use conditions::{Conditions, SetOutcome, TransitionRule};
 pub use error::{Failure, ReconcileError, Requeue, RequeuePolicy};
+pub use status::{ApplyMetadata, KubeStatus, StatusApply, StatusResource, default_field_owner};
 pub use subresources::{SubResource, SubResourceState, SubResources};
 pub use summary::Summary;
 
@@ -49,7 +51,14 @@ pub use summary::Summary;
 /// `metav1.Time`, so conditions convert to and from k8s-openapi's without loss.
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-/// The README's Rust examples, compiled and run as doc tests so they stay true.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeExamples;
+/// `#[derive(KubeStatus)]`: implements [`KubeStatus`] (and [`StatusResource`] for the kind
+/// named by `resource = Kind`), with typed accessors for each declared condition type.
+#[cfg(feature = "derive")]
+pub use kondition_derive::KubeStatus;
+
+/// What generated code refers to; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use kube_core;
+    pub use serde;
+}

@@ -3,8 +3,8 @@
 //! These mirror the validation metav1.Condition carries in every CRD schema (and so what
 //! the API server enforces on a custom resource's status): the `type` and `reason` patterns
 //! and lengths, the message length, `observedGeneration >= 0`, and types unique in a list.
-//! The patterns are matched by hand: they are simple, and a regex engine would be the
-//! heaviest dependency of this crate.
+//! The patterns are matched by hand: they are simple, a regex engine would be the heaviest
+//! dependency of this crate, and hand-written matchers can be `const` for the derive.
 
 use std::fmt;
 
@@ -26,65 +26,111 @@ pub const TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-
 pub const REASON_PATTERN: &str = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$";
 
 /// Whether `value` is a condition type the API server accepts (pattern and length).
-pub fn is_valid_type(value: &str) -> bool {
-    value.len() <= MAX_TYPE_LEN && matches_type_pattern(value)
+///
+/// A `const fn`, so `#[derive(KubeStatus)]` checks declared condition types at compile time.
+pub const fn is_valid_type(value: &str) -> bool {
+    value.len() <= MAX_TYPE_LEN && matches_type_pattern(value.as_bytes())
 }
 
 /// Whether `value` is a reason the API server accepts (pattern and length; never empty).
-pub fn is_valid_reason(value: &str) -> bool {
-    value.len() <= MAX_REASON_LEN && matches_reason_pattern(value)
+pub const fn is_valid_reason(value: &str) -> bool {
+    value.len() <= MAX_REASON_LEN && matches_reason_pattern(value.as_bytes())
 }
 
-fn matches_type_pattern(value: &str) -> bool {
-    let (prefix, name) = match value.split_once('/') {
-        Some((prefix, name)) => (Some(prefix), name),
-        None => (None, value),
-    };
-    let prefix_ok = prefix.is_none_or(|prefix| prefix.split('.').all(is_dns_label));
-    prefix_ok && is_qualified_name_part(name)
-}
+// The matchers below walk bytes with `while` loops so that they can be `const`.
 
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
-fn is_dns_label(label: &str) -> bool {
-    let bytes = label.as_bytes();
-    let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    match (bytes.first(), bytes.last()) {
-        (Some(first), Some(last)) => {
-            edge(first) && edge(last) && bytes.iter().all(|b| edge(b) || *b == b'-')
+/// [`TYPE_PATTERN`]: an optional DNS-subdomain prefix and `/`, then a qualified name part.
+const fn matches_type_pattern(bytes: &[u8]) -> bool {
+    let mut slash = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'/' {
+            if slash.is_some() {
+                return false;
+            }
+            slash = Some(i);
         }
-        _ => false,
+        i += 1;
+    }
+    match slash {
+        None => is_qualified_name_part(bytes, 0, bytes.len()),
+        Some(slash) => {
+            is_dns_subdomain(bytes, 0, slash)
+                && is_qualified_name_part(bytes, slash + 1, bytes.len())
+        }
     }
 }
 
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
-fn is_qualified_name_part(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(first), Some(last)) => {
-            first.is_ascii_alphanumeric()
-                && last.is_ascii_alphanumeric()
-                && bytes
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*` over `bytes[start..end]`.
+const fn is_dns_subdomain(bytes: &[u8], start: usize, end: usize) -> bool {
+    let mut label_start = start;
+    let mut i = start;
+    while i <= end {
+        if i == end || bytes[i] == b'.' {
+            if !is_dns_label(bytes, label_start, i) {
+                return false;
+            }
+            label_start = i + 1;
         }
-        _ => false,
+        i += 1;
     }
+    true
 }
 
-/// `[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?`
-fn matches_reason_pattern(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    let Some((first, rest)) = bytes.split_first() else {
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?` over `bytes[start..end]`.
+const fn is_dns_label(bytes: &[u8], start: usize, end: usize) -> bool {
+    const fn edge(b: u8) -> bool {
+        b.is_ascii_lowercase() || b.is_ascii_digit()
+    }
+    if start >= end || !edge(bytes[start]) || !edge(bytes[end - 1]) {
+        return false;
+    }
+    let mut i = start;
+    while i < end {
+        if !edge(bytes[i]) && bytes[i] != b'-' {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]` over `bytes[start..end]`.
+const fn is_qualified_name_part(bytes: &[u8], start: usize, end: usize) -> bool {
+    if start >= end
+        || !bytes[start].is_ascii_alphanumeric()
+        || !bytes[end - 1].is_ascii_alphanumeric()
+    {
+        return false;
+    }
+    let mut i = start;
+    while i < end {
+        let b = bytes[i];
+        if !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// [`REASON_PATTERN`]: `[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?`
+const fn matches_reason_pattern(bytes: &[u8]) -> bool {
+    let Some(&last) = bytes.last() else {
         return false;
     };
-    let last_ok = rest
-        .last()
-        .is_none_or(|b| b.is_ascii_alphanumeric() || *b == b'_');
-    first.is_ascii_alphabetic()
-        && last_ok
-        && rest
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b',' | b':'))
+    if !bytes[0].is_ascii_alphabetic() || !(last.is_ascii_alphanumeric() || last == b'_') {
+        return false;
+    }
+    let mut i = 1;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b',' || b == b':') {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Cuts `message` to at most [`MAX_MESSAGE_BYTES`] bytes at a UTF-8 boundary, ending it with
@@ -262,7 +308,7 @@ pub(crate) fn check_condition(
         Field::Type,
         MAX_TYPE_LEN,
         TYPE_PATTERN,
-        matches_type_pattern,
+        |v| matches_type_pattern(v.as_bytes()),
         &mut push,
     );
     check_text(
@@ -270,7 +316,7 @@ pub(crate) fn check_condition(
         Field::Reason,
         MAX_REASON_LEN,
         REASON_PATTERN,
-        matches_reason_pattern,
+        |v| matches_reason_pattern(v.as_bytes()),
         &mut push,
     );
     let message_len = condition.message.chars().count();

@@ -25,8 +25,9 @@ pub const REASON_SUCCESS: &str = "Success";
 /// Reason: work under way.
 pub const REASON_PROGRESSING: &str = "Progressing";
 
-/// The condition types of this profile, for a kind with sub-resources.
-pub const CONDITION_TYPES: &[&str] = &[AVAILABLE, PROGRESSING, SUB_RESOURCES_READY];
+/// The condition types of this profile; a kind that declares sub-resources adds
+/// [`SUB_RESOURCES_READY`].
+pub const CONDITION_TYPES: &[&str] = &[AVAILABLE, PROGRESSING];
 
 /// Where the main resource stands in the outside system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,7 +117,7 @@ mod tests {
     ) -> (ConditionStatus, ConditionStatus, ConditionStatus) {
         let conditions = conditions(main, Some(subs));
         let types: Vec<_> = conditions.iter().map(|c| c.type_.as_str()).collect();
-        assert_eq!(types, CONDITION_TYPES);
+        assert_eq!(types, [AVAILABLE, PROGRESSING, SUB_RESOURCES_READY]);
         assert!(conditions.iter().all(Condition::is_valid));
         (
             conditions[0].status,

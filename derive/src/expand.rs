@@ -1,0 +1,347 @@
+//! Code generation from the model: the condition type enum, the accessors, the apply
+//! configuration, and the `KubeStatus` and `StatusResource` impls.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::case;
+use crate::model::{ApplyField, FieldKind, Status};
+
+/// Everything the derive writes for one status struct.
+pub fn expand(status: &Status) -> TokenStream {
+    let checks = condition_type_checks(status);
+    let condition_enum = condition_type_enum(status);
+    let accessors = accessors(status);
+    let apply = apply_configuration(status);
+    let kube_status = kube_status_impl(status);
+    let status_resource = status_resource_impl(status);
+    quote! {
+        #checks
+        #condition_enum
+        #accessors
+        #apply
+        #kube_status
+        #status_resource
+    }
+}
+
+fn enum_ident(status: &Status) -> syn::Ident {
+    format_ident!("{}ConditionType", status.ident)
+}
+
+fn apply_ident(status: &Status) -> syn::Ident {
+    format_ident!("{}Apply", status.ident)
+}
+
+/// Each declared type is checked against the API server's pattern at compile time, by the
+/// runtime's own validator, with the error on the declaration.
+fn condition_type_checks(status: &Status) -> TokenStream {
+    let checks = status.condition_types.iter().map(|t| {
+        let name = &t.name;
+        let message = format!(
+            "condition type {name:?} is not valid for the API server: use letters, digits, '-', '_' and '.', starting and ending with a letter or digit, optionally after a lowercase DNS prefix and '/' (such as example.com/Ready), at most 316 characters"
+        );
+        quote_spanned! {t.span=>
+            ::core::assert!(::kondition::validation::is_valid_type(#name), #message);
+        }
+    });
+    quote! {
+        const _: () = { #(#checks)* };
+    }
+}
+
+fn condition_type_enum(status: &Status) -> TokenStream {
+    let vis = &status.vis;
+    let ident = enum_ident(status);
+    let doc = format!("The condition types `{}` declares.", status.ident);
+    let variants: Vec<_> = status.condition_types.iter().map(|t| &t.variant).collect();
+    let names: Vec<_> = status.condition_types.iter().map(|t| &t.name).collect();
+    let variant_docs = names.iter().map(|name| format!("`{name}`"));
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #vis enum #ident {
+            #( #[doc = #variant_docs] #variants, )*
+        }
+
+        impl #ident {
+            /// Every declared condition type, in declaration order.
+            pub const ALL: &'static [Self] = &[#(Self::#variants),*];
+
+            /// The condition type as it appears on the wire.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    #( Self::#variants => #names, )*
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #ident {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::core::convert::AsRef<str> for #ident {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl ::core::convert::From<#ident> for ::std::string::String {
+            fn from(value: #ident) -> Self {
+                ::std::string::String::from(value.as_str())
+            }
+        }
+    }
+}
+
+fn set_observed_generation_body(status: &Status) -> TokenStream {
+    let (field, optional) = &status.observed_generation;
+    if *optional {
+        quote!(self.#field = ::core::option::Option::Some(generation);)
+    } else {
+        quote!(self.#field = generation;)
+    }
+}
+
+fn accessors(status: &Status) -> TokenStream {
+    let ident = &status.ident;
+    let conditions = &status.conditions;
+    let set_generation = set_observed_generation_body(status);
+    let methods = status.condition_types.iter().map(|t| {
+        let name = &t.name;
+        let get = case::ident(&t.method_stem, t.span);
+        let is = format_ident!("is_{}", t.method_stem, span = t.span);
+        let set = format_ident!("set_{}", t.method_stem, span = t.span);
+        let remove = format_ident!("remove_{}", t.method_stem, span = t.span);
+        let get_doc = format!("The `{name}` condition, if present.");
+        let is_doc = format!("Whether the `{name}` condition is present and True.");
+        let set_doc = format!(
+            "Stores `condition` as the `{name}` condition (its type is set to `{name}`), by the rules of `Conditions::set`: lastTransitionTime moves only on a change, the message is bounded."
+        );
+        let remove_doc = format!("Removes the `{name}` condition and returns it.");
+        quote! {
+            #[doc = #get_doc]
+            pub fn #get(&self) -> ::core::option::Option<&::kondition::Condition> {
+                self.#conditions.get(#name)
+            }
+
+            #[doc = #is_doc]
+            pub fn #is(&self) -> bool {
+                self.#conditions.is_true(#name)
+            }
+
+            #[doc = #set_doc]
+            pub fn #set(&mut self, condition: ::kondition::Condition) -> ::kondition::SetOutcome {
+                self.#conditions.set(condition.with_type(#name))
+            }
+
+            #[doc = #remove_doc]
+            pub fn #remove(&mut self) -> ::core::option::Option<::kondition::Condition> {
+                self.#conditions.remove(#name)
+            }
+        }
+    });
+    quote! {
+        impl #ident {
+            /// Sets `status.observedGeneration`, normally to `metadata.generation` once a
+            /// reconcile has acted on it.
+            pub fn set_observed_generation(&mut self, generation: i64) {
+                #set_generation
+            }
+
+            #(#methods)*
+        }
+    }
+}
+
+fn apply_field_ty(field: &ApplyField) -> TokenStream {
+    let inner = &field.inner_ty;
+    quote!(::core::option::Option<#inner>)
+}
+
+fn serialize_with_ident(field: &ApplyField) -> syn::Ident {
+    format_ident!(
+        "__kondition_serialize_{}",
+        syn::ext::IdentExt::unraw(&field.ident)
+    )
+}
+
+fn apply_configuration(status: &Status) -> TokenStream {
+    let vis = &status.vis;
+    let ident = apply_ident(status);
+    let doc = format!(
+        "The apply configuration of `{}`: every field optional and omitted when unset, so a server-side apply body holds exactly the fields its field manager owns.",
+        status.ident
+    );
+    let fields = status.fields.iter().map(|field| {
+        let field_ident = &field.ident;
+        let field_vis = &field.vis;
+        let ty = apply_field_ty(field);
+        let wire = &field.wire_name;
+        let serde_attr = match &field.kind {
+            FieldKind::Flatten => quote!(#[serde(flatten)]),
+            FieldKind::SerializeWith(_) => {
+                let helper = format!("{ident}::{}", serialize_with_ident(field));
+                quote!(#[serde(rename = #wire, skip_serializing_if = "::core::option::Option::is_none", serialize_with = #helper)])
+            }
+            _ => quote!(#[serde(rename = #wire, skip_serializing_if = "::core::option::Option::is_none")]),
+        };
+        let field_doc = format!("`{wire}`");
+        quote! {
+            #[doc = #field_doc]
+            #serde_attr
+            #field_vis #field_ident: #ty,
+        }
+    });
+    let serialize_helpers = status.fields.iter().filter_map(|field| {
+        let FieldKind::SerializeWith(path) = &field.kind else {
+            return None;
+        };
+        let helper = serialize_with_ident(field);
+        let ty = apply_field_ty(field);
+        Some(quote! {
+            #[doc(hidden)]
+            fn #helper<S: ::kondition::__private::serde::Serializer>(
+                value: &#ty,
+                serializer: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
+                match value {
+                    ::core::option::Option::Some(value) => #path(value, serializer),
+                    ::core::option::Option::None => serializer.serialize_none(),
+                }
+            }
+        })
+    });
+    let builders = status.fields.iter().map(|field| {
+        let field_ident = &field.ident;
+        let name = syn::ext::IdentExt::unraw(field_ident);
+        let builder = format_ident!("with_{}", name);
+        let inner = &field.inner_ty;
+        let builder_doc = format!("Sets `{}`.", field.wire_name);
+        quote! {
+            #[doc = #builder_doc]
+            #[must_use]
+            pub fn #builder(mut self, value: impl ::core::convert::Into<#inner>) -> Self {
+                self.#field_ident = ::core::option::Option::Some(value.into());
+                self
+            }
+        }
+    });
+    let has_condition_field = status
+        .fields
+        .iter()
+        .any(|f| syn::ext::IdentExt::unraw(&f.ident) == "condition");
+    let conditions = &status.conditions;
+    let with_condition = (!has_condition_field).then(|| {
+        quote! {
+            /// Adds one condition (by the rules of `Conditions::set`), keeping the others.
+            #[must_use]
+            pub fn with_condition(mut self, condition: ::kondition::Condition) -> Self {
+                self.#conditions.get_or_insert_with(::core::default::Default::default).set(condition);
+                self
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, Default, PartialEq, ::kondition::__private::serde::Serialize)]
+        #[serde(crate = "::kondition::__private::serde")]
+        #vis struct #ident {
+            #(#fields)*
+        }
+
+        impl #ident {
+            #(#builders)*
+            #with_condition
+            #(#serialize_helpers)*
+        }
+    }
+}
+
+fn kube_status_impl(status: &Status) -> TokenStream {
+    let ident = &status.ident;
+    let apply = apply_ident(status);
+    let conditions = &status.conditions;
+    let (generation, optional) = &status.observed_generation;
+    let get_generation = if *optional {
+        quote!(self.#generation)
+    } else {
+        quote!(::core::option::Option::Some(self.#generation))
+    };
+    let names = status.condition_types.iter().map(|t| &t.name);
+    let to_apply = status.fields.iter().map(|field| {
+        let field_ident = &field.ident;
+        match field.kind {
+            FieldKind::Optional => quote!(#field_ident: ::core::clone::Clone::clone(&self.#field_ident)),
+            _ => quote!(#field_ident: ::core::option::Option::Some(::core::clone::Clone::clone(&self.#field_ident))),
+        }
+    });
+    quote! {
+        impl ::kondition::KubeStatus for #ident {
+            type Apply = #apply;
+
+            const CONDITION_TYPES: &'static [&'static str] = &[#(#names),*];
+
+            fn conditions(&self) -> &::kondition::Conditions {
+                &self.#conditions
+            }
+
+            fn conditions_mut(&mut self) -> &mut ::kondition::Conditions {
+                &mut self.#conditions
+            }
+
+            fn observed_generation(&self) -> ::core::option::Option<i64> {
+                #get_generation
+            }
+
+            fn set_observed_generation(&mut self, generation: i64) {
+                #ident::set_observed_generation(self, generation);
+            }
+
+            fn to_apply(&self) -> #apply {
+                #apply {
+                    #(#to_apply,)*
+                }
+            }
+
+            fn conditions_apply(conditions: ::kondition::Conditions) -> #apply {
+                #apply {
+                    #conditions: ::core::option::Option::Some(conditions),
+                    ..::core::default::Default::default()
+                }
+            }
+        }
+    }
+}
+
+fn status_resource_impl(status: &Status) -> TokenStream {
+    let Some(resource) = &status.resource else {
+        return TokenStream::new();
+    };
+    let ident = &status.ident;
+    let field_owner = status.field_owner.as_ref().map(|owner| {
+        quote! {
+            fn field_owner() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#owner)
+            }
+        }
+    });
+    quote! {
+        impl ::kondition::StatusResource for #resource {
+            type Status = #ident;
+
+            #field_owner
+
+            fn status(&self) -> ::core::option::Option<&#ident> {
+                ::kondition::__private::kube_core::object::HasStatus::status(self)
+            }
+
+            fn status_mut(&mut self) -> &mut #ident {
+                ::kondition::__private::kube_core::object::HasStatus::status_mut(self)
+                    .get_or_insert_with(::core::default::Default::default)
+            }
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! The derive's model of a status struct: everything the code generation needs, checked,
+//! with every misuse reported together.
+
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::{
+    Data, DeriveInput, Fields, GenericArgument, Ident, LitStr, Path, PathArguments, Type,
+    Visibility,
+};
+
+use crate::attrs::{self, DeclaredCondition};
+use crate::case;
+use crate::errors::Errors;
+use crate::serde_attrs;
+
+/// The wire name of the conditions list.
+const CONDITIONS: &str = "conditions";
+/// The wire name of the observed generation.
+const OBSERVED_GENERATION: &str = "observedGeneration";
+
+/// A status struct, ready for code generation.
+pub struct Status {
+    pub ident: Ident,
+    pub vis: Visibility,
+    pub resource: Option<Path>,
+    pub field_owner: Option<LitStr>,
+    /// The field holding `conditions`.
+    pub conditions: Ident,
+    /// The field holding `observedGeneration`, and whether it is an `Option<i64>`.
+    pub observed_generation: (Ident, bool),
+    /// Every field that reaches the wire, in order.
+    pub fields: Vec<ApplyField>,
+    pub condition_types: Vec<ConditionType>,
+}
+
+/// A field of the status as its apply configuration holds it.
+pub struct ApplyField {
+    pub ident: Ident,
+    pub vis: Visibility,
+    pub wire_name: String,
+    /// The field's type in the apply configuration (always wrapped in `Option` there).
+    pub inner_ty: Type,
+    pub kind: FieldKind,
+}
+
+/// How a field maps to its apply configuration.
+pub enum FieldKind {
+    /// `Option<T>` in the status: the apply configuration holds the same `Option<T>`.
+    Optional,
+    /// `T` in the status: `Some(value)` in the apply configuration.
+    Required,
+    /// The conditions list (required, and with a `with_condition` builder).
+    Conditions,
+    /// `#[serde(flatten)]`: `Option<T>`, flattened.
+    Flatten,
+    /// `#[serde(with)]` or `serialize_with`: `Some(value)`, serialized by `serialize`,
+    /// called as `serialize(&value, serializer)`.
+    SerializeWith(Path),
+}
+
+/// A declared condition type and the names made from it.
+pub struct ConditionType {
+    /// The wire value.
+    pub name: String,
+    pub span: Span,
+    /// `ready`, for `ready()`, `is_ready()`, `set_ready()`, `remove_ready()`.
+    pub method_stem: String,
+    /// `Ready`, the enum variant.
+    pub variant: Ident,
+}
+
+impl Status {
+    /// Reads and checks the derive input.
+    pub fn from_input(input: &DeriveInput) -> syn::Result<Self> {
+        let mut errors = Errors::default();
+        let attrs = attrs::parse(&input.attrs, &mut errors);
+        if !input.generics.params.is_empty() {
+            errors.spanned(
+                &input.generics,
+                "KubeStatus cannot be derived for a generic struct: a CRD's status has one concrete schema",
+            );
+        }
+        let named = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(named) => Some(named),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(named) = named else {
+            return Err(errors.fail(
+                &input.ident,
+                "KubeStatus can only be derived for a struct with named fields, such as `struct WidgetStatus { conditions: Conditions, observed_generation: Option<i64> }`",
+            ));
+        };
+
+        let rename_all = serde_attrs::rename_all(&input.attrs);
+        let mut fields = Vec::new();
+        let mut conditions = None;
+        let mut observed_generation = None;
+        for field in &named.named {
+            let Some(ident) = field.ident.clone() else {
+                continue;
+            };
+            let serde = serde_attrs::field(&field.attrs);
+            if serde.skip {
+                continue;
+            }
+            let unraw = ident.unraw().to_string();
+            let wire_name = serde.rename.clone().unwrap_or_else(|| {
+                rename_all.map_or_else(|| unraw.clone(), |rule| rule.apply(&unraw))
+            });
+            let serialize_with = serde.serialize_with.clone().or_else(|| {
+                serde.with.clone().map(|mut module| {
+                    module
+                        .segments
+                        .push(Ident::new("serialize", Span::call_site()).into());
+                    module
+                })
+            });
+
+            let is_conditions = wire_name == CONDITIONS || unraw == CONDITIONS;
+            let is_generation = wire_name == OBSERVED_GENERATION || unraw == "observed_generation";
+            for (is, expected) in [
+                (is_conditions, CONDITIONS),
+                (is_generation, OBSERVED_GENERATION),
+            ] {
+                if is && wire_name != expected {
+                    errors.spanned(
+                        &ident,
+                        format!(
+                            "this field is `{wire_name}` on the wire but the standard status calls it `{expected}`; add `#[serde(rename_all = \"camelCase\")]` to the struct or `#[serde(rename = \"{expected}\")]` to the field"
+                        ),
+                    );
+                }
+            }
+            let kind = if is_conditions && !serde.flatten {
+                if !is_named(&field.ty, "Conditions") {
+                    errors.spanned(
+                        &field.ty,
+                        "the `conditions` field must be a `kondition::Conditions`, the list that merges by type under server-side apply",
+                    );
+                }
+                conditions = Some(ident.clone());
+                FieldKind::Conditions
+            } else if is_generation && !serde.flatten {
+                let optional = option_inner(&field.ty).is_some_and(|t| is_named(t, "i64"));
+                if !optional && !is_named(&field.ty, "i64") {
+                    errors.spanned(
+                        &field.ty,
+                        "the `observedGeneration` field must be an `Option<i64>` (or `i64`)",
+                    );
+                }
+                observed_generation = Some((ident.clone(), optional));
+                if optional {
+                    FieldKind::Optional
+                } else {
+                    FieldKind::Required
+                }
+            } else if serde.flatten {
+                FieldKind::Flatten
+            } else if let Some(path) = serialize_with {
+                FieldKind::SerializeWith(path)
+            } else if option_inner(&field.ty).is_some() {
+                FieldKind::Optional
+            } else {
+                FieldKind::Required
+            };
+            let inner_ty = match kind {
+                FieldKind::Optional => option_inner(&field.ty)
+                    .cloned()
+                    .unwrap_or_else(|| field.ty.clone()),
+                _ => field.ty.clone(),
+            };
+            fields.push(ApplyField {
+                ident,
+                vis: field.vis.clone(),
+                wire_name,
+                inner_ty,
+                kind,
+            });
+        }
+
+        let conditions = conditions.ok_or_else(|| {
+            syn::Error::new_spanned(
+                &input.ident,
+                format!(
+                    "`{}` has no `conditions` field; add `#[serde(default)] pub conditions: kondition::Conditions`",
+                    input.ident
+                ),
+            )
+        });
+        let observed_generation = observed_generation.ok_or_else(|| {
+            syn::Error::new_spanned(
+                &input.ident,
+                format!(
+                    "`{}` has no `observed_generation` field (wire name `observedGeneration`); add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub observed_generation: Option<i64>`",
+                    input.ident
+                ),
+            )
+        });
+        for missing in [
+            conditions.as_ref().err(),
+            observed_generation.as_ref().err(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            errors.push(missing.clone());
+        }
+        let condition_types = condition_types(attrs.conditions, &mut errors);
+        errors.finish()?;
+        Ok(Self {
+            ident: input.ident.clone(),
+            vis: input.vis.clone(),
+            resource: attrs.resource,
+            field_owner: attrs.field_owner,
+            conditions: conditions?,
+            observed_generation: observed_generation?,
+            fields,
+            condition_types,
+        })
+    }
+}
+
+/// Checks declared condition types for duplicates and name clashes, and names them.
+/// (Whether each matches the API server's pattern is checked at compile time by the
+/// generated code, with the runtime's own validator.)
+fn condition_types(declared: Vec<DeclaredCondition>, errors: &mut Errors) -> Vec<ConditionType> {
+    let mut types: Vec<ConditionType> = Vec::new();
+    for DeclaredCondition { name, span } in declared {
+        if types.iter().any(|t| t.name == name) {
+            errors.push(syn::Error::new(
+                span,
+                format!("duplicate condition type `{name}`"),
+            ));
+            continue;
+        }
+        let (Some(method_stem), Some(variant)) = (case::snake(&name), case::pascal(&name)) else {
+            // Not a valid type either; the generated pattern check reports it.
+            continue;
+        };
+        if let Some(other) = types
+            .iter()
+            .find(|t| t.method_stem == method_stem || t.variant == variant)
+        {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "condition types `{}` and `{name}` would both be accessed as `{method_stem}()`; declare only one",
+                    other.name
+                ),
+            ));
+            continue;
+        }
+        if method_stem == "observed_generation" {
+            errors.push(syn::Error::new(
+                span,
+                "a condition type named `ObservedGeneration` would clash with `set_observed_generation`; choose another name",
+            ));
+            continue;
+        }
+        let variant = case::ident(&variant, span);
+        types.push(ConditionType {
+            name,
+            span,
+            method_stem,
+            variant,
+        });
+    }
+    types
+}
+
+/// The `T` of `Option<T>` (also `std::option::Option<T>`).
+pub fn option_inner(ty: &Type) -> Option<&Type> {
+    let segment = last_segment(ty)?;
+    if segment.ident != "Option" {
+        return None;
+    }
+    match &segment.arguments {
+        PathArguments::AngleBracketed(args) if args.args.len() == 1 => match args.args.first() {
+            Some(GenericArgument::Type(inner)) => Some(inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `ty` is a path ending in `name` without generic arguments.
+fn is_named(ty: &Type, name: &str) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == name && s.arguments.is_empty())
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        Type::Group(group) => last_segment(&group.elem),
+        _ => None,
+    }
+}

@@ -1,0 +1,132 @@
+//! The traits a status struct and its resource implement (written by
+//! `#[derive(KubeStatus)]`), and the server-side apply bodies built from them.
+//!
+//! The status chokepoint works on any kind through these traits: the per-kind part (which
+//! status type, which field owner, how to build the apply configurations) is a trait impl
+//! the derive writes, not a switch over kinds.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use kube_core::Resource;
+use serde::Serialize;
+
+use crate::Conditions;
+
+/// A status struct with the standard block: a `conditions` list and `observedGeneration`.
+///
+/// Implemented by `#[derive(KubeStatus)]`, which also gives the struct inherent methods of the
+/// same names (no import needed) and typed accessors for each declared condition type.
+pub trait KubeStatus {
+    /// The status's partial apply configuration: every field optional and omitted when
+    /// unset, so an apply body holds exactly the fields its field manager owns.
+    type Apply: Serialize + Clone + Default + PartialEq + fmt::Debug;
+
+    /// The condition types this status declares, in declaration order.
+    const CONDITION_TYPES: &'static [&'static str];
+
+    /// The conditions.
+    fn conditions(&self) -> &Conditions;
+
+    /// The conditions, to change them through [`Conditions::set`].
+    fn conditions_mut(&mut self) -> &mut Conditions;
+
+    /// `status.observedGeneration`.
+    fn observed_generation(&self) -> Option<i64>;
+
+    /// Sets `status.observedGeneration`, normally to `metadata.generation` after a reconcile.
+    fn set_observed_generation(&mut self, generation: i64);
+
+    /// The full apply configuration: every field of this status.
+    fn to_apply(&self) -> Self::Apply;
+
+    /// An apply configuration holding only `conditions`.
+    fn conditions_apply(conditions: Conditions) -> Self::Apply;
+}
+
+/// A resource whose status is a [`KubeStatus`]: what the status chokepoint dispatches on.
+///
+/// Implemented by `#[derive(KubeStatus)]` for the kind named by `resource = Kind`.
+pub trait StatusResource: Resource<DynamicType = ()> {
+    /// The status struct.
+    type Status: KubeStatus + Default;
+
+    /// The server-side apply field manager of this kind's controller; by default
+    /// `<group>/<kind, lowercase>-controller`.
+    fn field_owner() -> Cow<'static, str> {
+        Cow::Owned(default_field_owner::<Self>())
+    }
+
+    /// The status, if the object has one.
+    fn status(&self) -> Option<&Self::Status>;
+
+    /// The status, created empty if the object has none.
+    fn status_mut(&mut self) -> &mut Self::Status;
+
+    /// The body of a full status apply: apiVersion, kind, name, namespace and the whole
+    /// status.
+    fn status_apply(&self) -> StatusApply<<Self::Status as KubeStatus>::Apply> {
+        let status = self.status().map(KubeStatus::to_apply).unwrap_or_default();
+        StatusApply::new(self, status)
+    }
+
+    /// The body of a conditions-only apply (the fallback when a full apply is rejected).
+    fn conditions_apply(
+        &self,
+        conditions: Conditions,
+    ) -> StatusApply<<Self::Status as KubeStatus>::Apply> {
+        StatusApply::new(self, Self::Status::conditions_apply(conditions))
+    }
+}
+
+/// `<group>/<kind, lowercase>-controller`, or `<kind, lowercase>-controller` for the core
+/// group.
+pub fn default_field_owner<K: Resource<DynamicType = ()> + ?Sized>() -> String {
+    let group = K::group(&());
+    let kind = K::kind(&()).to_lowercase();
+    if group.is_empty() {
+        format!("{kind}-controller")
+    } else {
+        format!("{group}/{kind}-controller")
+    }
+}
+
+/// A server-side apply body for the status subresource: the object's identity and a status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatusApply<S> {
+    /// `apiVersion`, from [`Resource`].
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    /// `kind`, from [`Resource`].
+    pub kind: String,
+    /// Name and namespace only.
+    pub metadata: ApplyMetadata,
+    /// The (partial) status.
+    pub status: S,
+}
+
+/// The metadata of an apply body: what identifies the object, nothing else.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ApplyMetadata {
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.namespace`, omitted for cluster-scoped objects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}
+
+impl<S> StatusApply<S> {
+    /// An apply body for `object` carrying `status`.
+    pub fn new<K: Resource<DynamicType = ()> + ?Sized>(object: &K, status: S) -> Self {
+        let meta = object.meta();
+        Self {
+            api_version: K::api_version(&()).into_owned(),
+            kind: K::kind(&()).into_owned(),
+            metadata: ApplyMetadata {
+                name: meta.name.clone().unwrap_or_default(),
+                namespace: meta.namespace.clone(),
+            },
+            status,
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! `#[derive(KubeStatus)]` on hand-written status structs: accessors, the apply bodies the
+//! status chokepoint sends (exact JSON), the CRD schema, and structs with unusual fields.
+
+use k8s_openapi::jiff::Timestamp;
+use kondition::{
+    Condition, ConditionStatus, Conditions, KubeStatus, SetOutcome, Severity, StatusResource, Time,
+};
+use kube::{CustomResource, CustomResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// A widget's desired state.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus"
+)]
+pub struct WidgetSpec {
+    /// How big.
+    pub size: i32,
+}
+
+/// A widget's observed state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+#[kondition(resource = Widget, conditions(Ready, SubResourcesReady))]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    /// The standard conditions.
+    #[serde(default)]
+    pub conditions: Conditions,
+    /// The generation the status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Where the widget answers.
+    pub endpoint: Option<String>,
+}
+
+fn at(second: i64) -> Time {
+    Time(Timestamp::from_second(second).expect("valid timestamp"))
+}
+
+fn widget() -> Widget {
+    let mut widget = Widget::new("w1", WidgetSpec { size: 3 });
+    widget.metadata.namespace = Some("team-a".into());
+    widget.metadata.generation = Some(4);
+    widget
+}
+
+#[test]
+fn typed_accessors_follow_the_runtime_rules() {
+    let mut status = WidgetStatus::default();
+    assert!(status.ready().is_none());
+    assert!(!status.is_ready());
+
+    let ready = Condition::new("Anything", ConditionStatus::True, "Succeeded").at(at(100));
+    assert_eq!(status.set_ready(ready.clone()), SetOutcome::Transitioned);
+    assert!(status.is_ready());
+    assert_eq!(status.ready().map(|c| c.type_.as_str()), Some("Ready"));
+    // Setting it again at a later time changes nothing.
+    assert_eq!(status.set_ready(ready.at(at(200))), SetOutcome::Unchanged);
+    assert_eq!(
+        status.ready().map(|c| c.last_transition_time.clone()),
+        Some(at(100))
+    );
+
+    status.set_sub_resources_ready(
+        Condition::new("", ConditionStatus::False, "SubResourcesPending")
+            .with_severity(Severity::Info),
+    );
+    assert!(!status.is_sub_resources_ready());
+    assert_eq!(
+        status.remove_sub_resources_ready().map(|c| c.reason),
+        Some("SubResourcesPending".to_owned())
+    );
+    assert!(status.sub_resources_ready().is_none());
+
+    status.set_observed_generation(7);
+    assert_eq!(status.observed_generation, Some(7));
+    assert_eq!(KubeStatus::observed_generation(&status), Some(7));
+}
+
+#[test]
+fn the_condition_type_enum_lists_the_declared_types() {
+    assert_eq!(
+        WidgetStatus::CONDITION_TYPES,
+        &["Ready", "SubResourcesReady"]
+    );
+    let names: Vec<_> = WidgetStatusConditionType::ALL
+        .iter()
+        .map(|t| t.as_str())
+        .collect();
+    assert_eq!(names, WidgetStatus::CONDITION_TYPES);
+    assert_eq!(
+        WidgetStatusConditionType::SubResourcesReady.to_string(),
+        "SubResourcesReady"
+    );
+    let condition = Condition::new(
+        WidgetStatusConditionType::Ready,
+        ConditionStatus::True,
+        "Ok",
+    );
+    assert_eq!(condition.type_, "Ready");
+}
+
+#[test]
+fn the_field_owner_defaults_to_group_and_kind() {
+    assert_eq!(Widget::field_owner(), "example.com/widget-controller");
+}
+
+#[test]
+fn the_full_status_apply_body_is_exact() {
+    let mut widget = widget();
+    let status = widget.status_mut();
+    status.set_ready(
+        Condition::new("Ready", ConditionStatus::True, "Succeeded")
+            .with_observed_generation(4)
+            .at(at(1_700_000_000)),
+    );
+    status.set_observed_generation(4);
+    status.endpoint = Some("10.0.0.7:443".into());
+    assert_eq!(
+        serde_json::to_value(widget.status_apply()).expect("serializes"),
+        json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": "w1", "namespace": "team-a"},
+            "status": {
+                "conditions": [{
+                    "type": "Ready",
+                    "status": "True",
+                    "lastTransitionTime": "2023-11-14T22:13:20Z",
+                    "reason": "Succeeded",
+                    "message": "",
+                    "observedGeneration": 4
+                }],
+                "observedGeneration": 4,
+                "endpoint": "10.0.0.7:443"
+            }
+        })
+    );
+}
+
+#[test]
+fn unset_fields_are_left_out_of_the_apply_body() {
+    let mut widget = widget();
+    let identity = json!({
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w1", "namespace": "team-a"},
+    });
+    let with_status = |status: Value| {
+        let mut body = identity.clone();
+        body["status"] = status;
+        body
+    };
+    // No status at all: an empty status, owning nothing.
+    assert_eq!(
+        serde_json::to_value(widget.status_apply()).expect("serializes"),
+        with_status(json!({}))
+    );
+    // An empty status owns the (empty) conditions list, so stale conditions go.
+    widget.status_mut();
+    assert_eq!(
+        serde_json::to_value(widget.status_apply()).expect("serializes"),
+        with_status(json!({"conditions": []}))
+    );
+}
+
+#[test]
+fn the_conditions_only_apply_body_is_exact() {
+    let mut widget = widget();
+    widget.status_mut().endpoint = Some("kept out".into());
+    widget.status_mut().set_observed_generation(3);
+    let failed = Condition::new("Ready", ConditionStatus::False, "InvalidEndpoint")
+        .with_severity(Severity::Error)
+        .with_message("status.endpoint: must be a host:port")
+        .with_observed_generation(4)
+        .at(at(1_700_000_000));
+    let body = widget.conditions_apply(Conditions::from_iter([failed]));
+    assert_eq!(
+        serde_json::to_value(body).expect("serializes"),
+        json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": "w1", "namespace": "team-a"},
+            "status": {
+                "conditions": [{
+                    "type": "Ready",
+                    "status": "False",
+                    "severity": "Error",
+                    "lastTransitionTime": "2023-11-14T22:13:20Z",
+                    "reason": "InvalidEndpoint",
+                    "message": "status.endpoint: must be a host:port",
+                    "observedGeneration": 4
+                }]
+            }
+        })
+    );
+}
+
+#[test]
+fn partial_applies_are_built_with_builders() {
+    let partial = WidgetStatusApply::default()
+        .with_endpoint("10.0.0.8:443")
+        .with_condition(
+            Condition::new("example.com/Synced", ConditionStatus::True, "Synced").at(at(0)),
+        );
+    assert_eq!(
+        serde_json::to_value(&partial).expect("serializes"),
+        json!({
+            "conditions": [{
+                "type": "example.com/Synced",
+                "status": "True",
+                "lastTransitionTime": "1970-01-01T00:00:00Z",
+                "reason": "Synced",
+                "message": ""
+            }],
+            "endpoint": "10.0.0.8:443"
+        })
+    );
+}
+
+#[test]
+fn the_crd_has_conditions_as_a_map_keyed_by_type() {
+    let crd = serde_json::to_value(Widget::crd()).expect("serializes");
+    let conditions = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]
+        ["properties"]["conditions"];
+    assert_eq!(conditions["x-kubernetes-list-type"], "map");
+    assert_eq!(conditions["x-kubernetes-list-map-keys"], json!(["type"]));
+    let required = conditions["items"]["required"]
+        .as_array()
+        .expect("items have required fields");
+    assert!(required.contains(&json!("type")));
+}
+
+mod unusual {
+    //! A status with raw identifiers, renames, skipped, flattened and custom-serialized
+    //! fields, a plain `i64` generation, a profile plus extra types, a custom field owner, on a
+    //! cluster-scoped kind.
+
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A gateway's desired state.
+    #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[kube(
+        group = "net.example.com",
+        version = "v1beta1",
+        kind = "Gateway",
+        status = "GatewayStatus"
+    )]
+    pub struct GatewaySpec {
+        /// Listeners.
+        pub listeners: u32,
+    }
+
+    /// Serializes a count as a string, to show `with` is honoured.
+    mod as_text {
+        pub fn serialize<S: serde::Serializer>(
+            value: &u32,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            serializer.serialize_str(&value.to_string())
+        }
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<u32, D::Error> {
+            let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+            text.parse().map_err(serde::de::Error::custom)
+        }
+    }
+
+    /// Extra fields flattened into the status.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+    pub struct Extra {
+        /// Free-form labels.
+        pub labels: BTreeMap<String, String>,
+    }
+
+    /// A gateway's observed state.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+    #[kondition(
+        resource = Gateway,
+        profile = "kstatus",
+        conditions("net.example.com/Programmed", r#type),
+        field_owner = "gateway-operator"
+    )]
+    #[serde(rename_all = "camelCase")]
+    pub struct GatewayStatus {
+        /// The conditions, under a field name of our own.
+        #[serde(default, rename = "conditions")]
+        pub list: Conditions,
+        /// A plain generation.
+        #[serde(default)]
+        pub observed_generation: i64,
+        /// A raw identifier.
+        pub r#type: Option<String>,
+        /// Renamed on the wire.
+        #[serde(rename = "addresses")]
+        pub ip_addresses: Vec<String>,
+        /// Never serialized.
+        #[serde(skip)]
+        pub cache: Option<String>,
+        /// Custom serialization.
+        #[serde(with = "as_text")]
+        #[schemars(with = "String")]
+        pub attached_routes: u32,
+        /// Flattened.
+        #[serde(flatten)]
+        pub extra: Extra,
+    }
+
+    #[test]
+    fn names_and_types_follow_the_attributes() {
+        assert_eq!(
+            GatewayStatus::CONDITION_TYPES,
+            &[
+                "Ready",
+                "Reconciling",
+                "Stalled",
+                "net.example.com/Programmed",
+                "type"
+            ]
+        );
+        assert_eq!(Gateway::field_owner(), "gateway-operator");
+        let mut status = GatewayStatus::default();
+        status.set_net_example_com_programmed(Condition::new(
+            "",
+            ConditionStatus::True,
+            "Programmed",
+        ));
+        assert!(status.is_net_example_com_programmed());
+        status.set_type(Condition::new("", ConditionStatus::False, "NotYet"));
+        assert_eq!(status.r#type().map(|c| c.type_.as_str()), Some("type"));
+        assert_eq!(
+            GatewayStatusConditionType::NetExampleComProgrammed.as_str(),
+            "net.example.com/Programmed"
+        );
+        assert_eq!(GatewayStatusConditionType::Type.as_str(), "type");
+        status.set_observed_generation(9);
+        assert_eq!(status.observed_generation, 9);
+        assert_eq!(KubeStatus::observed_generation(&status), Some(9));
+    }
+
+    #[test]
+    fn the_apply_body_serializes_as_the_status_does() {
+        let mut gateway = Gateway::new("edge", GatewaySpec { listeners: 2 });
+        let status = gateway.status_mut();
+        status.set_ready(Condition::new("", ConditionStatus::True, "Succeeded").at(at(0)));
+        status.observed_generation = 2;
+        status.r#type = Some("L7".into());
+        status.ip_addresses = vec!["192.0.2.1".into()];
+        status.cache = Some("never sent".into());
+        status.attached_routes = 12;
+        status.extra.labels.insert("zone".into(), "a".into());
+
+        let apply = serde_json::to_value(gateway.status_apply()).expect("serializes");
+        let stored = serde_json::to_value(gateway.status.as_ref()).expect("serializes");
+        assert_eq!(apply["status"], stored);
+        assert_eq!(
+            apply,
+            json!({
+                "apiVersion": "net.example.com/v1beta1",
+                "kind": "Gateway",
+                "metadata": {"name": "edge"},
+                "status": {
+                    "conditions": [{
+                        "type": "Ready", "status": "True", "reason": "Succeeded", "message": "",
+                        "lastTransitionTime": "1970-01-01T00:00:00Z"
+                    }],
+                    "observedGeneration": 2,
+                    "type": "L7",
+                    "addresses": ["192.0.2.1"],
+                    "attachedRoutes": "12",
+                    "labels": {"zone": "a"}
+                }
+            })
+        );
+        // The status reads back from what the apply sent.
+        let back: GatewayStatus =
+            serde_json::from_value(apply["status"].clone()).expect("reads back");
+        assert_eq!(back.attached_routes, 12);
+    }
+}
+
+mod profiles {
+    //! The derive's profile names declare exactly the runtime profiles' condition types.
+
+    use super::*;
+
+    macro_rules! profile_status {
+        ($name:ident, $profile:literal) => {
+            /// A status of one profile.
+            #[derive(Clone, Debug, Default, PartialEq, Serialize, KubeStatus)]
+            #[kondition(profile = $profile)]
+            #[serde(rename_all = "camelCase")]
+            pub struct $name {
+                /// Conditions.
+                pub conditions: Conditions,
+                /// Generation.
+                pub observed_generation: Option<i64>,
+            }
+        };
+    }
+
+    profile_status!(StandardStatus, "standard");
+    profile_status!(AsoStatus, "aso");
+    profile_status!(OrcStatus, "orc");
+    profile_status!(KstatusStatus, "kstatus");
+
+    #[test]
+    fn each_profile_matches_the_runtime() {
+        use kondition::profile;
+        assert_eq!(
+            StandardStatus::CONDITION_TYPES,
+            profile::standard::CONDITION_TYPES
+        );
+        assert_eq!(AsoStatus::CONDITION_TYPES, profile::aso::CONDITION_TYPES);
+        assert_eq!(OrcStatus::CONDITION_TYPES, profile::orc::CONDITION_TYPES);
+        assert_eq!(
+            KstatusStatus::CONDITION_TYPES,
+            profile::kstatus::CONDITION_TYPES
+        );
+    }
+}
