@@ -57,11 +57,13 @@ impl Parse for ConditionItem {
 }
 
 /// Reads every `#[kondition(...)]` attribute; problems go to `errors`.
-pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> KonditionAttrs {
+pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> KonditionAttrs {
     let mut parsed = KonditionAttrs::default();
     let mut profile: Option<LitStr> = None;
     let mut explicit: Vec<DeclaredCondition> = Vec::new();
+    // Whether `conditions(...)` and `profile` were given, even if they failed to parse.
     let mut seen_conditions = false;
+    let mut seen_profile = false;
     for attr in attrs.iter().filter(|a| a.path().is_ident("kondition")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("resource") {
@@ -72,6 +74,7 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> KonditionAttrs {
                 check_field_owner(&owner)?;
                 set_once(&mut parsed.field_owner, owner, &meta)
             } else if meta.path.is_ident("profile") {
+                seen_profile = true;
                 let name: LitStr = meta.value()?.parse()?;
                 if profiles::condition_types(&name.value()).is_none() {
                     return Err(syn::Error::new(
@@ -115,9 +118,9 @@ pub fn parse(attrs: &[Attribute], errors: &mut Errors) -> KonditionAttrs {
             }));
     }
     parsed.conditions.extend(explicit);
-    if parsed.conditions.is_empty() && !seen_conditions {
+    if parsed.conditions.is_empty() && !seen_conditions && !seen_profile {
         errors.push(syn::Error::new(
-            Span::call_site(),
+            item.span(),
             "declare the condition types: #[kondition(conditions(Ready, ...))] or #[kondition(profile = \"standard\")]",
         ));
     }

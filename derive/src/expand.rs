@@ -41,13 +41,12 @@ fn condition_type_checks(status: &Status) -> TokenStream {
         let message = format!(
             "condition type {name:?} is not valid for the API server: use letters, digits, '-', '_' and '.', starting and ending with a letter or digit, optionally after a lowercase DNS prefix and '/' (such as example.com/Ready), at most 316 characters"
         );
+        // One constant per type, so that every invalid type is reported, not only the first.
         quote_spanned! {t.span=>
-            ::core::assert!(::kondition::validation::is_valid_type(#name), #message);
+            const _: () = ::core::assert!(::kondition::validation::is_valid_type(#name), #message);
         }
     });
-    quote! {
-        const _: () = { #(#checks)* };
-    }
+    quote!(#(#checks)*)
 }
 
 fn condition_type_enum(status: &Status) -> TokenStream {
@@ -59,7 +58,7 @@ fn condition_type_enum(status: &Status) -> TokenStream {
     let variant_docs = names.iter().map(|name| format!("`{name}`"));
     quote! {
         #[doc = #doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #vis enum #ident {
             #( #[doc = #variant_docs] #variants, )*
         }
@@ -69,6 +68,7 @@ fn condition_type_enum(status: &Status) -> TokenStream {
             pub const ALL: &'static [Self] = &[#(Self::#variants),*];
 
             /// The condition type as it appears on the wire.
+            #[inline]
             pub const fn as_str(self) -> &'static str {
                 match self {
                     #( Self::#variants => #names, )*
@@ -77,18 +77,14 @@ fn condition_type_enum(status: &Status) -> TokenStream {
         }
 
         impl ::core::fmt::Display for #ident {
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl ::core::convert::AsRef<str> for #ident {
-            fn as_ref(&self) -> &str {
-                self.as_str()
-            }
-        }
-
         impl ::core::convert::From<#ident> for ::std::string::String {
+            #[inline]
             fn from(value: #ident) -> Self {
                 ::std::string::String::from(value.as_str())
             }
@@ -123,21 +119,25 @@ fn accessors(status: &Status) -> TokenStream {
         let remove_doc = format!("Removes the `{name}` condition and returns it.");
         quote! {
             #[doc = #get_doc]
+            #[inline]
             pub fn #get(&self) -> ::core::option::Option<&::kondition::Condition> {
                 self.#conditions.get(#name)
             }
 
             #[doc = #is_doc]
+            #[inline]
             pub fn #is(&self) -> bool {
                 self.#conditions.is_true(#name)
             }
 
             #[doc = #set_doc]
+            #[inline]
             pub fn #set(&mut self, condition: ::kondition::Condition) -> ::kondition::SetOutcome {
                 self.#conditions.set(condition.with_type(#name))
             }
 
             #[doc = #remove_doc]
+            #[inline]
             pub fn #remove(&mut self) -> ::core::option::Option<::kondition::Condition> {
                 self.#conditions.remove(#name)
             }
@@ -147,6 +147,7 @@ fn accessors(status: &Status) -> TokenStream {
         impl #ident {
             /// Sets `status.observedGeneration`, normally to `metadata.generation` once a
             /// reconcile has acted on it.
+            #[inline]
             pub fn set_observed_generation(&mut self, generation: i64) {
                 #set_generation
             }
@@ -161,13 +162,6 @@ fn apply_field_ty(field: &ApplyField) -> TokenStream {
     quote!(::core::option::Option<#inner>)
 }
 
-fn serialize_with_ident(field: &ApplyField) -> syn::Ident {
-    format_ident!(
-        "__kondition_serialize_{}",
-        syn::ext::IdentExt::unraw(&field.ident)
-    )
-}
-
 fn apply_configuration(status: &Status) -> TokenStream {
     let vis = &status.vis;
     let ident = apply_ident(status);
@@ -175,19 +169,25 @@ fn apply_configuration(status: &Status) -> TokenStream {
         "The apply configuration of `{}`: every field optional and omitted when unset, so a server-side apply body holds exactly the fields its field manager owns.",
         status.ident
     );
+    let flattened = status
+        .fields
+        .iter()
+        .any(|f| matches!(f.kind, FieldKind::Flatten));
+    // serde's derive is needed only to flatten; otherwise a direct impl builds faster.
+    let (derive_serialize, serialize_impl) = if flattened {
+        (
+            quote!(::kondition::__private::serde::Serialize,),
+            serialize_with_serde_derive(status),
+        )
+    } else {
+        (TokenStream::new(), serialize_by_hand(status))
+    };
     let fields = status.fields.iter().map(|field| {
         let field_ident = &field.ident;
         let field_vis = &field.vis;
         let ty = apply_field_ty(field);
         let wire = &field.wire_name;
-        let serde_attr = match &field.kind {
-            FieldKind::Flatten => quote!(#[serde(flatten)]),
-            FieldKind::SerializeWith(_) => {
-                let helper = format!("{ident}::{}", serialize_with_ident(field));
-                quote!(#[serde(rename = #wire, skip_serializing_if = "::core::option::Option::is_none", serialize_with = #helper)])
-            }
-            _ => quote!(#[serde(rename = #wire, skip_serializing_if = "::core::option::Option::is_none")]),
-        };
+        let serde_attr = flattened.then(|| serde_field_attr(&ident, field));
         let field_doc = format!("`{wire}`");
         quote! {
             #[doc = #field_doc]
@@ -195,7 +195,129 @@ fn apply_configuration(status: &Status) -> TokenStream {
             #field_vis #field_ident: #ty,
         }
     });
-    let serialize_helpers = status.fields.iter().filter_map(|field| {
+    let serde_container_attr =
+        flattened.then(|| quote!(#[serde(crate = "::kondition::__private::serde")]));
+    let builders = status.fields.iter().map(|field| {
+        let field_ident = &field.ident;
+        let builder = format_ident!("with_{}", syn::ext::IdentExt::unraw(field_ident));
+        let inner = &field.inner_ty;
+        let builder_doc = format!("Sets `{}`.", field.wire_name);
+        quote! {
+            #[doc = #builder_doc]
+            #[must_use]
+            #[inline]
+            pub fn #builder(mut self, value: impl ::core::convert::Into<#inner>) -> Self {
+                self.#field_ident = ::core::option::Option::Some(value.into());
+                self
+            }
+        }
+    });
+    let has_condition_field = status
+        .fields
+        .iter()
+        .any(|f| syn::ext::IdentExt::unraw(&f.ident) == "condition");
+    let conditions = &status.conditions;
+    let with_condition = (!has_condition_field).then(|| {
+        quote! {
+            /// Adds one condition (by the rules of `Conditions::set`), keeping the others.
+            #[must_use]
+            #[inline]
+            pub fn with_condition(mut self, condition: ::kondition::Condition) -> Self {
+                self.#conditions.get_or_insert_with(::core::default::Default::default).set(condition);
+                self
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, Default, PartialEq, #derive_serialize)]
+        #serde_container_attr
+        #vis struct #ident {
+            #(#fields)*
+        }
+
+        impl #ident {
+            #(#builders)*
+            #with_condition
+        }
+
+        #serialize_impl
+    }
+}
+
+/// `Serialize` written out: each set field under its wire name, unset ones skipped.
+fn serialize_by_hand(status: &Status) -> TokenStream {
+    let ident = apply_ident(status);
+    let name = ident.to_string();
+    let serde = quote!(::kondition::__private::serde);
+    let count = status.fields.iter().map(|field| {
+        let field_ident = &field.ident;
+        quote!(usize::from(self.#field_ident.is_some()))
+    });
+    let entries = status.fields.iter().map(|field| {
+        let field_ident = &field.ident;
+        let wire = &field.wire_name;
+        let serialize = match &field.kind {
+            FieldKind::SerializeWith(path) => {
+                let inner = &field.inner_ty;
+                quote! {{
+                    struct With<'a>(&'a #inner);
+                    impl #serde::Serialize for With<'_> {
+                        fn serialize<S: #serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                            #path(self.0, serializer)
+                        }
+                    }
+                    #serde::ser::SerializeStruct::serialize_field(&mut state, #wire, &With(value))?
+                }}
+            }
+            _ => quote!(#serde::ser::SerializeStruct::serialize_field(&mut state, #wire, value)?),
+        };
+        quote! {
+            match &self.#field_ident {
+                ::core::option::Option::Some(value) => #serialize,
+                ::core::option::Option::None => #serde::ser::SerializeStruct::skip_field(&mut state, #wire)?,
+            }
+        }
+    });
+    quote! {
+        impl #serde::Serialize for #ident {
+            fn serialize<S: #serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                let len = 0 #(+ #count)*;
+                let mut state = serializer.serialize_struct(#name, len)?;
+                #(#entries)*
+                #serde::ser::SerializeStruct::end(state)
+            }
+        }
+    }
+}
+
+/// The field attribute for serde's derive (used when a field is flattened).
+fn serde_field_attr(apply: &syn::Ident, field: &ApplyField) -> TokenStream {
+    let wire = &field.wire_name;
+    match &field.kind {
+        FieldKind::Flatten => quote!(#[serde(flatten)]),
+        FieldKind::SerializeWith(_) => {
+            let helper = format!("{apply}::{}", serialize_with_ident(field));
+            quote!(#[serde(rename = #wire, skip_serializing_if = "::core::option::Option::is_none", serialize_with = #helper)])
+        }
+        _ => {
+            quote!(#[serde(rename = #wire, skip_serializing_if = "::core::option::Option::is_none")])
+        }
+    }
+}
+
+fn serialize_with_ident(field: &ApplyField) -> syn::Ident {
+    format_ident!(
+        "__kondition_serialize_{}",
+        syn::ext::IdentExt::unraw(&field.ident)
+    )
+}
+
+/// For serde's derive: the helpers `serialize_with` points at, one per custom-serialized
+/// field, serializing `Some(value)` with the field's own function.
+fn serialize_with_serde_derive(status: &Status) -> TokenStream {
+    let ident = apply_ident(status);
+    let helpers = status.fields.iter().filter_map(|field| {
         let FieldKind::SerializeWith(path) = &field.kind else {
             return None;
         };
@@ -214,48 +336,9 @@ fn apply_configuration(status: &Status) -> TokenStream {
             }
         })
     });
-    let builders = status.fields.iter().map(|field| {
-        let field_ident = &field.ident;
-        let name = syn::ext::IdentExt::unraw(field_ident);
-        let builder = format_ident!("with_{}", name);
-        let inner = &field.inner_ty;
-        let builder_doc = format!("Sets `{}`.", field.wire_name);
-        quote! {
-            #[doc = #builder_doc]
-            #[must_use]
-            pub fn #builder(mut self, value: impl ::core::convert::Into<#inner>) -> Self {
-                self.#field_ident = ::core::option::Option::Some(value.into());
-                self
-            }
-        }
-    });
-    let has_condition_field = status
-        .fields
-        .iter()
-        .any(|f| syn::ext::IdentExt::unraw(&f.ident) == "condition");
-    let conditions = &status.conditions;
-    let with_condition = (!has_condition_field).then(|| {
-        quote! {
-            /// Adds one condition (by the rules of `Conditions::set`), keeping the others.
-            #[must_use]
-            pub fn with_condition(mut self, condition: ::kondition::Condition) -> Self {
-                self.#conditions.get_or_insert_with(::core::default::Default::default).set(condition);
-                self
-            }
-        }
-    });
     quote! {
-        #[doc = #doc]
-        #[derive(Clone, Debug, Default, PartialEq, ::kondition::__private::serde::Serialize)]
-        #[serde(crate = "::kondition::__private::serde")]
-        #vis struct #ident {
-            #(#fields)*
-        }
-
         impl #ident {
-            #(#builders)*
-            #with_condition
-            #(#serialize_helpers)*
+            #(#helpers)*
         }
     }
 }
@@ -284,28 +367,34 @@ fn kube_status_impl(status: &Status) -> TokenStream {
 
             const CONDITION_TYPES: &'static [&'static str] = &[#(#names),*];
 
+            #[inline]
             fn conditions(&self) -> &::kondition::Conditions {
                 &self.#conditions
             }
 
+            #[inline]
             fn conditions_mut(&mut self) -> &mut ::kondition::Conditions {
                 &mut self.#conditions
             }
 
+            #[inline]
             fn observed_generation(&self) -> ::core::option::Option<i64> {
                 #get_generation
             }
 
+            #[inline]
             fn set_observed_generation(&mut self, generation: i64) {
                 #ident::set_observed_generation(self, generation);
             }
 
+            #[inline]
             fn to_apply(&self) -> #apply {
                 #apply {
                     #(#to_apply,)*
                 }
             }
 
+            #[inline]
             fn conditions_apply(conditions: ::kondition::Conditions) -> #apply {
                 #apply {
                     #conditions: ::core::option::Option::Some(conditions),
@@ -323,6 +412,7 @@ fn status_resource_impl(status: &Status) -> TokenStream {
     let ident = &status.ident;
     let field_owner = status.field_owner.as_ref().map(|owner| {
         quote! {
+            #[inline]
             fn field_owner() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#owner)
             }
@@ -334,10 +424,12 @@ fn status_resource_impl(status: &Status) -> TokenStream {
 
             #field_owner
 
+            #[inline]
             fn status(&self) -> ::core::option::Option<&#ident> {
                 ::kondition::__private::kube_core::object::HasStatus::status(self)
             }
 
+            #[inline]
             fn status_mut(&mut self) -> &mut #ident {
                 ::kondition::__private::kube_core::object::HasStatus::status_mut(self)
                     .get_or_insert_with(::core::default::Default::default)

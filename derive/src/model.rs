@@ -73,7 +73,7 @@ impl Status {
     /// Reads and checks the derive input.
     pub fn from_input(input: &DeriveInput) -> syn::Result<Self> {
         let mut errors = Errors::default();
-        let attrs = attrs::parse(&input.attrs, &mut errors);
+        let attrs = attrs::parse(&input.attrs, &input.ident, &mut errors);
         if !input.generics.params.is_empty() {
             errors.spanned(
                 &input.generics,

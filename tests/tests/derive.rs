@@ -387,6 +387,47 @@ mod unusual {
     }
 }
 
+mod custom_serialization {
+    //! A custom-serialized field without flattening: the apply configuration's own
+    //! `Serialize` impl calls the field's function.
+
+    use super::*;
+
+    fn as_text<S: serde::Serializer>(value: &u32, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&value.to_string())
+    }
+
+    /// A counter's observed state.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, KubeStatus)]
+    #[kondition(profile = "standard")]
+    #[serde(rename_all = "camelCase")]
+    pub struct CounterStatus {
+        /// Conditions.
+        pub conditions: Conditions,
+        /// Generation.
+        pub observed_generation: Option<i64>,
+        /// Serialized as text.
+        #[serde(serialize_with = "as_text")]
+        pub total_count: u32,
+    }
+
+    #[test]
+    fn the_field_function_is_used() {
+        let status = CounterStatus {
+            total_count: 42,
+            ..CounterStatus::default()
+        };
+        assert_eq!(
+            serde_json::to_value(status.to_apply()).expect("serializes"),
+            json!({"conditions": [], "totalCount": "42"})
+        );
+        assert_eq!(
+            serde_json::to_value(&status).expect("serializes"),
+            json!({"conditions": [], "observedGeneration": null, "totalCount": "42"})
+        );
+    }
+}
+
 mod profiles {
     //! The derive's profile names declare exactly the runtime profiles' condition types.
 

@@ -1,0 +1,10 @@
+use kondition::KubeStatus;
+
+#[derive(KubeStatus)]
+#[kondition(conditions(Ready))]
+pub enum WidgetStatus {
+    Ready,
+    NotReady,
+}
+
+fn main() {}
