@@ -1,5 +1,107 @@
-//! Rust CRD types with kondition's standard status, generated from schema files or CRDs.
+//! Rust CRD types with kondition's standard status, generated from schema files.
 //!
-//! The schema loader, the model, the emitters, `Builder` and the `kondition` binary are the
-//! subject of the generator issue and are not in this crate yet; the crate exists so the
-//! workspace has its fixed layout.
+//! The pipeline runs one way: [`source`] reads YAML keeping every node's position,
+//! [`schema`] turns schema files into the typed, validated [`model`], and [`emit`] writes
+//! Rust from the model. [`output`] replaces files atomically and only when they change.
+//! Use it from the `kondition` binary, or from a build script through [`Builder`]:
+//!
+//! ```no_run
+//! // build.rs
+//! # #[allow(clippy::needless_doctest_main)]
+//! fn main() {
+//!     if let Err(error) = kondition_gen::Builder::new()
+//!         .schemas(["schemas"])
+//!         .generate()
+//!     {
+//!         // Each problem is `path:line:col: message`.
+//!         eprintln!("{error}");
+//!         std::process::exit(1);
+//!     }
+//! }
+//! ```
+//!
+//! and in the crate: `include!(concat!(env!("OUT_DIR"), "/kondition.rs"));`.
+
+pub mod builder;
+pub mod emit;
+pub mod inputs;
+pub mod model;
+pub mod names;
+pub mod output;
+pub mod profile;
+pub mod schema;
+pub mod source;
+
+use std::path::{Path, PathBuf};
+
+pub use builder::Builder;
+use model::Model;
+use profile::Profiles;
+use source::diagnostic::{Diagnostic, Diagnostics};
+
+/// The JSON Schema of the schema format (what `kondition schema` prints).
+pub const FORMAT_JSON_SCHEMA: &str = include_str!("schema/format.schema.json");
+
+/// Reads every schema file into one model. Every problem of every file is reported.
+pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics> {
+    let mut diagnostics = Diagnostics::default();
+    let mut model = Model::default();
+    for path in files {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => {
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    Default::default(),
+                    format!("cannot read: {error}"),
+                ));
+                continue;
+            }
+        };
+        match schema::read_file(path, &text, profiles) {
+            Ok(file) => model.files.push(file),
+            Err(errors) => diagnostics.0.extend(errors.0),
+        }
+    }
+    check_across_files(&model, &mut diagnostics);
+    diagnostics.into_result(model)
+}
+
+/// Rules that span files: a kind (group and kind) and a module name are declared once.
+fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
+    let mut seen: Vec<(&str, &str, &Path)> = Vec::new();
+    for file in &model.files {
+        for kind in &file.kinds {
+            if let Some((_, _, first)) = seen
+                .iter()
+                .find(|(g, k, _)| *g == kind.group && *k == kind.kind)
+            {
+                diagnostics.push(Diagnostic::new(
+                    &kind.origin.path,
+                    kind.origin.pos,
+                    format!(
+                        "duplicate kind {}.{} (first declared in {})",
+                        kind.kind,
+                        kind.group,
+                        first.display()
+                    ),
+                ));
+            } else {
+                seen.push((&kind.group, &kind.kind, &file.path));
+            }
+        }
+    }
+    for (i, file) in model.files.iter().enumerate() {
+        if let Some(other) = model.files[..i].iter().find(|f| f.module == file.module) {
+            diagnostics.push(Diagnostic::new(
+                &file.path,
+                Default::default(),
+                format!(
+                    "this file and {} would both become module `{}`; rename one",
+                    other.path.display(),
+                    file.module
+                ),
+            ));
+        }
+    }
+}

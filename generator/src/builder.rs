@@ -1,0 +1,129 @@
+//! [`Builder`]: generation from an operator's build script.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::emit;
+use crate::inputs;
+use crate::output;
+use crate::profile::Profiles;
+use crate::source::diagnostic::Diagnostics;
+
+/// Generates Rust types from schema files in a build script, into one file under `OUT_DIR`
+/// to `include!`.
+///
+/// It prints `cargo:rerun-if-changed` for every schema file, folder and profile it read, so
+/// the build script reruns exactly when an input changes, and it writes the output only when
+/// its content changed.
+#[derive(Clone, Debug)]
+pub struct Builder {
+    schemas: Vec<PathBuf>,
+    profiles: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+    file_name: String,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Builder {
+    /// A builder with no inputs, writing `kondition.rs` into `$OUT_DIR`.
+    pub fn new() -> Self {
+        Self {
+            schemas: Vec::new(),
+            profiles: Vec::new(),
+            out_dir: None,
+            file_name: "kondition.rs".to_owned(),
+        }
+    }
+
+    /// Adds schema files or folders (searched for `.yaml` and `.yml` files).
+    #[must_use]
+    pub fn schemas<P: AsRef<Path>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
+        self.schemas
+            .extend(paths.into_iter().map(|p| p.as_ref().to_owned()));
+        self
+    }
+
+    /// Adds a folder of status profiles.
+    #[must_use]
+    pub fn profiles(mut self, dir: impl AsRef<Path>) -> Self {
+        self.profiles.push(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Where to write (default: `$OUT_DIR`).
+    #[must_use]
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// The output file's name (default `kondition.rs`).
+    #[must_use]
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = name.into();
+        self
+    }
+
+    /// Generates; returns the path written (or left unchanged).
+    pub fn generate(self) -> Result<PathBuf, Error> {
+        let out_dir = match self.out_dir {
+            Some(dir) => dir,
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(Error::NoOutDir)?,
+        };
+        let mut profiles = Profiles::embedded();
+        for dir in &self.profiles {
+            println!("cargo:rerun-if-changed={}", dir.display());
+            for file in profiles.add_dir(dir).map_err(Error::Input)? {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+        }
+        for path in &self.schemas {
+            // A folder is watched too, so that new files in it rerun the build script.
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        let files = inputs::schema_files(&self.schemas).map_err(Error::Io)?;
+        for file in &files {
+            println!("cargo:rerun-if-changed={}", file.display());
+        }
+        let model = crate::load(&files, &profiles).map_err(Error::Input)?;
+        let text = emit::rust_single_file(&model).map_err(Error::Internal)?;
+        let path = out_dir.join(&self.file_name);
+        output::write_if_changed(&path, &text).map_err(Error::Io)?;
+        Ok(path)
+    }
+}
+
+/// Why a build-time generation failed.
+#[derive(Debug)]
+pub enum Error {
+    /// The schemas or profiles have problems; each is `path:line:col: message`.
+    Input(Diagnostics),
+    /// Reading or writing failed.
+    Io(std::io::Error),
+    /// Neither `out_dir` nor `$OUT_DIR` is set (not in a build script?).
+    NoOutDir,
+    /// A bug in kondition.
+    Internal(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Input(diagnostics) => write!(f, "{diagnostics}"),
+            Self::Io(error) => write!(f, "kondition: {error}"),
+            Self::NoOutDir => {
+                f.write_str("kondition: OUT_DIR is not set; call out_dir() outside a build script")
+            }
+            Self::Internal(message) => write!(f, "kondition: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

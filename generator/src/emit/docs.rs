@@ -1,0 +1,54 @@
+//! Documentation text from input, made safe for doc comments: it can never become a doc
+//! test (code fences are marked `text`, indentation that would start an indented code block
+//! is removed) and, being emitted as a string literal, never becomes code.
+
+/// `#[doc = "..."]` attributes for `text`, one per line, each line led by a space so that
+/// it prints as `/// line`.
+pub fn attrs(text: &str) -> proc_macro2::TokenStream {
+    let lines = sanitize(text);
+    let lines = lines.lines().map(|line| {
+        if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        }
+    });
+    quote::quote!(#(#[doc = #lines])*)
+}
+
+/// `text` as doc comment content.
+pub fn sanitize(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.trim().lines() {
+        let line = line.trim_start();
+        if line.starts_with("```") || line.starts_with("~~~") {
+            out.push(if in_fence {
+                "```".to_owned()
+            } else {
+                "```text".to_owned()
+            });
+            in_fence = !in_fence;
+        } else {
+            out.push(line.trim_end().to_owned());
+        }
+    }
+    if in_fence {
+        out.push("```".to_owned());
+    }
+    out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_blocks_cannot_become_doctests() {
+        let text = "Example:\n```yaml\nfoo: bar\n```\n    indented code\n```rust\nfn main() {}";
+        assert_eq!(
+            sanitize(text),
+            "Example:\n```text\nfoo: bar\n```\nindented code\n```text\nfn main() {}\n```"
+        );
+    }
+}

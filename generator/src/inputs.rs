@@ -1,0 +1,38 @@
+//! Which files a run reads: schema files given directly, and every `.yaml`/`.yml` file under
+//! folders given, in a stable order.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The schema files named by `paths` (files as given; folders searched recursively, sorted).
+pub fn schema_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found = Vec::new();
+            collect(path, &mut found)?;
+            found.sort();
+            files.extend(found);
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: no such file or folder", path.display()),
+            ));
+        }
+    }
+    Ok(files)
+}
+
+fn collect(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect(&path, found)?;
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            found.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,452 @@
+//! The typed, validated model of custom resource kinds that every emitter reads.
+//!
+//! Front-ends (the schema format, later CRD YAML) produce it; emitters (Rust, later CRD
+//! manifests) consume it. Everything in it has been checked: names are valid, references
+//! resolve, defaults fit their types, exactly one version is stored.
+
+use std::path::PathBuf;
+
+use kondition::Polarity;
+use kondition::Severity;
+
+use crate::source::yaml::Pos;
+
+/// Where a definition was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The input file.
+    pub path: PathBuf,
+    /// The place in it.
+    pub pos: Pos,
+}
+
+/// Every kind of every input file, grouped by file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Model {
+    /// One entry per input file, in the order read.
+    pub files: Vec<SchemaFile>,
+}
+
+/// The kinds of one input file; its Rust output is one module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaFile {
+    /// The input file.
+    pub path: PathBuf,
+    /// The Rust module name (the file stem, made an identifier).
+    pub module: String,
+    /// The kinds, in input order.
+    pub kinds: Vec<Kind>,
+    /// Named types declared under `types`, in input order, shared by the file's kinds.
+    pub types: Vec<NamedType>,
+}
+
+/// Cluster-wide or namespaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Objects live in a namespace.
+    Namespaced,
+    /// Objects are cluster-wide.
+    Cluster,
+}
+
+/// The names of a kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Names {
+    /// `securitygroups`
+    pub plural: String,
+    /// `securitygroup`
+    pub singular: String,
+    /// `sg`
+    pub short_names: Vec<String>,
+    /// `openstack`, `all`
+    pub categories: Vec<String>,
+}
+
+/// One custom resource kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kind {
+    /// Where the kind was declared.
+    pub origin: Origin,
+    /// The API group.
+    pub group: String,
+    /// The kind, PascalCase.
+    pub kind: String,
+    /// Namespaced or cluster-wide.
+    pub scope: Scope,
+    /// Plural, singular, short names, categories.
+    pub names: Names,
+    /// Documentation.
+    pub docs: Option<String>,
+    /// The field manager, if not the default `<group>/<kind>-controller`.
+    pub field_owner: Option<String>,
+    /// The standard status.
+    pub status: StatusDef,
+    /// Every version, in input order; exactly one is stored.
+    pub versions: Vec<Version>,
+}
+
+/// The status block: the profile's conditions plus the kind's own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatusDef {
+    /// The profile's name.
+    pub profile: String,
+    /// The condition that summarises the others (Ready, or Available for `orc`).
+    pub summary: String,
+    /// Every condition type, the profile's first.
+    pub conditions: Vec<ConditionDef>,
+    /// Sub-resources whose readiness SubResourcesReady reports.
+    pub sub_resources: Vec<SubResourceDef>,
+}
+
+/// A condition type with its reasons.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConditionDef {
+    /// The type.
+    pub type_: String,
+    /// Which status is healthy.
+    pub polarity: Polarity,
+    /// The reasons it may carry.
+    pub reasons: Vec<ReasonDef>,
+    /// Documentation.
+    pub docs: Option<String>,
+}
+
+/// A reason with its severity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReasonDef {
+    /// The reason.
+    pub name: String,
+    /// Its severity.
+    pub severity: Severity,
+    /// Documentation.
+    pub docs: Option<String>,
+}
+
+/// A kind of sub-resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubResourceDef {
+    /// The sub-resource kind ("Rule").
+    pub kind: String,
+    /// Documentation.
+    pub docs: Option<String>,
+}
+
+/// One version of a kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Version {
+    /// `v1`, `v1beta1`.
+    pub name: String,
+    /// Served by the API server.
+    pub served: bool,
+    /// The storage version.
+    pub storage: bool,
+    /// Deprecated.
+    pub deprecated: bool,
+    /// The warning returned to clients of a deprecated version.
+    pub deprecation_warning: Option<String>,
+    /// The spec's fields.
+    pub spec: Vec<Field>,
+    /// CEL rules on the spec.
+    pub spec_validations: Vec<Validation>,
+    /// The status's fields beyond conditions and observedGeneration.
+    pub status_fields: Vec<Field>,
+    /// Printer columns after Ready, Reason and Age.
+    pub printer_columns: Vec<PrinterColumn>,
+    /// The scale subresource.
+    pub scale: Option<Scale>,
+}
+
+/// An additional printer column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrinterColumn {
+    /// Its header.
+    pub name: String,
+    /// string, integer, number, boolean or date.
+    pub type_: String,
+    /// The JSONPath of its value.
+    pub json_path: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// 0 shows it by default; higher only in wide output.
+    pub priority: Option<i32>,
+    /// A format for the type.
+    pub format: Option<String>,
+}
+
+/// The scale subresource's paths.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// `.spec.replicas`
+    pub spec_replicas_path: String,
+    /// `.status.replicas`
+    pub status_replicas_path: String,
+    /// `.status.selector`
+    pub label_selector_path: Option<String>,
+}
+
+/// A CEL validation rule (`x-kubernetes-validations`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Validation {
+    /// The CEL expression.
+    pub rule: String,
+    /// The message when it fails.
+    pub message: Option<String>,
+    /// A CEL expression for the message.
+    pub message_expression: Option<String>,
+    /// FieldValueInvalid, FieldValueForbidden, FieldValueRequired or FieldValueDuplicate.
+    pub reason: Option<String>,
+    /// The field the failure is reported on.
+    pub field_path: Option<String>,
+}
+
+/// A named type declared under `types`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedType {
+    /// The Rust type name.
+    pub name: String,
+    /// Its schema (an object or an enum).
+    pub schema: Schema,
+}
+
+/// A field of an object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// The wire name.
+    pub name: String,
+    /// Must be present.
+    pub required: bool,
+    /// Its schema.
+    pub schema: Schema,
+}
+
+/// A value's schema: its type and the constraints every type may have.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schema {
+    /// The type.
+    pub ty: Type,
+    /// Documentation.
+    pub docs: Option<String>,
+    /// `null` is allowed.
+    pub nullable: bool,
+    /// The default value, valid for the type.
+    pub default: Option<serde_json::Value>,
+    /// CEL rules.
+    pub validations: Vec<Validation>,
+}
+
+/// A value's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Type {
+    /// A string.
+    String(StringType),
+    /// An integer.
+    Integer(IntegerType),
+    /// A number.
+    Number(NumberType),
+    /// A boolean.
+    Boolean,
+    /// An object with fields, emitted as a struct of this name.
+    Object(ObjectType),
+    /// A map from strings to values.
+    Map(Box<MapType>),
+    /// A list.
+    List(Box<ListType>),
+    /// An enumeration, emitted as an enum of this name (string values) or checked integers.
+    Enum(EnumType),
+    /// An integer or a string.
+    IntOrString,
+    /// A resource quantity.
+    Quantity,
+    /// An RFC 3339 time.
+    DateTime,
+    /// Any JSON, preserved as is.
+    Raw,
+    /// A type declared under `types`.
+    Named(String),
+    /// A type of k8s-openapi.
+    WellKnown(WellKnown),
+}
+
+/// Constraints on a string.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringType {
+    /// `format`
+    pub format: Option<String>,
+    /// `pattern`
+    pub pattern: Option<String>,
+    /// `minLength`
+    pub min_length: Option<u64>,
+    /// `maxLength`
+    pub max_length: Option<u64>,
+}
+
+/// The width of an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntegerFormat {
+    /// `i32`
+    Int32,
+    /// `i64`
+    Int64,
+}
+
+/// Constraints on an integer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntegerType {
+    /// `i32` or `i64`.
+    pub format: IntegerFormat,
+    /// Bounds.
+    pub bounds: Bounds,
+}
+
+/// Constraints on a number.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumberType {
+    /// `float` or `double`, if given.
+    pub format: Option<String>,
+    /// Bounds.
+    pub bounds: Bounds,
+}
+
+/// Numeric bounds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Bounds {
+    /// `minimum`
+    pub minimum: Option<f64>,
+    /// `maximum`
+    pub maximum: Option<f64>,
+    /// `exclusiveMinimum`
+    pub exclusive_minimum: bool,
+    /// `exclusiveMaximum`
+    pub exclusive_maximum: bool,
+    /// `multipleOf`
+    pub multiple_of: Option<f64>,
+}
+
+/// An object's fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectType {
+    /// The Rust struct name.
+    pub name: String,
+    /// The fields, in input order.
+    pub fields: Vec<Field>,
+    /// `minProperties`
+    pub min_properties: Option<u64>,
+    /// `maxProperties`
+    pub max_properties: Option<u64>,
+}
+
+/// A map's values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapType {
+    /// The values' schema.
+    pub values: Schema,
+    /// `minProperties`
+    pub min_properties: Option<u64>,
+    /// `maxProperties`
+    pub max_properties: Option<u64>,
+}
+
+/// How server-side apply merges a list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListKind {
+    /// Replaced whole.
+    Atomic,
+    /// Unique scalar items, merged.
+    Set,
+    /// Objects merged by these keys.
+    Map(Vec<String>),
+}
+
+/// A list's items and merge rule.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListType {
+    /// The items' schema.
+    pub items: Schema,
+    /// Atomic, set or map.
+    pub kind: ListKind,
+    /// `minItems`
+    pub min_items: Option<u64>,
+    /// `maxItems`
+    pub max_items: Option<u64>,
+}
+
+/// An enumeration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumType {
+    /// The Rust enum name (string enums).
+    pub name: String,
+    /// The allowed values.
+    pub values: EnumValues,
+}
+
+/// An enumeration's values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnumValues {
+    /// Strings.
+    Str(Vec<String>),
+    /// Integers.
+    Int(Vec<i64>),
+}
+
+/// The k8s-openapi types a field may name directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WellKnown {
+    /// `core/v1 ObjectReference`
+    ObjectReference,
+    /// `core/v1 LocalObjectReference`
+    LocalObjectReference,
+    /// `meta/v1 LabelSelector`
+    LabelSelector,
+    /// `meta/v1 Time`
+    Time,
+    /// `meta/v1 Duration`: a Go duration string such as `1h30m` (k8s-openapi has no type for
+    /// it, so it is a `String`).
+    Duration,
+    /// `core/v1 SecretKeySelector`
+    SecretKeySelector,
+    /// `core/v1 ConfigMapKeySelector`
+    ConfigMapKeySelector,
+    /// `meta/v1 Condition`
+    Condition,
+}
+
+impl WellKnown {
+    /// Every well-known type with its name in the schema format.
+    pub const ALL: &'static [(&'static str, Self)] = &[
+        ("ObjectReference", Self::ObjectReference),
+        ("LocalObjectReference", Self::LocalObjectReference),
+        ("LabelSelector", Self::LabelSelector),
+        ("Time", Self::Time),
+        ("Duration", Self::Duration),
+        ("SecretKeySelector", Self::SecretKeySelector),
+        ("ConfigMapKeySelector", Self::ConfigMapKeySelector),
+        ("Condition", Self::Condition),
+    ];
+
+    /// The type's path in k8s-openapi.
+    pub fn rust_path(self) -> &'static str {
+        match self {
+            Self::ObjectReference => "k8s_openapi::api::core::v1::ObjectReference",
+            Self::LocalObjectReference => "k8s_openapi::api::core::v1::LocalObjectReference",
+            Self::LabelSelector => "k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector",
+            Self::Time => "k8s_openapi::apimachinery::pkg::apis::meta::v1::Time",
+            Self::Duration => "std::string::String",
+            Self::SecretKeySelector => "k8s_openapi::api::core::v1::SecretKeySelector",
+            Self::ConfigMapKeySelector => "k8s_openapi::api::core::v1::ConfigMapKeySelector",
+            Self::Condition => "k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition",
+        }
+    }
+}
+
+impl Schema {
+    /// A schema of the given type with nothing else set.
+    pub fn of(ty: Type) -> Self {
+        Self {
+            ty,
+            docs: None,
+            nullable: false,
+            default: None,
+            validations: Vec::new(),
+        }
+    }
+}

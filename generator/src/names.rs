@@ -1,0 +1,199 @@
+//! Rust names from wire names: snake_case fields, PascalCase types, keywords made valid, and
+//! names that collide after conversion made distinct.
+
+use std::collections::BTreeSet;
+
+/// The words of a wire name: split at anything not alphanumeric and at case changes
+/// (`proxyURL` gives proxy, URL; `HTTPRoute2Ready` gives HTTP, Route2, Ready).
+fn words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for part in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let chars: Vec<char> = part.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+            let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
+                || (prev.is_ascii_digit() && cur.is_ascii_uppercase())
+                || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower);
+            if boundary {
+                words.push(chars[start..i].iter().collect());
+                start = i;
+            }
+        }
+        if start < chars.len() {
+            words.push(chars[start..].iter().collect());
+        }
+    }
+    words
+}
+
+/// `proxyURL` -> `proxy_url`; never empty, never starting with a digit.
+pub fn snake_case(name: &str) -> String {
+    let joined = words(name)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_");
+    valid_start(joined, "field")
+}
+
+/// `security-group_rule` -> `SecurityGroupRule`; never empty, never starting with a digit.
+pub fn pascal_case(name: &str) -> String {
+    let joined: String = words(name)
+        .iter()
+        .map(|w| {
+            let mut chars = w.chars();
+            chars.next().map_or_else(String::new, |first| {
+                let rest = chars.as_str();
+                // Keep inner capitals of mixed words (IPv4 stays IPv4) but tame all-caps ones.
+                let rest = if w.chars().all(|c| !c.is_ascii_lowercase()) {
+                    rest.to_ascii_lowercase()
+                } else {
+                    rest.to_owned()
+                };
+                first.to_ascii_uppercase().to_string() + &rest
+            })
+        })
+        .collect();
+    valid_start(joined, "Value")
+}
+
+fn valid_start(name: String, empty: &str) -> String {
+    if name.is_empty() {
+        empty.to_owned()
+    } else if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{name}")
+    } else {
+        name
+    }
+}
+
+/// Keywords that cannot be raw identifiers; they get a trailing `_`.
+const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
+
+/// Rust's keywords (strict, reserved and edition 2024's `gen`).
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
+];
+
+/// An identifier for `name`: raw for keywords (`r#type`), `self_` for the few that cannot be.
+pub fn ident(name: &str) -> syn::Ident {
+    let span = proc_macro2::Span::call_site();
+    if NOT_RAW.contains(&name) {
+        syn::Ident::new(&format!("{name}_"), span)
+    } else if KEYWORDS.contains(&name) {
+        syn::Ident::new_raw(name, span)
+    } else {
+        syn::Ident::new(name, span)
+    }
+}
+
+/// Hands out names unique within one scope: a name already taken gets `_2`, `_3`, ...
+#[derive(Default)]
+pub struct Scope {
+    taken: BTreeSet<String>,
+}
+
+impl Scope {
+    /// A scope where `reserved` names are already taken.
+    pub fn with_reserved(reserved: &[&str]) -> Self {
+        Self {
+            taken: reserved.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    /// `base`, or `base_N` for the first N that is free (snake_case names); then taken.
+    pub fn unique(&mut self, base: &str) -> String {
+        self.unique_with(base, "_")
+    }
+
+    /// `Base`, or `BaseN` for the first N that is free (PascalCase names; `V1` gives `V1_2`,
+    /// not the misleading `V12`); then taken.
+    pub fn unique_pascal(&mut self, base: &str) -> String {
+        let separator = if base.ends_with(|c: char| c.is_ascii_digit()) {
+            "_"
+        } else {
+            ""
+        };
+        self.unique_with(base, separator)
+    }
+
+    fn unique_with(&mut self, base: &str, separator: &str) -> String {
+        let mut candidate = base.to_owned();
+        let mut n = 2;
+        while !self.taken.insert(candidate.clone()) {
+            candidate = format!("{base}{separator}{n}");
+            n += 1;
+        }
+        candidate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_of_wire_names() {
+        let cases = [
+            ("size", "size"),
+            ("proxyURL", "proxy_url"),
+            ("proxyUrl", "proxy_url"),
+            ("mirror_percent", "mirror_percent"),
+            ("remoteIPPrefix", "remote_ip_prefix"),
+            ("$ref", "ref"),
+            ("x-kubernetes-list-type", "x_kubernetes_list_type"),
+            ("404page", "_404page"),
+            ("", "field"),
+            ("IPv4Address", "i_pv4_address"),
+        ];
+        for (wire, rust) in cases {
+            assert_eq!(snake_case(wire), rust, "{wire}");
+        }
+    }
+
+    #[test]
+    fn pascal_case_of_names() {
+        let cases = [
+            ("security-group", "SecurityGroup"),
+            ("ingress", "Ingress"),
+            ("IPv4", "IPv4"),
+            ("TCP", "Tcp"),
+            ("=~", "Value"),
+            ("1.0", "_10"),
+            ("drop", "Drop"),
+        ];
+        for (name, rust) in cases {
+            assert_eq!(pascal_case(name), rust, "{name}");
+        }
+    }
+
+    #[test]
+    fn keywords_become_valid_identifiers() {
+        assert_eq!(ident("type").to_string(), "r#type");
+        assert_eq!(ident("self").to_string(), "self_");
+        assert_eq!(ident("Self").to_string(), "Self_");
+        assert_eq!(ident("size").to_string(), "size");
+    }
+
+    #[test]
+    fn collisions_get_numbered() {
+        let mut scope = Scope::with_reserved(&["conditions"]);
+        assert_eq!(scope.unique("proxy_url"), "proxy_url");
+        assert_eq!(scope.unique("proxy_url"), "proxy_url_2");
+        assert_eq!(scope.unique("proxy_url"), "proxy_url_3");
+        assert_eq!(scope.unique("conditions"), "conditions_2");
+        assert_eq!(scope.unique("v1"), "v1");
+        assert_eq!(scope.unique("v1"), "v1_2");
+        let mut types = Scope::default();
+        assert_eq!(types.unique_pascal("Drop"), "Drop");
+        assert_eq!(types.unique_pascal("Drop"), "Drop2");
+        assert_eq!(types.unique_pascal("V1"), "V1");
+        assert_eq!(types.unique_pascal("V1"), "V1_2");
+    }
+}

@@ -1,0 +1,244 @@
+//! Status profiles: the standard condition sets a schema names (`status.profile`).
+//!
+//! kondition's own profiles (`templates/*.yaml`) are compiled into the generator; users may
+//! add a folder of their own, which may not redefine kondition's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kondition::Severity;
+use kondition::validation::{is_valid_reason, is_valid_type};
+
+use crate::model::{ConditionDef, ReasonDef};
+use crate::schema::reader::{MapReader, Sink};
+use crate::schema::{parse_polarity, parse_severity};
+use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::yaml::{self, Node};
+
+/// kondition's profiles: file name and text.
+const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "templates/standard.yaml",
+        include_str!("../../templates/standard.yaml"),
+    ),
+    (
+        "templates/aso.yaml",
+        include_str!("../../templates/aso.yaml"),
+    ),
+    (
+        "templates/orc.yaml",
+        include_str!("../../templates/orc.yaml"),
+    ),
+    (
+        "templates/kstatus.yaml",
+        include_str!("../../templates/kstatus.yaml"),
+    ),
+];
+
+/// One profile.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// Its name, as schemas refer to it.
+    pub name: String,
+    /// Documentation.
+    pub docs: Option<String>,
+    /// The condition that summarises the others.
+    pub summary: String,
+    /// The condition types it gives, with their reasons.
+    pub conditions: Vec<ConditionDef>,
+    /// The file it was read from (`None` for kondition's own).
+    pub path: Option<PathBuf>,
+}
+
+/// Every profile known to one generation run.
+#[derive(Clone, Debug, Default)]
+pub struct Profiles {
+    by_name: BTreeMap<String, Profile>,
+}
+
+impl Profiles {
+    /// kondition's own profiles.
+    pub fn embedded() -> Self {
+        let mut profiles = Self::default();
+        for (path, text) in EMBEDDED {
+            // The embedded profiles are checked by this crate's tests; a broken one would be
+            // a bug in kondition, not in the user's input, so it is skipped rather than fatal.
+            if let Ok(profile) = parse(Path::new(path), text) {
+                profiles.by_name.insert(profile.name.clone(), profile);
+            }
+        }
+        profiles
+    }
+
+    /// Adds every `*.yaml` profile in `dir`. Returns the files read.
+    pub fn add_dir(&mut self, dir: &Path) -> Result<Vec<PathBuf>, Diagnostics> {
+        let mut diagnostics = Diagnostics::default();
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+                .collect(),
+            Err(error) => {
+                return Err(Diagnostic::new(
+                    dir,
+                    Default::default(),
+                    format!("cannot read the profile folder: {error}"),
+                )
+                .into());
+            }
+        };
+        files.sort();
+        for path in &files {
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(error) => {
+                    diagnostics.push(Diagnostic::new(
+                        path,
+                        Default::default(),
+                        format!("cannot read: {error}"),
+                    ));
+                    continue;
+                }
+            };
+            match parse(path, &text) {
+                Ok(mut profile) => {
+                    if self.by_name.contains_key(&profile.name) {
+                        diagnostics.push(Diagnostic::new(
+                            path,
+                            yaml::Pos { line: 1, col: 1 },
+                            format!("profile `{}` is already defined", profile.name),
+                        ));
+                        continue;
+                    }
+                    profile.path = Some(path.clone());
+                    self.by_name.insert(profile.name.clone(), profile);
+                }
+                Err(errors) => diagnostics.0.extend(errors.0),
+            }
+        }
+        diagnostics.into_result(files)
+    }
+
+    /// The profile of that name.
+    pub fn get(&self, name: &str) -> Option<&Profile> {
+        self.by_name.get(name)
+    }
+
+    /// Every profile name, for messages.
+    pub fn names(&self) -> Vec<&str> {
+        self.by_name.keys().map(String::as_str).collect()
+    }
+}
+
+const PROFILE_KEYS: &[&str] = &["name", "docs", "summary", "transitionRule", "conditions"];
+
+/// Reads one profile file.
+pub fn parse(path: &Path, text: &str) -> Result<Profile, Diagnostics> {
+    let documents = yaml::parse(text)
+        .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
+    let sink = Sink::new(path);
+    let Some(root) = documents.first() else {
+        sink.error(yaml::Pos { line: 1, col: 1 }, "empty profile");
+        return Err(sink.finish());
+    };
+    let profile = read_profile(root, &sink);
+    let diagnostics = sink.finish();
+    match profile {
+        Some(profile) => diagnostics.into_result(profile),
+        None => Err(diagnostics),
+    }
+}
+
+fn read_profile(root: &Node, sink: &Sink) -> Option<Profile> {
+    let map = MapReader::new(root, "a profile", PROFILE_KEYS, sink);
+    let (name, _) = map.required_string("name")?;
+    let (summary, summary_pos) = map.required_string("summary")?;
+    if let Some(rule) = map.get("transitionRule")
+        && !matches!(rule.as_str(), Some("AnyChange" | "StatusOnly"))
+    {
+        sink.error(rule.pos, "`transitionRule` must be AnyChange or StatusOnly");
+    }
+    let conditions: Vec<ConditionDef> = map
+        .list("conditions")
+        .iter()
+        .filter_map(|node| read_condition(node, sink))
+        .collect();
+    if !conditions.iter().any(|c| c.type_ == summary) {
+        sink.error(
+            summary_pos,
+            format!("the summary condition `{summary}` is not among the profile's conditions"),
+        );
+    }
+    Some(Profile {
+        name,
+        docs: map.string("docs"),
+        summary,
+        conditions,
+        path: None,
+    })
+}
+
+const CONDITION_KEYS: &[&str] = &["type", "polarity", "reasons", "docs"];
+const REASON_KEYS: &[&str] = &["name", "severity", "docs"];
+
+/// Reads a condition declaration (profiles and schemas share the form); `reasons` items are
+/// names or `{name, severity, docs}`.
+pub fn read_condition(node: &Node, sink: &Sink) -> Option<ConditionDef> {
+    let map = MapReader::new(node, "a condition", CONDITION_KEYS, sink);
+    let (type_, pos) = map.required_string("type")?;
+    if !is_valid_type(&type_) {
+        sink.error(
+            pos,
+            format!(
+                "condition type `{type_}` would be rejected by the API server: it must match {}",
+                kondition::validation::TYPE_PATTERN
+            ),
+        );
+    }
+    let polarity = map
+        .get("polarity")
+        .and_then(|p| parse_polarity(p, sink))
+        .unwrap_or_default();
+    let reasons = map
+        .list("reasons")
+        .iter()
+        .filter_map(|reason| read_reason(reason, sink))
+        .collect();
+    Some(ConditionDef {
+        type_,
+        polarity,
+        reasons,
+        docs: map.string("docs"),
+    })
+}
+
+/// Reads a reason: a name, or `{name, severity, docs}`.
+pub fn read_reason(node: &Node, sink: &Sink) -> Option<ReasonDef> {
+    let (name, pos, severity, docs) = match node.as_str() {
+        Some(name) => (name.to_owned(), node.pos, Severity::None, None),
+        None => {
+            let map = MapReader::new(node, "a reason", REASON_KEYS, sink);
+            let (name, pos) = map.required_string("name")?;
+            let severity = map
+                .get("severity")
+                .and_then(|s| parse_severity(s, sink))
+                .unwrap_or_default();
+            (name, pos, severity, map.string("docs"))
+        }
+    };
+    if !is_valid_reason(&name) {
+        sink.error(
+            pos,
+            format!(
+                "reason `{name}` would be rejected by the API server: it must match {}",
+                kondition::validation::REASON_PATTERN
+            ),
+        );
+    }
+    Some(ReasonDef {
+        name,
+        severity,
+        docs,
+    })
+}

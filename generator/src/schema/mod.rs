@@ -1,0 +1,122 @@
+//! The schema format front-end: schema files into the model.
+
+pub mod kind;
+pub mod reader;
+pub mod types;
+
+use std::path::Path;
+
+use kondition::{Polarity, Severity};
+
+use crate::model::{NamedType, SchemaFile, Type};
+use crate::names::snake_case;
+use crate::profile::Profiles;
+use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::yaml::{self, Node};
+use reader::Sink;
+use types::TypeReader;
+
+/// Reads one schema file (any number of kinds) into the model.
+pub fn read_file(path: &Path, text: &str, profiles: &Profiles) -> Result<SchemaFile, Diagnostics> {
+    let documents = yaml::parse(text)
+        .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
+    let sink = Sink::new(path);
+    let mut reader = TypeReader::new(&sink);
+    let documents: Vec<&Node> = documents
+        .iter()
+        .filter(|d| !matches!(d.value, yaml::Value::Null))
+        .collect();
+
+    // Named types first (from every document), so kinds can refer to them in any order.
+    let mut named: Vec<NamedType> = Vec::new();
+    for document in &documents {
+        for (key, value) in document
+            .get("types")
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+        {
+            let Some(name) = key.as_str() else { continue };
+            if !(name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_alphanumeric()))
+            {
+                sink.error(key.pos, format!("type name `{name}` must be PascalCase: a capital letter, then letters and digits"));
+                continue;
+            }
+            if named.iter().any(|t| t.name == name) {
+                sink.error(key.pos, format!("type `{name}` is declared twice"));
+                continue;
+            }
+            let Some(schema) = reader.schema(value, name, false) else {
+                continue;
+            };
+            if !matches!(schema.ty, Type::Object(_) | Type::Enum(_)) {
+                sink.error(value.pos, format!("type `{name}` must be an object or an enum; use the type directly where it is needed"));
+                continue;
+            }
+            named.push(NamedType {
+                name: name.to_owned(),
+                schema,
+            });
+        }
+    }
+
+    let kinds: Vec<_> = documents
+        .iter()
+        .filter_map(|document| kind::read_kind(document, &mut reader, profiles))
+        .collect();
+    if documents.is_empty() {
+        sink.error(Default::default(), "the file holds no kind");
+    }
+    for (name, pos) in &reader.references {
+        if !named.iter().any(|t| &t.name == name) {
+            let declared: Vec<&str> = named.iter().map(|t| t.name.as_str()).collect();
+            let hint = reader::suggest(name, &declared)
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_else(|| "; declare it under `types`".to_owned());
+            sink.error(*pos, format!("type `{name}` is not declared{hint}"));
+        }
+    }
+    let module = module_name(path);
+    let diagnostics = sink.finish();
+    diagnostics.into_result(SchemaFile {
+        path: path.to_owned(),
+        module,
+        kinds,
+        types: named,
+    })
+}
+
+/// The Rust module for a schema file: its stem, snake_cased.
+pub fn module_name(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("schema");
+    snake_case(stem)
+}
+
+/// `Positive` or `Negative`.
+pub fn parse_polarity(node: &Node, sink: &Sink) -> Option<Polarity> {
+    match node.as_str() {
+        Some("Positive") => Some(Polarity::Positive),
+        Some("Negative") => Some(Polarity::Negative),
+        _ => {
+            sink.error(node.pos, "`polarity` must be Positive or Negative");
+            None
+        }
+    }
+}
+
+/// `Error`, `Warning`, `Info` or `None`.
+pub fn parse_severity(node: &Node, sink: &Sink) -> Option<Severity> {
+    match node.as_str() {
+        Some("Error") => Some(Severity::Error),
+        Some("Warning") => Some(Severity::Warning),
+        Some("Info") => Some(Severity::Info),
+        Some("None") => Some(Severity::None),
+        _ => {
+            sink.error(node.pos, "`severity` must be Error, Warning, Info or None");
+            None
+        }
+    }
+}

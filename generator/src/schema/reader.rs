@@ -1,0 +1,326 @@
+//! Typed reads from a YAML mapping that report every problem at its place: a missing key, a
+//! value of the wrong kind, and (when the reading is done) every key nobody asked for, with
+//! the nearest known key suggested.
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::yaml::{Node, Pos, Value};
+
+/// Where problems go while one file is read.
+pub struct Sink<'a> {
+    path: &'a Path,
+    diagnostics: RefCell<Diagnostics>,
+}
+
+impl<'a> Sink<'a> {
+    /// Problems of the file at `path`.
+    pub fn new(path: &'a Path) -> Self {
+        Self {
+            path,
+            diagnostics: RefCell::new(Diagnostics::default()),
+        }
+    }
+
+    /// Records a problem at `pos`.
+    pub fn error(&self, pos: Pos, message: impl Into<String>) {
+        self.diagnostics
+            .borrow_mut()
+            .push(Diagnostic::new(self.path, pos, message));
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        self.path
+    }
+
+    /// Everything recorded.
+    pub fn finish(self) -> Diagnostics {
+        self.diagnostics.into_inner()
+    }
+}
+
+/// Reads the keys of one mapping.
+pub struct MapReader<'n, 's> {
+    node: &'n Node,
+    what: &'static str,
+    known: &'static [&'static str],
+    sink: &'s Sink<'s>,
+}
+
+impl<'n, 's> MapReader<'n, 's> {
+    /// A reader over `node`, which must be a mapping (else the problem is recorded and every
+    /// read finds nothing). `what` names it in messages; `known` lists every key it may have.
+    pub fn new(
+        node: &'n Node,
+        what: &'static str,
+        known: &'static [&'static str],
+        sink: &'s Sink<'s>,
+    ) -> Self {
+        if node.as_map().is_none() {
+            sink.error(
+                node.pos,
+                format!("{what} must be a mapping, found {}", node.value.describe()),
+            );
+        }
+        let reader = Self {
+            node,
+            what,
+            known,
+            sink,
+        };
+        reader.check_keys();
+        reader
+    }
+
+    /// The mapping's position.
+    pub fn pos(&self) -> Pos {
+        self.node.pos
+    }
+
+    /// The sink problems go to.
+    pub fn sink(&self) -> &'s Sink<'s> {
+        self.sink
+    }
+
+    fn check_keys(&self) {
+        for (key, _) in self.node.as_map().unwrap_or_default() {
+            let Some(name) = key.as_str() else {
+                self.sink
+                    .error(key.pos, format!("keys of {} must be strings", self.what));
+                continue;
+            };
+            if !self.known.contains(&name) {
+                let hint = suggest(name, self.known)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_else(|| format!("; expected one of: {}", self.known.join(", ")));
+                self.sink.error(
+                    key.pos,
+                    format!("unknown key `{name}` in {}{hint}", self.what),
+                );
+            }
+        }
+    }
+
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&'n Node> {
+        debug_assert!(
+            self.known.contains(&key),
+            "{key} is not a known key of {}",
+            self.what
+        );
+        self.node.get(key)
+    }
+
+    /// The value under `key`, which must be present.
+    pub fn required(&self, key: &str) -> Option<&'n Node> {
+        let node = self.get(key);
+        if node.is_none() {
+            self.sink
+                .error(self.node.pos, format!("{} needs `{key}`", self.what));
+        }
+        node
+    }
+
+    /// The string under `key`, if present (else a problem if it is not a string).
+    pub fn string(&self, key: &str) -> Option<String> {
+        self.get(key).and_then(|node| self.expect_string(key, node))
+    }
+
+    /// The string under `key`, which must be present.
+    pub fn required_string(&self, key: &str) -> Option<(String, Pos)> {
+        let node = self.required(key)?;
+        self.expect_string(key, node).map(|s| (s, node.pos))
+    }
+
+    fn expect_string(&self, key: &str, node: &Node) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            other => {
+                self.sink.error(
+                    node.pos,
+                    format!("`{key}` must be a string, found {}", other.describe()),
+                );
+                None
+            }
+        }
+    }
+
+    /// The boolean under `key`, if present.
+    pub fn boolean(&self, key: &str) -> Option<bool> {
+        let node = self.get(key)?;
+        match node.value {
+            Value::Bool(b) => Some(b),
+            ref other => {
+                self.sink.error(
+                    node.pos,
+                    format!("`{key}` must be true or false, found {}", other.describe()),
+                );
+                None
+            }
+        }
+    }
+
+    /// The non-negative integer under `key`, if present.
+    pub fn count(&self, key: &str) -> Option<u64> {
+        let node = self.get(key)?;
+        match node.value {
+            Value::Int(i) if i >= 0 => u64::try_from(i).ok(),
+            ref other => {
+                self.sink.error(
+                    node.pos,
+                    format!(
+                        "`{key}` must be a non-negative integer, found {}",
+                        other.describe()
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// The integer under `key`, if present.
+    pub fn int(&self, key: &str) -> Option<i64> {
+        let node = self.get(key)?;
+        match node.value {
+            Value::Int(i) => Some(i),
+            ref other => {
+                self.sink.error(
+                    node.pos,
+                    format!("`{key}` must be an integer, found {}", other.describe()),
+                );
+                None
+            }
+        }
+    }
+
+    /// The number under `key`, if present.
+    pub fn number(&self, key: &str) -> Option<f64> {
+        let node = self.get(key)?;
+        match node.value {
+            #[allow(clippy::cast_precision_loss)]
+            Value::Int(i) => Some(i as f64),
+            Value::Float(f) => Some(f),
+            ref other => {
+                self.sink.error(
+                    node.pos,
+                    format!("`{key}` must be a number, found {}", other.describe()),
+                );
+                None
+            }
+        }
+    }
+
+    /// The list of strings under `key` (empty if absent).
+    pub fn strings(&self, key: &str) -> Vec<(String, Pos)> {
+        self.list(key)
+            .iter()
+            .filter_map(|item| match &item.value {
+                Value::Str(s) => Some((s.clone(), item.pos)),
+                other => {
+                    self.sink.error(
+                        item.pos,
+                        format!(
+                            "items of `{key}` must be strings, found {}",
+                            other.describe()
+                        ),
+                    );
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The items of the list under `key` (empty if absent).
+    pub fn list(&self, key: &str) -> &'n [Node] {
+        let Some(node) = self.get(key) else {
+            return &[];
+        };
+        node.as_seq().unwrap_or_else(|| {
+            self.sink.error(
+                node.pos,
+                format!("`{key}` must be a list, found {}", node.value.describe()),
+            );
+            &[]
+        })
+    }
+
+    /// The entries of the mapping under `key` (empty if absent).
+    pub fn entries(&self, key: &str) -> &'n [(Node, Node)] {
+        let Some(node) = self.get(key) else {
+            return &[];
+        };
+        node.as_map().unwrap_or_else(|| {
+            self.sink.error(
+                node.pos,
+                format!("`{key}` must be a mapping, found {}", node.value.describe()),
+            );
+            &[]
+        })
+    }
+}
+
+/// The known name closest to `name`, if it is close enough to be a likely typo.
+pub fn suggest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    let lower = name.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), *k))
+        .filter(|(distance, k)| *distance <= (k.len().max(name.len()) / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_catch_typos_only() {
+        let known = ["shortNames", "categories", "plural", "singular"];
+        assert_eq!(suggest("shortName", &known), Some("shortNames"));
+        assert_eq!(suggest("catagories", &known), Some("categories"));
+        assert_eq!(suggest("Plural", &known), Some("plural"));
+        assert_eq!(suggest("colour", &known), None);
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_kinds_are_reported_where_they_are() {
+        let docs = crate::source::yaml::parse("plural: x\nshortName: [a]\nsingular: 3\n")
+            .expect("valid YAML");
+        let path = Path::new("k.yaml");
+        let sink = Sink::new(path);
+        let reader = MapReader::new(
+            &docs[0],
+            "names",
+            &["plural", "singular", "shortNames"],
+            &sink,
+        );
+        assert_eq!(reader.string("plural").as_deref(), Some("x"));
+        assert_eq!(reader.string("singular"), None);
+        let messages: Vec<String> = sink.finish().0.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "k.yaml:2:1: unknown key `shortName` in names; did you mean `shortNames`?",
+                "k.yaml:3:11: `singular` must be a string, found an integer",
+            ]
+        );
+    }
+}

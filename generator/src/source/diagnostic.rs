@@ -1,0 +1,86 @@
+//! Problems in the input, reported as `path:line:col: message`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::yaml::Pos;
+
+/// One problem at one place of one input file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The input file.
+    pub path: PathBuf,
+    /// Where in it (1-based line and column).
+    pub pos: Pos,
+    /// What is wrong, and what to write instead where that is known.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A problem at `pos` of `path`.
+    pub fn new(path: &Path, pos: Pos, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_owned(),
+            pos,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path.display(),
+            self.pos.line,
+            self.pos.col,
+            self.message
+        )
+    }
+}
+
+/// Every problem found in one run, in input order; never empty when returned as an error.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    /// Records a problem.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.0.push(diagnostic);
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok(value)` when nothing was recorded, else the problems (sorted by file and place).
+    pub fn into_result<T>(mut self, value: T) -> Result<T, Self> {
+        if self.0.is_empty() {
+            Ok(value)
+        } else {
+            self.0
+                .sort_by(|a, b| (&a.path, a.pos).cmp(&(&b.path, b.pos)));
+            self.0.dedup();
+            Err(self)
+        }
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for diagnostic in &self.0 {
+            writeln!(f, "{diagnostic}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(diagnostic: Diagnostic) -> Self {
+        Self(vec![diagnostic])
+    }
+}

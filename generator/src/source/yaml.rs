@@ -1,0 +1,441 @@
+//! YAML documents as trees of nodes that remember where they were written.
+//!
+//! Built from saphyr-parser's events with an explicit stack, so deep input cannot overflow
+//! the call stack; nesting beyond [`MAX_DEPTH`] is an error. Anchors and aliases are refused:
+//! schema files and CRDs have no use for them, and refusing them rules out alias bombs.
+//! Plain scalars are resolved by the YAML 1.2 core schema; quoted and block scalars are
+//! strings.
+
+use std::fmt;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span};
+
+/// The deepest nesting of sequences and mappings accepted.
+pub const MAX_DEPTH: usize = 512;
+
+/// A place in the input: 1-based line and column (in characters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1.
+    pub col: usize,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+/// A YAML value with its position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Where the value starts.
+    pub pos: Pos,
+    /// The value.
+    pub value: Value,
+}
+
+/// A YAML value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `null`, `~` or nothing.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer that fits in `i64`.
+    Int(i64),
+    /// Any other number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in input order; keys are unique.
+    Map(Vec<(Node, Node)>),
+}
+
+impl Value {
+    /// What kind of value this is, for messages ("a string", "a mapping").
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Self::Null => "null",
+            Self::Bool(_) => "a boolean",
+            Self::Int(_) => "an integer",
+            Self::Float(_) => "a number",
+            Self::Str(_) => "a string",
+            Self::Seq(_) => "a list",
+            Self::Map(_) => "a mapping",
+        }
+    }
+}
+
+impl Node {
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The entries, if this is a mapping.
+    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+        match &self.value {
+            Value::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is a sequence.
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The value under `key`, if this is a mapping that has it.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The value as JSON (mapping keys become strings).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as Json;
+        match &self.value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Int(i) => Json::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f).map_or(Json::Null, Json::Number),
+            Value::Str(s) => Json::String(s.clone()),
+            Value::Seq(items) => Json::Array(items.iter().map(Node::to_json).collect()),
+            Value::Map(entries) => Json::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.key_text(), v.to_json()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A mapping key as text.
+    pub fn key_text(&self) -> String {
+        match &self.value {
+            Value::Str(s) => s.clone(),
+            Value::Null => "null".to_owned(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => f.to_string(),
+            Value::Seq(_) | Value::Map(_) => String::new(),
+        }
+    }
+}
+
+/// Why the input is not YAML we accept, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlError {
+    /// Where.
+    pub pos: Pos,
+    /// Why.
+    pub message: String,
+}
+
+fn pos(span: &Span) -> Pos {
+    Pos {
+        line: span.start.line(),
+        col: span.start.col() + 1,
+    }
+}
+
+/// A collection being built.
+enum Open {
+    Seq(Pos, Vec<Node>),
+    Map(Pos, Vec<(Node, Node)>, Option<Node>),
+}
+
+/// Parses every document of `text`.
+pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
+    let mut documents = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| YamlError {
+            pos: Pos {
+                line: e.marker().line(),
+                col: e.marker().col() + 1,
+            },
+            message: e.info().to_owned(),
+        })?;
+        let at = pos(&span);
+        let node = match event {
+            Event::Scalar(text, style, anchor, tag) => {
+                refuse_anchor(anchor, at)?;
+                let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let value = if style == ScalarStyle::Plain && !is_str_tag {
+                    resolve_plain(&text)
+                } else {
+                    Value::Str(text.into_owned())
+                };
+                Node { pos: at, value }
+            }
+            Event::SequenceStart(anchor, _) => {
+                refuse_anchor(anchor, at)?;
+                open(&mut stack, Open::Seq(at, Vec::new()), at)?;
+                continue;
+            }
+            Event::MappingStart(anchor, _) => {
+                refuse_anchor(anchor, at)?;
+                open(&mut stack, Open::Map(at, Vec::new(), None), at)?;
+                continue;
+            }
+            Event::SequenceEnd => match stack.pop() {
+                Some(Open::Seq(start, items)) => Node {
+                    pos: start,
+                    value: Value::Seq(items),
+                },
+                _ => return Err(internal(at)),
+            },
+            Event::MappingEnd => match stack.pop() {
+                Some(Open::Map(start, entries, None)) => Node {
+                    pos: start,
+                    value: Value::Map(entries),
+                },
+                _ => return Err(internal(at)),
+            },
+            Event::Alias(_) => {
+                return Err(YamlError {
+                    pos: at,
+                    message: "aliases (*name) are not supported; write the value out".to_owned(),
+                });
+            }
+            Event::DocumentEnd => {
+                continue;
+            }
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentStart(_) => {
+                continue;
+            }
+        };
+        match stack.last_mut() {
+            None => documents.push(node),
+            Some(Open::Seq(_, items)) => items.push(node),
+            Some(Open::Map(_, entries, pending)) => match pending.take() {
+                None => {
+                    if matches!(node.value, Value::Seq(_) | Value::Map(_)) {
+                        return Err(YamlError {
+                            pos: node.pos,
+                            message: "a mapping key must be a scalar".to_owned(),
+                        });
+                    }
+                    if let Some((first, _)) = entries.iter().find(|(k, _)| k.value == node.value) {
+                        return Err(YamlError {
+                            pos: node.pos,
+                            message: format!(
+                                "duplicate key `{}` (first at line {})",
+                                node.key_text(),
+                                first.pos.line
+                            ),
+                        });
+                    }
+                    *pending = Some(node);
+                }
+                Some(key) => entries.push((key, node)),
+            },
+        }
+    }
+    Ok(documents)
+}
+
+fn open(stack: &mut Vec<Open>, collection: Open, at: Pos) -> Result<(), YamlError> {
+    if stack.len() >= MAX_DEPTH {
+        return Err(YamlError {
+            pos: at,
+            message: format!("nesting deeper than {MAX_DEPTH} levels"),
+        });
+    }
+    stack.push(collection);
+    Ok(())
+}
+
+fn refuse_anchor(anchor: usize, at: Pos) -> Result<(), YamlError> {
+    if anchor == 0 {
+        Ok(())
+    } else {
+        Err(YamlError {
+            pos: at,
+            message: "anchors (&name) are not supported; write the value out".to_owned(),
+        })
+    }
+}
+
+fn internal(at: Pos) -> YamlError {
+    YamlError {
+        pos: at,
+        message: "unbalanced YAML structure".to_owned(),
+    }
+}
+
+/// The YAML 1.2 core schema's resolution of a plain scalar.
+fn resolve_plain(text: &str) -> Value {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Value::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
+        _ => {}
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return text
+            .parse::<i64>()
+            .map(Value::Int)
+            .or_else(|_| text.parse::<f64>().map(Value::Float))
+            .unwrap_or_else(|_| Value::Str(text.to_owned()));
+    }
+    if let Some(Ok(i)) = text
+        .strip_prefix("0x")
+        .map(|hex| i64::from_str_radix(hex, 16))
+    {
+        return Value::Int(i);
+    }
+    if let Some(Ok(i)) = text
+        .strip_prefix("0o")
+        .map(|octal| i64::from_str_radix(octal, 8))
+    {
+        return Value::Int(i);
+    }
+    if is_core_float(text)
+        && let Ok(f) = text.parse::<f64>()
+    {
+        return Value::Float(f);
+    }
+    Value::Str(text.to_owned())
+}
+
+/// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
+fn is_core_float(text: &str) -> bool {
+    let body = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((int, frac)) => (int, Some(frac)),
+        None => (mantissa, None),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match frac {
+        Some(frac) => digits(int) && digits(frac) && (!int.is_empty() || !frac.is_empty()),
+        None => !int.is_empty() && digits(int),
+    };
+    let exponent_ok = exponent.is_none_or(|e| {
+        let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !e.is_empty() && digits(e)
+    });
+    mantissa_ok && exponent_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Node {
+        let mut docs = parse(text).expect("valid YAML");
+        assert_eq!(docs.len(), 1);
+        docs.remove(0)
+    }
+
+    #[test]
+    fn nodes_know_where_they_start() {
+        let doc = one("kind: Widget\nspec:\n  size: int32\n  tags: [a, b]\n");
+        assert_eq!(doc.pos, Pos { line: 1, col: 1 });
+        let spec = doc.get("spec").expect("spec");
+        assert_eq!(spec.pos, Pos { line: 3, col: 3 });
+        let size = spec.get("size").expect("size");
+        assert_eq!(
+            (size.pos, size.as_str()),
+            (Pos { line: 3, col: 9 }, Some("int32"))
+        );
+        let tags = spec.get("tags").and_then(Node::as_seq).expect("tags");
+        assert_eq!(tags[1].pos, Pos { line: 4, col: 13 });
+    }
+
+    #[test]
+    fn plain_scalars_follow_the_core_schema_and_quoted_ones_stay_strings() {
+        let doc = one(
+            "a: 1\nb: -2.5\nc: true\nd: ~\ne: '1'\nf: \"true\"\ng: 1e3\nh: 0x1F\ni: 1.2.3\nj: 99999999999999999999\nk: !!str 12\nl:\n",
+        );
+        let value = |k: &str| doc.get(k).map(|n| n.value.clone());
+        assert_eq!(value("a"), Some(Value::Int(1)));
+        assert_eq!(value("b"), Some(Value::Float(-2.5)));
+        assert_eq!(value("c"), Some(Value::Bool(true)));
+        assert_eq!(value("d"), Some(Value::Null));
+        assert_eq!(value("e"), Some(Value::Str("1".into())));
+        assert_eq!(value("f"), Some(Value::Str("true".into())));
+        assert_eq!(value("g"), Some(Value::Float(1000.0)));
+        assert_eq!(value("h"), Some(Value::Int(31)));
+        assert_eq!(value("i"), Some(Value::Str("1.2.3".into())));
+        assert_eq!(value("j"), Some(Value::Float(1e20)));
+        assert_eq!(value("k"), Some(Value::Str("12".into())));
+        assert_eq!(value("l"), Some(Value::Null));
+    }
+
+    #[test]
+    fn several_documents() {
+        let docs = parse("a: 1\n---\nb: 2\n---\n").expect("valid");
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[1].pos.line, 3);
+        assert_eq!(docs[2].value, Value::Null);
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let error = parse("a: 1\nb: 2\na: 3\n").expect_err("duplicate");
+        assert_eq!(error.pos, Pos { line: 3, col: 1 });
+        assert_eq!(error.message, "duplicate key `a` (first at line 1)");
+    }
+
+    #[test]
+    fn anchors_and_aliases_are_refused() {
+        let error = parse("a: &x [1, 2]\nb: *x\n").expect_err("anchor");
+        assert_eq!(error.pos, Pos { line: 1, col: 4 });
+        assert!(error.message.starts_with("anchors"));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        // Block nesting is bounded here...
+        let block = "- ".repeat(20_000) + "x\n";
+        let error = parse(&block).expect_err("too deep");
+        assert_eq!(error.message, format!("nesting deeper than {MAX_DEPTH} levels"));
+        assert_eq!(error.pos, Pos { line: 1, col: 2 * MAX_DEPTH + 1 });
+        // ...and flow nesting by the parser itself, at 255 levels.
+        let flow = "[".repeat(20_000) + &"]".repeat(20_000);
+        let error = parse(&flow).expect_err("too deep");
+        assert_eq!(error.message, "recursion limit exceeded");
+        assert_eq!(error.pos.line, 1);
+    }
+
+    #[test]
+    fn syntax_errors_have_a_position() {
+        let error = parse("a: [1, 2\nb: 3\n").expect_err("unclosed");
+        assert!(error.pos.line >= 1, "{error:?}");
+        assert!(!error.message.is_empty());
+    }
+
+    #[test]
+    fn json_conversion() {
+        let doc = one("a: [1, 'x', {b: null}]\n");
+        assert_eq!(
+            doc.to_json(),
+            serde_json::json!({"a": [1, "x", {"b": null}]})
+        );
+    }
+}
