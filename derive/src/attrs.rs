@@ -15,8 +15,9 @@ use syn::{Attribute, Ident, LitStr, Path, Token, parenthesized};
 use crate::errors::Errors;
 use crate::profiles;
 
-/// The longest field manager name the API server accepts.
-const MAX_FIELD_MANAGER_LEN: usize = 128;
+/// The longest field owner: the API server accepts 128 characters for a field manager, and
+/// the status fallback manager appends `-fallback` (9) to it.
+const MAX_FIELD_OWNER_LEN: usize = 119;
 
 /// What `#[kondition(...)]` says.
 #[derive(Default)]
@@ -140,11 +141,11 @@ fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta) -> syn::R
 
 fn check_field_owner(owner: &LitStr) -> syn::Result<()> {
     let value = owner.value();
-    if value.is_empty() || value.len() > MAX_FIELD_MANAGER_LEN {
+    if value.is_empty() || value.len() > MAX_FIELD_OWNER_LEN {
         return Err(syn::Error::new(
             owner.span(),
             format!(
-                "field_owner must be 1 to {MAX_FIELD_MANAGER_LEN} characters, the API server's limit for a field manager"
+                "field_owner must be 1 to {MAX_FIELD_OWNER_LEN} characters: the API server allows 128 for a field manager, and the fallback manager adds `-fallback`"
             ),
         ));
     }

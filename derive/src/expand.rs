@@ -76,13 +76,6 @@ fn condition_type_enum(status: &Status) -> TokenStream {
             }
         }
 
-        impl ::core::fmt::Display for #ident {
-            #[inline]
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
         impl ::core::convert::From<#ident> for ::std::string::String {
             #[inline]
             fn from(value: #ident) -> Self {

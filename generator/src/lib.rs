@@ -92,6 +92,13 @@ fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
         }
     }
     for (i, file) in model.files.iter().enumerate() {
+        if file.module == "crds" {
+            diagnostics.push(Diagnostic::new(
+                &file.path,
+                Default::default(),
+                "a schema file may not be named crds: the generated crate's `crds` module has that name",
+            ));
+        }
         if let Some(other) = model.files[..i].iter().find(|f| f.module == file.module) {
             diagnostics.push(Diagnostic::new(
                 &file.path,

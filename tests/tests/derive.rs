@@ -95,7 +95,7 @@ fn the_condition_type_enum_lists_the_declared_types() {
         .collect();
     assert_eq!(names, WidgetStatus::CONDITION_TYPES);
     assert_eq!(
-        WidgetStatusConditionType::SubResourcesReady.to_string(),
+        String::from(WidgetStatusConditionType::SubResourcesReady),
         "SubResourcesReady"
     );
     let condition = Condition::new(

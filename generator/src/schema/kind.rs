@@ -33,9 +33,12 @@ pub const KIND_KEYS: &[&str] = &[
     "spec",
     "types",
 ];
-const NAMES_KEYS: &[&str] = &["plural", "singular", "shortNames", "categories"];
-const STATUS_KEYS: &[&str] = &["profile", "conditions", "reasons", "subResources", "fields"];
-const VERSION_KEYS: &[&str] = &[
+/// Every key of `names`.
+pub const NAMES_KEYS: &[&str] = &["plural", "singular", "shortNames", "categories"];
+/// Every key of `status`.
+pub const STATUS_KEYS: &[&str] = &["profile", "conditions", "reasons", "subResources", "fields"];
+/// Every key of an entry of `versions`.
+pub const VERSION_KEYS: &[&str] = &[
     "name",
     "served",
     "storage",
@@ -47,7 +50,8 @@ const VERSION_KEYS: &[&str] = &[
     "validations",
     "scale",
 ];
-const PRINTER_KEYS: &[&str] = &[
+/// Every key of a printer column.
+pub const PRINTER_KEYS: &[&str] = &[
     "name",
     "type",
     "jsonPath",
@@ -55,12 +59,14 @@ const PRINTER_KEYS: &[&str] = &[
     "priority",
     "format",
 ];
-const SCALE_KEYS: &[&str] = &[
+/// Every key of `scale`.
+pub const SCALE_KEYS: &[&str] = &[
     "specReplicasPath",
     "statusReplicasPath",
     "labelSelectorPath",
 ];
-const SUB_RESOURCE_KEYS: &[&str] = &["kind", "docs"];
+/// Every key of an entry of `status.subResources`.
+pub const SUB_RESOURCE_KEYS: &[&str] = &["kind", "docs"];
 const PRINTER_TYPES: &[&str] = &["string", "integer", "number", "boolean", "date"];
 const DEFAULT_PROFILE: &str = "standard";
 

@@ -113,6 +113,15 @@ impl<'n, 's> MapReader<'n, 's> {
         self.node.get(key)
     }
 
+    /// Where `key` itself is written, if present.
+    pub fn key_pos(&self, key: &str) -> Option<Pos> {
+        self.node
+            .as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(k, _)| k.pos)
+    }
+
     /// The value under `key`, which must be present.
     pub fn required(&self, key: &str) -> Option<&'n Node> {
         let node = self.get(key);
@@ -272,19 +281,29 @@ pub fn suggest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
         .map(|(_, k)| k)
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters, counting a swap of two neighbours as one edit (optimal
+/// string alignment), so `int23` is one edit from `int32`.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    previous[b.len()]
+    d[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -298,6 +317,10 @@ mod tests {
         assert_eq!(suggest("catagories", &known), Some("categories"));
         assert_eq!(suggest("Plural", &known), Some("plural"));
         assert_eq!(suggest("colour", &known), None);
+        assert_eq!(
+            suggest("int23", &["int32", "int64", "string"]),
+            Some("int32")
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::schema::reader::{MapReader, Sink, suggest};
 use crate::source::yaml::{Node, Pos, Value};
 
 /// Every key of a field's long form.
-const FIELD_KEYS: &[&str] = &[
+pub const FIELD_KEYS: &[&str] = &[
     "type",
     "docs",
     "required",
@@ -57,7 +57,8 @@ const BUILTIN_TYPES: &[&str] = &[
     "raw",
 ];
 
-const VALIDATION_KEYS: &[&str] = &[
+/// Every key of a CEL validation.
+pub const VALIDATION_KEYS: &[&str] = &[
     "rule",
     "message",
     "messageExpression",
@@ -418,11 +419,9 @@ impl<'s> TypeReader<'s> {
             "maxProperties",
         ];
         for key in SPECIFIC.iter().filter(|k| !allowed.contains(k)) {
-            if let Some(node) = map.get(key) {
-                self.sink.error(
-                    node.pos,
-                    format!("`{key}` does not apply to type `{type_name}`"),
-                );
+            if let Some(pos) = map.key_pos(key) {
+                self.sink
+                    .error(pos, format!("`{key}` does not apply to type `{type_name}`"));
             }
         }
     }

@@ -414,8 +414,17 @@ mod tests {
         // Block nesting is bounded here...
         let block = "- ".repeat(20_000) + "x\n";
         let error = parse(&block).expect_err("too deep");
-        assert_eq!(error.message, format!("nesting deeper than {MAX_DEPTH} levels"));
-        assert_eq!(error.pos, Pos { line: 1, col: 2 * MAX_DEPTH + 1 });
+        assert_eq!(
+            error.message,
+            format!("nesting deeper than {MAX_DEPTH} levels")
+        );
+        assert_eq!(
+            error.pos,
+            Pos {
+                line: 1,
+                col: 2 * MAX_DEPTH + 1
+            }
+        );
         // ...and flow nesting by the parser itself, at 255 levels.
         let flow = "[".repeat(20_000) + &"]".repeat(20_000);
         let error = parse(&flow).expect_err("too deep");

@@ -1,0 +1,54 @@
+//! The format's JSON Schema (for editors) and the loader accept exactly the same keys.
+
+use std::collections::BTreeSet;
+
+use kondition_gen::schema::{kind, types};
+use serde_json::Value;
+
+fn keys(schema: &Value) -> BTreeSet<String> {
+    schema["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn set(keys: &[&str]) -> BTreeSet<String> {
+    keys.iter().map(|k| (*k).to_owned()).collect()
+}
+
+#[test]
+fn the_json_schema_knows_every_key_the_loader_knows() {
+    let schema: Value =
+        serde_json::from_str(kondition_gen::FORMAT_JSON_SCHEMA).expect("valid JSON");
+    let defs = &schema["$defs"];
+    let cases = [
+        ("kind", keys(&schema), set(kind::KIND_KEYS)),
+        ("names", keys(&defs["names"]), set(kind::NAMES_KEYS)),
+        ("status", keys(&defs["status"]), set(kind::STATUS_KEYS)),
+        ("version", keys(&defs["version"]), set(kind::VERSION_KEYS)),
+        (
+            "printerColumn",
+            keys(&defs["printerColumn"]),
+            set(kind::PRINTER_KEYS),
+        ),
+        ("scale", keys(&defs["scale"]), set(kind::SCALE_KEYS)),
+        (
+            "subResource",
+            keys(&defs["subResource"]),
+            set(kind::SUB_RESOURCE_KEYS),
+        ),
+        (
+            "fieldLong",
+            keys(&defs["fieldLong"]),
+            set(types::FIELD_KEYS),
+        ),
+        (
+            "validation",
+            keys(&defs["validation"]),
+            set(types::VALIDATION_KEYS),
+        ),
+    ];
+    for (name, json_schema, loader) in cases {
+        assert_eq!(json_schema, loader, "the keys of `{name}` differ");
+    }
+}

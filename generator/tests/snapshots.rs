@@ -1,0 +1,58 @@
+//! The generated code for the example schemas: `generated/src/` holds the reviewed output,
+//! and generating again must give exactly it (the same check `kondition check` runs in CI).
+
+use std::path::{Path, PathBuf};
+
+use kondition_gen::profile::Profiles;
+
+#[test]
+fn the_example_schemas_generate_the_reviewed_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // Paths relative to the repository root, as the CLI's default run sees them.
+    std::env::set_current_dir(&root).expect("repository root");
+    let files = kondition_gen::inputs::schema_files(&[PathBuf::from("schemas")]).expect("schemas/");
+    assert_eq!(files.len(), 5, "{files:?}");
+    let model = kondition_gen::load(&files, &Profiles::embedded()).expect("the examples are valid");
+    let output = kondition_gen::emit::rust_tree(&model).expect("emits");
+    for file in &output {
+        let path = Path::new("generated/src").join(&file.path);
+        let reviewed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            reviewed == file.contents,
+            "{} differs from the generator's output; run `kondition generate` and review the diff",
+            path.display()
+        );
+    }
+    let kinds: Vec<&str> = model
+        .files
+        .iter()
+        .flat_map(|f| f.kinds.iter().map(|k| k.kind.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Database",
+            "PromotionStrategy",
+            "ChangeTransferPolicy",
+            "ResourceGroup",
+            "Router",
+            "SecurityGroup"
+        ]
+    );
+}
+
+#[test]
+fn every_example_schema_points_editors_at_the_format_schema() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    for entry in std::fs::read_dir(dir).expect("schemas/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).expect("read");
+            assert!(
+                text.starts_with("# yaml-language-server: $schema=kondition.schema.json\n"),
+                "{} lacks the yaml-language-server line",
+                path.display()
+            );
+        }
+    }
+}
