@@ -45,7 +45,7 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub engine_version: ::core::option::Option<::std::string::String>,
         /// The number of instances.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
@@ -61,7 +61,7 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: k8s_openapi :: api :: core :: v1 :: SecretKeySelector")]
+        #[schemars(with = "::k8s_openapi::api::core::v1::SecretKeySelector")]
         pub password_secret_ref: ::core::option::Option<
             ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
@@ -100,11 +100,11 @@ pub mod v1beta1 {
         pub replicas: ::core::option::Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
         #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub selector: ::core::option::Option<::std::string::String>,
         /// The host name clients connect to.
         #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub endpoint: ::core::option::Option<::std::string::String>,
     }
     /// The reasons Database's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
@@ -260,7 +260,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: util :: intstr :: IntOrString",
+            with = "::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString",
             extend("default" = 1)
         )]
         pub max_unavailable: ::core::option::Option<
@@ -272,7 +272,7 @@ pub mod v1 {
         /// Resource requests of each instance, by name (cpu, memory).
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: collections :: BTreeMap < :: std :: string :: String , :: k8s_openapi :: apimachinery :: pkg :: api :: resource :: Quantity >",
+            with = "::std::collections::BTreeMap <::std::string::String,::k8s_openapi::apimachinery::pkg::api::resource::Quantity>",
             extend("maxProperties" = 4)
         )]
         pub resources: ::core::option::Option<
@@ -284,7 +284,7 @@ pub mod v1 {
         /// Engine settings (postgresql.conf or my.cnf), passed through unchanged.
         #[serde(rename = "parameters", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: serde_json :: Value",
+            with = "::serde_json::Value",
             extend("x-kubernetes-preserve-unknown-fields" = true)
         )]
         pub parameters: ::core::option::Option<::serde_json::Value>,
@@ -297,7 +297,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: k8s_openapi :: api :: core :: v1 :: LocalObjectReference")]
+        #[schemars(with = "::k8s_openapi::api::core::v1::LocalObjectReference")]
         pub service_account_ref: ::core::option::Option<
             ::k8s_openapi::api::core::v1::LocalObjectReference,
         >,
@@ -308,7 +308,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: LabelSelector"
+            with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector"
         )]
         pub client_selector: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
@@ -380,11 +380,11 @@ pub mod v1 {
         pub ready_replicas: ::core::option::Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
         #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub selector: ::core::option::Option<::std::string::String>,
         /// The host name clients connect to.
         #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("format" = "hostname"))]
+        #[schemars(with = "::std::string::String", extend("format" = "hostname"))]
         pub endpoint: ::core::option::Option<::std::string::String>,
         /// The size of the data, in bytes.
         #[serde(rename = "sizeBytes", default, skip_serializing_if = "Option::is_none")]
@@ -404,9 +404,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub last_backup_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -502,7 +500,7 @@ pub mod v1 {
         /// The volume size, such as "50Gi".
         #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: api :: resource :: Quantity",
+            with = "::k8s_openapi::apimachinery::pkg::api::resource::Quantity",
             extend("default" = "10Gi")
         )]
         pub size: ::core::option::Option<
@@ -514,7 +512,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: string :: String", extend("nullable" = true))]
+        #[schemars(with = "::std::string::String", extend("nullable" = true))]
         pub storage_class_name: ::core::option::Option<::std::string::String>,
     }
     /// Where the credentials and the initialisation script are.
@@ -536,7 +534,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: k8s_openapi :: api :: core :: v1 :: ConfigMapKeySelector")]
+        #[schemars(with = "::k8s_openapi::api::core::v1::ConfigMapKeySelector")]
         pub init_script_ref: ::core::option::Option<
             ::k8s_openapi::api::core::v1::ConfigMapKeySelector,
         >,
@@ -560,9 +558,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub point_in_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -595,11 +591,11 @@ pub mod v1 {
         pub interval_minutes: ::core::option::Option<i32>,
         /// How long backups are kept, such as "720h".
         #[serde(rename = "retention", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub retention: ::core::option::Option<::std::string::String>,
         /// Who is told when a backup fails.
         #[serde(rename = "contact", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("format" = "email"))]
+        #[schemars(with = "::std::string::String", extend("format" = "email"))]
         pub contact: ::core::option::Option<::std::string::String>,
     }
     /// Scaling of read replicas with load.

@@ -49,7 +49,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: vec :: Vec < CommitStatusSelector >",
+            with = "::std::vec::Vec<CommitStatusSelector>",
             extend(
                 "x-kubernetes-list-type" = "map",
                 "x-kubernetes-list-map-keys" = ["key"]
@@ -90,7 +90,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: vec :: Vec < EnvironmentStatus >",
+            with = "::std::vec::Vec<EnvironmentStatus>",
             extend(
                 "x-kubernetes-list-type" = "map",
                 "x-kubernetes-list-map-keys" = ["branch"]
@@ -193,7 +193,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: vec :: Vec < CommitStatusSelector >",
+            with = "::std::vec::Vec<CommitStatusSelector>",
             extend(
                 "x-kubernetes-list-type" = "map",
                 "x-kubernetes-list-map-keys" = ["key"]
@@ -209,7 +209,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: vec :: Vec < CommitStatusSelector >",
+            with = "::std::vec::Vec<CommitStatusSelector>",
             extend(
                 "x-kubernetes-list-type" = "map",
                 "x-kubernetes-list-map-keys" = ["key"]
@@ -389,9 +389,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Condition"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition")]
         pub change_transfer_policy_ready: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition,
         >,
@@ -421,7 +419,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: vec :: Vec < CommitStatusState >",
+            with = "::std::vec::Vec<CommitStatusState>",
             extend(
                 "x-kubernetes-list-type" = "map",
                 "x-kubernetes-list-map-keys" = ["key"]
@@ -443,25 +441,23 @@ pub mod v1alpha1 {
         /// The commit's SHA-1 or SHA-256 hash.
         #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("pattern" = "^([a-f0-9]{40}|[a-f0-9]{64})$")
         )]
         pub sha: ::core::option::Option<::std::string::String>,
         /// When the commit was made.
         #[serde(rename = "commitTime", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub commit_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
         /// The first line of the commit message.
         #[serde(rename = "subject", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub subject: ::core::option::Option<::std::string::String>,
         /// The URL of the repository the commit is in.
         #[serde(rename = "repoURL", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("format" = "uri"))]
+        #[schemars(with = "::std::string::String", extend("format" = "uri"))]
         pub repo_url: ::core::option::Option<::std::string::String>,
     }
     /// The phase of one commit status.
@@ -514,7 +510,7 @@ pub mod v1alpha1 {
     pub struct ChangeTransferPolicyStatusPullRequest {
         /// The pull request's ID in the SCM.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub id: ::core::option::Option<::std::string::String>,
         /// The state of the pull request.
         #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
@@ -522,7 +518,7 @@ pub mod v1alpha1 {
         pub state: ::core::option::Option<ChangeTransferPolicyStatusPullRequestState>,
         /// The pull request's URL.
         #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("format" = "uri"))]
+        #[schemars(with = "::std::string::String", extend("format" = "uri"))]
         pub url: ::core::option::Option<::std::string::String>,
         /// When the pull request was opened.
         #[serde(
@@ -530,9 +526,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub pr_creation_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -542,9 +536,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub pr_merge_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,

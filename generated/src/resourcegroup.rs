@@ -44,7 +44,7 @@ pub mod v1api20200601 {
         /// The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.
         #[serde(rename = "azureName", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend(
                 "pattern" = "^[-\\w._()]*[-\\w_()]$",
                 "minLength" = 1,
@@ -63,7 +63,7 @@ pub mod v1api20200601 {
         pub location: ::std::string::String,
         /// The ID of the resource that manages this resource group.
         #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub managed_by: ::core::option::Option<::std::string::String>,
         /// The owner of the resource group. When the owner is deleted, the resource group is deleted too. When unset, the subscription of the operator's credential owns it.
         #[serde(rename = "owner", default, skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,7 @@ pub mod v1api20200601 {
         /// The tags attached to the resource group (at most 50).
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: collections :: BTreeMap < :: std :: string :: String , :: std :: string :: String >",
+            with = "::std::collections::BTreeMap <::std::string::String,::std::string::String>",
             extend("maxProperties" = 50)
         )]
         pub tags: ::core::option::Option<
@@ -113,19 +113,19 @@ pub mod v1api20200601 {
         pub observed_generation: ::core::option::Option<i64>,
         /// The ARM ID of the resource group.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub id: ::core::option::Option<::std::string::String>,
         /// The name of the resource group in Azure.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub name: ::core::option::Option<::std::string::String>,
         /// The location of the resource group.
         #[serde(rename = "location", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub location: ::core::option::Option<::std::string::String>,
         /// The ID of the resource that manages this resource group.
         #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub managed_by: ::core::option::Option<::std::string::String>,
         /// The provisioning state Azure reports, such as Succeeded or Deleting.
         #[serde(
@@ -133,12 +133,12 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub provisioning_state: ::core::option::Option<::std::string::String>,
         /// The tags attached to the resource group in Azure.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: collections :: BTreeMap < :: std :: string :: String , :: std :: string :: String >"
+            with = "::std::collections::BTreeMap <::std::string::String,::std::string::String>"
         )]
         pub tags: ::core::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
@@ -216,20 +216,20 @@ pub mod v1api20200601 {
     pub struct ArbitraryOwnerReference {
         /// The name of the Kubernetes resource, in the same namespace.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub name: ::core::option::Option<::std::string::String>,
         /// The group of the Kubernetes resource, such as resources.azure.com.
         #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub group: ::core::option::Option<::std::string::String>,
         /// The kind of the Kubernetes resource.
         #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub kind: ::core::option::Option<::std::string::String>,
         /// The ARM ID of an Azure resource that Kubernetes does not manage.
         #[serde(rename = "armId", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend(
                 "pattern" = "(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$"
             )
@@ -253,7 +253,7 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: vec :: Vec < DestinationExpression >")]
+        #[schemars(with = "::std::vec::Vec<DestinationExpression>")]
         pub config_map_expressions: ::core::option::Option<
             ::std::vec::Vec<DestinationExpression>,
         >,
@@ -263,7 +263,7 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: vec :: Vec < DestinationExpression >")]
+        #[schemars(with = "::std::vec::Vec<DestinationExpression>")]
         pub secret_expressions: ::core::option::Option<
             ::std::vec::Vec<DestinationExpression>,
         >,
@@ -283,7 +283,7 @@ pub mod v1api20200601 {
         pub name: ::std::string::String,
         /// The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.
         #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub key: ::core::option::Option<::std::string::String>,
         /// The CEL expression, evaluated over the resource.
         #[serde(rename = "value")]

@@ -64,7 +64,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub resync_period: ::core::option::Option<::std::string::String>,
     }
     /// The observed state of a Router: the standard conditions and observedGeneration.
@@ -96,7 +96,7 @@ pub mod v1alpha1 {
         pub observed_generation: ::core::option::Option<i64>,
         /// The OpenStack ID of the router.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub id: ::core::option::Option<::std::string::String>,
         /// The router as OpenStack reports it.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
@@ -254,7 +254,7 @@ pub mod v1alpha1 {
         /// The name; by default the object's name.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("pattern" = "^[^,]+$", "minLength" = 1, "maxLength" = 255)
         )]
         pub name: ::core::option::Option<::std::string::String>,
@@ -265,7 +265,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("minLength" = 1, "maxLength" = 255)
         )]
         pub description: ::core::option::Option<::std::string::String>,
@@ -297,15 +297,12 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: std :: vec :: Vec < ExternalGateway >",
-            extend("maxItems" = 1)
-        )]
+        #[schemars(with = "::std::vec::Vec<ExternalGateway>", extend("maxItems" = 1))]
         pub external_gateways: ::core::option::Option<::std::vec::Vec<ExternalGateway>>,
         /// The subnets the router has an interface on.
         #[serde(rename = "interfaces", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: vec :: Vec < Interface >",
+            with = "::std::vec::Vec<Interface>",
             extend(
                 "maxItems" = 64,
                 "x-kubernetes-list-type" = "map",
@@ -316,7 +313,7 @@ pub mod v1alpha1 {
         /// Static routes, each to one destination.
         #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: vec :: Vec < Route >",
+            with = "::std::vec::Vec<Route>",
             extend(
                 "maxItems" = 128,
                 "x-kubernetes-list-type" = "map",
@@ -327,7 +324,7 @@ pub mod v1alpha1 {
         /// Tags applied to the router.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: vec :: Vec < :: std :: string :: String >",
+            with = "::std::vec::Vec <::std::string::String>",
             extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
@@ -363,7 +360,7 @@ pub mod v1alpha1 {
         pub subnet_ref: ::std::string::String,
         /// The interface's address; by default the subnet's gateway IP.
         #[serde(rename = "ipAddress", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("format" = "ipv4"))]
+        #[schemars(with = "::std::string::String", extend("format" = "ipv4"))]
         pub ip_address: ::core::option::Option<::std::string::String>,
     }
     /// A static route.
@@ -398,11 +395,11 @@ pub mod v1alpha1 {
     pub struct RouterStatusResource {
         /// The router's name; might not be unique.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub name: ::core::option::Option<::std::string::String>,
         /// The router's status, such as ACTIVE.
         #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub status: ::core::option::Option<::std::string::String>,
         /// Whether the router is administratively up.
         #[serde(
@@ -418,11 +415,11 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: vec :: Vec < GatewayStatus >")]
+        #[schemars(with = "::std::vec::Vec<GatewayStatus>")]
         pub external_gateways: ::core::option::Option<::std::vec::Vec<GatewayStatus>>,
         /// The static routes OpenStack has.
         #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: vec :: Vec < Route >")]
+        #[schemars(with = "::std::vec::Vec<Route>")]
         pub routes: ::core::option::Option<::std::vec::Vec<Route>>,
     }
     /// An external gateway as OpenStack reports it.
@@ -438,7 +435,7 @@ pub mod v1alpha1 {
     pub struct GatewayStatus {
         /// The ID of the gateway's network.
         #[serde(rename = "networkID", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub network_id: ::core::option::Option<::std::string::String>,
     }
 }

@@ -83,7 +83,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: string :: String")]
+        #[schemars(with = "::std::string::String")]
         pub resync_period: ::core::option::Option<::std::string::String>,
     }
     /// The observed state of a SecurityGroup: the standard conditions and observedGeneration.
@@ -116,7 +116,7 @@ pub mod v1alpha1 {
         pub observed_generation: ::core::option::Option<i64>,
         /// The OpenStack ID of the security group.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub id: ::core::option::Option<::std::string::String>,
         /// When the controller last read the security group from OpenStack.
         #[serde(
@@ -124,9 +124,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub last_sync_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -286,7 +284,7 @@ pub mod v1alpha1 {
         /// The name; by default the object's name.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("pattern" = "^[^,]+$", "minLength" = 1, "maxLength" = 255)
         )]
         pub name: ::core::option::Option<::std::string::String>,
@@ -297,7 +295,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("minLength" = 1, "maxLength" = 255)
         )]
         pub description: ::core::option::Option<::std::string::String>,
@@ -308,13 +306,13 @@ pub mod v1alpha1 {
         /// Tags applied to the security group.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: vec :: Vec < :: std :: string :: String >",
+            with = "::std::vec::Vec <::std::string::String>",
             extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The rules of the security group.
         #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: vec :: Vec < Rule >", extend("maxItems" = 256))]
+        #[schemars(with = "::std::vec::Vec<Rule>", extend("maxItems" = 256))]
         pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
     }
     /// One rule of a security group.
@@ -335,7 +333,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("minLength" = 1, "maxLength" = 255)
         )]
         pub description: ::core::option::Option<::std::string::String>,
@@ -370,7 +368,7 @@ pub mod v1alpha1 {
             skip_serializing_if = "Option::is_none"
         )]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("format" = "cidr", "maxLength" = 49)
         )]
         pub remote_ip_prefix: ::core::option::Option<::std::string::String>,
@@ -476,7 +474,7 @@ pub mod v1alpha1 {
     pub struct SecurityGroupSpecImport {
         /// The ID of the security group; it must exist.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("format" = "uuid"))]
+        #[schemars(with = "::std::string::String", extend("format" = "uuid"))]
         pub id: ::core::option::Option<::std::string::String>,
         /// A query expected to match exactly one security group.
         #[serde(rename = "filter", default, skip_serializing_if = "Option::is_none")]
@@ -497,14 +495,14 @@ pub mod v1alpha1 {
         /// The security group's name.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: string :: String",
+            with = "::std::string::String",
             extend("minLength" = 1, "maxLength" = 255)
         )]
         pub name: ::core::option::Option<::std::string::String>,
         /// Tags it must all have.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = ":: std :: vec :: Vec < :: std :: string :: String >",
+            with = "::std::vec::Vec <::std::string::String>",
             extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
@@ -522,7 +520,7 @@ pub mod v1alpha1 {
     pub struct SecurityGroupStatusResource {
         /// The security group's name; might not be unique.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub name: ::core::option::Option<::std::string::String>,
         /// The security group's description.
         #[serde(
@@ -530,11 +528,11 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub description: ::core::option::Option<::std::string::String>,
         /// The project that owns the security group.
         #[serde(rename = "projectID", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: string :: String", extend("maxLength" = 1024))]
+        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub project_id: ::core::option::Option<::std::string::String>,
         /// Whether the security group is stateful.
         #[serde(rename = "stateful", default, skip_serializing_if = "Option::is_none")]
@@ -542,7 +540,7 @@ pub mod v1alpha1 {
         pub stateful: ::core::option::Option<bool>,
         /// The rules OpenStack has.
         #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = ":: std :: vec :: Vec < Rule >")]
+        #[schemars(with = "::std::vec::Vec<Rule>")]
         pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
         /// The revision number, incremented on every change.
         #[serde(
@@ -554,9 +552,7 @@ pub mod v1alpha1 {
         pub revision_number: ::core::option::Option<i64>,
         /// When the security group was created.
         #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = ":: k8s_openapi :: apimachinery :: pkg :: apis :: meta :: v1 :: Time"
-        )]
+        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub created_at: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,

@@ -35,7 +35,7 @@ pub fn snake_case(name: &str) -> String {
         .map(|w| w.to_ascii_lowercase())
         .collect::<Vec<_>>()
         .join("_");
-    valid_start(joined, "field")
+    valid_start(joined, "field", "_")
 }
 
 /// `security-group_rule` -> `SecurityGroupRule`; never empty, never starting with a digit.
@@ -56,14 +56,14 @@ pub fn pascal_case(name: &str) -> String {
             })
         })
         .collect();
-    valid_start(joined, "Value")
+    valid_start(joined, "Value", "V")
 }
 
-fn valid_start(name: String, empty: &str) -> String {
+fn valid_start(name: String, empty: &str, digit_prefix: &str) -> String {
     if name.is_empty() {
         empty.to_owned()
     } else if name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("_{name}")
+        format!("{digit_prefix}{name}")
     } else {
         name
     }
@@ -165,7 +165,7 @@ mod tests {
             ("IPv4", "IPv4"),
             ("TCP", "Tcp"),
             ("=~", "Value"),
-            ("1.0", "_10"),
+            ("1.0", "V10"),
             ("drop", "Drop"),
         ];
         for (name, rust) in cases {

@@ -194,3 +194,16 @@ fn keys_that_do_not_apply_to_the_type() {
         ]
     );
 }
+
+#[test]
+fn types_that_would_share_a_name() {
+    assert_eq!(
+        errors(&format!(
+            "{GOOD_HEAD}spec:\n  ports: {{type: object, fields: {{a: string}}}}\n  port: WidgetSpecPorts\ntypes:\n  WidgetSpecPorts:\n    type: object\n    fields:\n      b: int32\n  WidgetStatus:\n    type: enum\n    values: [a]\n"
+        )),
+        [
+            "bad.yaml:1:1: two types would both be named `WidgetSpecPorts` in the generated code; rename a field or a type under `types`",
+            "bad.yaml:1:1: two types would both be named `WidgetStatus` in the generated code; rename a field or a type under `types`",
+        ]
+    );
+}

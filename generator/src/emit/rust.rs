@@ -370,7 +370,7 @@ fn field_tokens(fields_in: &[Field], status: bool, scope: &mut names::Scope) -> 
             // schemars would describe `Option<T>` as nullable (and add `null` to enums); an
             // optional field is not nullable unless the schema says so, so it is described
             // by `T`'s schema.
-            let schema_with = optional.then(|| ty.to_string());
+            let schema_with = optional.then(|| type_text(&ty));
             let (ty, serde_attr) = if optional {
                 (
                     quote!(::core::option::Option<#ty>),
@@ -454,6 +454,16 @@ fn rust_type(ty: &Type) -> TokenStream {
             quote!(#path)
         }
     }
+}
+
+/// A type's tokens as the text a `with = "..."` attribute holds, without token spacing.
+fn type_text(ty: &TokenStream) -> String {
+    ty.to_string()
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
 }
 
 /// The schema keywords a field's Rust type does not already carry, as JSON.

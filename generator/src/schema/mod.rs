@@ -76,6 +76,7 @@ pub fn read_file(path: &Path, text: &str, profiles: &Profiles) -> Result<SchemaF
             sink.error(*pos, format!("type `{name}` is not declared{hint}"));
         }
     }
+    check_type_names(&kinds, &named, &sink);
     let module = module_name(path);
     let diagnostics = sink.finish();
     diagnostics.into_result(SchemaFile {
@@ -84,6 +85,75 @@ pub fn read_file(path: &Path, text: &str, profiles: &Profiles) -> Result<SchemaF
         kinds,
         types: named,
     })
+}
+
+/// Every struct and enum of one version module gets its own name: an inline object or enum
+/// is named after its place (`WidgetSpecPorts`), and must not take a name another type, or
+/// one of the names each kind's code uses, already has.
+fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Sink) {
+    use crate::model::Schema;
+    fn walk<'a>(schema: &'a Schema, found: &mut Vec<(&'a str, &'a Schema)>) {
+        match &schema.ty {
+            Type::Object(object) => {
+                found.push((&object.name, schema));
+                for field in &object.fields {
+                    walk(&field.schema, found);
+                }
+            }
+            Type::Enum(e) => found.push((&e.name, schema)),
+            Type::Map(map) => walk(&map.values, found),
+            Type::List(list) => walk(&list.items, found),
+            _ => {}
+        }
+    }
+    let reserved: Vec<String> = kinds
+        .iter()
+        .flat_map(|k| {
+            [
+                "",
+                "Spec",
+                "Status",
+                "Reason",
+                "StatusApply",
+                "StatusConditionType",
+            ]
+            .map(|suffix| format!("{}{suffix}", k.kind))
+        })
+        .collect();
+    let mut versions: Vec<&str> = kinds
+        .iter()
+        .flat_map(|k| k.versions.iter().map(|v| v.name.as_str()))
+        .collect();
+    versions.sort_unstable();
+    versions.dedup();
+    let mut reported: Vec<String> = Vec::new();
+    for version in versions {
+        let mut found: Vec<(&str, &Schema)> = Vec::new();
+        for named_type in named {
+            walk(&named_type.schema, &mut found);
+        }
+        for v in kinds
+            .iter()
+            .flat_map(|k| k.versions.iter().filter(|v| v.name == version))
+        {
+            for field in v.spec.iter().chain(&v.status_fields) {
+                walk(&field.schema, &mut found);
+            }
+        }
+        for (i, (name, schema)) in found.iter().enumerate() {
+            let clash = reserved.iter().any(|r| r == name)
+                || found[..i]
+                    .iter()
+                    .any(|(other, other_schema)| other == name && other_schema != schema);
+            if clash && !reported.iter().any(|r| r == name) {
+                reported.push((*name).to_owned());
+                sink.error(
+                    crate::source::yaml::Pos { line: 1, col: 1 },
+                    format!("two types would both be named `{name}` in the generated code; rename a field or a type under `types`"),
+                );
+            }
+        }
+    }
 }
 
 /// The Rust module for a schema file: its stem, snake_cased.
