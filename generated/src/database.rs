@@ -272,7 +272,7 @@ pub mod v1 {
         /// Resource requests of each instance, by name (cpu, memory).
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = "::std::collections::BTreeMap <::std::string::String,::k8s_openapi::apimachinery::pkg::api::resource::Quantity>",
+            with = "::std::collections::BTreeMap<::std::string::String, ::k8s_openapi::apimachinery::pkg::api::resource::Quantity>",
             extend("maxProperties" = 4)
         )]
         pub resources: ::core::option::Option<

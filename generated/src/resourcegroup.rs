@@ -72,7 +72,7 @@ pub mod v1api20200601 {
         /// The tags attached to the resource group (at most 50).
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = "::std::collections::BTreeMap <::std::string::String,::std::string::String>",
+            with = "::std::collections::BTreeMap<::std::string::String, ::std::string::String>",
             extend("maxProperties" = 50)
         )]
         pub tags: ::core::option::Option<
@@ -138,7 +138,7 @@ pub mod v1api20200601 {
         /// The tags attached to the resource group in Azure.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = "::std::collections::BTreeMap <::std::string::String,::std::string::String>"
+            with = "::std::collections::BTreeMap<::std::string::String, ::std::string::String>"
         )]
         pub tags: ::core::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,

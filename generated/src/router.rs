@@ -324,7 +324,7 @@ pub mod v1alpha1 {
         /// Tags applied to the router.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = "::std::vec::Vec <::std::string::String>",
+            with = "::std::vec::Vec<::std::string::String>",
             extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,

@@ -306,7 +306,7 @@ pub mod v1alpha1 {
         /// Tags applied to the security group.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = "::std::vec::Vec <::std::string::String>",
+            with = "::std::vec::Vec<::std::string::String>",
             extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
@@ -502,7 +502,7 @@ pub mod v1alpha1 {
         /// Tags it must all have.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         #[schemars(
-            with = "::std::vec::Vec <::std::string::String>",
+            with = "::std::vec::Vec<::std::string::String>",
             extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
         )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,

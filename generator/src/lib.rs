@@ -47,14 +47,10 @@ pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics
     let mut diagnostics = Diagnostics::default();
     let mut model = Model::default();
     for path in files {
-        let text = match std::fs::read_to_string(path) {
+        let text = match source::diagnostic::read_input(path) {
             Ok(text) => text,
-            Err(error) => {
-                diagnostics.push(Diagnostic::new(
-                    path,
-                    Default::default(),
-                    format!("cannot read: {error}"),
-                ));
+            Err(problem) => {
+                diagnostics.push(problem);
                 continue;
             }
         };

@@ -90,14 +90,10 @@ impl Profiles {
         };
         files.sort();
         for path in &files {
-            let text = match std::fs::read_to_string(path) {
+            let text = match crate::source::diagnostic::read_input(path) {
                 Ok(text) => text,
-                Err(error) => {
-                    diagnostics.push(Diagnostic::new(
-                        path,
-                        Default::default(),
-                        format!("cannot read: {error}"),
-                    ));
+                Err(problem) => {
+                    diagnostics.push(problem);
                     continue;
                 }
             };

@@ -36,8 +36,8 @@ fn writes_one_file_and_only_when_it_changes() {
     );
     assert!(text.contains("pub fn crds()"));
     assert!(
-        !text.contains("//!"),
-        "inner doc comments would break include!"
+        !text.lines().any(|line| line.starts_with("//!")),
+        "a top-level inner doc comment would break include!"
     );
     let modified = std::fs::metadata(&path)
         .and_then(|m| m.modified())

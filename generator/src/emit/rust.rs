@@ -458,12 +458,18 @@ fn rust_type(ty: &Type) -> TokenStream {
 
 /// A type's tokens as the text a `with = "..."` attribute holds, without token spacing.
 fn type_text(ty: &TokenStream) -> String {
-    ty.to_string()
-        .replace(" :: ", "::")
-        .replace(":: ", "::")
-        .replace(" < ", "<")
-        .replace(" >", ">")
-        .replace(" ,", ",")
+    let mut text = ty.to_string();
+    for (spaced, tight) in [
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+    ] {
+        text = text.replace(spaced, tight);
+    }
+    text.replace(",", ", ")
 }
 
 /// The schema keywords a field's Rust type does not already carry, as JSON.

@@ -37,6 +37,16 @@ pub const FIELD_KEYS: &[&str] = &[
     "maxProperties",
 ];
 
+/// The keys every type may have; the others belong to some types only.
+const COMMON_KEYS: &[&str] = &[
+    "type",
+    "docs",
+    "required",
+    "nullable",
+    "default",
+    "validations",
+];
+
 /// The built-in type names.
 const BUILTIN_TYPES: &[&str] = &[
     "string",
@@ -398,27 +408,8 @@ impl<'s> TypeReader<'s> {
             Type::Enum(_) => &["values"],
             _ => &[],
         };
-        const SPECIFIC: &[&str] = &[
-            "format",
-            "pattern",
-            "minLength",
-            "maxLength",
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-            "fields",
-            "values",
-            "items",
-            "listType",
-            "listMapKeys",
-            "minItems",
-            "maxItems",
-            "minProperties",
-            "maxProperties",
-        ];
-        for key in SPECIFIC.iter().filter(|k| !allowed.contains(k)) {
+        let specific = FIELD_KEYS.iter().filter(|k| !COMMON_KEYS.contains(k));
+        for key in specific.filter(|k| !allowed.contains(k)) {
             if let Some(pos) = map.key_pos(key) {
                 self.sink
                     .error(pos, format!("`{key}` does not apply to type `{type_name}`"));

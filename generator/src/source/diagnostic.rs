@@ -27,6 +27,12 @@ impl Diagnostic {
     }
 }
 
+/// The text of an input file, or the problem reading it.
+pub fn read_input(path: &Path) -> Result<String, Diagnostic> {
+    std::fs::read_to_string(path)
+        .map_err(|error| Diagnostic::new(path, Pos::default(), format!("cannot read: {error}")))
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
