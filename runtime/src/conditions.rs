@@ -171,6 +171,14 @@ impl Conditions {
         Some(self.0.remove(index))
     }
 
+    /// Puts `condition` at `index` (or at the end), replacing one of its type: for restoring
+    /// a list's order, not for setting (no transition rules apply).
+    pub fn insert_at(&mut self, index: usize, condition: Condition) {
+        self.remove(&condition.type_);
+        let index = index.min(self.0.len());
+        self.0.insert(index, condition);
+    }
+
     /// Keeps only the conditions for which `keep` is true.
     pub fn retain(&mut self, keep: impl FnMut(&Condition) -> bool) {
         self.0.retain(keep);

@@ -31,7 +31,10 @@
 
 mod condition;
 mod conditions;
+#[cfg(feature = "controller")]
+pub mod controller;
 mod error;
+pub mod inherit;
 pub mod kstatus;
 pub mod profile;
 mod schema;
