@@ -1,13 +1,9 @@
 //! The status chokepoint against an HTTP stand-in for the API server: every request a
 //! reconcile sends (method, path, query, content type, exact body) and the requeue it returns.
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
 use k8s_openapi::jiff::Timestamp;
 use kondition::controller::{
     CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck, StatusReconciler,
@@ -15,6 +11,7 @@ use kondition::controller::{
 use kondition::{
     Condition, ConditionStatus, Conditions, Failure, KubeStatus, StatusResource, Time,
 };
+use kondition_tests::api_server::{ApiServer, Received};
 use kube::runtime::controller::Action;
 use kube::{Client, CustomResource};
 use schemars::JsonSchema;
@@ -49,93 +46,6 @@ pub struct WidgetStatus {
     /// Where it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
-}
-
-/// One request the stand-in received.
-#[derive(Debug, Clone)]
-struct Received {
-    method: String,
-    path: String,
-    query: Vec<(String, String)>,
-    content_type: String,
-    body: Value,
-}
-
-/// Answers requests in order with canned responses (200 with the object by default) and
-/// records them.
-#[derive(Clone, Default)]
-struct ApiServer {
-    received: Arc<Mutex<Vec<Received>>>,
-    responses: Arc<Mutex<VecDeque<(u16, Value)>>>,
-    object: Arc<Mutex<Value>>,
-}
-
-impl ApiServer {
-    fn new(object: &Widget) -> Self {
-        let server = Self::default();
-        *server.object.lock().expect("lock") = serde_json::to_value(object).expect("object JSON");
-        server
-    }
-
-    /// The next response is this status code and body.
-    fn respond(&self, code: u16, body: Value) {
-        self.responses.lock().expect("lock").push_back((code, body));
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.received.lock().expect("lock").clone()
-    }
-
-    fn client(&self) -> Client {
-        let server = self.clone();
-        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
-            let server = server.clone();
-            async move {
-                let (parts, body) = request.into_parts();
-                let bytes = body
-                    .collect()
-                    .await
-                    .map(|b| b.to_bytes())
-                    .unwrap_or_default();
-                let query = parts
-                    .uri
-                    .query()
-                    .unwrap_or_default()
-                    .split('&')
-                    .filter(|pair| !pair.is_empty())
-                    .map(|pair| {
-                        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                        (k.to_owned(), v.replace("%2F", "/"))
-                    })
-                    .collect();
-                server.received.lock().expect("lock").push(Received {
-                    method: parts.method.to_string(),
-                    path: parts.uri.path().to_owned(),
-                    query,
-                    content_type: parts
-                        .headers
-                        .get("content-type")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or_default()
-                        .to_owned(),
-                    body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-                });
-                let (code, body) = server
-                    .responses
-                    .lock()
-                    .expect("lock")
-                    .pop_front()
-                    .unwrap_or_else(|| (200, server.object.lock().expect("lock").clone()));
-                let response = http::Response::builder()
-                    .status(code)
-                    .header("content-type", "application/json")
-                    .body(Full::new(Bytes::from(body.to_string())))
-                    .expect("response");
-                Ok::<_, Infallible>(response)
-            }
-        });
-        Client::new(service, "team-a")
-    }
 }
 
 fn at(second: i64) -> Time {
@@ -704,4 +614,32 @@ async fn while_deleting_ready_says_so() {
         json!([{"type": "Ready", "status": "False", "severity": "Info", "reason": "Deleting",
                 "message": "The resource is being deleted", "lastTransitionTime": "<now>", "observedGeneration": 5}])
     );
+}
+
+#[tokio::test]
+async fn conflicts_and_throttling_reach_the_error_policy_without_a_fallback() {
+    for (code, reason) in [(409, "Conflict"), (429, "TooManyRequests")] {
+        let object = widget(1, None);
+        let server = ApiServer::new(&object);
+        server.respond(
+            code,
+            json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code, "reason": reason,
+                   "message": format!("{reason} from the stand-in"), "details": {"retryAfterSeconds": 1}}),
+        );
+        let reconciler = StatusReconciler::<Widget>::new(server.client());
+        let result = reconciler
+            .reconcile(Arc::new(object), async |_: &mut Widget| {
+                Ok::<(), Failure>(())
+            })
+            .await;
+        assert!(
+            result.is_err(),
+            "{code} must be retried by the error policy"
+        );
+        assert_eq!(
+            server.received().len(),
+            1,
+            "{code}: no fallback for a request the server did not judge"
+        );
+    }
 }

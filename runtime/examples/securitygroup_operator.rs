@@ -1,0 +1,195 @@
+//! An example operator for the generated `SecurityGroup` kind (schemas/securitygroup.yaml):
+//! `kube::runtime::Controller` with the status chokepoint, the `orc` profile's Available,
+//! Progressing and SubResourcesReady conditions built from the security group's rules, a
+//! pre-reconciliation check and a post-reconciliation check.
+//!
+//! The "cloud" is simulated: a rule is created when its CIDR parses, and fails otherwise, so
+//! the conditions can be watched without OpenStack:
+//!
+//! ```text
+//! cargo run -p kondition --features controller --example securitygroup_operator
+//! ```
+//!
+//! with `KUBECONFIG` pointing at a cluster where `kondition_generated::crds()` are installed
+//! (the example installs them itself with server-side apply when started with `--install`).
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kondition::controller::{
+    CheckFuture, Error, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
+    StatusReconciler, error_policy,
+};
+use kondition::profile::orc::{self, MainResource};
+use kondition::{Failure, StatusResource, SubResources};
+use kondition_generated::securitygroup::v1alpha1::{Rule, SecurityGroup};
+use kube::api::{Patch, PatchParams};
+use kube::runtime::Controller;
+use kube::runtime::watcher;
+use kube::{Api, Client, ResourceExt};
+
+/// The annotation that pauses reconciliation of one security group.
+const PAUSED: &str = "example.com/paused";
+
+/// Postpones reconciling a paused security group until the annotation goes.
+struct PauseAnnotation;
+
+impl PreReconcileCheck<SecurityGroup> for PauseAnnotation {
+    fn check<'a>(
+        &'a self,
+        object: &'a SecurityGroup,
+        client: &'a Client,
+        next: Next<'a, SecurityGroup>,
+    ) -> CheckFuture<'a, PreCheck> {
+        Box::pin(async move {
+            if object
+                .annotations()
+                .get(PAUSED)
+                .is_some_and(|v| v == "true")
+            {
+                return Ok(PreCheck::Postpone(format!(
+                    "paused by the {PAUSED} annotation"
+                )));
+            }
+            next.run(object, client).await
+        })
+    }
+}
+
+/// After a reconcile, the security group must have an ID.
+struct HasId;
+
+impl PostReconcileCheck<SecurityGroup> for HasId {
+    fn check<'a>(&'a self, object: &'a SecurityGroup, _: &'a Client) -> CheckFuture<'a, PostCheck> {
+        Box::pin(async move {
+            Ok(match object.status.as_ref().and_then(|s| s.id.as_ref()) {
+                Some(_) => PostCheck::Success,
+                None => PostCheck::Failure("the security group has no ID".to_owned()),
+            })
+        })
+    }
+}
+
+/// "Creates" a rule: fails when its remote prefix is not a CIDR.
+fn ensure_rule(rule: &Rule) -> Result<(), String> {
+    let Some(prefix) = &rule.remote_ip_prefix else {
+        return Ok(());
+    };
+    let (address, length) = prefix
+        .split_once('/')
+        .ok_or("invalid CIDR: no prefix length")?;
+    let address: IpAddr = address
+        .parse()
+        .map_err(|_| "invalid CIDR address".to_owned())?;
+    let length: u8 = length
+        .parse()
+        .map_err(|_| "invalid CIDR prefix length".to_owned())?;
+    let max = if address.is_ipv4() { 32 } else { 128 };
+    if length > max {
+        return Err(format!("invalid CIDR: /{length} is longer than /{max}"));
+    }
+    Ok(())
+}
+
+/// The reconcile body: the security group and its rules, reported through the orc profile.
+async fn reconcile_security_group(group: &mut SecurityGroup) -> Result<(), Failure> {
+    let mut rules = SubResources::new();
+    let rule_list = group
+        .spec
+        .resource
+        .as_ref()
+        .and_then(|r| r.rules.clone())
+        .unwrap_or_default();
+    for (i, rule) in rule_list.iter().enumerate() {
+        let name = rule
+            .description
+            .clone()
+            .unwrap_or_else(|| format!("rule-{i}"));
+        match ensure_rule(rule) {
+            Ok(()) => rules.ready("Rule", &name),
+            Err(message) => rules.failed("Rule", &name, &message, false),
+        };
+    }
+    let uid = group.uid().unwrap_or_default();
+    let status = group.status_mut();
+    status.id = Some(format!("sg-{}", uid.get(..8).unwrap_or("00000000")));
+    for condition in orc::conditions(MainResource::UpToDate, Some(&rules)) {
+        status.conditions.set(condition);
+    }
+    Ok(())
+}
+
+async fn install_crds(client: &Client) -> Result<(), kube::Error> {
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(client.clone());
+    for crd in kondition_generated::crds() {
+        let name = crd.name_any();
+        crds.patch(
+            &name,
+            &PatchParams::apply("kondition-example").force(),
+            &Patch::Apply(&crd),
+        )
+        .await?;
+        println!("installed {name}");
+    }
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let client = Client::try_default().await?;
+    if std::env::args().any(|a| a == "--install") {
+        install_crds(&client).await?;
+    }
+    let reconciler = Arc::new(
+        StatusReconciler::<SecurityGroup>::new(client.clone())
+            .summary(orc::AVAILABLE, orc::REASON_SUCCESS)
+            .pre_check(PauseAnnotation)
+            .post_check(HasId),
+    );
+    let groups: Api<SecurityGroup> = Api::all(client);
+    Controller::new(groups, watcher::Config::default())
+        .shutdown_on_signal()
+        .run(
+            move |object: Arc<SecurityGroup>, reconciler: Arc<StatusReconciler<SecurityGroup>>| async move {
+                reconciler.reconcile(object, reconcile_security_group).await
+            },
+            |object: Arc<SecurityGroup>, error: &Error, _| error_policy(object, error, Duration::from_secs(15)),
+            reconciler,
+        )
+        .for_each(|result| async move {
+            match result {
+                Ok((object, action)) => println!("reconciled {object}: {action:?}"),
+                Err(error) => eprintln!("reconcile failed: {error}"),
+            }
+        })
+        .await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_fail_on_bad_cidrs() {
+        let rule = |prefix: &str| Rule {
+            description: None,
+            direction: None,
+            protocol: None,
+            port_range_min: None,
+            port_range_max: None,
+            remote_ip_prefix: Some(prefix.to_owned()),
+            ethertype: None,
+        };
+        assert!(ensure_rule(&rule("10.0.0.0/8")).is_ok());
+        assert!(ensure_rule(&rule("2001:db8::/32")).is_ok());
+        assert_eq!(
+            ensure_rule(&rule("10.0.0.0/33")),
+            Err("invalid CIDR: /33 is longer than /32".to_owned())
+        );
+        assert!(ensure_rule(&rule("10.0.0.0")).is_err());
+    }
+}
