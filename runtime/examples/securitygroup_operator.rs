@@ -20,7 +20,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use kondition::controller::{
     CheckFuture, Error, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
-    StatusReconciler, error_policy,
+    StatusReconciler, error_policy, with_finalizer,
 };
 use kondition::profile::orc::{self, MainResource};
 use kondition::{Failure, StatusResource, SubResources};
@@ -29,6 +29,9 @@ use kube::api::{Patch, PatchParams};
 use kube::runtime::Controller;
 use kube::runtime::watcher;
 use kube::{Api, Client, ResourceExt};
+
+/// The finalizer that deletes the security group in the cloud before the object goes.
+const FINALIZER: &str = "openstack.k-orc.cloud/securitygroup";
 
 /// The annotation that pauses reconciliation of one security group.
 const PAUSED: &str = "example.com/paused";
@@ -121,6 +124,18 @@ async fn reconcile_security_group(group: &mut SecurityGroup) -> Result<(), Failu
     Ok(())
 }
 
+/// Deletes the security group "in the cloud": nothing to do in the simulation but say so.
+async fn delete_security_group(group: &mut SecurityGroup) -> Result<(), Failure> {
+    println!("deleting security group {}", group.name_any());
+    Ok(())
+}
+
+/// What every reconcile needs.
+struct Context {
+    client: Client,
+    reconciler: StatusReconciler<SecurityGroup>,
+}
+
 async fn install_crds(client: &Client) -> Result<(), kube::Error> {
     let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         Api::all(client.clone());
@@ -143,21 +158,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--install") {
         install_crds(&client).await?;
     }
-    let reconciler = Arc::new(
-        StatusReconciler::<SecurityGroup>::new(client.clone())
-            .summary(orc::AVAILABLE, orc::REASON_SUCCESS)
-            .pre_check(PauseAnnotation)
-            .post_check(HasId),
-    );
+    let reconciler = StatusReconciler::<SecurityGroup>::new(client.clone())
+        .summary(orc::AVAILABLE, orc::REASON_SUCCESS)
+        .pre_check(PauseAnnotation)
+        .post_check(HasId);
+    let context = Arc::new(Context {
+        client: client.clone(),
+        reconciler,
+    });
     let groups: Api<SecurityGroup> = Api::all(client);
     Controller::new(groups, watcher::Config::default())
         .shutdown_on_signal()
         .run(
-            move |object: Arc<SecurityGroup>, reconciler: Arc<StatusReconciler<SecurityGroup>>| async move {
-                reconciler.reconcile(object, reconcile_security_group).await
+            move |object: Arc<SecurityGroup>, context: Arc<Context>| async move {
+                let namespace = object.namespace().unwrap_or_default();
+                let api: Api<SecurityGroup> = Api::namespaced(context.client.clone(), &namespace);
+                context
+                    .reconciler
+                    .reconcile(object, async |group: &mut SecurityGroup| {
+                        with_finalizer(
+                            &api,
+                            FINALIZER,
+                            group,
+                            reconcile_security_group,
+                            delete_security_group,
+                        )
+                        .await
+                    })
+                    .await
             },
-            |object: Arc<SecurityGroup>, error: &Error, _| error_policy(object, error, Duration::from_secs(15)),
-            reconciler,
+            |object: Arc<SecurityGroup>, error: &Error, _| {
+                error_policy(object, error, Duration::from_secs(15))
+            },
+            context,
         )
         .for_each(|result| async move {
             match result {

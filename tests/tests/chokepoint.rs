@@ -643,3 +643,87 @@ async fn conflicts_and_throttling_reach_the_error_policy_without_a_fallback() {
         );
     }
 }
+
+#[tokio::test]
+async fn finalizers_clean_up_while_ready_says_deleting() {
+    let mut object = widget(6, None);
+    object.metadata.deletion_timestamp = Some(
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::UNIX_EPOCH),
+    );
+    object.metadata.finalizers = Some(vec!["example.com/cleanup".into()]);
+    let server = ApiServer::new(&object);
+    let client = server.client();
+    let api: kube::Api<Widget> = kube::Api::namespaced(client.clone(), "team-a");
+    let cleaned = Arc::new(Mutex::new(false));
+    let flag = cleaned.clone();
+    let reconciler = StatusReconciler::<Widget>::new(client);
+    reconciler
+        .reconcile(Arc::new(object), async |w: &mut Widget| {
+            kondition::controller::with_finalizer(
+                &api,
+                "example.com/cleanup",
+                w,
+                async |_: &mut Widget| Ok::<(), Failure>(()),
+                async |_: &mut Widget| {
+                    *flag.lock().expect("lock") = true;
+                    Ok(())
+                },
+            )
+            .await
+        })
+        .await
+        .expect("written");
+    assert!(*cleaned.lock().expect("lock"));
+    let requests = server.received();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0].method, "PATCH");
+    assert_eq!(
+        requests[0].path,
+        "/apis/example.com/v1/namespaces/team-a/widgets/w1"
+    );
+    assert_eq!(requests[0].content_type, "application/json-patch+json");
+    assert_eq!(
+        requests[0].body,
+        json!([{"op": "test", "path": "/metadata/finalizers/0", "value": "example.com/cleanup"},
+               {"op": "remove", "path": "/metadata/finalizers/0"}])
+    );
+    assert_apply(&requests[1], "example.com/widget-controller");
+    assert_eq!(
+        conditions_without_time(&requests[1].body)[0]["reason"],
+        "Deleting"
+    );
+}
+
+#[tokio::test]
+async fn a_new_object_gets_its_finalizer_and_is_reconciled_at_once() {
+    let object = widget(1, None);
+    let server = ApiServer::new(&object);
+    let client = server.client();
+    let api: kube::Api<Widget> = kube::Api::namespaced(client.clone(), "team-a");
+    let reconciler = StatusReconciler::<Widget>::new(client);
+    reconciler
+        .reconcile(Arc::new(object), async |w: &mut Widget| {
+            kondition::controller::with_finalizer(
+                &api,
+                "example.com/cleanup",
+                w,
+                async |w: &mut Widget| {
+                    w.status_mut().endpoint = Some("10.0.0.9:443".into());
+                    Ok::<(), Failure>(())
+                },
+                async |_: &mut Widget| Ok(()),
+            )
+            .await
+        })
+        .await
+        .expect("written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0].content_type, "application/json-patch+json");
+    assert_eq!(requests[0].body[1]["op"], "add");
+    assert_eq!(requests[1].body["status"]["endpoint"], "10.0.0.9:443");
+    assert_eq!(
+        conditions_without_time(&requests[1].body)[0]["status"],
+        "True"
+    );
+}

@@ -17,7 +17,8 @@
 //!
 //! While the object is being deleted (its finalizers run), a successful body leaves the
 //! summary False with reason `Deleting` (Info); a write after the object is gone (404) is not
-//! an error.
+//! an error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
+//! status changes of applying or cleaning up reach the write.
 //!
 //! ```no_run
 //! # use std::sync::Arc;
@@ -37,6 +38,7 @@
 
 mod apply;
 mod checks;
+mod finalizer;
 
 use std::collections::HashMap;
 use std::fmt::{self, Debug};
@@ -55,6 +57,7 @@ pub use apply::{REASON_STATUS_REJECTED, Written, fallback_owner};
 pub use checks::{
     CheckError, CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
 };
+pub use finalizer::{FinalizerError, with_finalizer};
 
 use crate::{
     Condition, ConditionStatus, KubeStatus, ReconcileError, Requeue, RequeuePolicy, Severity,
