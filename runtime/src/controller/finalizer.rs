@@ -89,7 +89,8 @@ where
     let apply_slot = &mut apply;
     let slot = &mut worked;
     let snapshot = Arc::new(object.clone());
-    let result = finalizer::finalizer(api, name, snapshot, |event| async move {
+    // The requeue kube's finalizer returns is the chokepoint's to decide.
+    let _requeue = finalizer::finalizer(api, name, snapshot, |event| async move {
         let outcome = match event {
             Event::Apply(current) => {
                 let mut copy = (*current).clone();
@@ -111,7 +112,6 @@ where
     })
     .await
     .map_err(FinalizerError)?;
-    drop(result);
     match (worked, apply) {
         (Some(worked), _) => *object = worked,
         // kube's finalizer only added the finalizer this time; apply now rather than report
