@@ -105,9 +105,7 @@ impl<'m> TypeCollector<'m> {
             .iter()
             .filter_map(|name| self.defs.get(name).map(|schema| (name, schema)))
             .map(|(name, schema)| match &schema.ty {
-                Type::Object(object) => {
-                    struct_item(name, schema.docs.as_deref(), &object.fields, false)
-                }
+                Type::Object(object) => struct_item(name, schema.docs.as_deref(), &object.fields),
                 Type::Enum(e) => enum_item(e, schema.docs.as_deref()),
                 _ => TokenStream::new(),
             })
@@ -128,7 +126,7 @@ fn kind_items<'m>(
     let kube_attr = kube_attribute(kind, version, &status_name);
     let spec_doc = docs::attrs(&format!("The desired state of a {}.", kind.kind));
     let spec_extensions = schemars_attr(None, &validations_extension(&version.spec_validations));
-    let spec_fields = fields(&version.spec, false);
+    let spec_fields = fields(&version.spec);
     let spec_ident = format_ident!("{}", spec_name);
     let spec = quote! {
         #spec_doc
@@ -336,11 +334,11 @@ fn reasons_item(kind: &Kind) -> TokenStream {
     }
 }
 
-fn struct_item(name: &str, doc: Option<&str>, fields_in: &[Field], status: bool) -> TokenStream {
+fn struct_item(name: &str, doc: Option<&str>, fields_in: &[Field]) -> TokenStream {
     let ident = format_ident!("{}", name);
     let all_optional = fields_in.iter().all(|f| !f.required);
     let default = all_optional.then(|| quote!(Default,));
-    let body = fields(fields_in, status);
+    let body = fields(fields_in);
     let doc = doc.map(docs::attrs);
     quote! {
         #doc
@@ -351,9 +349,9 @@ fn struct_item(name: &str, doc: Option<&str>, fields_in: &[Field], status: bool)
     }
 }
 
-fn fields(fields_in: &[Field], status: bool) -> TokenStream {
-    let mut scope = names::Scope::default();
-    field_tokens(fields_in, status, &mut scope)
+/// The fields of a spec or nested struct.
+fn fields(fields_in: &[Field]) -> TokenStream {
+    field_tokens(fields_in, false, &mut names::Scope::default())
 }
 
 /// The fields of a struct. Status fields are always optional: a controller fills the status
