@@ -327,6 +327,8 @@ pub struct Bounds {
 pub struct ObjectType {
     /// The Rust struct name.
     pub name: String,
+    /// Where the object type was declared.
+    pub pos: Pos,
     /// The fields, in input order.
     pub fields: Vec<Field>,
     /// `minProperties`
@@ -375,6 +377,8 @@ pub struct ListType {
 pub struct EnumType {
     /// The Rust enum name (string enums).
     pub name: String,
+    /// Where the enum type was declared.
+    pub pos: Pos,
     /// The allowed values.
     pub values: EnumValues,
 }

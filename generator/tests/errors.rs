@@ -202,8 +202,8 @@ fn types_that_would_share_a_name() {
             "{GOOD_HEAD}spec:\n  ports: {{type: object, fields: {{a: string}}}}\n  port: WidgetSpecPorts\ntypes:\n  WidgetSpecPorts:\n    type: object\n    fields:\n      b: int32\n  WidgetStatus:\n    type: enum\n    values: [a]\n"
         )),
         [
-            "bad.yaml:1:1: two types would both be named `WidgetStatus` in the generated code; rename a field or a type under `types`",
-            "bad.yaml:1:1: two types would both be named `WidgetSpecPorts` in the generated code; rename a field or a type under `types`",
+            "bad.yaml:5:17: two types would both be named `WidgetSpecPorts` in the generated code; rename a field or a type under `types`",
+            "bad.yaml:13:11: two types would both be named `WidgetStatus` in the generated code; rename a field or a type under `types`",
         ]
     );
 }

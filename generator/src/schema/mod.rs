@@ -12,7 +12,7 @@ use crate::model::{NamedType, SchemaFile, Type};
 use crate::names::snake_case;
 use crate::profile::Profiles;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
-use crate::source::yaml::{self, Node};
+use crate::source::yaml::{self, Node, Pos};
 use reader::Sink;
 use types::TypeReader;
 
@@ -92,15 +92,15 @@ pub fn read_file(path: &Path, text: &str, profiles: &Profiles) -> Result<SchemaF
 /// one of the names each kind's code uses, already has.
 fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Sink) {
     use crate::model::Schema;
-    fn walk<'a>(schema: &'a Schema, found: &mut Vec<(&'a str, &'a Schema)>) {
+    fn walk<'a>(schema: &'a Schema, found: &mut Vec<(&'a str, Pos, &'a Schema)>) {
         match &schema.ty {
             Type::Object(object) => {
-                found.push((&object.name, schema));
+                found.push((&object.name, object.pos, schema));
                 for field in &object.fields {
                     walk(&field.schema, found);
                 }
             }
-            Type::Enum(e) => found.push((&e.name, schema)),
+            Type::Enum(e) => found.push((&e.name, e.pos, schema)),
             Type::Map(map) => walk(&map.values, found),
             Type::List(list) => walk(&list.items, found),
             _ => {}
@@ -128,7 +128,7 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
     versions.dedup();
     let mut reported: Vec<String> = Vec::new();
     for version in versions {
-        let mut found: Vec<(&str, &Schema)> = Vec::new();
+        let mut found: Vec<(&str, Pos, &Schema)> = Vec::new();
         for named_type in named {
             walk(&named_type.schema, &mut found);
         }
@@ -140,15 +140,15 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
                 walk(&field.schema, &mut found);
             }
         }
-        for (i, (name, schema)) in found.iter().enumerate() {
+        for (i, (name, pos, schema)) in found.iter().enumerate() {
             let clash = reserved.iter().any(|r| r == name)
                 || found[..i]
                     .iter()
-                    .any(|(other, other_schema)| other == name && other_schema != schema);
+                    .any(|(other, _, other_schema)| other == name && other_schema != schema);
             if clash && !reported.iter().any(|r| r == name) {
                 reported.push((*name).to_owned());
                 sink.error(
-                    crate::source::yaml::Pos { line: 1, col: 1 },
+                    *pos,
                     format!("two types would both be named `{name}` in the generated code; rename a field or a type under `types`"),
                 );
             }

@@ -208,6 +208,7 @@ impl<'s> TypeReader<'s> {
                     .unwrap_or_default();
                 Type::Object(ObjectType {
                     name: context.to_owned(),
+                    pos,
                     fields,
                     min_properties: map.and_then(|m| m.count("minProperties")),
                     max_properties: map.and_then(|m| m.count("maxProperties")),
@@ -359,6 +360,7 @@ impl<'s> TypeReader<'s> {
         }
         Some(EnumType {
             name: context.to_owned(),
+            pos,
             values,
         })
     }
