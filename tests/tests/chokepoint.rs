@@ -727,3 +727,36 @@ async fn a_new_object_gets_its_finalizer_and_is_reconciled_at_once() {
         "True"
     );
 }
+
+#[tokio::test]
+async fn a_rejected_status_is_reported_as_a_warning_event() {
+    let object = widget(2, None);
+    let server = ApiServer::new(&object);
+    server.respond(
+        422,
+        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 422, "reason": "Invalid",
+               "message": "status.endpoint: Invalid value"}),
+    );
+    let client = server.client();
+    let reporter = kube::runtime::events::Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
+    let reconciler = StatusReconciler::<Widget>::new(client.clone())
+        .recorder(kube::runtime::events::Recorder::new(client, reporter));
+    reconciler
+        .reconcile(Arc::new(object), async |_: &mut Widget| {
+            Ok::<(), Failure>(())
+        })
+        .await
+        .expect("fallback written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert_eq!(requests[2].method, "POST");
+    assert_eq!(requests[2].body["type"], "Warning");
+    assert_eq!(requests[2].body["reason"], "StatusRejected");
+    assert_eq!(
+        requests[2].body["note"],
+        "the API server rejected the status: status.endpoint: Invalid value"
+    );
+}

@@ -199,12 +199,14 @@ where
             match &written {
                 Written::Fallback(message) => {
                     tracing::warn!(%message, "status rejected; applied the conditions only");
+                    let note = format!("the API server rejected the status: {message}");
+                    self.publish(&working, EventType::Warning, REASON_STATUS_REJECTED, note)
+                        .await;
                 }
                 Written::NotFound => tracing::debug!("object gone before its status was written"),
-                Written::Full | Written::Unchanged => {}
-            }
-            if written != Written::NotFound {
-                self.record_transition(&object, &working).await;
+                Written::Full | Written::Unchanged => {
+                    self.record_transition(&object, &working).await
+                }
             }
             let failures = self.count_failures(&key, requeue);
             Ok(match self.policy.delay(requeue, failures) {
@@ -326,9 +328,6 @@ where
 
     /// An Event when the summary condition's status or reason changed.
     async fn record_transition(&self, stored: &K, written: &K) {
-        let Some(recorder) = &self.recorder else {
-            return;
-        };
         let before = stored
             .status()
             .and_then(|s| s.conditions().get(&self.summary));
@@ -341,22 +340,29 @@ where
         if before.is_some_and(|b| b.status == after.status && b.reason == after.reason) {
             return;
         }
+        let type_ = if after.status == ConditionStatus::False && after.severity >= Severity::Warning
+        {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        };
+        let note = format!("{} is {}: {}", self.summary, after.status, after.message);
+        self.publish(written, type_, &after.reason, note).await;
+    }
+
+    /// Publishes an Event about `object`, if a recorder was given.
+    async fn publish(&self, object: &K, type_: EventType, reason: &str, note: String) {
+        let Some(recorder) = &self.recorder else {
+            return;
+        };
         let event = Event {
-            type_: if after.status == ConditionStatus::False && after.severity >= Severity::Warning
-            {
-                EventType::Warning
-            } else {
-                EventType::Normal
-            },
-            reason: after.reason.clone(),
-            note: Some(format!(
-                "{} is {}: {}",
-                self.summary, after.status, after.message
-            )),
+            type_,
+            reason: reason.to_owned(),
+            note: Some(note),
             action: "Reconcile".to_owned(),
             secondary: None,
         };
-        if let Err(error) = recorder.publish(&event, &written.object_ref(&())).await {
+        if let Err(error) = recorder.publish(&event, &object.object_ref(&())).await {
             tracing::warn!(%error, "could not record an event");
         }
     }
