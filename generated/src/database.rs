@@ -2,8 +2,68 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/database.yaml`.
+/// The reasons Database's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DatabaseReason {
+    /// `Succeeded` (Ready): The last reconcile succeeded.
+    Succeeded,
+    /// `Progressing` (Ready): Work on the latest spec is under way.
+    Progressing,
+    /// `InsufficientStorage` (Ready).
+    InsufficientStorage,
+    /// `RestoreFailed` (Ready).
+    RestoreFailed,
+    /// `BackupSucceeded` (BackupsHealthy).
+    BackupSucceeded,
+    /// `BackupFailed` (BackupsHealthy).
+    BackupFailed,
+    /// `BackupsDisabled` (BackupsHealthy).
+    BackupsDisabled,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+impl DatabaseReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Succeeded => "Succeeded",
+            Self::Progressing => "Progressing",
+            Self::InsufficientStorage => "InsufficientStorage",
+            Self::RestoreFailed => "RestoreFailed",
+            Self::BackupSucceeded => "BackupSucceeded",
+            Self::BackupFailed => "BackupFailed",
+            Self::BackupsDisabled => "BackupsDisabled",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+impl ::core::convert::From<&str> for DatabaseReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "Succeeded" => Self::Succeeded,
+            "Progressing" => Self::Progressing,
+            "InsufficientStorage" => Self::InsufficientStorage,
+            "RestoreFailed" => Self::RestoreFailed,
+            "BackupSucceeded" => Self::BackupSucceeded,
+            "BackupFailed" => Self::BackupFailed,
+            "BackupsDisabled" => Self::BackupsDisabled,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+impl ::core::convert::From<DatabaseReason> for ::std::string::String {
+    fn from(reason: DatabaseReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+impl ::core::fmt::Display for DatabaseReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 pub mod v1beta1 {
     //! Version `v1beta1`.
+    pub use super::DatabaseReason;
     /// The desired state of a Database.
     #[derive(
         ::kube::CustomResource,
@@ -107,65 +167,6 @@ pub mod v1beta1 {
         #[schemars(with = "::std::string::String")]
         pub endpoint: ::core::option::Option<::std::string::String>,
     }
-    /// The reasons Database's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum DatabaseReason {
-        /// `Succeeded` (Ready): The last reconcile succeeded.
-        Succeeded,
-        /// `Progressing` (Ready): Work on the latest spec is under way.
-        Progressing,
-        /// `InsufficientStorage` (Ready).
-        InsufficientStorage,
-        /// `RestoreFailed` (Ready).
-        RestoreFailed,
-        /// `BackupSucceeded` (BackupsHealthy).
-        BackupSucceeded,
-        /// `BackupFailed` (BackupsHealthy).
-        BackupFailed,
-        /// `BackupsDisabled` (BackupsHealthy).
-        BackupsDisabled,
-        /// A reason not declared in the schema.
-        Other(::std::string::String),
-    }
-    impl DatabaseReason {
-        /// The reason as it appears on the wire.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Self::Succeeded => "Succeeded",
-                Self::Progressing => "Progressing",
-                Self::InsufficientStorage => "InsufficientStorage",
-                Self::RestoreFailed => "RestoreFailed",
-                Self::BackupSucceeded => "BackupSucceeded",
-                Self::BackupFailed => "BackupFailed",
-                Self::BackupsDisabled => "BackupsDisabled",
-                Self::Other(reason) => reason,
-            }
-        }
-    }
-    impl ::core::convert::From<&str> for DatabaseReason {
-        fn from(reason: &str) -> Self {
-            match reason {
-                "Succeeded" => Self::Succeeded,
-                "Progressing" => Self::Progressing,
-                "InsufficientStorage" => Self::InsufficientStorage,
-                "RestoreFailed" => Self::RestoreFailed,
-                "BackupSucceeded" => Self::BackupSucceeded,
-                "BackupFailed" => Self::BackupFailed,
-                "BackupsDisabled" => Self::BackupsDisabled,
-                other => Self::Other(other.to_owned()),
-            }
-        }
-    }
-    impl ::core::convert::From<DatabaseReason> for ::std::string::String {
-        fn from(reason: DatabaseReason) -> Self {
-            reason.as_str().to_owned()
-        }
-    }
-    impl ::core::fmt::Display for DatabaseReason {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
     /// A database engine.
     #[derive(
         Clone,
@@ -187,6 +188,7 @@ pub mod v1beta1 {
 }
 pub mod v1 {
     //! Version `v1`.
+    pub use super::DatabaseReason;
     /// The desired state of a Database.
     #[derive(
         ::kube::CustomResource,
@@ -408,65 +410,6 @@ pub mod v1 {
         pub last_backup_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
-    }
-    /// The reasons Database's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum DatabaseReason {
-        /// `Succeeded` (Ready): The last reconcile succeeded.
-        Succeeded,
-        /// `Progressing` (Ready): Work on the latest spec is under way.
-        Progressing,
-        /// `InsufficientStorage` (Ready).
-        InsufficientStorage,
-        /// `RestoreFailed` (Ready).
-        RestoreFailed,
-        /// `BackupSucceeded` (BackupsHealthy).
-        BackupSucceeded,
-        /// `BackupFailed` (BackupsHealthy).
-        BackupFailed,
-        /// `BackupsDisabled` (BackupsHealthy).
-        BackupsDisabled,
-        /// A reason not declared in the schema.
-        Other(::std::string::String),
-    }
-    impl DatabaseReason {
-        /// The reason as it appears on the wire.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Self::Succeeded => "Succeeded",
-                Self::Progressing => "Progressing",
-                Self::InsufficientStorage => "InsufficientStorage",
-                Self::RestoreFailed => "RestoreFailed",
-                Self::BackupSucceeded => "BackupSucceeded",
-                Self::BackupFailed => "BackupFailed",
-                Self::BackupsDisabled => "BackupsDisabled",
-                Self::Other(reason) => reason,
-            }
-        }
-    }
-    impl ::core::convert::From<&str> for DatabaseReason {
-        fn from(reason: &str) -> Self {
-            match reason {
-                "Succeeded" => Self::Succeeded,
-                "Progressing" => Self::Progressing,
-                "InsufficientStorage" => Self::InsufficientStorage,
-                "RestoreFailed" => Self::RestoreFailed,
-                "BackupSucceeded" => Self::BackupSucceeded,
-                "BackupFailed" => Self::BackupFailed,
-                "BackupsDisabled" => Self::BackupsDisabled,
-                other => Self::Other(other.to_owned()),
-            }
-        }
-    }
-    impl ::core::convert::From<DatabaseReason> for ::std::string::String {
-        fn from(reason: DatabaseReason) -> Self {
-            reason.as_str().to_owned()
-        }
-    }
-    impl ::core::fmt::Display for DatabaseReason {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
     }
     /// A database engine.
     #[derive(

@@ -2,8 +2,88 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/promotionstrategy.yaml`.
+/// The reasons PromotionStrategy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PromotionStrategyReason {
+    /// `ReconciliationSuccess` (Ready): The last reconcile succeeded.
+    ReconciliationSuccess,
+    /// `ReconciliationError` (Ready): The last reconcile failed; the message says why. The severity is the error's own: Warning when the controller retries by itself, Error when the spec must change.
+    ReconciliationError,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+impl PromotionStrategyReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::ReconciliationSuccess => "ReconciliationSuccess",
+            Self::ReconciliationError => "ReconciliationError",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+impl ::core::convert::From<&str> for PromotionStrategyReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "ReconciliationSuccess" => Self::ReconciliationSuccess,
+            "ReconciliationError" => Self::ReconciliationError,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+impl ::core::convert::From<PromotionStrategyReason> for ::std::string::String {
+    fn from(reason: PromotionStrategyReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+impl ::core::fmt::Display for PromotionStrategyReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// The reasons ChangeTransferPolicy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChangeTransferPolicyReason {
+    /// `ReconciliationSuccess` (Ready): The last reconcile succeeded.
+    ReconciliationSuccess,
+    /// `ReconciliationError` (Ready): The last reconcile failed; the message says why. The severity is the error's own: Warning when the controller retries by itself, Error when the spec must change.
+    ReconciliationError,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+impl ChangeTransferPolicyReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::ReconciliationSuccess => "ReconciliationSuccess",
+            Self::ReconciliationError => "ReconciliationError",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+impl ::core::convert::From<&str> for ChangeTransferPolicyReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "ReconciliationSuccess" => Self::ReconciliationSuccess,
+            "ReconciliationError" => Self::ReconciliationError,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+impl ::core::convert::From<ChangeTransferPolicyReason> for ::std::string::String {
+    fn from(reason: ChangeTransferPolicyReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+impl ::core::fmt::Display for ChangeTransferPolicyReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
+    pub use super::PromotionStrategyReason;
+    pub use super::ChangeTransferPolicyReason;
     /// The desired state of a PromotionStrategy.
     #[derive(
         ::kube::CustomResource,
@@ -97,45 +177,6 @@ pub mod v1alpha1 {
             )
         )]
         pub environments: ::core::option::Option<::std::vec::Vec<EnvironmentStatus>>,
-    }
-    /// The reasons PromotionStrategy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum PromotionStrategyReason {
-        /// `ReconciliationSuccess` (Ready): The last reconcile succeeded.
-        ReconciliationSuccess,
-        /// `ReconciliationError` (Ready): The last reconcile failed; the message says why. The severity is the error's own: Warning when the controller retries by itself, Error when the spec must change.
-        ReconciliationError,
-        /// A reason not declared in the schema.
-        Other(::std::string::String),
-    }
-    impl PromotionStrategyReason {
-        /// The reason as it appears on the wire.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Self::ReconciliationSuccess => "ReconciliationSuccess",
-                Self::ReconciliationError => "ReconciliationError",
-                Self::Other(reason) => reason,
-            }
-        }
-    }
-    impl ::core::convert::From<&str> for PromotionStrategyReason {
-        fn from(reason: &str) -> Self {
-            match reason {
-                "ReconciliationSuccess" => Self::ReconciliationSuccess,
-                "ReconciliationError" => Self::ReconciliationError,
-                other => Self::Other(other.to_owned()),
-            }
-        }
-    }
-    impl ::core::convert::From<PromotionStrategyReason> for ::std::string::String {
-        fn from(reason: PromotionStrategyReason) -> Self {
-            reason.as_str().to_owned()
-        }
-    }
-    impl ::core::fmt::Display for PromotionStrategyReason {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
     }
     /// The desired state of a ChangeTransferPolicy.
     #[derive(
@@ -259,45 +300,6 @@ pub mod v1alpha1 {
         )]
         #[schemars(with = "ChangeTransferPolicyStatusPullRequest")]
         pub pull_request: ::core::option::Option<ChangeTransferPolicyStatusPullRequest>,
-    }
-    /// The reasons ChangeTransferPolicy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum ChangeTransferPolicyReason {
-        /// `ReconciliationSuccess` (Ready): The last reconcile succeeded.
-        ReconciliationSuccess,
-        /// `ReconciliationError` (Ready): The last reconcile failed; the message says why. The severity is the error's own: Warning when the controller retries by itself, Error when the spec must change.
-        ReconciliationError,
-        /// A reason not declared in the schema.
-        Other(::std::string::String),
-    }
-    impl ChangeTransferPolicyReason {
-        /// The reason as it appears on the wire.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Self::ReconciliationSuccess => "ReconciliationSuccess",
-                Self::ReconciliationError => "ReconciliationError",
-                Self::Other(reason) => reason,
-            }
-        }
-    }
-    impl ::core::convert::From<&str> for ChangeTransferPolicyReason {
-        fn from(reason: &str) -> Self {
-            match reason {
-                "ReconciliationSuccess" => Self::ReconciliationSuccess,
-                "ReconciliationError" => Self::ReconciliationError,
-                other => Self::Other(other.to_owned()),
-            }
-        }
-    }
-    impl ::core::convert::From<ChangeTransferPolicyReason> for ::std::string::String {
-        fn from(reason: ChangeTransferPolicyReason) -> Self {
-            reason.as_str().to_owned()
-        }
-    }
-    impl ::core::fmt::Display for ChangeTransferPolicyReason {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
     }
     /// A reference to a GitRepository in the same namespace.
     #[derive(

@@ -2,8 +2,68 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/resourcegroup.yaml`.
+/// The reasons ResourceGroup's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ResourceGroupReason {
+    /// `Reconciling` (Ready): A request was sent to the outside system; waiting for its answer.
+    Reconciling,
+    /// `WaitingForOwner` (Ready): The owner of this resource cannot be found; progress waits until it exists.
+    WaitingForOwner,
+    /// `Deleting` (Ready): The resource is being deleted.
+    Deleting,
+    /// `Succeeded` (Ready): The spec has been applied; nothing more to do.
+    Succeeded,
+    /// `LocationNotAvailableForResourceGroup` (Ready).
+    LocationNotAvailableForResourceGroup,
+    /// `AuthorizationFailed` (Ready).
+    AuthorizationFailed,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+impl ResourceGroupReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Reconciling => "Reconciling",
+            Self::WaitingForOwner => "WaitingForOwner",
+            Self::Deleting => "Deleting",
+            Self::Succeeded => "Succeeded",
+            Self::LocationNotAvailableForResourceGroup => {
+                "LocationNotAvailableForResourceGroup"
+            }
+            Self::AuthorizationFailed => "AuthorizationFailed",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+impl ::core::convert::From<&str> for ResourceGroupReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "Reconciling" => Self::Reconciling,
+            "WaitingForOwner" => Self::WaitingForOwner,
+            "Deleting" => Self::Deleting,
+            "Succeeded" => Self::Succeeded,
+            "LocationNotAvailableForResourceGroup" => {
+                Self::LocationNotAvailableForResourceGroup
+            }
+            "AuthorizationFailed" => Self::AuthorizationFailed,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+impl ::core::convert::From<ResourceGroupReason> for ::std::string::String {
+    fn from(reason: ResourceGroupReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+impl ::core::fmt::Display for ResourceGroupReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 pub mod v1api20200601 {
     //! Version `v1api20200601`.
+    pub use super::ResourceGroupReason;
     /// The desired state of a ResourceGroup.
     #[derive(
         ::kube::CustomResource,
@@ -143,65 +203,6 @@ pub mod v1api20200601 {
         pub tags: ::core::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
-    }
-    /// The reasons ResourceGroup's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum ResourceGroupReason {
-        /// `Reconciling` (Ready): A request was sent to the outside system; waiting for its answer.
-        Reconciling,
-        /// `WaitingForOwner` (Ready): The owner of this resource cannot be found; progress waits until it exists.
-        WaitingForOwner,
-        /// `Deleting` (Ready): The resource is being deleted.
-        Deleting,
-        /// `Succeeded` (Ready): The spec has been applied; nothing more to do.
-        Succeeded,
-        /// `LocationNotAvailableForResourceGroup` (Ready).
-        LocationNotAvailableForResourceGroup,
-        /// `AuthorizationFailed` (Ready).
-        AuthorizationFailed,
-        /// A reason not declared in the schema.
-        Other(::std::string::String),
-    }
-    impl ResourceGroupReason {
-        /// The reason as it appears on the wire.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Self::Reconciling => "Reconciling",
-                Self::WaitingForOwner => "WaitingForOwner",
-                Self::Deleting => "Deleting",
-                Self::Succeeded => "Succeeded",
-                Self::LocationNotAvailableForResourceGroup => {
-                    "LocationNotAvailableForResourceGroup"
-                }
-                Self::AuthorizationFailed => "AuthorizationFailed",
-                Self::Other(reason) => reason,
-            }
-        }
-    }
-    impl ::core::convert::From<&str> for ResourceGroupReason {
-        fn from(reason: &str) -> Self {
-            match reason {
-                "Reconciling" => Self::Reconciling,
-                "WaitingForOwner" => Self::WaitingForOwner,
-                "Deleting" => Self::Deleting,
-                "Succeeded" => Self::Succeeded,
-                "LocationNotAvailableForResourceGroup" => {
-                    Self::LocationNotAvailableForResourceGroup
-                }
-                "AuthorizationFailed" => Self::AuthorizationFailed,
-                other => Self::Other(other.to_owned()),
-            }
-        }
-    }
-    impl ::core::convert::From<ResourceGroupReason> for ::std::string::String {
-        fn from(reason: ResourceGroupReason) -> Self {
-            reason.as_str().to_owned()
-        }
-    }
-    impl ::core::fmt::Display for ResourceGroupReason {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
     }
     /// A reference to the owner, by Kubernetes name or by ARM ID; exactly one of the two.
     #[derive(

@@ -2,8 +2,64 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/router.yaml`.
+/// The reasons Router's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RouterReason {
+    /// `Success` (Available): The resource is available.
+    Success,
+    /// `Progressing` (Available): The resource is being created.
+    Progressing,
+    /// `SubResourcesReady` (SubResourcesReady).
+    SubResourcesReady,
+    /// `SubResourcesPending` (SubResourcesReady).
+    SubResourcesPending,
+    /// `SubResourceFailed` (SubResourcesReady).
+    SubResourceFailed,
+    /// `MultipleFailures` (SubResourcesReady).
+    MultipleFailures,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+impl RouterReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Success => "Success",
+            Self::Progressing => "Progressing",
+            Self::SubResourcesReady => "SubResourcesReady",
+            Self::SubResourcesPending => "SubResourcesPending",
+            Self::SubResourceFailed => "SubResourceFailed",
+            Self::MultipleFailures => "MultipleFailures",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+impl ::core::convert::From<&str> for RouterReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "Success" => Self::Success,
+            "Progressing" => Self::Progressing,
+            "SubResourcesReady" => Self::SubResourcesReady,
+            "SubResourcesPending" => Self::SubResourcesPending,
+            "SubResourceFailed" => Self::SubResourceFailed,
+            "MultipleFailures" => Self::MultipleFailures,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+impl ::core::convert::From<RouterReason> for ::std::string::String {
+    fn from(reason: RouterReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+impl ::core::fmt::Display for RouterReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
+    pub use super::RouterReason;
     /// The desired state of a Router.
     #[derive(
         ::kube::CustomResource,
@@ -102,61 +158,6 @@ pub mod v1alpha1 {
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "RouterStatusResource")]
         pub resource: ::core::option::Option<RouterStatusResource>,
-    }
-    /// The reasons Router's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
-    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum RouterReason {
-        /// `Success` (Available): The resource is available.
-        Success,
-        /// `Progressing` (Available): The resource is being created.
-        Progressing,
-        /// `SubResourcesReady` (SubResourcesReady).
-        SubResourcesReady,
-        /// `SubResourcesPending` (SubResourcesReady).
-        SubResourcesPending,
-        /// `SubResourceFailed` (SubResourcesReady).
-        SubResourceFailed,
-        /// `MultipleFailures` (SubResourcesReady).
-        MultipleFailures,
-        /// A reason not declared in the schema.
-        Other(::std::string::String),
-    }
-    impl RouterReason {
-        /// The reason as it appears on the wire.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Self::Success => "Success",
-                Self::Progressing => "Progressing",
-                Self::SubResourcesReady => "SubResourcesReady",
-                Self::SubResourcesPending => "SubResourcesPending",
-                Self::SubResourceFailed => "SubResourceFailed",
-                Self::MultipleFailures => "MultipleFailures",
-                Self::Other(reason) => reason,
-            }
-        }
-    }
-    impl ::core::convert::From<&str> for RouterReason {
-        fn from(reason: &str) -> Self {
-            match reason {
-                "Success" => Self::Success,
-                "Progressing" => Self::Progressing,
-                "SubResourcesReady" => Self::SubResourcesReady,
-                "SubResourcesPending" => Self::SubResourcesPending,
-                "SubResourceFailed" => Self::SubResourceFailed,
-                "MultipleFailures" => Self::MultipleFailures,
-                other => Self::Other(other.to_owned()),
-            }
-        }
-    }
-    impl ::core::convert::From<RouterReason> for ::std::string::String {
-        fn from(reason: RouterReason) -> Self {
-            reason.as_str().to_owned()
-        }
-    }
-    impl ::core::fmt::Display for RouterReason {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
     }
     /// A clouds.yaml entry in a secret.
     #[derive(

@@ -15,7 +15,9 @@ use crate::model::{
 };
 use crate::names::{self, ident, pascal_case, snake_case};
 
-/// The module for one schema file: `pub mod <version> { ... }` for each version.
+/// The contents of one schema file's module: its doc, each kind's reasons enum (kind-level,
+/// so written once), and `pub mod <version> { ... }` for each version, which re-exports the
+/// reasons of its kinds.
 pub fn file_module(file: &SchemaFile) -> TokenStream {
     let mut versions: Vec<&str> = Vec::new();
     for kind in &file.kinds {
@@ -28,15 +30,27 @@ pub fn file_module(file: &SchemaFile) -> TokenStream {
     let modules = versions.iter().map(|version| {
         let module = ident(version);
         let doc = format!(" Version `{version}`.");
+        let reasons = file
+            .kinds
+            .iter()
+            .filter(|k| k.versions.iter().any(|v| v.name == *version))
+            .map(|k| format_ident!("{}Reason", k.kind));
         let items = version_items(file, version);
         quote! {
             pub mod #module {
                 #![doc = #doc]
+                #(pub use super::#reasons;)*
                 #items
             }
         }
     });
-    quote!(#(#modules)*)
+    let doc = format!(" Kinds from `{}`.", super::display_path(&file.path));
+    let reasons = file.kinds.iter().map(reasons_item);
+    quote! {
+        #![doc = #doc]
+        #(#reasons)*
+        #(#modules)*
+    }
 }
 
 /// The items of one version: its kinds, then the types they use.
@@ -138,11 +152,9 @@ fn kind_items<'m>(
         }
     };
     let status = status_item(kind, version, &status_name);
-    let reasons = reasons_item(kind);
     quote! {
         #spec
         #status
-        #reasons
     }
 }
 
