@@ -276,6 +276,7 @@ mod tests {
             s.ready("Rule", "a").ready("Rule", "b");
             s
         }] {
+            assert!(subs.all_ready() && !subs.any_pending() && !subs.any_failed());
             let condition = subs.condition(Some(1));
             assert_eq!(condition.status, ConditionStatus::True);
             assert_eq!(condition.reason, REASON_SUB_RESOURCES_READY);
@@ -291,6 +292,7 @@ mod tests {
         subs.ready("Interface", "ext")
             .pending("Interface", "int")
             .pending("Route", "default");
+        assert!(subs.any_pending() && !subs.any_failed() && !subs.all_ready());
         let condition = subs.condition(None);
         assert_eq!(condition.status, ConditionStatus::False);
         assert_eq!(condition.reason, REASON_SUB_RESOURCES_PENDING);

@@ -1,6 +1,6 @@
-//! Rust code for one schema file: per version, each kind's spec (with kube's
-//! `CustomResource`), its status (with `KubeStatus`), a reasons enum, and every struct and enum
-//! its fields need. Built with `quote`; every text from the input enters as a string literal
+//! Rust code for one schema file: each kind's reasons enum, then per version each kind's
+//! spec (with kube's `CustomResource`), its status (with `KubeStatus`), and every struct and
+//! enum its fields need. Built with `quote`; every text from the input enters as a string literal
 //! or a checked identifier, never as code.
 
 use std::collections::BTreeMap;

@@ -79,11 +79,6 @@ impl<'n, 's> MapReader<'n, 's> {
         self.node.pos
     }
 
-    /// The sink problems go to.
-    pub fn sink(&self) -> &'s Sink<'s> {
-        self.sink
-    }
-
     fn check_keys(&self) {
         for (key, _) in self.node.as_map().unwrap_or_default() {
             let Some(name) = key.as_str() else {
