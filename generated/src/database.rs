@@ -2,6 +2,750 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/database.yaml`.
+/// `Database`'s CustomResourceDefinition as JSON, every version.
+pub const DATABASE_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {
+    "name": "databases.db.example.com"
+  },
+  "spec": {
+    "group": "db.example.com",
+    "names": {
+      "kind": "Database",
+      "plural": "databases",
+      "singular": "database",
+      "shortNames": [
+        "db"
+      ],
+      "categories": [
+        "all",
+        "databases"
+      ]
+    },
+    "scope": "Namespaced",
+    "versions": [
+      {
+        "name": "v1beta1",
+        "served": true,
+        "storage": false,
+        "deprecated": true,
+        "deprecationWarning": "db.example.com/v1beta1 Database is deprecated; use db.example.com/v1",
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "engine": {
+                    "description": "The database engine.",
+                    "enum": [
+                      "postgres",
+                      "mysql"
+                    ],
+                    "type": "string"
+                  },
+                  "engineVersion": {
+                    "description": "The engine version, such as \"15.4\".",
+                    "type": "string"
+                  },
+                  "replicas": {
+                    "description": "The number of instances.",
+                    "type": "integer",
+                    "format": "int32",
+                    "minimum": 1,
+                    "maximum": 9,
+                    "default": 1
+                  },
+                  "storageGB": {
+                    "description": "The volume size of each instance, in GB.",
+                    "type": "integer",
+                    "format": "int32",
+                    "minimum": 1,
+                    "default": 10
+                  },
+                  "passwordSecretRef": {
+                    "description": "The key of a secret holding the admin password.",
+                    "x-kubernetes-map-type": "atomic",
+                    "type": "object",
+                    "properties": {
+                      "key": {
+                        "description": "The key to select.",
+                        "type": "string"
+                      },
+                      "name": {
+                        "description": "Name of a Secret.",
+                        "type": "string",
+                        "default": ""
+                      },
+                      "optional": {
+                        "description": "Whether the object or its key may be absent.",
+                        "type": "boolean"
+                      }
+                    },
+                    "required": [
+                      "key"
+                    ]
+                  }
+                },
+                "required": [
+                  "engine"
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "replicas": {
+                    "description": "The number of instances running.",
+                    "type": "integer",
+                    "format": "int32"
+                  },
+                  "selector": {
+                    "description": "The label selector of the instances' pods, for autoscalers.",
+                    "type": "string"
+                  },
+                  "endpoint": {
+                    "description": "The host name clients connect to.",
+                    "type": "string"
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {},
+          "scale": {
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".status.selector"
+          }
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          },
+          {
+            "name": "Engine",
+            "type": "string",
+            "jsonPath": ".spec.engine"
+          },
+          {
+            "name": "Replicas",
+            "type": "integer",
+            "jsonPath": ".status.replicas"
+          }
+        ]
+      },
+      {
+        "name": "v1",
+        "served": true,
+        "storage": true,
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "engine": {
+                    "description": "The database engine. Cannot be changed.",
+                    "enum": [
+                      "postgres",
+                      "mysql"
+                    ],
+                    "type": "string",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "self == oldSelf",
+                        "message": "engine is immutable",
+                        "reason": "FieldValueForbidden"
+                      }
+                    ]
+                  },
+                  "majorVersion": {
+                    "description": "The engine's major version; it can be raised but never lowered.",
+                    "type": "integer",
+                    "format": "int64",
+                    "enum": [
+                      14,
+                      15,
+                      16,
+                      17
+                    ],
+                    "default": 16
+                  },
+                  "replicas": {
+                    "description": "The number of instances.",
+                    "type": "integer",
+                    "format": "int32",
+                    "minimum": 1,
+                    "maximum": 9,
+                    "default": 1
+                  },
+                  "maxUnavailable": {
+                    "description": "How many instances (or what percentage, such as \"25%\") may be down during an update.",
+                    "x-kubernetes-int-or-string": true,
+                    "default": 1
+                  },
+                  "storage": {
+                    "description": "The volume of each instance.",
+                    "type": "object",
+                    "properties": {
+                      "size": {
+                        "description": "The volume size, such as \"50Gi\".",
+                        "x-kubernetes-int-or-string": true,
+                        "anyOf": [
+                          {
+                            "type": "integer"
+                          },
+                          {
+                            "type": "string"
+                          }
+                        ],
+                        "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
+                        "default": "10Gi"
+                      },
+                      "storageClassName": {
+                        "description": "The StorageClass of the volumes; null for the cluster's default.",
+                        "type": "string",
+                        "nullable": true
+                      }
+                    }
+                  },
+                  "resources": {
+                    "description": "Resource requests of each instance, by name (cpu, memory).",
+                    "type": "object",
+                    "additionalProperties": {
+                      "x-kubernetes-int-or-string": true,
+                      "anyOf": [
+                        {
+                          "type": "integer"
+                        },
+                        {
+                          "type": "string"
+                        }
+                      ],
+                      "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"
+                    },
+                    "maxProperties": 4
+                  },
+                  "parameters": {
+                    "description": "Engine settings (postgresql.conf or my.cnf), passed through unchanged.",
+                    "x-kubernetes-preserve-unknown-fields": true
+                  },
+                  "credentials": {
+                    "description": "Where the credentials and the initialisation script are.",
+                    "type": "object",
+                    "properties": {
+                      "passwordSecretRef": {
+                        "description": "The key of a secret holding the admin password.",
+                        "x-kubernetes-map-type": "atomic",
+                        "type": "object",
+                        "properties": {
+                          "key": {
+                            "description": "The key to select.",
+                            "type": "string"
+                          },
+                          "name": {
+                            "description": "Name of a Secret.",
+                            "type": "string",
+                            "default": ""
+                          },
+                          "optional": {
+                            "description": "Whether the object or its key may be absent.",
+                            "type": "boolean"
+                          }
+                        },
+                        "required": [
+                          "key"
+                        ]
+                      },
+                      "initScriptRef": {
+                        "description": "The key of a ConfigMap holding SQL run once, at creation.",
+                        "x-kubernetes-map-type": "atomic",
+                        "type": "object",
+                        "properties": {
+                          "key": {
+                            "description": "The key to select.",
+                            "type": "string"
+                          },
+                          "name": {
+                            "description": "Name of a ConfigMap.",
+                            "type": "string",
+                            "default": ""
+                          },
+                          "optional": {
+                            "description": "Whether the object or its key may be absent.",
+                            "type": "boolean"
+                          }
+                        },
+                        "required": [
+                          "key"
+                        ]
+                      }
+                    },
+                    "required": [
+                      "passwordSecretRef"
+                    ]
+                  },
+                  "serviceAccountRef": {
+                    "description": "The ServiceAccount the instances run as.",
+                    "x-kubernetes-map-type": "atomic",
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "Name of the referent.",
+                        "type": "string",
+                        "default": ""
+                      }
+                    }
+                  },
+                  "clientSelector": {
+                    "description": "The pods allowed to connect; all pods of the namespace when unset.",
+                    "x-kubernetes-map-type": "atomic",
+                    "type": "object",
+                    "properties": {
+                      "matchExpressions": {
+                        "description": "Requirements on labels, ANDed.",
+                        "type": "array",
+                        "items": {
+                          "description": "A key, an operator and values.",
+                          "type": "object",
+                          "properties": {
+                            "key": {
+                              "description": "The label key.",
+                              "type": "string"
+                            },
+                            "operator": {
+                              "description": "In, NotIn, Exists or DoesNotExist.",
+                              "type": "string"
+                            },
+                            "values": {
+                              "description": "The values; empty for Exists and DoesNotExist.",
+                              "type": "array",
+                              "items": {
+                                "type": "string"
+                              },
+                              "x-kubernetes-list-type": "atomic"
+                            }
+                          },
+                          "required": [
+                            "key",
+                            "operator"
+                          ]
+                        },
+                        "x-kubernetes-list-type": "atomic"
+                      },
+                      "matchLabels": {
+                        "description": "Labels that must all be present with these values.",
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  },
+                  "restore": {
+                    "description": "A backup to create the database from; only read at creation.",
+                    "type": "object",
+                    "properties": {
+                      "backupRef": {
+                        "description": "The Backup object, in any namespace.",
+                        "x-kubernetes-map-type": "atomic",
+                        "type": "object",
+                        "properties": {
+                          "apiVersion": {
+                            "description": "API version of the referent.",
+                            "type": "string"
+                          },
+                          "fieldPath": {
+                            "description": "A field within the referent, when the reference is to part of it.",
+                            "type": "string"
+                          },
+                          "kind": {
+                            "description": "Kind of the referent.",
+                            "type": "string"
+                          },
+                          "name": {
+                            "description": "Name of the referent.",
+                            "type": "string"
+                          },
+                          "namespace": {
+                            "description": "Namespace of the referent.",
+                            "type": "string"
+                          },
+                          "resourceVersion": {
+                            "description": "The referent's resourceVersion this reference was made to.",
+                            "type": "string"
+                          },
+                          "uid": {
+                            "description": "UID of the referent.",
+                            "type": "string"
+                          }
+                        }
+                      },
+                      "pointInTime": {
+                        "description": "The moment to recover to; the end of the backup when unset.",
+                        "type": "string",
+                        "format": "date-time"
+                      }
+                    },
+                    "required": [
+                      "backupRef"
+                    ],
+                    "nullable": true
+                  },
+                  "backup": {
+                    "description": "Scheduled backups.",
+                    "type": "object",
+                    "properties": {
+                      "enabled": {
+                        "description": "Whether scheduled backups run.",
+                        "type": "boolean",
+                        "default": true
+                      },
+                      "intervalMinutes": {
+                        "description": "Minutes between backups, a multiple of 15.",
+                        "type": "integer",
+                        "format": "int32",
+                        "minimum": 15,
+                        "multipleOf": 15,
+                        "default": 60
+                      },
+                      "retention": {
+                        "description": "How long backups are kept, such as \"720h\".",
+                        "type": "string"
+                      },
+                      "contact": {
+                        "description": "Who is told when a backup fails.",
+                        "type": "string",
+                        "format": "email"
+                      }
+                    }
+                  },
+                  "autoscaling": {
+                    "description": "Scaling of read replicas with load.",
+                    "type": "object",
+                    "properties": {
+                      "minReplicas": {
+                        "description": "The fewest instances.",
+                        "type": "integer",
+                        "format": "int32",
+                        "minimum": 1,
+                        "default": 1
+                      },
+                      "maxReplicas": {
+                        "description": "The most instances.",
+                        "type": "integer",
+                        "format": "int32",
+                        "minimum": 1,
+                        "maximum": 9
+                      },
+                      "targetCPUUtilization": {
+                        "description": "The CPU use (0.1 to 1) to scale at.",
+                        "type": "number",
+                        "format": "float",
+                        "minimum": 0.1,
+                        "maximum": 1,
+                        "default": 0.7
+                      }
+                    },
+                    "required": [
+                      "maxReplicas"
+                    ]
+                  },
+                  "slowQueryThresholdSeconds": {
+                    "description": "Queries slower than this many seconds are logged.",
+                    "type": "number",
+                    "minimum": 0,
+                    "default": 1.5
+                  }
+                },
+                "required": [
+                  "engine",
+                  "storage",
+                  "credentials"
+                ],
+                "x-kubernetes-validations": [
+                  {
+                    "rule": "!has(self.autoscaling) || self.autoscaling.minReplicas <= self.autoscaling.maxReplicas",
+                    "messageExpression": "'minReplicas (' + string(self.autoscaling.minReplicas) + ') must not exceed maxReplicas'",
+                    "fieldPath": ".autoscaling.minReplicas"
+                  },
+                  {
+                    "rule": "self.majorVersion >= oldSelf.majorVersion",
+                    "message": "majorVersion cannot be lowered",
+                    "reason": "FieldValueForbidden",
+                    "fieldPath": ".majorVersion"
+                  }
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "replicas": {
+                    "description": "The number of instances running.",
+                    "type": "integer",
+                    "format": "int32"
+                  },
+                  "readyReplicas": {
+                    "description": "The number of instances ready for clients.",
+                    "type": "integer",
+                    "format": "int32"
+                  },
+                  "selector": {
+                    "description": "The label selector of the instances' pods, for autoscalers.",
+                    "type": "string"
+                  },
+                  "endpoint": {
+                    "description": "The host name clients connect to.",
+                    "type": "string",
+                    "format": "hostname"
+                  },
+                  "sizeBytes": {
+                    "description": "The size of the data, in bytes.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "replicationLagSeconds": {
+                    "description": "How far the slowest replica is behind, in seconds.",
+                    "type": "number",
+                    "format": "double"
+                  },
+                  "lastBackupTime": {
+                    "description": "When the last backup finished.",
+                    "type": "string",
+                    "format": "date-time"
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {},
+          "scale": {
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".status.selector"
+          }
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          },
+          {
+            "name": "Engine",
+            "type": "string",
+            "jsonPath": ".spec.engine"
+          },
+          {
+            "name": "Version",
+            "type": "integer",
+            "jsonPath": ".spec.majorVersion"
+          },
+          {
+            "name": "Replicas",
+            "type": "integer",
+            "jsonPath": ".status.readyReplicas"
+          },
+          {
+            "name": "Endpoint",
+            "type": "string",
+            "jsonPath": ".status.endpoint",
+            "priority": 1
+          },
+          {
+            "name": "Last Backup",
+            "type": "date",
+            "jsonPath": ".status.lastBackupTime",
+            "priority": 1
+          }
+        ]
+      }
+    ]
+  }
+}"#;
 /// The reasons Database's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum DatabaseReason {
@@ -64,37 +808,113 @@ impl ::core::fmt::Display for DatabaseReason {
 pub mod v1beta1 {
     //! Version `v1beta1`.
     pub use super::DatabaseReason;
+    /// A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct Database {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a Database.
+        #[serde(rename = "spec")]
+        pub spec: DatabaseSpec,
+        /// The observed state of a Database.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<DatabaseStatus>,
+    }
+    impl Database {
+        /// A Database named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: DatabaseSpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for Database {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("Database", 5)?;
+            state.serialize_field("apiVersion", "db.example.com/v1beta1")?;
+            state.serialize_field("kind", "Database")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for Database {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("Database")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("db.example.com")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1beta1")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("db.example.com/v1beta1")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("databases")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for Database {
+        type Spec = DatabaseSpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for Database {
+        type Status = DatabaseStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for Database {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(super::DATABASE_CRD, "v1beta1")
+        }
+        fn crd_name() -> &'static str {
+            "databases.db.example.com"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &["db"]
+        }
+    }
     /// The desired state of a Database.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "db.example.com",
-        version = "v1beta1",
-        kind = "Database",
-        plural = "databases",
-        singular = "database",
-        namespaced,
-        status = "DatabaseStatus",
-        doc = "A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.",
-        shortname = "db",
-        category = "all",
-        category = "databases",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}",
-        printcolumn = "{\"jsonPath\":\".spec.engine\",\"name\":\"Engine\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.replicas\",\"name\":\"Replicas\",\"type\":\"integer\"}",
-        scale = "{\"labelSelectorPath\":\".status.selector\",\"specReplicasPath\":\".spec.replicas\",\"statusReplicasPath\":\".status.replicas\"}",
-        deprecated = "db.example.com/v1beta1 Database is deprecated; use db.example.com/v1",
-        storage = false
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpec {
         /// The database engine.
         #[serde(rename = "engine")]
@@ -105,15 +925,12 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::string::String")]
         pub engine_version: ::core::option::Option<::std::string::String>,
         /// The number of instances.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "i32", extend("minimum" = 1, "maximum" = 9, "default" = 1))]
         pub replicas: ::core::option::Option<i32>,
         /// The volume size of each instance, in GB.
         #[serde(rename = "storageGB", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "i32", extend("minimum" = 1, "default" = 10))]
         pub storage_gb: ::core::option::Option<i32>,
         /// The key of a secret holding the admin password.
         #[serde(
@@ -121,7 +938,6 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::api::core::v1::SecretKeySelector")]
         pub password_secret_ref: ::core::option::Option<
             ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
@@ -134,7 +950,6 @@ pub mod v1beta1 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(
@@ -152,19 +967,15 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// The number of instances running.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "i32")]
         pub replicas: ::core::option::Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
         #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub selector: ::core::option::Option<::std::string::String>,
         /// The host name clients connect to.
         #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub endpoint: ::core::option::Option<::std::string::String>,
     }
     /// A database engine.
@@ -176,8 +987,7 @@ pub mod v1beta1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum Engine {
         #[serde(rename = "postgres")]
@@ -189,59 +999,116 @@ pub mod v1beta1 {
 pub mod v1 {
     //! Version `v1`.
     pub use super::DatabaseReason;
+    /// A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct Database {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a Database.
+        #[serde(rename = "spec")]
+        pub spec: DatabaseSpec,
+        /// The observed state of a Database.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<DatabaseStatus>,
+    }
+    impl Database {
+        /// A Database named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: DatabaseSpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for Database {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("Database", 5)?;
+            state.serialize_field("apiVersion", "db.example.com/v1")?;
+            state.serialize_field("kind", "Database")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for Database {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("Database")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("db.example.com")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("db.example.com/v1")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("databases")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for Database {
+        type Spec = DatabaseSpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for Database {
+        type Status = DatabaseStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for Database {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(super::DATABASE_CRD, "v1")
+        }
+        fn crd_name() -> &'static str {
+            "databases.db.example.com"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &["db"]
+        }
+    }
     /// The desired state of a Database.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "db.example.com",
-        version = "v1",
-        kind = "Database",
-        plural = "databases",
-        singular = "database",
-        namespaced,
-        status = "DatabaseStatus",
-        doc = "A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.",
-        shortname = "db",
-        category = "all",
-        category = "databases",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}",
-        printcolumn = "{\"jsonPath\":\".spec.engine\",\"name\":\"Engine\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".spec.majorVersion\",\"name\":\"Version\",\"type\":\"integer\"}",
-        printcolumn = "{\"jsonPath\":\".status.readyReplicas\",\"name\":\"Replicas\",\"type\":\"integer\"}",
-        printcolumn = "{\"jsonPath\":\".status.endpoint\",\"name\":\"Endpoint\",\"priority\":1,\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.lastBackupTime\",\"name\":\"Last Backup\",\"priority\":1,\"type\":\"date\"}",
-        scale = "{\"labelSelectorPath\":\".status.selector\",\"specReplicasPath\":\".spec.replicas\",\"statusReplicasPath\":\".status.replicas\"}"
-    )]
-    #[schemars(
-        extend(
-            "x-kubernetes-validations" = [{"fieldPath":".autoscaling.minReplicas",
-            "messageExpression":"'minReplicas (' + string(self.autoscaling.minReplicas) + ') must not exceed maxReplicas'",
-            "rule":"!has(self.autoscaling) || self.autoscaling.minReplicas <= self.autoscaling.maxReplicas"},
-            {"fieldPath":".majorVersion",
-            "message":"majorVersion cannot be lowered",
-            "reason":"FieldValueForbidden",
-            "rule":"self.majorVersion >= oldSelf.majorVersion"}]
-        )
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpec {
         /// The database engine. Cannot be changed.
         #[serde(rename = "engine")]
-        #[schemars(
-            extend(
-                "x-kubernetes-validations" = [{"message":"engine is immutable",
-                "reason":"FieldValueForbidden",
-                "rule":"self == oldSelf"}]
-            )
-        )]
         pub engine: Engine,
         /// The engine's major version; it can be raised but never lowered.
         #[serde(
@@ -249,21 +1116,15 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64", extend("enum" = [14, 15, 16, 17], "default" = 16))]
         pub major_version: ::core::option::Option<i64>,
         /// The number of instances.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "i32", extend("minimum" = 1, "maximum" = 9, "default" = 1))]
         pub replicas: ::core::option::Option<i32>,
         /// How many instances (or what percentage, such as "25%") may be down during an update.
         #[serde(
             rename = "maxUnavailable",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString",
-            extend("default" = 1)
         )]
         pub max_unavailable: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
@@ -273,10 +1134,6 @@ pub mod v1 {
         pub storage: DatabaseSpecStorage,
         /// Resource requests of each instance, by name (cpu, memory).
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::collections::BTreeMap<::std::string::String, ::k8s_openapi::apimachinery::pkg::api::resource::Quantity>",
-            extend("maxProperties" = 4)
-        )]
         pub resources: ::core::option::Option<
             ::std::collections::BTreeMap<
                 ::std::string::String,
@@ -285,10 +1142,6 @@ pub mod v1 {
         >,
         /// Engine settings (postgresql.conf or my.cnf), passed through unchanged.
         #[serde(rename = "parameters", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::serde_json::Value",
-            extend("x-kubernetes-preserve-unknown-fields" = true)
-        )]
         pub parameters: ::core::option::Option<::serde_json::Value>,
         /// Where the credentials and the initialisation script are.
         #[serde(rename = "credentials")]
@@ -299,7 +1152,6 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::api::core::v1::LocalObjectReference")]
         pub service_account_ref: ::core::option::Option<
             ::k8s_openapi::api::core::v1::LocalObjectReference,
         >,
@@ -309,19 +1161,14 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector"
-        )]
         pub client_selector: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// A backup to create the database from; only read at creation.
         #[serde(rename = "restore", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "DatabaseSpecRestore", extend("nullable" = true))]
         pub restore: ::core::option::Option<DatabaseSpecRestore>,
         /// Scheduled backups.
         #[serde(rename = "backup", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "DatabaseSpecBackup")]
         pub backup: ::core::option::Option<DatabaseSpecBackup>,
         /// Scaling of read replicas with load.
         #[serde(
@@ -329,7 +1176,6 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "DatabaseSpecAutoscaling")]
         pub autoscaling: ::core::option::Option<DatabaseSpecAutoscaling>,
         /// Queries slower than this many seconds are logged.
         #[serde(
@@ -337,7 +1183,6 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "f64", extend("minimum" = 0, "default" = 1.5))]
         pub slow_query_threshold_seconds: ::core::option::Option<f64>,
     }
     /// The observed state of a Database: the standard conditions and observedGeneration.
@@ -348,7 +1193,6 @@ pub mod v1 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(
@@ -366,11 +1210,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// The number of instances running.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "i32")]
         pub replicas: ::core::option::Option<i32>,
         /// The number of instances ready for clients.
         #[serde(
@@ -378,19 +1220,15 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i32")]
         pub ready_replicas: ::core::option::Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
         #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub selector: ::core::option::Option<::std::string::String>,
         /// The host name clients connect to.
         #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("format" = "hostname"))]
         pub endpoint: ::core::option::Option<::std::string::String>,
         /// The size of the data, in bytes.
         #[serde(rename = "sizeBytes", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "i64")]
         pub size_bytes: ::core::option::Option<i64>,
         /// How far the slowest replica is behind, in seconds.
         #[serde(
@@ -398,7 +1236,6 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "f64", extend("format" = "double"))]
         pub replication_lag_seconds: ::core::option::Option<f64>,
         /// When the last backup finished.
         #[serde(
@@ -406,7 +1243,6 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub last_backup_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -420,8 +1256,7 @@ pub mod v1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum Engine {
         #[serde(rename = "postgres")]
@@ -430,22 +1265,10 @@ pub mod v1 {
         Mysql,
     }
     /// The volume of each instance.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecStorage {
         /// The volume size, such as "50Gi".
         #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::k8s_openapi::apimachinery::pkg::api::resource::Quantity",
-            extend("default" = "10Gi")
-        )]
         pub size: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
         >,
@@ -455,18 +1278,10 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::string::String", extend("nullable" = true))]
         pub storage_class_name: ::core::option::Option<::std::string::String>,
     }
     /// Where the credentials and the initialisation script are.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecCredentials {
         /// The key of a secret holding the admin password.
         #[serde(rename = "passwordSecretRef")]
@@ -477,20 +1292,12 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::api::core::v1::ConfigMapKeySelector")]
         pub init_script_ref: ::core::option::Option<
             ::k8s_openapi::api::core::v1::ConfigMapKeySelector,
         >,
     }
     /// A backup to create the database from; only read at creation.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecRestore {
         /// The Backup object, in any namespace.
         #[serde(rename = "backupRef")]
@@ -501,25 +1308,15 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub point_in_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
     }
     /// Scheduled backups.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecBackup {
         /// Whether scheduled backups run.
         #[serde(rename = "enabled", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "bool", extend("default" = true))]
         pub enabled: ::core::option::Option<bool>,
         /// Minutes between backups, a multiple of 15.
         #[serde(
@@ -527,29 +1324,16 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "i32",
-            extend("minimum" = 15, "multipleOf" = 15, "default" = 60)
-        )]
         pub interval_minutes: ::core::option::Option<i32>,
         /// How long backups are kept, such as "720h".
         #[serde(rename = "retention", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub retention: ::core::option::Option<::std::string::String>,
         /// Who is told when a backup fails.
         #[serde(rename = "contact", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("format" = "email"))]
         pub contact: ::core::option::Option<::std::string::String>,
     }
     /// Scaling of read replicas with load.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecAutoscaling {
         /// The fewest instances.
         #[serde(
@@ -557,21 +1341,15 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i32", extend("minimum" = 1, "default" = 1))]
         pub min_replicas: ::core::option::Option<i32>,
         /// The most instances.
         #[serde(rename = "maxReplicas")]
-        #[schemars(extend("minimum" = 1, "maximum" = 9))]
         pub max_replicas: i32,
         /// The CPU use (0.1 to 1) to scale at.
         #[serde(
             rename = "targetCPUUtilization",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "f64",
-            extend("format" = "float", "minimum" = 0.1, "maximum" = 1, "default" = 0.7)
         )]
         pub target_cpu_utilization: ::core::option::Option<f64>,
     }

@@ -2,6 +2,911 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/promotionstrategy.yaml`.
+/// `PromotionStrategy`'s CustomResourceDefinition as JSON, every version.
+pub const PROMOTION_STRATEGY_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {
+    "name": "promotionstrategies.promoter.argoproj.io"
+  },
+  "spec": {
+    "group": "promoter.argoproj.io",
+    "names": {
+      "kind": "PromotionStrategy",
+      "plural": "promotionstrategies",
+      "singular": "promotionstrategy"
+    },
+    "scope": "Namespaced",
+    "versions": [
+      {
+        "name": "v1alpha1",
+        "served": true,
+        "storage": true,
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A PromotionStrategy promotes dry commits of a Git repository through a sequence of environments, one ChangeTransferPolicy per environment branch.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "gitRepositoryRef": {
+                    "description": "The GitRepository to promote commits in.",
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The name of the GitRepository.",
+                        "type": "string",
+                        "pattern": "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
+                        "maxLength": 253
+                      }
+                    }
+                  },
+                  "environments": {
+                    "description": "The environments a dry commit is promoted through, in order.",
+                    "type": "array",
+                    "items": {
+                      "description": "One environment of the sequence.",
+                      "type": "object",
+                      "properties": {
+                        "branch": {
+                          "description": "The environment's active (hydrated) branch.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 100,
+                          "x-kubernetes-validations": [
+                            {
+                              "rule": "!self.startsWith('-') && !self.contains(':') && !self.contains('..')",
+                              "message": "branch must not start with '-' or contain ':' or '..'"
+                            }
+                          ]
+                        },
+                        "autoMerge": {
+                          "description": "Whether the pull request is merged once its checks pass.",
+                          "type": "boolean",
+                          "default": true
+                        }
+                      },
+                      "required": [
+                        "branch"
+                      ]
+                    },
+                    "minItems": 1,
+                    "maxItems": 1000,
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "branch"
+                    ]
+                  },
+                  "activeCommitStatuses": {
+                    "description": "Statuses that must pass on an environment's active branch before the next one is promoted.",
+                    "type": "array",
+                    "items": {
+                      "description": "Selects the CommitStatus objects with a key.",
+                      "type": "object",
+                      "properties": {
+                        "key": {
+                          "description": "The key of the commit status, such as argocd-health.",
+                          "type": "string",
+                          "pattern": "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
+                          "maxLength": 63
+                        }
+                      },
+                      "required": [
+                        "key"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "key"
+                    ]
+                  }
+                },
+                "required": [
+                  "gitRepositoryRef",
+                  "environments"
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "environments": {
+                    "description": "Where each environment of the sequence stands.",
+                    "type": "array",
+                    "items": {
+                      "description": "Where one environment stands.",
+                      "type": "object",
+                      "properties": {
+                        "branch": {
+                          "description": "The environment's active branch.",
+                          "type": "string"
+                        },
+                        "active": {
+                          "description": "The state of the active branch.",
+                          "properties": {
+                            "dry": {
+                              "description": "The dry (source) commit the branch was hydrated from.",
+                              "properties": {
+                                "sha": {
+                                  "description": "The commit's SHA-1 or SHA-256 hash.",
+                                  "type": "string",
+                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                                },
+                                "commitTime": {
+                                  "description": "When the commit was made.",
+                                  "type": "string",
+                                  "format": "date-time"
+                                },
+                                "subject": {
+                                  "description": "The first line of the commit message.",
+                                  "type": "string"
+                                },
+                                "repoURL": {
+                                  "description": "The URL of the repository the commit is in.",
+                                  "type": "string",
+                                  "format": "uri"
+                                }
+                              },
+                              "type": "object"
+                            },
+                            "hydrated": {
+                              "description": "The hydrated commit at the head of the branch.",
+                              "properties": {
+                                "sha": {
+                                  "description": "The commit's SHA-1 or SHA-256 hash.",
+                                  "type": "string",
+                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                                },
+                                "commitTime": {
+                                  "description": "When the commit was made.",
+                                  "type": "string",
+                                  "format": "date-time"
+                                },
+                                "subject": {
+                                  "description": "The first line of the commit message.",
+                                  "type": "string"
+                                },
+                                "repoURL": {
+                                  "description": "The URL of the repository the commit is in.",
+                                  "type": "string",
+                                  "format": "uri"
+                                }
+                              },
+                              "type": "object"
+                            },
+                            "commitStatuses": {
+                              "type": "array",
+                              "items": {
+                                "description": "The phase of one commit status.",
+                                "type": "object",
+                                "properties": {
+                                  "key": {
+                                    "description": "The commit status's key.",
+                                    "type": "string"
+                                  },
+                                  "phase": {
+                                    "description": "The commit status's phase.",
+                                    "enum": [
+                                      "pending",
+                                      "success",
+                                      "failure"
+                                    ],
+                                    "type": "string"
+                                  }
+                                },
+                                "required": [
+                                  "key",
+                                  "phase"
+                                ]
+                              },
+                              "x-kubernetes-list-type": "map",
+                              "x-kubernetes-list-map-keys": [
+                                "key"
+                              ]
+                            }
+                          },
+                          "type": "object"
+                        },
+                        "proposed": {
+                          "description": "The state of the proposed branch.",
+                          "properties": {
+                            "dry": {
+                              "description": "The dry (source) commit the branch was hydrated from.",
+                              "properties": {
+                                "sha": {
+                                  "description": "The commit's SHA-1 or SHA-256 hash.",
+                                  "type": "string",
+                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                                },
+                                "commitTime": {
+                                  "description": "When the commit was made.",
+                                  "type": "string",
+                                  "format": "date-time"
+                                },
+                                "subject": {
+                                  "description": "The first line of the commit message.",
+                                  "type": "string"
+                                },
+                                "repoURL": {
+                                  "description": "The URL of the repository the commit is in.",
+                                  "type": "string",
+                                  "format": "uri"
+                                }
+                              },
+                              "type": "object"
+                            },
+                            "hydrated": {
+                              "description": "The hydrated commit at the head of the branch.",
+                              "properties": {
+                                "sha": {
+                                  "description": "The commit's SHA-1 or SHA-256 hash.",
+                                  "type": "string",
+                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                                },
+                                "commitTime": {
+                                  "description": "When the commit was made.",
+                                  "type": "string",
+                                  "format": "date-time"
+                                },
+                                "subject": {
+                                  "description": "The first line of the commit message.",
+                                  "type": "string"
+                                },
+                                "repoURL": {
+                                  "description": "The URL of the repository the commit is in.",
+                                  "type": "string",
+                                  "format": "uri"
+                                }
+                              },
+                              "type": "object"
+                            },
+                            "commitStatuses": {
+                              "type": "array",
+                              "items": {
+                                "description": "The phase of one commit status.",
+                                "type": "object",
+                                "properties": {
+                                  "key": {
+                                    "description": "The commit status's key.",
+                                    "type": "string"
+                                  },
+                                  "phase": {
+                                    "description": "The commit status's phase.",
+                                    "enum": [
+                                      "pending",
+                                      "success",
+                                      "failure"
+                                    ],
+                                    "type": "string"
+                                  }
+                                },
+                                "required": [
+                                  "key",
+                                  "phase"
+                                ]
+                              },
+                              "x-kubernetes-list-type": "map",
+                              "x-kubernetes-list-map-keys": [
+                                "key"
+                              ]
+                            }
+                          },
+                          "type": "object"
+                        },
+                        "changeTransferPolicyReady": {
+                          "description": "The Ready condition of this environment's ChangeTransferPolicy, copied so that a Not-Ready child makes the strategy Not-Ready with the same reason.",
+                          "required": [
+                            "lastTransitionTime",
+                            "message",
+                            "reason",
+                            "status",
+                            "type"
+                          ],
+                          "type": "object",
+                          "properties": {
+                            "lastTransitionTime": {
+                              "description": "When the status last changed.",
+                              "type": "string",
+                              "format": "date-time"
+                            },
+                            "message": {
+                              "description": "A human-readable explanation.",
+                              "type": "string",
+                              "maxLength": 32768
+                            },
+                            "observedGeneration": {
+                              "description": "The metadata.generation the condition was set from.",
+                              "type": "integer",
+                              "format": "int64",
+                              "minimum": 0
+                            },
+                            "reason": {
+                              "description": "A CamelCase, programmatic identifier of the last transition's cause.",
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 1024,
+                              "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                            },
+                            "status": {
+                              "description": "True, False or Unknown.",
+                              "type": "string",
+                              "enum": [
+                                "True",
+                                "False",
+                                "Unknown"
+                              ]
+                            },
+                            "type": {
+                              "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                              "type": "string",
+                              "maxLength": 316,
+                              "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                            }
+                          }
+                        }
+                      },
+                      "required": [
+                        "branch"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "branch"
+                    ]
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {}
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          }
+        ]
+      }
+    ]
+  }
+}"#;
+/// `ChangeTransferPolicy`'s CustomResourceDefinition as JSON, every version.
+pub const CHANGE_TRANSFER_POLICY_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {
+    "name": "changetransferpolicies.promoter.argoproj.io"
+  },
+  "spec": {
+    "group": "promoter.argoproj.io",
+    "names": {
+      "kind": "ChangeTransferPolicy",
+      "plural": "changetransferpolicies",
+      "singular": "changetransferpolicy",
+      "shortNames": [
+        "ctp"
+      ]
+    },
+    "scope": "Namespaced",
+    "versions": [
+      {
+        "name": "v1alpha1",
+        "served": true,
+        "storage": true,
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A ChangeTransferPolicy moves the changes of a proposed branch into an active branch through a pull request, once the required commit statuses pass.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "gitRepositoryRef": {
+                    "description": "The repository to open the pull request on.",
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The name of the GitRepository.",
+                        "type": "string",
+                        "pattern": "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
+                        "maxLength": 253
+                      }
+                    }
+                  },
+                  "proposedBranch": {
+                    "description": "The branch changes are proposed on.",
+                    "type": "string",
+                    "maxLength": 100
+                  },
+                  "activeBranch": {
+                    "description": "The branch changes are merged into.",
+                    "type": "string",
+                    "maxLength": 100
+                  },
+                  "autoMerge": {
+                    "description": "Whether the pull request is merged once its checks pass.",
+                    "type": "boolean",
+                    "default": true
+                  },
+                  "activeCommitStatuses": {
+                    "description": "The statuses monitored on the active branch.",
+                    "type": "array",
+                    "items": {
+                      "description": "Selects the CommitStatus objects with a key.",
+                      "type": "object",
+                      "properties": {
+                        "key": {
+                          "description": "The key of the commit status, such as argocd-health.",
+                          "type": "string",
+                          "pattern": "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
+                          "maxLength": 63
+                        }
+                      },
+                      "required": [
+                        "key"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "key"
+                    ]
+                  },
+                  "proposedCommitStatuses": {
+                    "description": "The statuses monitored on the proposed branch.",
+                    "type": "array",
+                    "items": {
+                      "description": "Selects the CommitStatus objects with a key.",
+                      "type": "object",
+                      "properties": {
+                        "key": {
+                          "description": "The key of the commit status, such as argocd-health.",
+                          "type": "string",
+                          "pattern": "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
+                          "maxLength": 63
+                        }
+                      },
+                      "required": [
+                        "key"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "key"
+                    ]
+                  }
+                },
+                "required": [
+                  "gitRepositoryRef",
+                  "proposedBranch",
+                  "activeBranch"
+                ],
+                "x-kubernetes-validations": [
+                  {
+                    "rule": "self.proposedBranch != self.activeBranch",
+                    "message": "proposedBranch and activeBranch must differ",
+                    "fieldPath": ".proposedBranch"
+                  }
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "proposed": {
+                    "description": "The state of the proposed branch.",
+                    "properties": {
+                      "dry": {
+                        "description": "The dry (source) commit the branch was hydrated from.",
+                        "properties": {
+                          "sha": {
+                            "description": "The commit's SHA-1 or SHA-256 hash.",
+                            "type": "string",
+                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                          },
+                          "commitTime": {
+                            "description": "When the commit was made.",
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "subject": {
+                            "description": "The first line of the commit message.",
+                            "type": "string"
+                          },
+                          "repoURL": {
+                            "description": "The URL of the repository the commit is in.",
+                            "type": "string",
+                            "format": "uri"
+                          }
+                        },
+                        "type": "object"
+                      },
+                      "hydrated": {
+                        "description": "The hydrated commit at the head of the branch.",
+                        "properties": {
+                          "sha": {
+                            "description": "The commit's SHA-1 or SHA-256 hash.",
+                            "type": "string",
+                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                          },
+                          "commitTime": {
+                            "description": "When the commit was made.",
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "subject": {
+                            "description": "The first line of the commit message.",
+                            "type": "string"
+                          },
+                          "repoURL": {
+                            "description": "The URL of the repository the commit is in.",
+                            "type": "string",
+                            "format": "uri"
+                          }
+                        },
+                        "type": "object"
+                      },
+                      "commitStatuses": {
+                        "type": "array",
+                        "items": {
+                          "description": "The phase of one commit status.",
+                          "type": "object",
+                          "properties": {
+                            "key": {
+                              "description": "The commit status's key.",
+                              "type": "string"
+                            },
+                            "phase": {
+                              "description": "The commit status's phase.",
+                              "enum": [
+                                "pending",
+                                "success",
+                                "failure"
+                              ],
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "key",
+                            "phase"
+                          ]
+                        },
+                        "x-kubernetes-list-type": "map",
+                        "x-kubernetes-list-map-keys": [
+                          "key"
+                        ]
+                      }
+                    },
+                    "type": "object"
+                  },
+                  "active": {
+                    "description": "The state of the active branch.",
+                    "properties": {
+                      "dry": {
+                        "description": "The dry (source) commit the branch was hydrated from.",
+                        "properties": {
+                          "sha": {
+                            "description": "The commit's SHA-1 or SHA-256 hash.",
+                            "type": "string",
+                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                          },
+                          "commitTime": {
+                            "description": "When the commit was made.",
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "subject": {
+                            "description": "The first line of the commit message.",
+                            "type": "string"
+                          },
+                          "repoURL": {
+                            "description": "The URL of the repository the commit is in.",
+                            "type": "string",
+                            "format": "uri"
+                          }
+                        },
+                        "type": "object"
+                      },
+                      "hydrated": {
+                        "description": "The hydrated commit at the head of the branch.",
+                        "properties": {
+                          "sha": {
+                            "description": "The commit's SHA-1 or SHA-256 hash.",
+                            "type": "string",
+                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
+                          },
+                          "commitTime": {
+                            "description": "When the commit was made.",
+                            "type": "string",
+                            "format": "date-time"
+                          },
+                          "subject": {
+                            "description": "The first line of the commit message.",
+                            "type": "string"
+                          },
+                          "repoURL": {
+                            "description": "The URL of the repository the commit is in.",
+                            "type": "string",
+                            "format": "uri"
+                          }
+                        },
+                        "type": "object"
+                      },
+                      "commitStatuses": {
+                        "type": "array",
+                        "items": {
+                          "description": "The phase of one commit status.",
+                          "type": "object",
+                          "properties": {
+                            "key": {
+                              "description": "The commit status's key.",
+                              "type": "string"
+                            },
+                            "phase": {
+                              "description": "The commit status's phase.",
+                              "enum": [
+                                "pending",
+                                "success",
+                                "failure"
+                              ],
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "key",
+                            "phase"
+                          ]
+                        },
+                        "x-kubernetes-list-type": "map",
+                        "x-kubernetes-list-map-keys": [
+                          "key"
+                        ]
+                      }
+                    },
+                    "type": "object"
+                  },
+                  "pullRequest": {
+                    "description": "The pull request open for this policy, if any.",
+                    "type": "object",
+                    "properties": {
+                      "id": {
+                        "description": "The pull request's ID in the SCM.",
+                        "type": "string"
+                      },
+                      "state": {
+                        "description": "The state of the pull request.",
+                        "type": "string",
+                        "enum": [
+                          "open",
+                          "merged",
+                          "closed"
+                        ]
+                      },
+                      "url": {
+                        "description": "The pull request's URL.",
+                        "type": "string",
+                        "format": "uri"
+                      },
+                      "prCreationTime": {
+                        "description": "When the pull request was opened.",
+                        "type": "string",
+                        "format": "date-time"
+                      },
+                      "prMergeTime": {
+                        "description": "When the pull request was merged.",
+                        "type": "string",
+                        "format": "date-time"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {}
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          },
+          {
+            "name": "Active Dry Sha",
+            "type": "string",
+            "jsonPath": ".status.active.dry.sha"
+          },
+          {
+            "name": "PR State",
+            "type": "string",
+            "jsonPath": ".status.pullRequest.state"
+          }
+        ]
+      }
+    ]
+  }
+}"#;
 /// The reasons PromotionStrategy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PromotionStrategyReason {
@@ -84,56 +989,128 @@ pub mod v1alpha1 {
     //! Version `v1alpha1`.
     pub use super::PromotionStrategyReason;
     pub use super::ChangeTransferPolicyReason;
+    /// A PromotionStrategy promotes dry commits of a Git repository through a sequence of environments, one ChangeTransferPolicy per environment branch.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct PromotionStrategy {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a PromotionStrategy.
+        #[serde(rename = "spec")]
+        pub spec: PromotionStrategySpec,
+        /// The observed state of a PromotionStrategy.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<PromotionStrategyStatus>,
+    }
+    impl PromotionStrategy {
+        /// A PromotionStrategy named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: PromotionStrategySpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for PromotionStrategy {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("PromotionStrategy", 5)?;
+            state.serialize_field("apiVersion", "promoter.argoproj.io/v1alpha1")?;
+            state.serialize_field("kind", "PromotionStrategy")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for PromotionStrategy {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("PromotionStrategy")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("promoter.argoproj.io")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1alpha1")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("promoter.argoproj.io/v1alpha1")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("promotionstrategies")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for PromotionStrategy {
+        type Spec = PromotionStrategySpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for PromotionStrategy {
+        type Status = PromotionStrategyStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for PromotionStrategy {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(
+                super::PROMOTION_STRATEGY_CRD,
+                "v1alpha1",
+            )
+        }
+        fn crd_name() -> &'static str {
+            "promotionstrategies.promoter.argoproj.io"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &[]
+        }
+    }
     /// The desired state of a PromotionStrategy.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "promoter.argoproj.io",
-        version = "v1alpha1",
-        kind = "PromotionStrategy",
-        plural = "promotionstrategies",
-        singular = "promotionstrategy",
-        namespaced,
-        status = "PromotionStrategyStatus",
-        doc = "A PromotionStrategy promotes dry commits of a Git repository through a sequence of environments, one ChangeTransferPolicy per environment branch.",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}"
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct PromotionStrategySpec {
         /// The GitRepository to promote commits in.
         #[serde(rename = "gitRepositoryRef")]
         pub git_repository_ref: RepositoryReference,
         /// The environments a dry commit is promoted through, in order.
         #[serde(rename = "environments")]
-        #[schemars(
-            extend(
-                "minItems" = 1,
-                "maxItems" = 1000,
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["branch"]
-            )
-        )]
         pub environments: ::std::vec::Vec<Environment>,
         /// Statuses that must pass on an environment's active branch before the next one is promoted.
         #[serde(
             rename = "activeCommitStatuses",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "::std::vec::Vec<CommitStatusSelector>",
-            extend(
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["key"]
-            )
         )]
         pub active_commit_statuses: ::core::option::Option<
             ::std::vec::Vec<CommitStatusSelector>,
@@ -147,7 +1124,6 @@ pub mod v1alpha1 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(resource = PromotionStrategy, conditions("Ready"))]
@@ -161,7 +1137,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// Where each environment of the sequence stands.
         #[serde(
@@ -169,76 +1144,136 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "::std::vec::Vec<EnvironmentStatus>",
-            extend(
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["branch"]
-            )
-        )]
         pub environments: ::core::option::Option<::std::vec::Vec<EnvironmentStatus>>,
     }
+    /// A ChangeTransferPolicy moves the changes of a proposed branch into an active branch through a pull request, once the required commit statuses pass.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct ChangeTransferPolicy {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a ChangeTransferPolicy.
+        #[serde(rename = "spec")]
+        pub spec: ChangeTransferPolicySpec,
+        /// The observed state of a ChangeTransferPolicy.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<ChangeTransferPolicyStatus>,
+    }
+    impl ChangeTransferPolicy {
+        /// A ChangeTransferPolicy named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: ChangeTransferPolicySpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for ChangeTransferPolicy {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("ChangeTransferPolicy", 5)?;
+            state.serialize_field("apiVersion", "promoter.argoproj.io/v1alpha1")?;
+            state.serialize_field("kind", "ChangeTransferPolicy")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for ChangeTransferPolicy {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("ChangeTransferPolicy")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("promoter.argoproj.io")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1alpha1")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("promoter.argoproj.io/v1alpha1")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("changetransferpolicies")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for ChangeTransferPolicy {
+        type Spec = ChangeTransferPolicySpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for ChangeTransferPolicy {
+        type Status = ChangeTransferPolicyStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for ChangeTransferPolicy {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(
+                super::CHANGE_TRANSFER_POLICY_CRD,
+                "v1alpha1",
+            )
+        }
+        fn crd_name() -> &'static str {
+            "changetransferpolicies.promoter.argoproj.io"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &["ctp"]
+        }
+    }
     /// The desired state of a ChangeTransferPolicy.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "promoter.argoproj.io",
-        version = "v1alpha1",
-        kind = "ChangeTransferPolicy",
-        plural = "changetransferpolicies",
-        singular = "changetransferpolicy",
-        namespaced,
-        status = "ChangeTransferPolicyStatus",
-        doc = "A ChangeTransferPolicy moves the changes of a proposed branch into an active branch through a pull request, once the required commit statuses pass.",
-        shortname = "ctp",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}",
-        printcolumn = "{\"jsonPath\":\".status.active.dry.sha\",\"name\":\"Active Dry Sha\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.pullRequest.state\",\"name\":\"PR State\",\"type\":\"string\"}"
-    )]
-    #[schemars(
-        extend(
-            "x-kubernetes-validations" = [{"fieldPath":".proposedBranch",
-            "message":"proposedBranch and activeBranch must differ",
-            "rule":"self.proposedBranch != self.activeBranch"}]
-        )
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ChangeTransferPolicySpec {
         /// The repository to open the pull request on.
         #[serde(rename = "gitRepositoryRef")]
         pub git_repository_ref: RepositoryReference,
         /// The branch changes are proposed on.
         #[serde(rename = "proposedBranch")]
-        #[schemars(extend("maxLength" = 100))]
         pub proposed_branch: ::std::string::String,
         /// The branch changes are merged into.
         #[serde(rename = "activeBranch")]
-        #[schemars(extend("maxLength" = 100))]
         pub active_branch: ::std::string::String,
         /// Whether the pull request is merged once its checks pass.
         #[serde(rename = "autoMerge", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "bool", extend("default" = true))]
         pub auto_merge: ::core::option::Option<bool>,
         /// The statuses monitored on the active branch.
         #[serde(
             rename = "activeCommitStatuses",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "::std::vec::Vec<CommitStatusSelector>",
-            extend(
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["key"]
-            )
         )]
         pub active_commit_statuses: ::core::option::Option<
             ::std::vec::Vec<CommitStatusSelector>,
@@ -248,13 +1283,6 @@ pub mod v1alpha1 {
             rename = "proposedCommitStatuses",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "::std::vec::Vec<CommitStatusSelector>",
-            extend(
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["key"]
-            )
         )]
         pub proposed_commit_statuses: ::core::option::Option<
             ::std::vec::Vec<CommitStatusSelector>,
@@ -268,7 +1296,6 @@ pub mod v1alpha1 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(resource = ChangeTransferPolicy, conditions("Ready"))]
@@ -282,15 +1309,12 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// The state of the proposed branch.
         #[serde(rename = "proposed", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "BranchState")]
         pub proposed: ::core::option::Option<BranchState>,
         /// The state of the active branch.
         #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "BranchState")]
         pub active: ::core::option::Option<BranchState>,
         /// The pull request open for this policy, if any.
         #[serde(
@@ -298,92 +1322,43 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "ChangeTransferPolicyStatusPullRequest")]
         pub pull_request: ::core::option::Option<ChangeTransferPolicyStatusPullRequest>,
     }
     /// A reference to a GitRepository in the same namespace.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RepositoryReference {
         /// The name of the GitRepository.
         #[serde(rename = "name")]
-        #[schemars(
-            extend("pattern" = "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", "maxLength" = 253)
-        )]
         pub name: ::std::string::String,
     }
     /// One environment of the sequence.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Environment {
         /// The environment's active (hydrated) branch.
         #[serde(rename = "branch")]
-        #[schemars(
-            extend(
-                "minLength" = 1,
-                "maxLength" = 100,
-                "x-kubernetes-validations" = [{"message":"branch must not start with '-' or contain ':' or '..'",
-                "rule":"!self.startsWith('-') && !self.contains(':') && !self.contains('..')"}]
-            )
-        )]
         pub branch: ::std::string::String,
         /// Whether the pull request is merged once its checks pass.
         #[serde(rename = "autoMerge", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "bool", extend("default" = true))]
         pub auto_merge: ::core::option::Option<bool>,
     }
     /// Selects the CommitStatus objects with a key.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CommitStatusSelector {
         /// The key of the commit status, such as argocd-health.
         #[serde(rename = "key")]
-        #[schemars(
-            extend(
-                "pattern" = "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                "maxLength" = 63
-            )
-        )]
         pub key: ::std::string::String,
     }
     /// Where one environment stands.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct EnvironmentStatus {
         /// The environment's active branch.
         #[serde(rename = "branch")]
         pub branch: ::std::string::String,
         /// The state of the active branch.
         #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "BranchState")]
         pub active: ::core::option::Option<BranchState>,
         /// The state of the proposed branch.
         #[serde(rename = "proposed", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "BranchState")]
         pub proposed: ::core::option::Option<BranchState>,
         /// The Ready condition of this environment's ChangeTransferPolicy, copied so that a Not-Ready child makes the strategy Not-Ready with the same reason.
         #[serde(
@@ -391,86 +1366,46 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition")]
         pub change_transfer_policy_ready: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition,
         >,
     }
     /// The commits of a branch and the statuses checked on them.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct BranchState {
         /// The dry (source) commit the branch was hydrated from.
         #[serde(rename = "dry", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "CommitState")]
         pub dry: ::core::option::Option<CommitState>,
         /// The hydrated commit at the head of the branch.
         #[serde(rename = "hydrated", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "CommitState")]
         pub hydrated: ::core::option::Option<CommitState>,
         #[serde(
             rename = "commitStatuses",
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "::std::vec::Vec<CommitStatusState>",
-            extend(
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["key"]
-            )
-        )]
         pub commit_statuses: ::core::option::Option<::std::vec::Vec<CommitStatusState>>,
     }
     /// One commit.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CommitState {
         /// The commit's SHA-1 or SHA-256 hash.
         #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::string::String",
-            extend("pattern" = "^([a-f0-9]{40}|[a-f0-9]{64})$")
-        )]
         pub sha: ::core::option::Option<::std::string::String>,
         /// When the commit was made.
         #[serde(rename = "commitTime", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub commit_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
         /// The first line of the commit message.
         #[serde(rename = "subject", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub subject: ::core::option::Option<::std::string::String>,
         /// The URL of the repository the commit is in.
         #[serde(rename = "repoURL", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("format" = "uri"))]
         pub repo_url: ::core::option::Option<::std::string::String>,
     }
     /// The phase of one commit status.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CommitStatusState {
         /// The commit status's key.
         #[serde(rename = "key")]
@@ -488,8 +1423,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum CommitPhase {
         #[serde(rename = "pending")]
@@ -500,27 +1434,16 @@ pub mod v1alpha1 {
         Failure,
     }
     /// The pull request open for this policy, if any.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ChangeTransferPolicyStatusPullRequest {
         /// The pull request's ID in the SCM.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub id: ::core::option::Option<::std::string::String>,
         /// The state of the pull request.
         #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "ChangeTransferPolicyStatusPullRequestState")]
         pub state: ::core::option::Option<ChangeTransferPolicyStatusPullRequestState>,
         /// The pull request's URL.
         #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("format" = "uri"))]
         pub url: ::core::option::Option<::std::string::String>,
         /// When the pull request was opened.
         #[serde(
@@ -528,7 +1451,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub pr_creation_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -538,7 +1460,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub pr_merge_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
@@ -552,8 +1473,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum ChangeTransferPolicyStatusPullRequestState {
         #[serde(rename = "open")]

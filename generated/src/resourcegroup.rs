@@ -2,6 +2,318 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/resourcegroup.yaml`.
+/// `ResourceGroup`'s CustomResourceDefinition as JSON, every version.
+pub const RESOURCE_GROUP_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {
+    "name": "resourcegroups.resources.azure.com"
+  },
+  "spec": {
+    "group": "resources.azure.com",
+    "names": {
+      "kind": "ResourceGroup",
+      "plural": "resourcegroups",
+      "singular": "resourcegroup",
+      "shortNames": [
+        "rg"
+      ],
+      "categories": [
+        "azure",
+        "resources"
+      ]
+    },
+    "scope": "Namespaced",
+    "versions": [
+      {
+        "name": "v1api20200601",
+        "served": true,
+        "storage": true,
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A ResourceGroup is an Azure resource group: a container that holds related resources for an Azure solution. Its location cannot be changed once it has been created.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "azureName": {
+                    "description": "The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.",
+                    "type": "string",
+                    "pattern": "^[-\\w._()]*[-\\w_()]$",
+                    "minLength": 1,
+                    "maxLength": 90
+                  },
+                  "location": {
+                    "description": "The Azure location of the resource group, such as westeurope. Cannot be changed.",
+                    "type": "string",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "self == oldSelf",
+                        "message": "location is immutable"
+                      }
+                    ]
+                  },
+                  "managedBy": {
+                    "description": "The ID of the resource that manages this resource group.",
+                    "type": "string"
+                  },
+                  "owner": {
+                    "description": "The owner of the resource group. When the owner is deleted, the resource group is deleted too. When unset, the subscription of the operator's credential owns it.",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "has(self.name) != has(self.armId)",
+                        "message": "set exactly one of name and armId"
+                      }
+                    ],
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The name of the Kubernetes resource, in the same namespace.",
+                        "type": "string"
+                      },
+                      "group": {
+                        "description": "The group of the Kubernetes resource, such as resources.azure.com.",
+                        "type": "string"
+                      },
+                      "kind": {
+                        "description": "The kind of the Kubernetes resource.",
+                        "type": "string"
+                      },
+                      "armId": {
+                        "description": "The ARM ID of an Azure resource that Kubernetes does not manage.",
+                        "type": "string",
+                        "pattern": "(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$"
+                      }
+                    }
+                  },
+                  "tags": {
+                    "description": "The tags attached to the resource group (at most 50).",
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "string"
+                    },
+                    "maxProperties": 50
+                  },
+                  "operatorSpec": {
+                    "description": "How the operator behaves for this resource; not sent to Azure.",
+                    "type": "object",
+                    "properties": {
+                      "configMapExpressions": {
+                        "description": "ConfigMaps the operator writes from CEL expressions over the resource.",
+                        "type": "array",
+                        "items": {
+                          "description": "A CEL expression and where to store its value.",
+                          "type": "object",
+                          "properties": {
+                            "name": {
+                              "description": "The ConfigMap or Secret to write, in the same namespace.",
+                              "type": "string"
+                            },
+                            "key": {
+                              "description": "The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.",
+                              "type": "string"
+                            },
+                            "value": {
+                              "description": "The CEL expression, evaluated over the resource.",
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "name",
+                            "value"
+                          ]
+                        }
+                      },
+                      "secretExpressions": {
+                        "description": "Secrets the operator writes from CEL expressions over the resource.",
+                        "type": "array",
+                        "items": {
+                          "description": "A CEL expression and where to store its value.",
+                          "type": "object",
+                          "properties": {
+                            "name": {
+                              "description": "The ConfigMap or Secret to write, in the same namespace.",
+                              "type": "string"
+                            },
+                            "key": {
+                              "description": "The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.",
+                              "type": "string"
+                            },
+                            "value": {
+                              "description": "The CEL expression, evaluated over the resource.",
+                              "type": "string"
+                            }
+                          },
+                          "required": [
+                            "name",
+                            "value"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                },
+                "required": [
+                  "location"
+                ],
+                "x-kubernetes-validations": [
+                  {
+                    "rule": "!has(self.tags) || self.tags.all(k, size(k) <= 512 && size(self.tags[k]) <= 256)",
+                    "message": "tag names are at most 512 characters and tag values at most 256",
+                    "reason": "FieldValueInvalid",
+                    "fieldPath": ".tags"
+                  }
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "id": {
+                    "description": "The ARM ID of the resource group.",
+                    "type": "string"
+                  },
+                  "name": {
+                    "description": "The name of the resource group in Azure.",
+                    "type": "string"
+                  },
+                  "location": {
+                    "description": "The location of the resource group.",
+                    "type": "string"
+                  },
+                  "managedBy": {
+                    "description": "The ID of the resource that manages this resource group.",
+                    "type": "string"
+                  },
+                  "provisioningState": {
+                    "description": "The provisioning state Azure reports, such as Succeeded or Deleting.",
+                    "type": "string"
+                  },
+                  "tags": {
+                    "description": "The tags attached to the resource group in Azure.",
+                    "type": "object",
+                    "additionalProperties": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {}
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          },
+          {
+            "name": "Severity",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type=='Ready')].severity",
+            "description": "The severity of the Ready condition."
+          },
+          {
+            "name": "Location",
+            "type": "string",
+            "jsonPath": ".status.location",
+            "description": "The Azure location.",
+            "priority": 1
+          }
+        ]
+      }
+    ]
+  }
+}"#;
 /// The reasons ResourceGroup's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ResourceGroupReason {
@@ -64,77 +376,131 @@ impl ::core::fmt::Display for ResourceGroupReason {
 pub mod v1api20200601 {
     //! Version `v1api20200601`.
     pub use super::ResourceGroupReason;
+    /// A ResourceGroup is an Azure resource group: a container that holds related resources for an Azure solution. Its location cannot be changed once it has been created.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct ResourceGroup {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a ResourceGroup.
+        #[serde(rename = "spec")]
+        pub spec: ResourceGroupSpec,
+        /// The observed state of a ResourceGroup.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<ResourceGroupStatus>,
+    }
+    impl ResourceGroup {
+        /// A ResourceGroup named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: ResourceGroupSpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for ResourceGroup {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("ResourceGroup", 5)?;
+            state.serialize_field("apiVersion", "resources.azure.com/v1api20200601")?;
+            state.serialize_field("kind", "ResourceGroup")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for ResourceGroup {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("ResourceGroup")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("resources.azure.com")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1api20200601")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("resources.azure.com/v1api20200601")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("resourcegroups")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for ResourceGroup {
+        type Spec = ResourceGroupSpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for ResourceGroup {
+        type Status = ResourceGroupStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for ResourceGroup {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(
+                super::RESOURCE_GROUP_CRD,
+                "v1api20200601",
+            )
+        }
+        fn crd_name() -> &'static str {
+            "resourcegroups.resources.azure.com"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &["rg"]
+        }
+    }
     /// The desired state of a ResourceGroup.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "resources.azure.com",
-        version = "v1api20200601",
-        kind = "ResourceGroup",
-        plural = "resourcegroups",
-        singular = "resourcegroup",
-        namespaced,
-        status = "ResourceGroupStatus",
-        doc = "A ResourceGroup is an Azure resource group: a container that holds related resources for an Azure solution. Its location cannot be changed once it has been created.",
-        shortname = "rg",
-        category = "azure",
-        category = "resources",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Ready\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}",
-        printcolumn = "{\"description\":\"The severity of the Ready condition.\",\"jsonPath\":\".status.conditions[?(@.type=='Ready')].severity\",\"name\":\"Severity\",\"type\":\"string\"}",
-        printcolumn = "{\"description\":\"The Azure location.\",\"jsonPath\":\".status.location\",\"name\":\"Location\",\"priority\":1,\"type\":\"string\"}"
-    )]
-    #[schemars(
-        extend(
-            "x-kubernetes-validations" = [{"fieldPath":".tags",
-            "message":"tag names are at most 512 characters and tag values at most 256",
-            "reason":"FieldValueInvalid",
-            "rule":"!has(self.tags) || self.tags.all(k, size(k) <= 512 && size(self.tags[k]) <= 256)"}]
-        )
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ResourceGroupSpec {
         /// The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.
         #[serde(rename = "azureName", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::string::String",
-            extend(
-                "pattern" = "^[-\\w._()]*[-\\w_()]$",
-                "minLength" = 1,
-                "maxLength" = 90
-            )
-        )]
         pub azure_name: ::core::option::Option<::std::string::String>,
         /// The Azure location of the resource group, such as westeurope. Cannot be changed.
         #[serde(rename = "location")]
-        #[schemars(
-            extend(
-                "x-kubernetes-validations" = [{"message":"location is immutable",
-                "rule":"self == oldSelf"}]
-            )
-        )]
         pub location: ::std::string::String,
         /// The ID of the resource that manages this resource group.
         #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub managed_by: ::core::option::Option<::std::string::String>,
         /// The owner of the resource group. When the owner is deleted, the resource group is deleted too. When unset, the subscription of the operator's credential owns it.
         #[serde(rename = "owner", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "ArbitraryOwnerReference")]
         pub owner: ::core::option::Option<ArbitraryOwnerReference>,
         /// The tags attached to the resource group (at most 50).
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::collections::BTreeMap<::std::string::String, ::std::string::String>",
-            extend("maxProperties" = 50)
-        )]
         pub tags: ::core::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
@@ -144,7 +510,6 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "ResourceGroupSpecOperatorSpec")]
         pub operator_spec: ::core::option::Option<ResourceGroupSpecOperatorSpec>,
     }
     /// The observed state of a ResourceGroup: the standard conditions and observedGeneration.
@@ -155,7 +520,6 @@ pub mod v1api20200601 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(resource = ResourceGroup, conditions("Ready"))]
@@ -169,23 +533,18 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// The ARM ID of the resource group.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub id: ::core::option::Option<::std::string::String>,
         /// The name of the resource group in Azure.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub name: ::core::option::Option<::std::string::String>,
         /// The location of the resource group.
         #[serde(rename = "location", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub location: ::core::option::Option<::std::string::String>,
         /// The ID of the resource that manages this resource group.
         #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub managed_by: ::core::option::Option<::std::string::String>,
         /// The provisioning state Azure reports, such as Succeeded or Deleting.
         #[serde(
@@ -193,60 +552,31 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::string::String")]
         pub provisioning_state: ::core::option::Option<::std::string::String>,
         /// The tags attached to the resource group in Azure.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::collections::BTreeMap<::std::string::String, ::std::string::String>"
-        )]
         pub tags: ::core::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
     }
     /// A reference to the owner, by Kubernetes name or by ARM ID; exactly one of the two.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ArbitraryOwnerReference {
         /// The name of the Kubernetes resource, in the same namespace.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub name: ::core::option::Option<::std::string::String>,
         /// The group of the Kubernetes resource, such as resources.azure.com.
         #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub group: ::core::option::Option<::std::string::String>,
         /// The kind of the Kubernetes resource.
         #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub kind: ::core::option::Option<::std::string::String>,
         /// The ARM ID of an Azure resource that Kubernetes does not manage.
         #[serde(rename = "armId", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::string::String",
-            extend(
-                "pattern" = "(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$"
-            )
-        )]
         pub arm_id: ::core::option::Option<::std::string::String>,
     }
     /// How the operator behaves for this resource; not sent to Azure.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ResourceGroupSpecOperatorSpec {
         /// ConfigMaps the operator writes from CEL expressions over the resource.
         #[serde(
@@ -254,7 +584,6 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::vec::Vec<DestinationExpression>")]
         pub config_map_expressions: ::core::option::Option<
             ::std::vec::Vec<DestinationExpression>,
         >,
@@ -264,27 +593,18 @@ pub mod v1api20200601 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::vec::Vec<DestinationExpression>")]
         pub secret_expressions: ::core::option::Option<
             ::std::vec::Vec<DestinationExpression>,
         >,
     }
     /// A CEL expression and where to store its value.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DestinationExpression {
         /// The ConfigMap or Secret to write, in the same namespace.
         #[serde(rename = "name")]
         pub name: ::std::string::String,
         /// The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.
         #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String")]
         pub key: ::core::option::Option<::std::string::String>,
         /// The CEL expression, evaluated over the resource.
         #[serde(rename = "value")]

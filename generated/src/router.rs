@@ -2,6 +2,402 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/router.yaml`.
+/// `Router`'s CustomResourceDefinition as JSON, every version.
+pub const ROUTER_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {
+    "name": "routers.openstack.k-orc.cloud"
+  },
+  "spec": {
+    "group": "openstack.k-orc.cloud",
+    "names": {
+      "kind": "Router",
+      "plural": "routers",
+      "singular": "router",
+      "categories": [
+        "openstack"
+      ]
+    },
+    "scope": "Namespaced",
+    "versions": [
+      {
+        "name": "v1alpha1",
+        "served": true,
+        "storage": true,
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A Router is an OpenStack Networking router: its external gateway, the subnets it has interfaces on, and its static routes.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "cloudCredentialsRef": {
+                    "description": "The secret holding the OpenStack credentials.",
+                    "required": [
+                      "secretName",
+                      "cloudName"
+                    ],
+                    "type": "object",
+                    "properties": {
+                      "secretName": {
+                        "description": "The secret with a clouds.yaml key.",
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 253
+                      },
+                      "cloudName": {
+                        "description": "The cloud's entry in clouds.yaml.",
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 256
+                      }
+                    }
+                  },
+                  "managementPolicy": {
+                    "description": "managed creates, updates and deletes the router; unmanaged only imports it.",
+                    "type": "string",
+                    "enum": [
+                      "managed",
+                      "unmanaged"
+                    ],
+                    "default": "managed"
+                  },
+                  "managedOptions": {
+                    "description": "Options of a managed router.",
+                    "type": "object",
+                    "properties": {
+                      "onDelete": {
+                        "description": "What deleting the object does to the router.",
+                        "type": "string",
+                        "enum": [
+                          "delete",
+                          "detach"
+                        ],
+                        "default": "delete"
+                      },
+                      "waitForSubResources": {
+                        "description": "Whether dependents wait for every interface and route, not only the router.",
+                        "type": "boolean",
+                        "default": false
+                      }
+                    }
+                  },
+                  "resource": {
+                    "description": "The router to create, with the policy managed.",
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The name; by default the object's name.",
+                        "type": "string",
+                        "pattern": "^[^,]+$",
+                        "minLength": 1,
+                        "maxLength": 255
+                      },
+                      "description": {
+                        "description": "A human-readable description.",
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 255
+                      },
+                      "adminStateUp": {
+                        "description": "Whether the router is administratively up.",
+                        "type": "boolean",
+                        "default": true
+                      },
+                      "distributed": {
+                        "description": "Whether the router is distributed (DVR). Cannot be changed.",
+                        "type": "boolean",
+                        "x-kubernetes-validations": [
+                          {
+                            "rule": "self == oldSelf",
+                            "message": "distributed is immutable"
+                          }
+                        ]
+                      },
+                      "externalGateways": {
+                        "description": "The external gateway; ORC supports at most one.",
+                        "type": "array",
+                        "items": {
+                          "description": "An external gateway of the router.",
+                          "type": "object",
+                          "properties": {
+                            "networkRef": {
+                              "description": "The ORC Network of the gateway.",
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 253
+                            }
+                          },
+                          "required": [
+                            "networkRef"
+                          ]
+                        },
+                        "maxItems": 1
+                      },
+                      "interfaces": {
+                        "description": "The subnets the router has an interface on.",
+                        "type": "array",
+                        "items": {
+                          "description": "An interface of the router on a subnet.",
+                          "type": "object",
+                          "properties": {
+                            "subnetRef": {
+                              "description": "The ORC Subnet to attach.",
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 253
+                            },
+                            "ipAddress": {
+                              "description": "The interface's address; by default the subnet's gateway IP.",
+                              "type": "string",
+                              "format": "ipv4"
+                            }
+                          },
+                          "required": [
+                            "subnetRef"
+                          ]
+                        },
+                        "maxItems": 64,
+                        "x-kubernetes-list-type": "map",
+                        "x-kubernetes-list-map-keys": [
+                          "subnetRef"
+                        ]
+                      },
+                      "routes": {
+                        "description": "Static routes, each to one destination.",
+                        "type": "array",
+                        "items": {
+                          "description": "A static route.",
+                          "type": "object",
+                          "properties": {
+                            "destination": {
+                              "description": "The destination CIDR.",
+                              "type": "string",
+                              "format": "cidr"
+                            },
+                            "nexthop": {
+                              "description": "The IP address of the next hop.",
+                              "type": "string",
+                              "format": "ipv4"
+                            }
+                          },
+                          "required": [
+                            "destination",
+                            "nexthop"
+                          ]
+                        },
+                        "maxItems": 128,
+                        "x-kubernetes-list-type": "map",
+                        "x-kubernetes-list-map-keys": [
+                          "destination"
+                        ]
+                      },
+                      "tags": {
+                        "description": "Tags applied to the router.",
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        },
+                        "maxItems": 64,
+                        "x-kubernetes-list-type": "set"
+                      }
+                    }
+                  },
+                  "resyncPeriod": {
+                    "description": "A duration such as 1h30m.",
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "cloudCredentialsRef"
+                ],
+                "x-kubernetes-validations": [
+                  {
+                    "rule": "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)",
+                    "message": "resource must be set when the policy is managed, and only then"
+                  }
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "id": {
+                    "description": "The OpenStack ID of the router.",
+                    "type": "string",
+                    "maxLength": 1024
+                  },
+                  "resource": {
+                    "description": "The router as OpenStack reports it.",
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The router's name; might not be unique.",
+                        "type": "string",
+                        "maxLength": 1024
+                      },
+                      "status": {
+                        "description": "The router's status, such as ACTIVE.",
+                        "type": "string",
+                        "maxLength": 1024
+                      },
+                      "adminStateUp": {
+                        "description": "Whether the router is administratively up.",
+                        "type": "boolean"
+                      },
+                      "externalGateways": {
+                        "description": "The external gateways of the router.",
+                        "type": "array",
+                        "items": {
+                          "description": "An external gateway as OpenStack reports it.",
+                          "type": "object",
+                          "properties": {
+                            "networkID": {
+                              "description": "The ID of the gateway's network.",
+                              "type": "string",
+                              "maxLength": 1024
+                            }
+                          }
+                        }
+                      },
+                      "routes": {
+                        "description": "The static routes OpenStack has.",
+                        "type": "array",
+                        "items": {
+                          "description": "A static route.",
+                          "type": "object",
+                          "properties": {
+                            "destination": {
+                              "description": "The destination CIDR.",
+                              "type": "string",
+                              "format": "cidr"
+                            },
+                            "nexthop": {
+                              "description": "The IP address of the next hop.",
+                              "type": "string",
+                              "format": "ipv4"
+                            }
+                          },
+                          "required": [
+                            "destination",
+                            "nexthop"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {}
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Available\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Available\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          },
+          {
+            "name": "ID",
+            "type": "string",
+            "jsonPath": ".status.id",
+            "description": "The OpenStack ID."
+          }
+        ]
+      }
+    ]
+  }
+}"#;
 /// The reasons Router's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RouterReason {
@@ -60,37 +456,113 @@ impl ::core::fmt::Display for RouterReason {
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
     pub use super::RouterReason;
+    /// A Router is an OpenStack Networking router: its external gateway, the subnets it has interfaces on, and its static routes.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct Router {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a Router.
+        #[serde(rename = "spec")]
+        pub spec: RouterSpec,
+        /// The observed state of a Router.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<RouterStatus>,
+    }
+    impl Router {
+        /// A Router named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: RouterSpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for Router {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("Router", 5)?;
+            state.serialize_field("apiVersion", "openstack.k-orc.cloud/v1alpha1")?;
+            state.serialize_field("kind", "Router")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for Router {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("Router")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1alpha1")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud/v1alpha1")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("routers")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for Router {
+        type Spec = RouterSpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for Router {
+        type Status = RouterStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for Router {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(super::ROUTER_CRD, "v1alpha1")
+        }
+        fn crd_name() -> &'static str {
+            "routers.openstack.k-orc.cloud"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &[]
+        }
+    }
     /// The desired state of a Router.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "openstack.k-orc.cloud",
-        version = "v1alpha1",
-        kind = "Router",
-        plural = "routers",
-        singular = "router",
-        namespaced,
-        status = "RouterStatus",
-        doc = "A Router is an OpenStack Networking router: its external gateway, the subnets it has interfaces on, and its static routes.",
-        category = "openstack",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Available\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Available\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}",
-        printcolumn = "{\"description\":\"The OpenStack ID.\",\"jsonPath\":\".status.id\",\"name\":\"ID\",\"type\":\"string\"}"
-    )]
-    #[schemars(
-        extend(
-            "x-kubernetes-validations" = [{"message":"resource must be set when the policy is managed, and only then",
-            "rule":"self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)"}]
-        )
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterSpec {
         /// The secret holding the OpenStack credentials.
         #[serde(rename = "cloudCredentialsRef")]
@@ -101,7 +573,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "RouterSpecManagementPolicy", extend("default" = "managed"))]
         pub management_policy: ::core::option::Option<RouterSpecManagementPolicy>,
         /// Options of a managed router.
         #[serde(
@@ -109,18 +580,15 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "RouterSpecManagedOptions")]
         pub managed_options: ::core::option::Option<RouterSpecManagedOptions>,
         /// The router to create, with the policy managed.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "RouterSpecResource")]
         pub resource: ::core::option::Option<RouterSpecResource>,
         #[serde(
             rename = "resyncPeriod",
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::string::String")]
         pub resync_period: ::core::option::Option<::std::string::String>,
     }
     /// The observed state of a Router: the standard conditions and observedGeneration.
@@ -131,7 +599,6 @@ pub mod v1alpha1 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(
@@ -148,34 +615,22 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// The OpenStack ID of the router.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub id: ::core::option::Option<::std::string::String>,
         /// The router as OpenStack reports it.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "RouterStatusResource")]
         pub resource: ::core::option::Option<RouterStatusResource>,
     }
     /// A clouds.yaml entry in a secret.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CloudCredentialsReference {
         /// The secret with a clouds.yaml key.
         #[serde(rename = "secretName")]
-        #[schemars(extend("minLength" = 1, "maxLength" = 253))]
         pub secret_name: ::std::string::String,
         /// The cloud's entry in clouds.yaml.
         #[serde(rename = "cloudName")]
-        #[schemars(extend("minLength" = 1, "maxLength" = 256))]
         pub cloud_name: ::std::string::String,
     }
     /// managed creates, updates and deletes the router; unmanaged only imports it.
@@ -187,8 +642,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum RouterSpecManagementPolicy {
         #[serde(rename = "managed")]
@@ -197,22 +651,10 @@ pub mod v1alpha1 {
         Unmanaged,
     }
     /// Options of a managed router.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterSpecManagedOptions {
         /// What deleting the object does to the router.
         #[serde(rename = "onDelete", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "RouterSpecManagedOptionsOnDelete",
-            extend("default" = "delete")
-        )]
         pub on_delete: ::core::option::Option<RouterSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for every interface and route, not only the router.
         #[serde(
@@ -220,7 +662,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "bool", extend("default" = false))]
         pub wait_for_sub_resources: ::core::option::Option<bool>,
     }
     /// What deleting the object does to the router.
@@ -232,8 +673,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum RouterSpecManagedOptionsOnDelete {
         #[serde(rename = "delete")]
@@ -242,32 +682,16 @@ pub mod v1alpha1 {
         Detach,
     }
     /// The router to create, with the policy managed.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterSpecResource {
         /// The name; by default the object's name.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::string::String",
-            extend("pattern" = "^[^,]+$", "minLength" = 1, "maxLength" = 255)
-        )]
         pub name: ::core::option::Option<::std::string::String>,
         /// A human-readable description.
         #[serde(
             rename = "description",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "::std::string::String",
-            extend("minLength" = 1, "maxLength" = 255)
         )]
         pub description: ::core::option::Option<::std::string::String>,
         /// Whether the router is administratively up.
@@ -276,20 +700,12 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "bool", extend("default" = true))]
         pub admin_state_up: ::core::option::Option<bool>,
         /// Whether the router is distributed (DVR). Cannot be changed.
         #[serde(
             rename = "distributed",
             default,
             skip_serializing_if = "Option::is_none"
-        )]
-        #[schemars(
-            with = "bool",
-            extend(
-                "x-kubernetes-validations" = [{"message":"distributed is immutable",
-                "rule":"self == oldSelf"}]
-            )
         )]
         pub distributed: ::core::option::Option<bool>,
         /// The external gateway; ORC supports at most one.
@@ -298,109 +714,52 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::vec::Vec<ExternalGateway>", extend("maxItems" = 1))]
         pub external_gateways: ::core::option::Option<::std::vec::Vec<ExternalGateway>>,
         /// The subnets the router has an interface on.
         #[serde(rename = "interfaces", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::vec::Vec<Interface>",
-            extend(
-                "maxItems" = 64,
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["subnetRef"]
-            )
-        )]
         pub interfaces: ::core::option::Option<::std::vec::Vec<Interface>>,
         /// Static routes, each to one destination.
         #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::vec::Vec<Route>",
-            extend(
-                "maxItems" = 128,
-                "x-kubernetes-list-type" = "map",
-                "x-kubernetes-list-map-keys" = ["destination"]
-            )
-        )]
         pub routes: ::core::option::Option<::std::vec::Vec<Route>>,
         /// Tags applied to the router.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::vec::Vec<::std::string::String>",
-            extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
-        )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     }
     /// An external gateway of the router.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ExternalGateway {
         /// The ORC Network of the gateway.
         #[serde(rename = "networkRef")]
-        #[schemars(extend("minLength" = 1, "maxLength" = 253))]
         pub network_ref: ::std::string::String,
     }
     /// An interface of the router on a subnet.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Interface {
         /// The ORC Subnet to attach.
         #[serde(rename = "subnetRef")]
-        #[schemars(extend("minLength" = 1, "maxLength" = 253))]
         pub subnet_ref: ::std::string::String,
         /// The interface's address; by default the subnet's gateway IP.
         #[serde(rename = "ipAddress", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("format" = "ipv4"))]
         pub ip_address: ::core::option::Option<::std::string::String>,
     }
     /// A static route.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Route {
         /// The destination CIDR.
         #[serde(rename = "destination")]
-        #[schemars(extend("format" = "cidr"))]
         pub destination: ::std::string::String,
         /// The IP address of the next hop.
         #[serde(rename = "nexthop")]
-        #[schemars(extend("format" = "ipv4"))]
         pub nexthop: ::std::string::String,
     }
     /// The router as OpenStack reports it.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterStatusResource {
         /// The router's name; might not be unique.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub name: ::core::option::Option<::std::string::String>,
         /// The router's status, such as ACTIVE.
         #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub status: ::core::option::Option<::std::string::String>,
         /// Whether the router is administratively up.
         #[serde(
@@ -408,7 +767,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "bool")]
         pub admin_state_up: ::core::option::Option<bool>,
         /// The external gateways of the router.
         #[serde(
@@ -416,27 +774,16 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::vec::Vec<GatewayStatus>")]
         pub external_gateways: ::core::option::Option<::std::vec::Vec<GatewayStatus>>,
         /// The static routes OpenStack has.
         #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::vec::Vec<Route>")]
         pub routes: ::core::option::Option<::std::vec::Vec<Route>>,
     }
     /// An external gateway as OpenStack reports it.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct GatewayStatus {
         /// The ID of the gateway's network.
         #[serde(rename = "networkID", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub network_id: ::core::option::Option<::std::string::String>,
     }
 }

@@ -2,6 +2,526 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/securitygroup.yaml`.
+/// `SecurityGroup`'s CustomResourceDefinition as JSON, every version.
+pub const SECURITY_GROUP_CRD: &str = r#"{
+  "apiVersion": "apiextensions.k8s.io/v1",
+  "kind": "CustomResourceDefinition",
+  "metadata": {
+    "name": "securitygroups.openstack.k-orc.cloud"
+  },
+  "spec": {
+    "group": "openstack.k-orc.cloud",
+    "names": {
+      "kind": "SecurityGroup",
+      "plural": "securitygroups",
+      "singular": "securitygroup",
+      "shortNames": [
+        "sg"
+      ],
+      "categories": [
+        "openstack"
+      ]
+    },
+    "scope": "Namespaced",
+    "versions": [
+      {
+        "name": "v1alpha1",
+        "served": true,
+        "storage": true,
+        "schema": {
+          "openAPIV3Schema": {
+            "type": "object",
+            "description": "A SecurityGroup is an OpenStack Networking security group and its rules.",
+            "properties": {
+              "spec": {
+                "type": "object",
+                "properties": {
+                  "cloudCredentialsRef": {
+                    "description": "The secret holding the OpenStack credentials.",
+                    "required": [
+                      "secretName",
+                      "cloudName"
+                    ],
+                    "type": "object",
+                    "properties": {
+                      "secretName": {
+                        "description": "The secret with a clouds.yaml key.",
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 253
+                      },
+                      "cloudName": {
+                        "description": "The cloud's entry in clouds.yaml.",
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 256
+                      }
+                    }
+                  },
+                  "managementPolicy": {
+                    "description": "managed creates, updates and deletes the security group; unmanaged only imports it.",
+                    "type": "string",
+                    "enum": [
+                      "managed",
+                      "unmanaged"
+                    ],
+                    "default": "managed",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "self == oldSelf",
+                        "message": "managementPolicy is immutable"
+                      }
+                    ]
+                  },
+                  "managedOptions": {
+                    "description": "Options of a managed security group.",
+                    "type": "object",
+                    "properties": {
+                      "onDelete": {
+                        "description": "Whether deleting the object deletes the OpenStack security group or leaves it.",
+                        "type": "string",
+                        "enum": [
+                          "delete",
+                          "detach"
+                        ],
+                        "default": "delete"
+                      },
+                      "waitForSubResources": {
+                        "description": "Whether dependents wait for SubResourcesReady, not only Available.",
+                        "type": "boolean",
+                        "default": false
+                      }
+                    }
+                  },
+                  "resource": {
+                    "description": "The security group to create, with the policy managed.",
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The name; by default the object's name.",
+                        "type": "string",
+                        "pattern": "^[^,]+$",
+                        "minLength": 1,
+                        "maxLength": 255
+                      },
+                      "description": {
+                        "description": "A human-readable description.",
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 255
+                      },
+                      "stateful": {
+                        "description": "Whether the security group is stateful.",
+                        "type": "boolean"
+                      },
+                      "tags": {
+                        "description": "Tags applied to the security group.",
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        },
+                        "maxItems": 64,
+                        "x-kubernetes-list-type": "set"
+                      },
+                      "rules": {
+                        "description": "The rules of the security group.",
+                        "type": "array",
+                        "items": {
+                          "description": "One rule of a security group.",
+                          "minProperties": 1,
+                          "type": "object",
+                          "properties": {
+                            "description": {
+                              "description": "A human-readable description.",
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 255
+                            },
+                            "direction": {
+                              "description": "Whether the rule applies to incoming or outgoing traffic.",
+                              "type": "string",
+                              "enum": [
+                                "ingress",
+                                "egress"
+                              ]
+                            },
+                            "protocol": {
+                              "description": "The IP protocol the rule matches.",
+                              "type": "string",
+                              "enum": [
+                                "ah",
+                                "dccp",
+                                "egp",
+                                "esp",
+                                "gre",
+                                "icmp",
+                                "icmpv6",
+                                "igmp",
+                                "ipip",
+                                "ospf",
+                                "pgm",
+                                "rsvp",
+                                "sctp",
+                                "tcp",
+                                "udp",
+                                "udplite",
+                                "vrrp"
+                              ]
+                            },
+                            "portRangeMin": {
+                              "description": "The lowest port matched.",
+                              "type": "integer",
+                              "format": "int32",
+                              "minimum": 0,
+                              "maximum": 65535
+                            },
+                            "portRangeMax": {
+                              "description": "The highest port matched.",
+                              "type": "integer",
+                              "format": "int32",
+                              "minimum": 0,
+                              "maximum": 65535
+                            },
+                            "remoteIPPrefix": {
+                              "description": "The remote IP address block, of the rule's ethertype.",
+                              "type": "string",
+                              "format": "cidr",
+                              "maxLength": 49
+                            },
+                            "ethertype": {
+                              "description": "The IP version; CIDRs of the rule must match it.",
+                              "type": "string",
+                              "enum": [
+                                "IPv4",
+                                "IPv6"
+                              ],
+                              "default": "IPv4"
+                            }
+                          },
+                          "x-kubernetes-validations": [
+                            {
+                              "rule": "!has(self.portRangeMin) || !has(self.portRangeMax) || self.portRangeMin <= self.portRangeMax",
+                              "message": "portRangeMin must not exceed portRangeMax"
+                            },
+                            {
+                              "rule": "!(has(self.protocol) && self.protocol in ['icmp', 'icmpv6']) || !has(self.portRangeMax) || self.portRangeMax <= 255",
+                              "message": "with ICMP, the port range holds the ICMP type and code, at most 255",
+                              "fieldPath": ".portRangeMax"
+                            }
+                          ]
+                        },
+                        "maxItems": 256
+                      }
+                    }
+                  },
+                  "import": {
+                    "description": "An existing security group to adopt, with the policy unmanaged; by ID or by filter.",
+                    "minProperties": 1,
+                    "maxProperties": 1,
+                    "type": "object",
+                    "properties": {
+                      "id": {
+                        "description": "The ID of the security group; it must exist.",
+                        "type": "string",
+                        "format": "uuid"
+                      },
+                      "filter": {
+                        "description": "A query expected to match exactly one security group.",
+                        "minProperties": 1,
+                        "type": "object",
+                        "properties": {
+                          "name": {
+                            "description": "The security group's name.",
+                            "type": "string",
+                            "minLength": 1,
+                            "maxLength": 255
+                          },
+                          "tags": {
+                            "description": "Tags it must all have.",
+                            "type": "array",
+                            "items": {
+                              "type": "string"
+                            },
+                            "maxItems": 64,
+                            "x-kubernetes-list-type": "set"
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "resyncPeriod": {
+                    "description": "How often to read the security group from OpenStack even when nothing changed.",
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "cloudCredentialsRef"
+                ],
+                "x-kubernetes-validations": [
+                  {
+                    "rule": "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)",
+                    "message": "resource must be set when the policy is managed, and only then"
+                  },
+                  {
+                    "rule": "self.managementPolicy == 'unmanaged' ? has(self.__import__) : !has(self.__import__)",
+                    "message": "import must be set when the policy is unmanaged, and only then"
+                  }
+                ]
+              },
+              "status": {
+                "type": "object",
+                "properties": {
+                  "conditions": {
+                    "description": "The resource's conditions, one per type.",
+                    "type": "array",
+                    "items": {
+                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
+                      "type": "object",
+                      "properties": {
+                        "lastTransitionTime": {
+                          "description": "When the condition last changed, in whole seconds.",
+                          "type": "string",
+                          "format": "date-time"
+                        },
+                        "message": {
+                          "description": "A human-readable explanation of the condition; may be empty.",
+                          "type": "string",
+                          "maxLength": 32768
+                        },
+                        "observedGeneration": {
+                          "description": "The metadata.generation this condition was computed from.",
+                          "type": "integer",
+                          "format": "int64",
+                          "minimum": 0
+                        },
+                        "reason": {
+                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
+                          "type": "string",
+                          "minLength": 1,
+                          "maxLength": 1024,
+                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                        },
+                        "severity": {
+                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "Error",
+                            "Warning",
+                            "Info"
+                          ]
+                        },
+                        "status": {
+                          "description": "Whether the condition holds: True, False or Unknown.",
+                          "type": "string",
+                          "enum": [
+                            "True",
+                            "False",
+                            "Unknown"
+                          ]
+                        },
+                        "type": {
+                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
+                          "type": "string",
+                          "maxLength": 316,
+                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                        }
+                      },
+                      "required": [
+                        "lastTransitionTime",
+                        "message",
+                        "reason",
+                        "status",
+                        "type"
+                      ]
+                    },
+                    "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": [
+                      "type"
+                    ]
+                  },
+                  "observedGeneration": {
+                    "description": "The metadata.generation the status was last computed from.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "id": {
+                    "description": "The OpenStack ID of the security group.",
+                    "type": "string",
+                    "maxLength": 1024
+                  },
+                  "lastSyncTime": {
+                    "description": "When the controller last read the security group from OpenStack.",
+                    "type": "string",
+                    "format": "date-time"
+                  },
+                  "resource": {
+                    "description": "The security group as OpenStack reports it.",
+                    "type": "object",
+                    "properties": {
+                      "name": {
+                        "description": "The security group's name; might not be unique.",
+                        "type": "string",
+                        "maxLength": 1024
+                      },
+                      "description": {
+                        "description": "The security group's description.",
+                        "type": "string",
+                        "maxLength": 1024
+                      },
+                      "projectID": {
+                        "description": "The project that owns the security group.",
+                        "type": "string",
+                        "maxLength": 1024
+                      },
+                      "stateful": {
+                        "description": "Whether the security group is stateful.",
+                        "type": "boolean"
+                      },
+                      "rules": {
+                        "description": "The rules OpenStack has.",
+                        "type": "array",
+                        "items": {
+                          "description": "One rule of a security group.",
+                          "minProperties": 1,
+                          "type": "object",
+                          "properties": {
+                            "description": {
+                              "description": "A human-readable description.",
+                              "type": "string",
+                              "minLength": 1,
+                              "maxLength": 255
+                            },
+                            "direction": {
+                              "description": "Whether the rule applies to incoming or outgoing traffic.",
+                              "type": "string",
+                              "enum": [
+                                "ingress",
+                                "egress"
+                              ]
+                            },
+                            "protocol": {
+                              "description": "The IP protocol the rule matches.",
+                              "type": "string",
+                              "enum": [
+                                "ah",
+                                "dccp",
+                                "egp",
+                                "esp",
+                                "gre",
+                                "icmp",
+                                "icmpv6",
+                                "igmp",
+                                "ipip",
+                                "ospf",
+                                "pgm",
+                                "rsvp",
+                                "sctp",
+                                "tcp",
+                                "udp",
+                                "udplite",
+                                "vrrp"
+                              ]
+                            },
+                            "portRangeMin": {
+                              "description": "The lowest port matched.",
+                              "type": "integer",
+                              "format": "int32",
+                              "minimum": 0,
+                              "maximum": 65535
+                            },
+                            "portRangeMax": {
+                              "description": "The highest port matched.",
+                              "type": "integer",
+                              "format": "int32",
+                              "minimum": 0,
+                              "maximum": 65535
+                            },
+                            "remoteIPPrefix": {
+                              "description": "The remote IP address block, of the rule's ethertype.",
+                              "type": "string",
+                              "format": "cidr",
+                              "maxLength": 49
+                            },
+                            "ethertype": {
+                              "description": "The IP version; CIDRs of the rule must match it.",
+                              "type": "string",
+                              "enum": [
+                                "IPv4",
+                                "IPv6"
+                              ],
+                              "default": "IPv4"
+                            }
+                          },
+                          "x-kubernetes-validations": [
+                            {
+                              "rule": "!has(self.portRangeMin) || !has(self.portRangeMax) || self.portRangeMin <= self.portRangeMax",
+                              "message": "portRangeMin must not exceed portRangeMax"
+                            },
+                            {
+                              "rule": "!(has(self.protocol) && self.protocol in ['icmp', 'icmpv6']) || !has(self.portRangeMax) || self.portRangeMax <= 255",
+                              "message": "with ICMP, the port range holds the ICMP type and code, at most 255",
+                              "fieldPath": ".portRangeMax"
+                            }
+                          ]
+                        }
+                      },
+                      "revisionNumber": {
+                        "description": "The revision number, incremented on every change.",
+                        "type": "integer",
+                        "format": "int64"
+                      },
+                      "createdAt": {
+                        "description": "When the security group was created.",
+                        "type": "string",
+                        "format": "date-time"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "required": [
+              "spec"
+            ]
+          }
+        },
+        "subresources": {
+          "status": {}
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Ready",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Available\")].status"
+          },
+          {
+            "name": "Reason",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type==\"Available\")].reason"
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          },
+          {
+            "name": "ID",
+            "type": "string",
+            "jsonPath": ".status.id",
+            "description": "The OpenStack ID."
+          },
+          {
+            "name": "Message",
+            "type": "string",
+            "jsonPath": ".status.conditions[?(@.type=='Progressing')].message",
+            "description": "What the controller is doing.",
+            "priority": 1
+          }
+        ]
+      }
+    ]
+  }
+}"#;
 /// The reasons SecurityGroup's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SecurityGroupReason {
@@ -60,41 +580,113 @@ impl ::core::fmt::Display for SecurityGroupReason {
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
     pub use super::SecurityGroupReason;
+    /// A SecurityGroup is an OpenStack Networking security group and its rules.
+    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    pub struct SecurityGroup {
+        /// Standard object metadata.
+        #[serde(default)]
+        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        /// The desired state of a SecurityGroup.
+        #[serde(rename = "spec")]
+        pub spec: SecurityGroupSpec,
+        /// The observed state of a SecurityGroup.
+        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
+        pub status: ::core::option::Option<SecurityGroupStatus>,
+    }
+    impl SecurityGroup {
+        /// A SecurityGroup named `name` with `spec`, the rest empty.
+        pub fn new(name: &str, spec: SecurityGroupSpec) -> Self {
+            Self {
+                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    name: ::core::option::Option::Some(name.to_owned()),
+                    ..::core::default::Default::default()
+                },
+                spec,
+                status: ::core::default::Default::default(),
+            }
+        }
+    }
+    impl ::serde::Serialize for SecurityGroup {
+        fn serialize<S: ::serde::Serializer>(
+            &self,
+            serializer: S,
+        ) -> ::core::result::Result<S::Ok, S::Error> {
+            use ::serde::ser::SerializeStruct as _;
+            let mut state = serializer.serialize_struct("SecurityGroup", 5)?;
+            state.serialize_field("apiVersion", "openstack.k-orc.cloud/v1alpha1")?;
+            state.serialize_field("kind", "SecurityGroup")?;
+            state.serialize_field("metadata", &self.metadata)?;
+            state.serialize_field("spec", &self.spec)?;
+            match &self.status {
+                ::core::option::Option::Some(value) => {
+                    state.serialize_field("status", value)?
+                }
+                ::core::option::Option::None => state.skip_field("status")?,
+            }
+            state.end()
+        }
+    }
+    impl ::kube::core::Resource for SecurityGroup {
+        type DynamicType = ();
+        type Scope = ::k8s_openapi::NamespaceResourceScope;
+        fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("SecurityGroup")
+        }
+        fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud")
+        }
+        fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("v1alpha1")
+        }
+        fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud/v1alpha1")
+        }
+        fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+            ::std::borrow::Cow::Borrowed("securitygroups")
+        }
+        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &self.metadata
+        }
+        fn meta_mut(
+            &mut self,
+        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            &mut self.metadata
+        }
+    }
+    impl ::kube::core::object::HasSpec for SecurityGroup {
+        type Spec = SecurityGroupSpec;
+        fn spec(&self) -> &Self::Spec {
+            &self.spec
+        }
+        fn spec_mut(&mut self) -> &mut Self::Spec {
+            &mut self.spec
+        }
+    }
+    impl ::kube::core::object::HasStatus for SecurityGroup {
+        type Status = SecurityGroupStatus;
+        fn status(&self) -> ::core::option::Option<&Self::Status> {
+            self.status.as_ref()
+        }
+        fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+            &mut self.status
+        }
+    }
+    impl ::kube::core::crd::v1::CustomResourceExt for SecurityGroup {
+        fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+            ::kondition::crd::version_from_json(super::SECURITY_GROUP_CRD, "v1alpha1")
+        }
+        fn crd_name() -> &'static str {
+            "securitygroups.openstack.k-orc.cloud"
+        }
+        fn api_resource() -> ::kube::core::discovery::ApiResource {
+            ::kube::core::discovery::ApiResource::erase::<Self>(&())
+        }
+        fn shortnames() -> &'static [&'static str] {
+            &["sg"]
+        }
+    }
     /// The desired state of a SecurityGroup.
-    #[derive(
-        ::kube::CustomResource,
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
-    #[kube(
-        group = "openstack.k-orc.cloud",
-        version = "v1alpha1",
-        kind = "SecurityGroup",
-        plural = "securitygroups",
-        singular = "securitygroup",
-        namespaced,
-        status = "SecurityGroupStatus",
-        doc = "A SecurityGroup is an OpenStack Networking security group and its rules.",
-        shortname = "sg",
-        category = "openstack",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Available\\\")].status\",\"name\":\"Ready\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".status.conditions[?(@.type==\\\"Available\\\")].reason\",\"name\":\"Reason\",\"type\":\"string\"}",
-        printcolumn = "{\"jsonPath\":\".metadata.creationTimestamp\",\"name\":\"Age\",\"type\":\"date\"}",
-        printcolumn = "{\"description\":\"The OpenStack ID.\",\"jsonPath\":\".status.id\",\"name\":\"ID\",\"type\":\"string\"}",
-        printcolumn = "{\"description\":\"What the controller is doing.\",\"jsonPath\":\".status.conditions[?(@.type=='Progressing')].message\",\"name\":\"Message\",\"priority\":1,\"type\":\"string\"}"
-    )]
-    #[schemars(
-        extend(
-            "x-kubernetes-validations" = [{"message":"resource must be set when the policy is managed, and only then",
-            "rule":"self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)"},
-            {"message":"import must be set when the policy is unmanaged, and only then",
-            "rule":"self.managementPolicy == 'unmanaged' ? has(self.__import__) : !has(self.__import__)"}]
-        )
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpec {
         /// The secret holding the OpenStack credentials.
         #[serde(rename = "cloudCredentialsRef")]
@@ -105,14 +697,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "SecurityGroupSpecManagementPolicy",
-            extend(
-                "default" = "managed",
-                "x-kubernetes-validations" = [{"message":"managementPolicy is immutable",
-                "rule":"self == oldSelf"}]
-            )
-        )]
         pub management_policy: ::core::option::Option<SecurityGroupSpecManagementPolicy>,
         /// Options of a managed security group.
         #[serde(
@@ -120,18 +704,12 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "SecurityGroupSpecManagedOptions")]
         pub managed_options: ::core::option::Option<SecurityGroupSpecManagedOptions>,
         /// The security group to create, with the policy managed.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "SecurityGroupSpecResource")]
         pub resource: ::core::option::Option<SecurityGroupSpecResource>,
         /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
         #[serde(rename = "import", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "SecurityGroupSpecImport",
-            extend("minProperties" = 1, "maxProperties" = 1)
-        )]
         pub import: ::core::option::Option<SecurityGroupSpecImport>,
         /// How often to read the security group from OpenStack even when nothing changed.
         #[serde(
@@ -139,7 +717,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::string::String")]
         pub resync_period: ::core::option::Option<::std::string::String>,
     }
     /// The observed state of a SecurityGroup: the standard conditions and observedGeneration.
@@ -150,7 +727,6 @@ pub mod v1alpha1 {
         PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::schemars::JsonSchema,
         ::kondition::KubeStatus
     )]
     #[kondition(
@@ -168,11 +744,9 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub observed_generation: ::core::option::Option<i64>,
         /// The OpenStack ID of the security group.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub id: ::core::option::Option<::std::string::String>,
         /// When the controller last read the security group from OpenStack.
         #[serde(
@@ -180,32 +754,21 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub last_sync_time: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,
         /// The security group as OpenStack reports it.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "SecurityGroupStatusResource")]
         pub resource: ::core::option::Option<SecurityGroupStatusResource>,
     }
     /// A clouds.yaml entry in a secret.
-    #[derive(
-        Clone,
-        Debug,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CloudCredentialsReference {
         /// The secret with a clouds.yaml key.
         #[serde(rename = "secretName")]
-        #[schemars(extend("minLength" = 1, "maxLength" = 253))]
         pub secret_name: ::std::string::String,
         /// The cloud's entry in clouds.yaml.
         #[serde(rename = "cloudName")]
-        #[schemars(extend("minLength" = 1, "maxLength" = 256))]
         pub cloud_name: ::std::string::String,
     }
     /// managed creates, updates and deletes the security group; unmanaged only imports it.
@@ -217,8 +780,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum SecurityGroupSpecManagementPolicy {
         #[serde(rename = "managed")]
@@ -227,22 +789,10 @@ pub mod v1alpha1 {
         Unmanaged,
     }
     /// Options of a managed security group.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecManagedOptions {
         /// Whether deleting the object deletes the OpenStack security group or leaves it.
         #[serde(rename = "onDelete", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "SecurityGroupSpecManagedOptionsOnDelete",
-            extend("default" = "delete")
-        )]
         pub on_delete: ::core::option::Option<SecurityGroupSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for SubResourcesReady, not only Available.
         #[serde(
@@ -250,7 +800,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "bool", extend("default" = false))]
         pub wait_for_sub_resources: ::core::option::Option<bool>,
     }
     /// Whether deleting the object deletes the OpenStack security group or leaves it.
@@ -262,8 +811,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum SecurityGroupSpecManagedOptionsOnDelete {
         #[serde(rename = "delete")]
@@ -272,22 +820,10 @@ pub mod v1alpha1 {
         Detach,
     }
     /// The security group to create, with the policy managed.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecResource {
         /// The name; by default the object's name.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::string::String",
-            extend("pattern" = "^[^,]+$", "minLength" = 1, "maxLength" = 255)
-        )]
         pub name: ::core::option::Option<::std::string::String>,
         /// A human-readable description.
         #[serde(
@@ -295,37 +831,19 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "::std::string::String",
-            extend("minLength" = 1, "maxLength" = 255)
-        )]
         pub description: ::core::option::Option<::std::string::String>,
         /// Whether the security group is stateful.
         #[serde(rename = "stateful", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "bool")]
         pub stateful: ::core::option::Option<bool>,
         /// Tags applied to the security group.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::vec::Vec<::std::string::String>",
-            extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
-        )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The rules of the security group.
         #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::vec::Vec<Rule>", extend("maxItems" = 256))]
         pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
     }
     /// One rule of a security group.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Rule {
         /// A human-readable description.
         #[serde(
@@ -333,18 +851,12 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "::std::string::String",
-            extend("minLength" = 1, "maxLength" = 255)
-        )]
         pub description: ::core::option::Option<::std::string::String>,
         /// Whether the rule applies to incoming or outgoing traffic.
         #[serde(rename = "direction", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "RuleDirection")]
         pub direction: ::core::option::Option<RuleDirection>,
         /// The IP protocol the rule matches.
         #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "RuleProtocol")]
         pub protocol: ::core::option::Option<RuleProtocol>,
         /// The lowest port matched.
         #[serde(
@@ -352,7 +864,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i32", extend("minimum" = 0, "maximum" = 65535))]
         pub port_range_min: ::core::option::Option<i32>,
         /// The highest port matched.
         #[serde(
@@ -360,7 +871,6 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i32", extend("minimum" = 0, "maximum" = 65535))]
         pub port_range_max: ::core::option::Option<i32>,
         /// The remote IP address block, of the rule's ethertype.
         #[serde(
@@ -368,14 +878,9 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(
-            with = "::std::string::String",
-            extend("format" = "cidr", "maxLength" = 49)
-        )]
         pub remote_ip_prefix: ::core::option::Option<::std::string::String>,
         /// The IP version; CIDRs of the rule must match it.
         #[serde(rename = "ethertype", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "RuleEthertype", extend("default" = "IPv4"))]
         pub ethertype: ::core::option::Option<RuleEthertype>,
     }
     /// Whether the rule applies to incoming or outgoing traffic.
@@ -387,8 +892,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum RuleDirection {
         #[serde(rename = "ingress")]
@@ -405,8 +909,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum RuleProtocol {
         #[serde(rename = "ah")]
@@ -453,8 +956,7 @@ pub mod v1alpha1 {
         Eq,
         Hash,
         ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
+        ::serde::Deserialize
     )]
     pub enum RuleEthertype {
         #[serde(rename = "IPv4")]
@@ -463,65 +965,30 @@ pub mod v1alpha1 {
         IPv6,
     }
     /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecImport {
         /// The ID of the security group; it must exist.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("format" = "uuid"))]
         pub id: ::core::option::Option<::std::string::String>,
         /// A query expected to match exactly one security group.
         #[serde(rename = "filter", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "SecurityGroupSpecImportFilter", extend("minProperties" = 1))]
         pub filter: ::core::option::Option<SecurityGroupSpecImportFilter>,
     }
     /// A query expected to match exactly one security group.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecImportFilter {
         /// The security group's name.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::string::String",
-            extend("minLength" = 1, "maxLength" = 255)
-        )]
         pub name: ::core::option::Option<::std::string::String>,
         /// Tags it must all have.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(
-            with = "::std::vec::Vec<::std::string::String>",
-            extend("maxItems" = 64, "x-kubernetes-list-type" = "set")
-        )]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     }
     /// The security group as OpenStack reports it.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::schemars::JsonSchema
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupStatusResource {
         /// The security group's name; might not be unique.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub name: ::core::option::Option<::std::string::String>,
         /// The security group's description.
         #[serde(
@@ -529,19 +996,15 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub description: ::core::option::Option<::std::string::String>,
         /// The project that owns the security group.
         #[serde(rename = "projectID", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::string::String", extend("maxLength" = 1024))]
         pub project_id: ::core::option::Option<::std::string::String>,
         /// Whether the security group is stateful.
         #[serde(rename = "stateful", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "bool")]
         pub stateful: ::core::option::Option<bool>,
         /// The rules OpenStack has.
         #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::std::vec::Vec<Rule>")]
         pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
         /// The revision number, incremented on every change.
         #[serde(
@@ -549,11 +1012,9 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        #[schemars(with = "i64")]
         pub revision_number: ::core::option::Option<i64>,
         /// When the security group was created.
         #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(with = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time")]
         pub created_at: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
         >,

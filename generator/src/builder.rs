@@ -93,6 +93,9 @@ impl Builder {
             println!("cargo:rerun-if-changed={}", file.display());
         }
         let model = crate::load(&files, &profiles).map_err(Error::Input)?;
+        for note in &model.notes {
+            println!("cargo:warning={note}");
+        }
         let text = emit::rust_single_file(&model).map_err(Error::Internal)?;
         let path = out_dir.join(&self.file_name);
         output::write_if_changed(&path, &text).map_err(Error::Io)?;

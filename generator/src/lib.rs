@@ -1,8 +1,9 @@
 //! Rust CRD types with kondition's standard status, generated from schema files.
 //!
 //! The pipeline runs one way: [`source`] reads YAML keeping every node's position,
-//! [`schema`] turns schema files into the typed, validated [`model`], and [`emit`] writes
-//! Rust from the model. [`output`] replaces files atomically and only when they change.
+//! [`schema`] turns schema files and [`crd`] CustomResourceDefinitions into the typed,
+//! validated [`model`], and [`emit`] writes Rust, CRD manifests and schema files from the
+//! model. [`output`] replaces files atomically and only when they change.
 //! Use it from the `kondition` binary, or from a build script through [`Builder`]:
 //!
 //! ```no_run
@@ -23,7 +24,9 @@
 //! and in the crate: `include!(concat!(env!("OUT_DIR"), "/kondition.rs"));`.
 
 pub mod builder;
+pub mod crd;
 pub mod emit;
+pub mod fidelity;
 pub mod inputs;
 pub mod model;
 pub mod names;
@@ -54,13 +57,39 @@ pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics
                 continue;
             }
         };
-        match schema::read_file(path, &text, profiles) {
+        let documents = match source::yaml::parse(&text) {
+            Ok(documents) => documents,
+            Err(e) => {
+                diagnostics.push(Diagnostic::new(path, e.pos, e.message));
+                continue;
+            }
+        };
+        // A file holding a CustomResourceDefinition is read as CRDs; any other as schemas.
+        let read = if documents.iter().any(crd::is_crd) {
+            crd::read_documents(path, &documents).map(|(file, notes)| {
+                model.notes.extend(notes);
+                file
+            })
+        } else {
+            schema::read_documents(path, &documents, profiles)
+        };
+        match read {
             Ok(file) => model.files.push(file),
             Err(errors) => diagnostics.0.extend(errors.0),
         }
     }
     check_across_files(&model, &mut diagnostics);
     diagnostics.into_result(model)
+}
+
+/// Reads the CRDs in `text` (the contents of `path`), with notes on documents skipped.
+pub fn read_crd_text(
+    path: &Path,
+    text: &str,
+) -> Result<(model::SchemaFile, Vec<Diagnostic>), Diagnostics> {
+    let documents = source::yaml::parse(text)
+        .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
+    crd::read_documents(path, &documents)
 }
 
 /// Rules that span files: a kind (group and kind) and a module name are declared once.

@@ -1,4 +1,4 @@
-//! `kondition`: Rust CRD types with kondition's standard status, from schema files.
+//! `kondition`: Rust CRD types with kondition's standard status, from schema files or CRDs.
 //!
 //! Exit codes: 0 success, 1 drift (`check`), 2 bad input or usage.
 
@@ -24,6 +24,10 @@ enum Command {
     Generate(GenerateArgs),
     /// Exit 1 with a unified diff if the output on disk differs from what generate writes.
     Check(GenerateArgs),
+    /// Write CRD manifests, one file per kind (or all to stdout with `--out -`, the default).
+    Crd(CrdArgs),
+    /// Turn CRD YAML into schema files, one per kind (or all to stdout, the default).
+    Import(ImportArgs),
     /// Print the JSON Schema of the schema format.
     Schema,
 }
@@ -38,6 +42,27 @@ struct GenerateArgs {
     /// A folder of additional status profiles.
     #[arg(long, value_name = "DIR")]
     profiles: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct CrdArgs {
+    /// Schema files, CRD files or folders (default: schemas/).
+    paths: Vec<PathBuf>,
+    /// The output folder, or `-` for stdout.
+    #[arg(long, value_name = "DIR", default_value = "-")]
+    out: PathBuf,
+    /// A folder of additional status profiles.
+    #[arg(long, value_name = "DIR")]
+    profiles: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ImportArgs {
+    /// A CRD file, or `-` for stdin.
+    file: PathBuf,
+    /// The output folder (one `<kind>.yaml` per kind); stdout when absent.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 const DRIFT: u8 = 1;
@@ -58,7 +83,109 @@ fn main() -> ExitCode {
         }
         Command::Generate(args) => run(&args, false),
         Command::Check(args) => run(&args, true),
+        Command::Crd(args) => crd(&args),
+        Command::Import(args) => import(&args),
     }
+}
+
+/// Prints what `result` failed with and gives exit code 2, or the success code.
+fn finish(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprint!("{message}");
+            ExitCode::from(BAD_INPUT)
+        }
+    }
+}
+
+fn crd(args: &CrdArgs) -> ExitCode {
+    finish((|| {
+        let model = load(&args.paths, args.profiles.as_ref())?;
+        if args.out.as_os_str() == "-" {
+            print!("{}", emit::crd_stream(&model));
+            return Ok(());
+        }
+        let files = emit::crd_manifests(&model);
+        report_writes(&output::write_files(&args.out, &files), &args.out)
+    })())
+}
+
+fn import(args: &ImportArgs) -> ExitCode {
+    finish((|| {
+        let (path, text) = if args.file.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .map_err(|e| format!("kondition: stdin: {e}\n"))?;
+            (PathBuf::from("<stdin>"), text)
+        } else {
+            let text = kondition_gen::source::diagnostic::read_input(&args.file)
+                .map_err(|d| format!("{d}\n"))?;
+            (args.file.clone(), text)
+        };
+        let (file, notes) =
+            kondition_gen::read_crd_text(&path, &text).map_err(|d| d.to_string())?;
+        for note in notes {
+            eprintln!("{note}");
+        }
+        let mut files = Vec::new();
+        for kind in &file.kinds {
+            let (text, notes) = emit::schema_file::schema_file(kind);
+            for note in notes {
+                eprintln!("{}: note: {}: {note}", path.display(), kind.kind);
+            }
+            files.push(OutputFile {
+                path: PathBuf::from(format!("{}.yaml", kind.kind.to_ascii_lowercase())),
+                contents: text,
+            });
+        }
+        match &args.out {
+            None => {
+                for file in &files {
+                    print!("---\n{}", file.contents);
+                }
+                Ok(())
+            }
+            Some(out) => report_writes(&output::write_files(out, &files), out),
+        }
+    })())
+}
+
+fn report_writes(
+    result: &std::io::Result<Vec<PathBuf>>,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    match result {
+        Ok(written) => {
+            for path in written {
+                eprintln!("wrote {}", path.display());
+            }
+            Ok(())
+        }
+        Err(error) => Err(format!("{}: {error}\n", out.display())),
+    }
+}
+
+/// The model of the files and folders in `paths` (schemas/ when empty).
+fn load(
+    paths: &[PathBuf],
+    profile_dir: Option<&PathBuf>,
+) -> Result<kondition_gen::model::Model, String> {
+    let mut profiles = Profiles::embedded();
+    if let Some(dir) = profile_dir {
+        profiles.add_dir(dir).map_err(|d| d.to_string())?;
+    }
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("schemas")]
+    } else {
+        paths.to_vec()
+    };
+    let files = inputs::schema_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
+    let model = kondition_gen::load(&files, &profiles).map_err(|d| d.to_string())?;
+    for note in &model.notes {
+        eprintln!("{note}");
+    }
+    Ok(model)
 }
 
 fn run(args: &GenerateArgs, check: bool) -> ExitCode {
@@ -110,16 +237,6 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
 
 /// Everything `generate` would write, or every problem found (as printed lines).
 fn generate(args: &GenerateArgs) -> Result<Vec<OutputFile>, String> {
-    let mut profiles = Profiles::embedded();
-    if let Some(dir) = &args.profiles {
-        profiles.add_dir(dir).map_err(|d| d.to_string())?;
-    }
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("schemas")]
-    } else {
-        args.paths.clone()
-    };
-    let files = inputs::schema_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
-    let model = kondition_gen::load(&files, &profiles).map_err(|d| d.to_string())?;
+    let model = load(&args.paths, args.profiles.as_ref())?;
     emit::rust_tree(&model).map_err(|e| format!("kondition: {e}\n"))
 }

@@ -1,8 +1,8 @@
 //! The typed, validated model of custom resource kinds that every emitter reads.
 //!
-//! Front-ends (the schema format, later CRD YAML) produce it; emitters (Rust, later CRD
-//! manifests) consume it. Everything in it has been checked: names are valid, references
-//! resolve, defaults fit their types, exactly one version is stored.
+//! Front-ends (the schema format, CRD YAML) produce it; emitters (Rust, CRD manifests, schema
+//! files) consume it. Everything in it has been checked: names are valid, references resolve,
+//! defaults fit their types, exactly one version is stored.
 
 use std::path::PathBuf;
 
@@ -25,6 +25,8 @@ pub struct Origin {
 pub struct Model {
     /// One entry per input file, in the order read.
     pub files: Vec<SchemaFile>,
+    /// What was read but not used (documents of other kinds in a CRD file), for stderr.
+    pub notes: Vec<crate::source::diagnostic::Diagnostic>,
 }
 
 /// The kinds of one input file; its Rust output is one module.
@@ -60,6 +62,8 @@ pub struct Names {
     pub short_names: Vec<String>,
     /// `openstack`, `all`
     pub categories: Vec<String>,
+    /// `SecurityGroupList`, when the input names it.
+    pub list_kind: Option<String>,
 }
 
 /// One custom resource kind.
@@ -79,10 +83,15 @@ pub struct Kind {
     pub docs: Option<String>,
     /// The field manager, if not the default `<group>/<kind>-controller`.
     pub field_owner: Option<String>,
-    /// The standard status.
-    pub status: StatusDef,
+    /// The standard status; a kind read from a CRD has the status its schema describes
+    /// instead, among its root fields.
+    pub status: Option<StatusDef>,
     /// Every version, in input order; exactly one is stored.
     pub versions: Vec<Version>,
+    /// The `spec` of the CRD this kind was read from, kept whole. JSON Schema says more than
+    /// Rust types can (CEL rules, bounds, `anyOf`, list types, defaults), so the CRD a
+    /// generated crate returns is this text, not a schema derived back from its types.
+    pub source_crd: Option<serde_json::Value>,
 }
 
 /// The status block: the profile's conditions plus the kind's own.
@@ -144,16 +153,44 @@ pub struct Version {
     pub deprecated: bool,
     /// The warning returned to clients of a deprecated version.
     pub deprecation_warning: Option<String>,
-    /// The spec's fields.
-    pub spec: Vec<Field>,
-    /// CEL rules on the spec.
-    pub spec_validations: Vec<Validation>,
-    /// The status's fields beyond conditions and observedGeneration.
-    pub status_fields: Vec<Field>,
-    /// Printer columns after Ready, Reason and Age.
+    /// The object's fields.
+    pub body: Body,
+    /// Printer columns (for a schema-format kind, after Ready, Reason and Age).
     pub printer_columns: Vec<PrinterColumn>,
     /// The scale subresource.
     pub scale: Option<Scale>,
+}
+
+/// What a version's objects hold besides apiVersion, kind and metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// A schema-format kind: a spec and the standard status.
+    Standard {
+        /// The spec's fields.
+        spec: Vec<Field>,
+        /// CEL rules on the spec.
+        spec_validations: Vec<Validation>,
+        /// The status's fields beyond conditions and observedGeneration.
+        status_fields: Vec<Field>,
+    },
+    /// A kind read from a CRD: the root object's fields (usually `spec` and `status`, but
+    /// any the schema has).
+    Root(Vec<Field>),
+}
+
+impl Body {
+    /// Every field at the top of the object (spec and status fields for a schema-format kind).
+    pub fn fields(&self) -> impl Iterator<Item = &Field> {
+        let (first, second): (&[Field], &[Field]) = match self {
+            Self::Standard {
+                spec,
+                status_fields,
+                ..
+            } => (spec, status_fields),
+            Self::Root(fields) => (fields, &[]),
+        };
+        first.iter().chain(second)
+    }
 }
 
 /// An additional printer column.

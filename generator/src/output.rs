@@ -20,18 +20,28 @@ pub struct WriteReport {
 
 /// Writes `files` under `out_dir`.
 pub fn write_tree(out_dir: &Path, files: &[OutputFile]) -> io::Result<WriteReport> {
-    let mut report = WriteReport::default();
-    for file in files {
-        let path = out_dir.join(&file.path);
-        if write_if_changed(&path, &file.contents)? {
-            report.written.push(path);
-        }
-    }
+    let mut report = WriteReport {
+        written: write_files(out_dir, files)?,
+        ..WriteReport::default()
+    };
     for stale in stale_files(out_dir, files)? {
         std::fs::remove_file(&stale)?;
         report.removed.push(stale);
     }
     Ok(report)
+}
+
+/// Writes `files` under `out_dir` (each only if changed), removing nothing; returns the
+/// paths written.
+pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for file in files {
+        let path = out_dir.join(&file.path);
+        if write_if_changed(&path, &file.contents)? {
+            written.push(path);
+        }
+    }
+    Ok(written)
 }
 
 /// Writes `contents` to `path` atomically, unless it already holds exactly that. Returns

@@ -39,7 +39,10 @@ fn generate_then_check_then_drift() {
     assert!(lib.contains("#[rustfmt::skip]\npub mod widget;"), "{lib}");
     assert!(lib.contains("pub use crds::crds;"));
     let crds = std::fs::read_to_string(dir.join("out/crds.rs")).expect("crds.rs written");
-    assert!(crds.contains("super::widget::v1::Widget::crd()"), "{crds}");
+    assert!(
+        crds.contains("::kondition::crd::from_json(super::widget::WIDGET_CRD)"),
+        "{crds}"
+    );
     let widget = std::fs::read_to_string(dir.join("out/widget.rs")).expect("module written");
 
     // A second run writes nothing, and the output is byte for byte the same.

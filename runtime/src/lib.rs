@@ -33,6 +33,7 @@ mod condition;
 mod conditions;
 #[cfg(feature = "controller")]
 pub mod controller;
+pub mod crd;
 mod error;
 pub mod inherit;
 pub mod kstatus;

@@ -8,7 +8,7 @@ use kondition::subresources::{
 use kondition::validation::is_valid_reason;
 
 use crate::model::{
-    ConditionDef, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope, StatusDef,
+    Body, ConditionDef, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope, StatusDef,
     SubResourceDef, Version,
 };
 use crate::profile::{Profiles, read_condition, read_reason};
@@ -34,7 +34,7 @@ pub const KIND_KEYS: &[&str] = &[
     "types",
 ];
 /// Every key of `names`.
-pub const NAMES_KEYS: &[&str] = &["plural", "singular", "shortNames", "categories"];
+pub const NAMES_KEYS: &[&str] = &["plural", "singular", "shortNames", "categories", "listKind"];
 /// Every key of `status`.
 pub const STATUS_KEYS: &[&str] = &["profile", "conditions", "reasons", "subResources", "fields"];
 /// Every key of an entry of `versions`.
@@ -122,8 +122,9 @@ pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Op
         names,
         docs: map.string("docs"),
         field_owner,
-        status: status_def?,
+        status: Some(status_def?),
         versions,
+        source_crd: None,
     })
 }
 
@@ -142,7 +143,8 @@ fn check_group(group: &str, pos: Pos, sink: &Sink) {
     }
 }
 
-fn is_dns_label(value: &str) -> bool {
+/// Whether `value` is a DNS label (RFC 1123): lowercase letters, digits and `-`, at most 63.
+pub fn is_dns_label(value: &str) -> bool {
     !value.is_empty()
         && value.len() <= 63
         && value
@@ -173,6 +175,7 @@ fn read_names(node: Option<&Node>, kind: &str, sink: &Sink) -> Names {
             singular: singular_default,
             short_names: Vec::new(),
             categories: Vec::new(),
+            list_kind: None,
         };
     };
     let map = MapReader::new(node, "names", NAMES_KEYS, sink);
@@ -213,6 +216,7 @@ fn read_names(node: Option<&Node>, kind: &str, sink: &Sink) -> Names {
         singular,
         short_names,
         categories,
+        list_kind: map.string("listKind"),
     }
 }
 
@@ -353,9 +357,11 @@ fn read_versions(
                 storage: true,
                 deprecated: false,
                 deprecation_warning: None,
-                spec: types.fields(map.entries("spec"), &format!("{kind}Spec")),
-                spec_validations: types.validations(map.list("validations")),
-                status_fields: types.fields(shared_status_fields, &format!("{kind}Status")),
+                body: Body::Standard {
+                    spec: types.fields(map.entries("spec"), &format!("{kind}Spec")),
+                    spec_validations: types.validations(map.list("validations")),
+                    status_fields: types.fields(shared_status_fields, &format!("{kind}Status")),
+                },
                 printer_columns: read_columns(map.list("printerColumns"), sink),
                 scale: shared_scale,
             }]
@@ -386,9 +392,11 @@ fn read_versions(
                         storage: version.boolean("storage").unwrap_or(false),
                         deprecated: version.boolean("deprecated").unwrap_or(false),
                         deprecation_warning: version.string("deprecationWarning"),
-                        spec: types.fields(version.entries("spec"), &format!("{kind}Spec")),
-                        spec_validations: types.validations(version.list("validations")),
-                        status_fields,
+                        body: Body::Standard {
+                            spec: types.fields(version.entries("spec"), &format!("{kind}Spec")),
+                            spec_validations: types.validations(version.list("validations")),
+                            status_fields,
+                        },
                         printer_columns: read_columns(version.list("printerColumns"), sink),
                         scale: version
                             .get("scale")

@@ -20,6 +20,15 @@ use types::TypeReader;
 pub fn read_file(path: &Path, text: &str, profiles: &Profiles) -> Result<SchemaFile, Diagnostics> {
     let documents = yaml::parse(text)
         .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
+    read_documents(path, &documents, profiles)
+}
+
+/// Reads the parsed documents of one schema file into the model.
+pub fn read_documents(
+    path: &Path,
+    documents: &[Node],
+    profiles: &Profiles,
+) -> Result<SchemaFile, Diagnostics> {
     let sink = Sink::new(path);
     let mut reader = TypeReader::new(&sink);
     let documents: Vec<&Node> = documents
@@ -136,7 +145,7 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
             .iter()
             .flat_map(|k| k.versions.iter().filter(|v| v.name == version))
         {
-            for field in v.spec.iter().chain(&v.status_fields) {
+            for field in v.body.fields() {
                 walk(&field.schema, &mut found);
             }
         }

@@ -30,6 +30,11 @@ impl<'a> Sink<'a> {
             .push(Diagnostic::new(self.path, pos, message));
     }
 
+    /// Whether nothing was recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.diagnostics.borrow().is_empty()
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         self.path

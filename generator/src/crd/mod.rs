@@ -1,0 +1,368 @@
+//! The CRD front-end: CustomResourceDefinition YAML (apiextensions.k8s.io/v1) into the model.
+//!
+//! A file may hold many documents; those of other kinds are skipped with a note. Every version
+//! of every CRD becomes a version of a kind. The CRD's `spec` is kept whole in the model, so
+//! the CRD the generated code returns is the input's; the Rust types are read from each
+//! version's `openAPIV3Schema` by [`types`].
+
+pub mod types;
+
+use std::path::Path;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+use crate::model::{Body, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, Version};
+use crate::schema::kind::is_dns_label;
+use crate::schema::module_name;
+use crate::schema::reader::Sink;
+use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::yaml::{Node, Pos, Value};
+use types::{SchemaReader, TypeNames};
+
+/// The `kind` of a CRD document.
+pub const CRD_KIND: &str = "CustomResourceDefinition";
+const API_VERSION: &str = "apiextensions.k8s.io/v1";
+
+/// Whether a document is a CustomResourceDefinition.
+pub fn is_crd(document: &Node) -> bool {
+    document.get("kind").and_then(Node::as_str) == Some(CRD_KIND)
+}
+
+/// Reads the CRDs among `documents` into one schema file. Documents of other kinds are
+/// skipped; each skip is returned as a note.
+pub fn read_documents(
+    path: &Path,
+    documents: &[Node],
+) -> Result<(SchemaFile, Vec<Diagnostic>), Diagnostics> {
+    let sink = Sink::new(path);
+    let mut notes = Vec::new();
+    let module = module_name(path);
+    let mut kinds: Vec<Kind> = Vec::new();
+    // Type names are unique per version module, which every kind of the file shares.
+    let mut scopes: Vec<(String, TypeNames)> = Vec::new();
+    let crds: Vec<&Node> = documents
+        .iter()
+        .filter(|document| {
+            if matches!(document.value, Value::Null) || is_crd(document) {
+                return true;
+            }
+            let what = document.get("kind").and_then(Node::as_str).map_or_else(
+                || "a document without `kind`".to_owned(),
+                |k| format!("a {k}"),
+            );
+            notes.push(Diagnostic::new(
+                path,
+                document.pos,
+                format!("note: skipped {what}: only CustomResourceDefinitions are read"),
+            ));
+            false
+        })
+        .filter(|document| !matches!(document.value, Value::Null))
+        .collect();
+    let kind_names: Vec<&str> = crds
+        .iter()
+        .filter_map(|crd| {
+            crd.get("spec")
+                .and_then(|s| s.get("names"))
+                .and_then(|n| n.get("kind"))
+                .and_then(Node::as_str)
+        })
+        .collect();
+    for crd in crds {
+        if let Some(kind) = read_crd(crd, &sink, &kind_names, &mut scopes) {
+            if let Some(first) = kinds
+                .iter()
+                .find(|k| k.kind == kind.kind && k.group == kind.group)
+            {
+                sink.error(
+                    kind.origin.pos,
+                    format!(
+                        "{}.{} is defined twice (first at line {})",
+                        kind.kind, kind.group, first.origin.pos.line
+                    ),
+                );
+                continue;
+            }
+            if kinds.iter().any(|k| k.kind == kind.kind) {
+                sink.error(
+                    kind.origin.pos,
+                    format!(
+                        "kind {} is defined in two groups in one file; the generated module would hold two types of that name, so put the CRDs in separate files",
+                        kind.kind
+                    ),
+                );
+                continue;
+            }
+            kinds.push(kind);
+        }
+    }
+    if kinds.is_empty() && sink.is_empty() {
+        sink.error(Pos::default(), "the file holds no CustomResourceDefinition");
+    }
+    let diagnostics = sink.finish();
+    diagnostics
+        .into_result(SchemaFile {
+            path: path.to_owned(),
+            module,
+            kinds,
+            types: Vec::new(),
+        })
+        .map(|file| (file, notes))
+}
+
+/// A string under `key` of `node`, or a problem if it is missing or not a string.
+fn required_str<'n>(node: &'n Node, key: &str, what: &str, sink: &Sink) -> Option<&'n str> {
+    match node.get(key) {
+        Some(value) => {
+            let text = value.as_str();
+            if text.is_none() {
+                sink.error(value.pos, format!("`{key}` of {what} must be a string"));
+            }
+            text
+        }
+        None => {
+            sink.error(node.pos, format!("{what} needs `{key}`"));
+            None
+        }
+    }
+}
+
+fn optional_str(node: &Node, key: &str, sink: &Sink) -> Option<String> {
+    let value = node.get(key)?;
+    match value.as_str() {
+        Some(text) => Some(text.to_owned()),
+        None => {
+            sink.error(value.pos, format!("`{key}` must be a string"));
+            None
+        }
+    }
+}
+
+fn optional_bool(node: &Node, key: &str, sink: &Sink) -> Option<bool> {
+    let value = node.get(key)?;
+    match value.value {
+        Value::Bool(b) => Some(b),
+        _ => {
+            sink.error(value.pos, format!("`{key}` must be true or false"));
+            None
+        }
+    }
+}
+
+fn strings(node: &Node, key: &str, sink: &Sink) -> Vec<String> {
+    let Some(value) = node.get(key) else {
+        return Vec::new();
+    };
+    let Some(items) = value.as_seq() else {
+        sink.error(value.pos, format!("`{key}` must be a list of strings"));
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            let text = item.as_str();
+            if text.is_none() {
+                sink.error(item.pos, format!("entries of `{key}` must be strings"));
+            }
+            text.map(str::to_owned)
+        })
+        .collect()
+}
+
+fn read_crd(
+    crd: &Node,
+    sink: &Sink,
+    kind_names: &[&str],
+    scopes: &mut Vec<(String, TypeNames)>,
+) -> Option<Kind> {
+    match crd.get("apiVersion").and_then(Node::as_str) {
+        Some(API_VERSION) => {}
+        Some(other) => {
+            let pos = crd.get("apiVersion").map_or(crd.pos, |n| n.pos);
+            sink.error(
+                pos,
+                format!("`apiVersion: {other}` is not read; convert the CRD to {API_VERSION} (the only version the API server still serves)"),
+            );
+            return None;
+        }
+        None => {
+            sink.error(crd.pos, format!("a CRD needs `apiVersion: {API_VERSION}`"));
+            return None;
+        }
+    }
+    let Some(spec) = crd.get("spec") else {
+        sink.error(crd.pos, "a CRD needs `spec`");
+        return None;
+    };
+    let group = required_str(spec, "group", "a CRD's spec", sink);
+    let names_node = spec.get("names");
+    if names_node.is_none() {
+        sink.error(spec.pos, "a CRD's spec needs `names`");
+    }
+    let names_node = names_node?;
+    let kind = required_str(names_node, "kind", "`names`", sink);
+    let plural = required_str(names_node, "plural", "`names`", sink);
+    if let Some(kind) = kind
+        && !(kind.starts_with(|c: char| c.is_ascii_uppercase())
+            && kind.chars().all(|c| c.is_ascii_alphanumeric()))
+    {
+        let pos = names_node.get("kind").map_or(names_node.pos, |n| n.pos);
+        sink.error(
+            pos,
+            format!("kind `{kind}` must be PascalCase (a capital letter, then letters and digits) to become a Rust type"),
+        );
+        return None;
+    }
+    let scope = match spec.get("scope").map(|n| (n.as_str(), n.pos)) {
+        Some((Some("Namespaced"), _)) => Scope::Namespaced,
+        Some((Some("Cluster"), _)) => Scope::Cluster,
+        Some((_, pos)) => {
+            sink.error(pos, "`scope` must be Namespaced or Cluster");
+            return None;
+        }
+        None => {
+            sink.error(spec.pos, "a CRD's spec needs `scope`");
+            return None;
+        }
+    };
+    let (group, kind, plural) = (group?, kind?, plural?);
+    let names = Names {
+        plural: plural.to_owned(),
+        singular: optional_str(names_node, "singular", sink)
+            .unwrap_or_else(|| kind.to_ascii_lowercase()),
+        short_names: strings(names_node, "shortNames", sink),
+        categories: strings(names_node, "categories", sink),
+        list_kind: optional_str(names_node, "listKind", sink),
+    };
+    let Some(version_nodes) = spec.get("versions").and_then(Node::as_seq) else {
+        sink.error(spec.pos, "a CRD's spec needs `versions`, a list");
+        return None;
+    };
+    let mut versions = Vec::new();
+    for node in version_nodes {
+        let Some(name) = required_str(node, "name", "a version", sink) else {
+            continue;
+        };
+        if !is_dns_label(name) {
+            sink.error(
+                node.pos,
+                format!("version `{name}` must be a DNS label such as v1"),
+            );
+            continue;
+        }
+        if versions.iter().any(|v: &Version| v.name == name) {
+            sink.error(node.pos, format!("version `{name}` is listed twice"));
+            continue;
+        }
+        let scope = match scopes.iter_mut().find(|(v, _)| v == name) {
+            Some((_, scope)) => scope,
+            None => {
+                // Every kind of the file is a type in every version module: reserve the names.
+                scopes.push((name.to_owned(), TypeNames::with_reserved(kind_names)));
+                let last = scopes.len() - 1;
+                &mut scopes[last].1
+            }
+        };
+        versions.push(read_version(node, name, kind, sink, scope));
+    }
+    let storage = versions.iter().filter(|v| v.storage).count();
+    if storage != 1 && !versions.is_empty() {
+        sink.error(
+            spec.pos,
+            format!("exactly one version must have `storage: true`; {storage} do"),
+        );
+    }
+    let docs = versions
+        .iter()
+        .zip(version_nodes)
+        .find(|(v, _)| v.storage)
+        .and_then(|(_, node)| {
+            node.get("schema")?
+                .get("openAPIV3Schema")?
+                .get("description")?
+                .as_str()
+                .map(str::to_owned)
+        });
+    let source_crd = spec.to_json();
+    let whole = serde_json::json!({
+        "apiVersion": API_VERSION,
+        "kind": CRD_KIND,
+        "metadata": {"name": format!("{}.{group}", names.plural)},
+        "spec": source_crd,
+    });
+    if let Err(error) = serde_json::from_value::<CustomResourceDefinition>(whole) {
+        sink.error(
+            spec.pos,
+            format!("this is not a valid CustomResourceDefinition spec: {error}"),
+        );
+        return None;
+    }
+    Some(Kind {
+        origin: Origin {
+            path: sink.path().to_owned(),
+            pos: crd.pos,
+        },
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        scope,
+        names,
+        docs,
+        field_owner: None,
+        status: None,
+        versions,
+        source_crd: Some(source_crd),
+    })
+}
+
+fn read_version(
+    node: &Node,
+    name: &str,
+    kind: &str,
+    sink: &Sink,
+    scope: &mut TypeNames,
+) -> Version {
+    let root = node.get("schema").and_then(|s| s.get("openAPIV3Schema"));
+    let mut reader = SchemaReader::new(sink, scope);
+    let fields = root
+        .map(|root| reader.root_fields(root, kind))
+        .unwrap_or_default();
+    let subresources = node.get("subresources");
+    let scale = subresources.and_then(|s| s.get("scale")).and_then(|scale| {
+        Some(Scale {
+            spec_replicas_path: required_str(scale, "specReplicasPath", "`scale`", sink)?
+                .to_owned(),
+            status_replicas_path: required_str(scale, "statusReplicasPath", "`scale`", sink)?
+                .to_owned(),
+            label_selector_path: optional_str(scale, "labelSelectorPath", sink),
+        })
+    });
+    let printer_columns = node
+        .get("additionalPrinterColumns")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|column| {
+            Some(PrinterColumn {
+                name: required_str(column, "name", "a printer column", sink)?.to_owned(),
+                type_: required_str(column, "type", "a printer column", sink)?.to_owned(),
+                json_path: required_str(column, "jsonPath", "a printer column", sink)?.to_owned(),
+                description: optional_str(column, "description", sink),
+                priority: column.get("priority").and_then(|p| match p.value {
+                    Value::Int(i) => i32::try_from(i).ok(),
+                    _ => None,
+                }),
+                format: optional_str(column, "format", sink),
+            })
+        })
+        .collect();
+    Version {
+        name: name.to_owned(),
+        served: optional_bool(node, "served", sink).unwrap_or(true),
+        storage: optional_bool(node, "storage", sink).unwrap_or(false),
+        deprecated: optional_bool(node, "deprecated", sink).unwrap_or(false),
+        deprecation_warning: optional_str(node, "deprecationWarning", sink),
+        body: Body::Root(fields),
+        printer_columns,
+        scale,
+    }
+}

@@ -1,0 +1,346 @@
+//! A CRD version's `openAPIV3Schema` into typed fields: each object with properties becomes a
+//! struct and each string enum an enum, named after its place (`CertificateSpecPrivateKey`),
+//! every name unique in its version module.
+//!
+//! Objects and enums that would give identical Rust (same fields, types, docs) share one type:
+//! CRDs repeat whole subtrees (Argo CD's nested generators, ASO's per-resource references),
+//! and every duplicate struct is code the compiler would derive serde for again.
+//!
+//! Only what decides the Rust type is interpreted; the CRD itself is kept whole elsewhere, so
+//! nothing here has to be exact about keywords Rust cannot express.
+
+use std::collections::HashMap;
+
+use crate::model::{
+    Bounds, EnumType, EnumValues, Field, IntegerFormat, IntegerType, ListKind, ListType, MapType,
+    NumberType, ObjectType, Schema, StringType, Type, Validation,
+};
+use crate::names::{self, pascal_case};
+use crate::schema::reader::Sink;
+use crate::source::yaml::{Node, Value};
+
+/// The root's fields Kubernetes itself types; they are not generated.
+const ROOT_OWN_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
+
+/// The struct and enum names of one version module, and which shape each was made for.
+#[derive(Default)]
+pub struct TypeNames {
+    scope: names::Scope,
+    by_shape: HashMap<String, String>,
+}
+
+impl TypeNames {
+    /// Names where `reserved` are taken already (the kinds' own types).
+    pub fn with_reserved(reserved: &[&str]) -> Self {
+        Self {
+            scope: names::Scope::with_reserved(reserved),
+            by_shape: HashMap::new(),
+        }
+    }
+
+    /// The name of the type with this shape: the one it already has, or `wanted` made unique.
+    fn name(&mut self, shape: String, wanted: &str) -> String {
+        if let Some(name) = self.by_shape.get(&shape) {
+            return name.clone();
+        }
+        let name = self.scope.unique_pascal(wanted);
+        self.by_shape.insert(shape, name.clone());
+        name
+    }
+}
+
+/// Reads the schemas of one version; type names are taken from `names`.
+pub struct SchemaReader<'s, 'n> {
+    sink: &'s Sink<'s>,
+    names: &'n mut TypeNames,
+}
+
+impl<'s, 'n> SchemaReader<'s, 'n> {
+    /// A reader reporting to `sink`, naming types in `names`.
+    pub fn new(sink: &'s Sink<'s>, names: &'n mut TypeNames) -> Self {
+        Self { sink, names }
+    }
+
+    /// The fields of the object root of kind `kind`, but apiVersion, kind and metadata.
+    pub fn root_fields(&mut self, root: &Node, kind: &str) -> Vec<Field> {
+        self.fields(root, kind, ROOT_OWN_FIELDS)
+    }
+
+    /// The fields of an object schema but `skip`; nested types are named `<prefix><Field>`.
+    fn fields(&mut self, node: &Node, prefix: &str, skip: &[&str]) -> Vec<Field> {
+        let required: Vec<&str> = node
+            .get("required")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::as_str)
+            .collect();
+        let Some(properties) = node.get("properties") else {
+            return Vec::new();
+        };
+        let Some(entries) = properties.as_map() else {
+            self.sink
+                .error(properties.pos, "`properties` must be a mapping");
+            return Vec::new();
+        };
+        entries
+            .iter()
+            .filter_map(|(key, value)| {
+                let name = key.as_str().filter(|name| !skip.contains(name))?;
+                let schema = self.schema(value, &format!("{prefix}{}", pascal_case(name)));
+                Some(Field {
+                    name: name.to_owned(),
+                    required: required.contains(&name),
+                    schema,
+                })
+            })
+            .collect()
+    }
+
+    /// One schema; `name` is what a struct or enum made for it would be called.
+    fn schema(&mut self, node: &Node, name: &str) -> Schema {
+        if node.as_map().is_none() {
+            self.sink.error(
+                node.pos,
+                format!(
+                    "a schema must be a mapping, found {}",
+                    node.value.describe()
+                ),
+            );
+            return Schema::of(Type::Raw);
+        }
+        let ty = self.ty(node, name);
+        Schema {
+            ty,
+            docs: string(node, "description"),
+            nullable: flag(node, "nullable"),
+            default: node.get("default").map(Node::to_json),
+            validations: validations(node),
+        }
+    }
+
+    fn ty(&mut self, node: &Node, name: &str) -> Type {
+        if flag(node, "x-kubernetes-int-or-string") {
+            return Type::IntOrString;
+        }
+        match node.get("type").and_then(Node::as_str) {
+            Some("string") => self.string(node, name),
+            Some("integer") => integer(node),
+            Some("number") => Type::Number(NumberType {
+                format: string(node, "format"),
+                bounds: bounds(node),
+            }),
+            Some("boolean") => Type::Boolean,
+            Some("array") => {
+                let items = match node.get("items") {
+                    Some(items) => self.schema(items, name),
+                    None => Schema::of(Type::Raw),
+                };
+                Type::List(Box::new(ListType {
+                    items,
+                    kind: list_kind(node),
+                    min_items: unsigned(node, "minItems"),
+                    max_items: unsigned(node, "maxItems"),
+                }))
+            }
+            Some("object") => self.object(node, name),
+            Some(other) => {
+                let pos = node.get("type").map_or(node.pos, |n| n.pos);
+                self.sink.error(
+                    pos,
+                    format!("`type: {other}` is not a JSON Schema type Kubernetes allows (string, integer, number, boolean, array, object)"),
+                );
+                Type::Raw
+            }
+            // No type: anything (preserved unknown fields, or branches the type does not decide).
+            None => Type::Raw,
+        }
+    }
+
+    fn string(&mut self, node: &Node, name: &str) -> Type {
+        let values: Option<Vec<String>> = node.get("enum").and_then(Node::as_seq).map(|values| {
+            values
+                .iter()
+                .filter(|v| !matches!(v.value, Value::Null))
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default()
+        });
+        if let Some(values) = values.filter(|v| !v.is_empty()) {
+            let shape = format!("enum {:?} {values:?}", string(node, "description"));
+            return Type::Enum(EnumType {
+                name: self.names.name(shape, name),
+                pos: node.pos,
+                values: EnumValues::Str(values),
+            });
+        }
+        let format = string(node, "format");
+        if format.as_deref() == Some("date-time") {
+            return Type::DateTime;
+        }
+        Type::String(StringType {
+            format,
+            pattern: string(node, "pattern"),
+            min_length: unsigned(node, "minLength"),
+            max_length: unsigned(node, "maxLength"),
+        })
+    }
+
+    fn object(&mut self, node: &Node, name: &str) -> Type {
+        let has_properties = node
+            .get("properties")
+            .and_then(Node::as_map)
+            .is_some_and(|p| !p.is_empty());
+        if has_properties {
+            // Fields first: the shape is known only once their types are named.
+            let fields = self.fields(node, name, &[]);
+            let shape = struct_shape(string(node, "description").as_deref(), &fields);
+            return Type::Object(ObjectType {
+                name: self.names.name(shape, name),
+                pos: node.pos,
+                fields,
+                min_properties: unsigned(node, "minProperties"),
+                max_properties: unsigned(node, "maxProperties"),
+            });
+        }
+        let values = match node.get("additionalProperties") {
+            Some(values) if values.as_map().is_some() => self.schema(values, name),
+            _ => Schema::of(Type::Raw),
+        };
+        Type::Map(Box::new(MapType {
+            values,
+            min_properties: unsigned(node, "minProperties"),
+            max_properties: unsigned(node, "maxProperties"),
+        }))
+    }
+}
+
+/// What decides a struct's Rust code: its docs and each field's name, optionality, docs and
+/// type (nested structs and enums by their names, already shared).
+fn struct_shape(docs: Option<&str>, fields: &[Field]) -> String {
+    let mut shape = format!("struct {docs:?}");
+    for field in fields {
+        shape.push_str(&format!(
+            " {:?} {} {} {:?} {}",
+            field.name,
+            field.required,
+            field.schema.nullable,
+            field.schema.docs,
+            type_shape(&field.schema.ty)
+        ));
+    }
+    shape
+}
+
+fn type_shape(ty: &Type) -> String {
+    match ty {
+        Type::Object(object) => format!("struct:{}", object.name),
+        Type::Enum(EnumType {
+            values: EnumValues::Str(_),
+            name,
+            ..
+        }) => format!("enum:{name}"),
+        Type::Integer(int) => format!("{:?}", int.format),
+        // Integer enums are plain `i64`s in Rust.
+        Type::Enum(_) => "i64".to_owned(),
+        Type::List(list) => format!("[{}]", type_shape(&list.items.ty)),
+        Type::Map(map) => format!("{{{}}}", type_shape(&map.values.ty)),
+        Type::String(_) => "string".to_owned(),
+        Type::Number(_) => "number".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn integer(node: &Node) -> Type {
+    let values: Option<Vec<i64>> = node.get("enum").and_then(Node::as_seq).map(|values| {
+        values
+            .iter()
+            .map(|v| match v.value {
+                Value::Int(i) => Some(i),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    });
+    if let Some(values) = values.filter(|v| !v.is_empty()) {
+        return Type::Enum(EnumType {
+            name: String::new(),
+            pos: node.pos,
+            values: EnumValues::Int(values),
+        });
+    }
+    Type::Integer(IntegerType {
+        format: if string(node, "format").as_deref() == Some("int32") {
+            IntegerFormat::Int32
+        } else {
+            IntegerFormat::Int64
+        },
+        bounds: bounds(node),
+    })
+}
+
+fn list_kind(node: &Node) -> ListKind {
+    match node.get("x-kubernetes-list-type").and_then(Node::as_str) {
+        Some("set") => ListKind::Set,
+        Some("map") => ListKind::Map(
+            node.get("x-kubernetes-list-map-keys")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect(),
+        ),
+        _ => ListKind::Atomic,
+    }
+}
+
+fn bounds(node: &Node) -> Bounds {
+    Bounds {
+        minimum: number(node, "minimum"),
+        maximum: number(node, "maximum"),
+        exclusive_minimum: flag(node, "exclusiveMinimum"),
+        exclusive_maximum: flag(node, "exclusiveMaximum"),
+        multiple_of: number(node, "multipleOf"),
+    }
+}
+
+fn validations(node: &Node) -> Vec<Validation> {
+    node.get("x-kubernetes-validations")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|rule| {
+            Some(Validation {
+                rule: string(rule, "rule")?,
+                message: string(rule, "message"),
+                message_expression: string(rule, "messageExpression"),
+                reason: string(rule, "reason"),
+                field_path: string(rule, "fieldPath"),
+            })
+        })
+        .collect()
+}
+
+fn string(node: &Node, key: &str) -> Option<String> {
+    node.get(key).and_then(Node::as_str).map(str::to_owned)
+}
+
+fn flag(node: &Node, key: &str) -> bool {
+    node.get(key).is_some_and(|v| v.value == Value::Bool(true))
+}
+
+fn unsigned(node: &Node, key: &str) -> Option<u64> {
+    match node.get(key)?.value {
+        Value::Int(i) => u64::try_from(i).ok(),
+        _ => None,
+    }
+}
+
+fn number(node: &Node, key: &str) -> Option<f64> {
+    match node.get(key)?.value {
+        #[allow(clippy::cast_precision_loss)]
+        Value::Int(i) => Some(i as f64),
+        Value::Float(f) => Some(f),
+        _ => None,
+    }
+}

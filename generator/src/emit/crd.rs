@@ -1,0 +1,372 @@
+//! Each kind's CustomResourceDefinition, as JSON.
+//!
+//! A kind read from a CRD gets that CRD back: its `spec` is kept whole in the model. A kind
+//! from the schema format is lowered here: the standard status (the conditions list as a map
+//! keyed by `type` with metav1's validation, and observedGeneration), the Ready, Reason and Age
+//! printer columns, and every keyword its fields carry. The generated `crds()`, `Kind::crd()`
+//! and `kondition crd` all return this one value.
+
+use serde_json::{Map, Value as Json, json};
+
+use super::well_known;
+use crate::model::{
+    Body, Bounds, EnumValues, Field, Kind, ListKind, NamedType, Schema, Scope, Type, Validation,
+    Version,
+};
+
+/// The CRD of `kind`; `named` are the types its file declares.
+pub fn crd(kind: &Kind, named: &[NamedType]) -> Json {
+    let spec = match &kind.source_crd {
+        Some(spec) => spec.clone(),
+        None => lower_spec(kind, named),
+    };
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": { "name": format!("{}.{}", kind.names.plural, kind.group) },
+        "spec": spec,
+    })
+}
+
+fn lower_spec(kind: &Kind, named: &[NamedType]) -> Json {
+    let mut names = Map::new();
+    names.insert("kind".into(), kind.kind.clone().into());
+    names.insert("plural".into(), kind.names.plural.clone().into());
+    names.insert("singular".into(), kind.names.singular.clone().into());
+    if !kind.names.short_names.is_empty() {
+        names.insert("shortNames".into(), kind.names.short_names.clone().into());
+    }
+    if !kind.names.categories.is_empty() {
+        names.insert("categories".into(), kind.names.categories.clone().into());
+    }
+    if let Some(list_kind) = &kind.names.list_kind {
+        names.insert("listKind".into(), list_kind.clone().into());
+    }
+    let versions: Vec<Json> = kind
+        .versions
+        .iter()
+        .map(|v| lower_version(kind, v, named))
+        .collect();
+    json!({
+        "group": kind.group,
+        "names": names,
+        "scope": match kind.scope {
+            Scope::Namespaced => "Namespaced",
+            Scope::Cluster => "Cluster",
+        },
+        "versions": versions,
+    })
+}
+
+fn lower_version(kind: &Kind, version: &Version, named: &[NamedType]) -> Json {
+    let mut out = Map::new();
+    out.insert("name".into(), version.name.clone().into());
+    out.insert("served".into(), version.served.into());
+    out.insert("storage".into(), version.storage.into());
+    if version.deprecated {
+        out.insert("deprecated".into(), true.into());
+        if let Some(warning) = &version.deprecation_warning {
+            out.insert("deprecationWarning".into(), warning.clone().into());
+        }
+    }
+    let mut root = Map::new();
+    root.insert("type".into(), "object".into());
+    if let Some(docs) = &kind.docs {
+        root.insert("description".into(), docs.clone().into());
+    }
+    let lowering = Lowering { named };
+    match &version.body {
+        Body::Standard {
+            spec,
+            spec_validations,
+            status_fields,
+        } => {
+            let mut spec_schema = lowering.object(spec, None);
+            insert_validations(&mut spec_schema, spec_validations);
+            let mut status = lowering.object(status_fields, None);
+            let properties = status
+                .entry("properties")
+                .or_insert_with(|| Json::Object(Map::new()));
+            if let Json::Object(properties) = properties {
+                let mut standard = Map::new();
+                standard.insert("conditions".into(), well_known::conditions());
+                standard.insert(
+                    "observedGeneration".into(),
+                    json!({
+                        "description": "The metadata.generation the status was last computed from.",
+                        "type": "integer",
+                        "format": "int64",
+                    }),
+                );
+                standard.append(properties);
+                *properties = standard;
+            }
+            root.insert(
+                "properties".into(),
+                json!({ "spec": spec_schema, "status": status }),
+            );
+            root.insert("required".into(), json!(["spec"]));
+        }
+        Body::Root(fields) => {
+            root.append(&mut lowering.object(fields, None));
+        }
+    }
+    out.insert(
+        "schema".into(),
+        json!({ "openAPIV3Schema": Json::Object(root) }),
+    );
+    let mut subresources = Map::new();
+    subresources.insert("status".into(), json!({}));
+    if let Some(scale) = &version.scale {
+        let mut value = json!({
+            "specReplicasPath": scale.spec_replicas_path,
+            "statusReplicasPath": scale.status_replicas_path,
+        });
+        if let Some(selector) = &scale.label_selector_path {
+            value["labelSelectorPath"] = selector.clone().into();
+        }
+        subresources.insert("scale".into(), value);
+    }
+    out.insert("subresources".into(), Json::Object(subresources));
+    out.insert(
+        "additionalPrinterColumns".into(),
+        Json::Array(printer_columns(kind, version)),
+    );
+    Json::Object(out)
+}
+
+/// Ready, Reason and Age (from the summary condition), then the kind's own columns.
+fn printer_columns(kind: &Kind, version: &Version) -> Vec<Json> {
+    let mut columns = Vec::new();
+    if let Some(status) = &kind.status {
+        let summary = &status.summary;
+        columns.push(json!({"name": "Ready", "type": "string", "jsonPath": format!(".status.conditions[?(@.type==\"{summary}\")].status")}));
+        columns.push(json!({"name": "Reason", "type": "string", "jsonPath": format!(".status.conditions[?(@.type==\"{summary}\")].reason")}));
+        columns.push(
+            json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}),
+        );
+    }
+    for column in &version.printer_columns {
+        let mut value =
+            json!({"name": column.name, "type": column.type_, "jsonPath": column.json_path});
+        if let Some(description) = &column.description {
+            value["description"] = description.clone().into();
+        }
+        if let Some(priority) = column.priority {
+            value["priority"] = priority.into();
+        }
+        if let Some(format) = &column.format {
+            value["format"] = format.clone().into();
+        }
+        columns.push(value);
+    }
+    columns
+}
+
+/// Typed schemas into JSON Schema.
+struct Lowering<'m> {
+    named: &'m [NamedType],
+}
+
+impl Lowering<'_> {
+    /// `type: object` with `fields` as properties and the required ones listed.
+    fn object(&self, fields: &[Field], docs: Option<&str>) -> Map<String, Json> {
+        let mut out = Map::new();
+        out.insert("type".into(), "object".into());
+        if let Some(docs) = docs {
+            out.insert("description".into(), docs.into());
+        }
+        if !fields.is_empty() {
+            let properties: Map<String, Json> = fields
+                .iter()
+                .map(|f| (f.name.clone(), self.schema(&f.schema)))
+                .collect();
+            out.insert("properties".into(), Json::Object(properties));
+        }
+        let required: Vec<Json> = fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name.clone().into())
+            .collect();
+        if !required.is_empty() {
+            out.insert("required".into(), Json::Array(required));
+        }
+        out
+    }
+
+    fn schema(&self, schema: &Schema) -> Json {
+        let mut out = self.ty(&schema.ty, schema.docs.as_deref());
+        if schema.nullable {
+            out.insert("nullable".into(), true.into());
+        }
+        if let Some(default) = &schema.default {
+            out.insert("default".into(), default.clone());
+        }
+        insert_validations(&mut out, &schema.validations);
+        Json::Object(out)
+    }
+
+    fn ty(&self, ty: &Type, docs: Option<&str>) -> Map<String, Json> {
+        let mut out = Map::new();
+        if let Some(docs) = docs {
+            out.insert("description".into(), docs.into());
+        }
+        let mut put = |key: &str, value: Option<Json>| {
+            if let Some(value) = value {
+                out.insert(key.into(), value);
+            }
+        };
+        match ty {
+            Type::String(s) => {
+                put("type", Some("string".into()));
+                put("format", s.format.clone().map(Json::from));
+                put("pattern", s.pattern.clone().map(Json::from));
+                put("minLength", s.min_length.map(Json::from));
+                put("maxLength", s.max_length.map(Json::from));
+            }
+            Type::Integer(i) => {
+                put("type", Some("integer".into()));
+                let format = match i.format {
+                    crate::model::IntegerFormat::Int32 => "int32",
+                    crate::model::IntegerFormat::Int64 => "int64",
+                };
+                put("format", Some(format.into()));
+                bounds(&mut put, &i.bounds);
+            }
+            Type::Number(n) => {
+                put("type", Some("number".into()));
+                put("format", n.format.clone().map(Json::from));
+                bounds(&mut put, &n.bounds);
+            }
+            Type::Boolean => put("type", Some("boolean".into())),
+            Type::Object(object) => {
+                let mut fields = self.object(&object.fields, None);
+                put("minProperties", object.min_properties.map(Json::from));
+                put("maxProperties", object.max_properties.map(Json::from));
+                out.append(&mut fields);
+            }
+            Type::Map(map) => {
+                put("type", Some("object".into()));
+                put("additionalProperties", Some(self.schema(&map.values)));
+                put("minProperties", map.min_properties.map(Json::from));
+                put("maxProperties", map.max_properties.map(Json::from));
+            }
+            Type::List(list) => {
+                put("type", Some("array".into()));
+                put("items", Some(self.schema(&list.items)));
+                put("minItems", list.min_items.map(Json::from));
+                put("maxItems", list.max_items.map(Json::from));
+                match &list.kind {
+                    ListKind::Atomic => {}
+                    ListKind::Set => put("x-kubernetes-list-type", Some("set".into())),
+                    ListKind::Map(keys) => {
+                        put("x-kubernetes-list-type", Some("map".into()));
+                        put("x-kubernetes-list-map-keys", Some(keys.clone().into()));
+                    }
+                }
+            }
+            Type::Enum(e) => match &e.values {
+                EnumValues::Str(values) => {
+                    put("type", Some("string".into()));
+                    put("enum", Some(values.clone().into()));
+                }
+                EnumValues::Int(values) => {
+                    put("type", Some("integer".into()));
+                    put("format", Some("int64".into()));
+                    put("enum", Some(values.clone().into()));
+                }
+            },
+            Type::IntOrString => put("x-kubernetes-int-or-string", Some(true.into())),
+            Type::Quantity => {
+                put("x-kubernetes-int-or-string", Some(true.into()));
+                put(
+                    "anyOf",
+                    Some(json!([{"type": "integer"}, {"type": "string"}])),
+                );
+                put("pattern", Some(QUANTITY_PATTERN.into()));
+            }
+            Type::DateTime => {
+                put("type", Some("string".into()));
+                put("format", Some("date-time".into()));
+            }
+            Type::Raw => put("x-kubernetes-preserve-unknown-fields", Some(true.into())),
+            Type::Named(name) => {
+                if let Some(named) = self.named.iter().find(|t| &t.name == name) {
+                    // The declaration's docs, unless the field has its own.
+                    let mut declared = match self.schema(&named.schema) {
+                        Json::Object(map) => map,
+                        _ => Map::new(),
+                    };
+                    if docs.is_some() {
+                        declared.remove("description");
+                    }
+                    out.append(&mut declared);
+                }
+            }
+            Type::WellKnown(known) => {
+                let mut schema = well_known::schema(*known);
+                if docs.is_some() {
+                    schema.remove("description");
+                }
+                out.append(&mut schema);
+            }
+        }
+        out
+    }
+}
+
+/// The pattern the API server gives a resource.Quantity.
+const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
+/// `minimum`, `maximum`, the exclusive flags and `multipleOf`, whole numbers as integers.
+pub(super) fn bounds(put: &mut impl FnMut(&str, Option<Json>), bounds: &Bounds) {
+    let number = |n: f64| {
+        if n.fract() == 0.0 && n.abs() < 9.0e15 {
+            #[allow(clippy::cast_possible_truncation)]
+            Json::from(n as i64)
+        } else {
+            Json::from(n)
+        }
+    };
+    put("minimum", bounds.minimum.map(number));
+    put("maximum", bounds.maximum.map(number));
+    if bounds.exclusive_minimum {
+        put("exclusiveMinimum", Some(true.into()));
+    }
+    if bounds.exclusive_maximum {
+        put("exclusiveMaximum", Some(true.into()));
+    }
+    put("multipleOf", bounds.multiple_of.map(number));
+}
+
+fn insert_validations(out: &mut Map<String, Json>, validations: &[Validation]) {
+    if !validations.is_empty() {
+        out.insert(
+            "x-kubernetes-validations".into(),
+            validations_json(validations),
+        );
+    }
+}
+
+/// CEL rules as `x-kubernetes-validations` holds them.
+pub(super) fn validations_json(validations: &[Validation]) -> Json {
+    Json::Array(
+        validations
+            .iter()
+            .map(|v| {
+                let mut rule = json!({"rule": v.rule});
+                for (key, value) in [
+                    ("message", &v.message),
+                    ("messageExpression", &v.message_expression),
+                    ("reason", &v.reason),
+                    ("fieldPath", &v.field_path),
+                ] {
+                    if let Some(value) = value {
+                        rule[key] = value.clone().into();
+                    }
+                }
+                rule
+            })
+            .collect(),
+    )
+}

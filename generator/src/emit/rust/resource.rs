@@ -1,0 +1,295 @@
+//! The object type of one kind at one version, written out rather than derived: the struct
+//! (metadata plus the root's fields), its `Serialize` (with apiVersion and kind), kube's
+//! `Resource`, `HasSpec`, `HasStatus` and `CustomResourceExt`, and `new`. For a schema-format
+//! kind, also the spec struct and the status struct with `KubeStatus`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::types::{self, FieldShape};
+use crate::emit::docs;
+use crate::model::{Field, Kind, Scope, StatusDef, Version};
+use crate::names;
+
+const META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
+
+/// A root field as the object struct holds it.
+struct RootField {
+    wire: String,
+    shape: FieldShape,
+    doc: Option<String>,
+    /// Absent on the wire is allowed but the field is not an `Option` (it has a `Default`).
+    defaulted: bool,
+}
+
+/// The object struct and its impls. `crd_const` names the kind's CRD JSON in the file module.
+pub fn object_items(
+    kind: &Kind,
+    version: &Version,
+    root_fields: &[(&Field, bool)],
+    crd_const: &syn::Ident,
+) -> TokenStream {
+    let name = format_ident!("{}", kind.kind);
+    let mut scope = names::Scope::with_reserved(&["metadata"]);
+    let fields: Vec<RootField> = root_fields
+        .iter()
+        .map(|(field, force_optional)| {
+            // A status is always optional: it is absent until a controller writes it.
+            let status = field.name == "status";
+            let defaulted = !status
+                && !*force_optional
+                && !field.required
+                && types::has_default(&field.schema.ty);
+            let mut shape = types::shape(field, &mut scope, status || *force_optional);
+            if defaulted {
+                shape.optional = false;
+                shape.ty = types::rust_type(&field.schema.ty);
+            }
+            RootField {
+                wire: field.name.clone(),
+                shape,
+                doc: field.schema.docs.clone(),
+                defaulted,
+            }
+        })
+        .collect();
+    let meta: syn::Path = syn::parse_str(META).unwrap_or_else(|_| syn::parse_quote!(ObjectMeta));
+    let declarations = fields.iter().map(|f| {
+        let FieldShape {
+            ident,
+            ty,
+            optional,
+        } = &f.shape;
+        let wire = &f.wire;
+        let serde = if *optional {
+            quote!(#[serde(rename = #wire, default, skip_serializing_if = "Option::is_none")])
+        } else if f.defaulted {
+            quote!(#[serde(rename = #wire, default)])
+        } else {
+            quote!(#[serde(rename = #wire)])
+        };
+        let doc = f.doc.as_deref().map(docs::attrs);
+        quote!(#doc #serde pub #ident: #ty,)
+    });
+    let doc = docs::attrs(kind.docs.as_deref().unwrap_or(&format!(
+        "A {} object (`{}/{}`).",
+        kind.kind, kind.group, version.name
+    )));
+    let object = quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+        pub struct #name {
+            /// Standard object metadata.
+            #[serde(default)]
+            pub metadata: #meta,
+            #(#declarations)*
+        }
+    };
+    let api_version = format!("{}/{}", kind.group, version.name);
+    let kind_name = &kind.kind;
+    let serialize_fields = fields.iter().map(|f| {
+        let ident = &f.shape.ident;
+        let wire = &f.wire;
+        if f.shape.optional {
+            quote! {
+                match &self.#ident {
+                    ::core::option::Option::Some(value) => state.serialize_field(#wire, value)?,
+                    ::core::option::Option::None => state.skip_field(#wire)?,
+                }
+            }
+        } else {
+            quote!(state.serialize_field(#wire, &self.#ident)?;)
+        }
+    });
+    let len = Literal::usize_unsuffixed(fields.len() + 3);
+    let serialize = quote! {
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeStruct as _;
+                let mut state = serializer.serialize_struct(#kind_name, #len)?;
+                state.serialize_field("apiVersion", #api_version)?;
+                state.serialize_field("kind", #kind_name)?;
+                state.serialize_field("metadata", &self.metadata)?;
+                #(#serialize_fields)*
+                state.end()
+            }
+        }
+    };
+    let resource = resource_impl(kind, version, &name);
+    let spec = fields
+        .iter()
+        .find(|f| f.wire == "spec" && !f.shape.optional);
+    let status = fields.iter().find(|f| f.wire == "status");
+    let has_spec = spec.map(|f| {
+        let FieldShape { ident, .. } = &f.shape;
+        let ty = root_type(root_fields, "spec");
+        quote! {
+            impl ::kube::core::object::HasSpec for #name {
+                type Spec = #ty;
+                fn spec(&self) -> &Self::Spec {
+                    &self.#ident
+                }
+                fn spec_mut(&mut self) -> &mut Self::Spec {
+                    &mut self.#ident
+                }
+            }
+        }
+    });
+    let has_status = status.map(|f| {
+        let FieldShape { ident, .. } = &f.shape;
+        let ty = root_type(root_fields, "status");
+        quote! {
+            impl ::kube::core::object::HasStatus for #name {
+                type Status = #ty;
+                fn status(&self) -> ::core::option::Option<&Self::Status> {
+                    self.#ident.as_ref()
+                }
+                fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+                    &mut self.#ident
+                }
+            }
+        }
+    });
+    // `new` when everything but the spec may be left out.
+    let constructor = spec
+        .filter(|spec| {
+            fields
+                .iter()
+                .all(|f| f.wire == spec.wire || f.shape.optional || f.defaulted)
+        })
+        .map(|spec| {
+            let spec_ident = &spec.shape.ident;
+            let spec_ty = root_type(root_fields, "spec");
+            let others = fields.iter().filter(|f| f.wire != "spec").map(|f| {
+                let ident = &f.shape.ident;
+                quote!(#ident: ::core::default::Default::default(),)
+            });
+            let doc = format!(" A {kind_name} named `name` with `spec`, the rest empty.");
+            quote! {
+                impl #name {
+                    #[doc = #doc]
+                    pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
+                        Self {
+                            metadata: #meta {
+                                name: ::core::option::Option::Some(name.to_owned()),
+                                ..::core::default::Default::default()
+                            },
+                            #spec_ident,
+                            #(#others)*
+                        }
+                    }
+                }
+            }
+        });
+    let crd_name = format!("{}.{}", kind.names.plural, kind.group);
+    let short_names = &kind.names.short_names;
+    let version_name = &version.name;
+    let crd_ext = quote! {
+        impl ::kube::core::crd::v1::CustomResourceExt for #name {
+            fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                ::kondition::crd::version_from_json(super::#crd_const, #version_name)
+            }
+            fn crd_name() -> &'static str {
+                #crd_name
+            }
+            fn api_resource() -> ::kube::core::discovery::ApiResource {
+                ::kube::core::discovery::ApiResource::erase::<Self>(&())
+            }
+            fn shortnames() -> &'static [&'static str] {
+                &[#(#short_names),*]
+            }
+        }
+    };
+    quote! {
+        #object
+        #constructor
+        #serialize
+        #resource
+        #has_spec
+        #has_status
+        #crd_ext
+    }
+}
+
+/// The Rust type of root field `wire` (without `Option`).
+fn root_type(root_fields: &[(&Field, bool)], wire: &str) -> TokenStream {
+    root_fields
+        .iter()
+        .find(|(f, _)| f.name == wire)
+        .map_or_else(|| quote!(()), |(f, _)| types::rust_type(&f.schema.ty))
+}
+
+fn resource_impl(kind: &Kind, version: &Version, name: &syn::Ident) -> TokenStream {
+    let scope = match kind.scope {
+        Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
+        Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
+    };
+    let (kind_name, group, version_name, plural) =
+        (&kind.kind, &kind.group, &version.name, &kind.names.plural);
+    let api_version = format!("{group}/{version_name}");
+    let meta: syn::Path = syn::parse_str(META).unwrap_or_else(|_| syn::parse_quote!(ObjectMeta));
+    quote! {
+        impl ::kube::core::Resource for #name {
+            type DynamicType = ();
+            type Scope = #scope;
+            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(#kind_name)
+            }
+            fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(#group)
+            }
+            fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(#version_name)
+            }
+            fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(#api_version)
+            }
+            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
+                ::std::borrow::Cow::Borrowed(#plural)
+            }
+            fn meta(&self) -> &#meta {
+                &self.metadata
+            }
+            fn meta_mut(&mut self) -> &mut #meta {
+                &mut self.metadata
+            }
+        }
+    }
+}
+
+/// The standard status struct of a schema-format kind: conditions, observedGeneration and the
+/// kind's own status fields, with `KubeStatus`.
+pub fn status_item(
+    kind: &Kind,
+    status: &StatusDef,
+    status_name: &str,
+    fields: &[Field],
+) -> TokenStream {
+    let status_ident = format_ident!("{}", status_name);
+    let resource = format_ident!("{}", kind.kind);
+    let doc = docs::attrs(&format!(
+        "The observed state of a {}: the standard conditions and observedGeneration.",
+        kind.kind
+    ));
+    let types = status.conditions.iter().map(|c| Literal::string(&c.type_));
+    let field_owner = kind
+        .field_owner
+        .as_ref()
+        .map(|owner| quote!(, field_owner = #owner));
+    let mut scope = names::Scope::with_reserved(&["conditions", "observed_generation"]);
+    let extra = types::fields(fields, &mut scope, true);
+    quote! {
+        #doc
+        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize, ::kondition::KubeStatus)]
+        #[kondition(resource = #resource, conditions(#(#types),*) #field_owner)]
+        pub struct #status_ident {
+            /// The conditions, one per type; see the condition type enum for the types.
+            #[serde(default)]
+            pub conditions: ::kondition::Conditions,
+            /// The metadata.generation the status was last computed from.
+            #[serde(rename = "observedGeneration", default, skip_serializing_if = "Option::is_none")]
+            pub observed_generation: ::core::option::Option<i64>,
+            #extra
+        }
+    }
+}
