@@ -133,3 +133,38 @@ fn both_database_versions_are_types() {
     assert_eq!(v1, v1beta1);
     assert_eq!(&v1[..3], &["Ready", "Reconciling", "Stalled"]);
 }
+
+#[test]
+fn kondition_crd_writes_what_crds_returns() {
+    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let files = kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/");
+    let model =
+        kondition_gen::load(&files, &kondition_gen::profile::Profiles::embedded()).expect("loads");
+    let stream = kondition_gen::emit::crd_stream(&model);
+    let manifests: Vec<Value> = kondition_gen::source::yaml::parse(&stream)
+        .expect("the manifests are YAML")
+        .iter()
+        .map(kondition_gen::source::yaml::Node::to_json)
+        .collect();
+    let generated: Vec<Value> = crds()
+        .iter()
+        .map(|c| serde_json::to_value(c).expect("serializes"))
+        .collect();
+    assert_eq!(manifests.len(), generated.len());
+    for (manifest, crd) in manifests.iter().zip(&generated) {
+        assert!(
+            kondition_gen::fidelity::same(manifest, crd),
+            "{manifest:#}\n{crd:#}"
+        );
+    }
+}
+
+#[test]
+fn the_kinds_own_crd_is_its_version_of_crds() {
+    use kube::core::crd::v1::CustomResourceExt;
+    let database = crd("databases.db.example.com");
+    let v1 = serde_json::to_value(database::v1::Database::crd()).expect("serializes");
+    assert_eq!(v1["spec"]["versions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(v1["spec"]["versions"][0], database["spec"]["versions"][1]);
+    assert_eq!(v1["spec"]["names"], database["spec"]["names"]);
+}

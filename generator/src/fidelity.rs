@@ -176,7 +176,10 @@ fn same_own(expected: &Map<String, Json>, actual: &Map<String, Json>) -> bool {
             .map(|(k, v)| {
                 let v = match (k.as_str(), v) {
                     ("properties", Json::Object(p)) => {
-                        Json::Array(p.keys().cloned().map(Json::String).collect())
+                        // Which properties, not their order: JSON objects have none.
+                        let mut names: Vec<&String> = p.keys().collect();
+                        names.sort();
+                        Json::from(names.into_iter().cloned().collect::<Vec<_>>())
                     }
                     ("oneOf" | "anyOf" | "allOf", Json::Array(b)) => Json::from(b.len()),
                     (key, Json::Object(_)) if CHILD_KEYWORDS.contains(&key) => Json::from("schema"),
@@ -263,6 +266,17 @@ mod tests {
         let report = compare(&input, &output, None);
         assert_eq!((report.equal(), report.nodes()), (1, 3));
         assert_eq!(report.versions[0].differing, [".", ".b"]);
+    }
+
+    #[test]
+    fn the_order_of_properties_does_not_count() {
+        let input = crd(
+            json!({"type": "object", "properties": {"b": {"type": "string"}, "a": {"type": "string"}}}),
+        );
+        let output = crd(
+            json!({"properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "type": "object"}),
+        );
+        assert!(compare(&input, &output, None).exact());
     }
 
     #[test]

@@ -59,6 +59,44 @@ pub fn pascal_case(name: &str) -> String {
     valid_start(joined, "Value", "V")
 }
 
+/// An enum variant for a wire value: `PascalCase` of its words, or, for a value with no
+/// letters or digits, its symbols spelled out (`!=` gives `NotEq`, `""` gives `Empty`).
+pub fn variant_name(value: &str) -> String {
+    if value.chars().any(|c| c.is_ascii_alphanumeric()) {
+        return pascal_case(value);
+    }
+    if value.is_empty() {
+        return "Empty".to_owned();
+    }
+    value
+        .chars()
+        .map(|c| match c {
+            '=' => "Eq",
+            '!' => "Not",
+            '~' => "Tilde",
+            '*' => "Star",
+            '<' => "Lt",
+            '>' => "Gt",
+            '+' => "Plus",
+            '-' => "Minus",
+            '/' => "Slash",
+            '.' => "Dot",
+            '&' => "And",
+            '|' => "Or",
+            '%' => "Percent",
+            '^' => "Caret",
+            '?' => "Question",
+            '@' => "At",
+            '#' => "Hash",
+            '$' => "Dollar",
+            ':' => "Colon",
+            ',' => "Comma",
+            ' ' => "Space",
+            _ => "Symbol",
+        })
+        .collect()
+}
+
 fn valid_start(name: String, empty: &str, digit_prefix: &str) -> String {
     if name.is_empty() {
         empty.to_owned()
@@ -137,6 +175,22 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variants_of_symbol_values_spell_the_symbols() {
+        let cases = [
+            ("=~", "EqTilde"),
+            ("!=", "NotEq"),
+            ("", "Empty"),
+            ("*", "Star"),
+            ("drop", "Drop"),
+            ("1.0", "V10"),
+            ("with space", "WithSpace"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(variant_name(value), expected, "{value:?}");
+        }
+    }
 
     #[test]
     fn snake_case_of_wire_names() {

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::docs;
 use crate::model::{EnumType, EnumValues, Field, IntegerFormat, Type};
-use crate::names::{self, ident, pascal_case, snake_case};
+use crate::names::{self, ident, snake_case};
 
 /// A struct with `fields_in`; `Default` when every field is optional.
 pub fn struct_item(name: &str, doc: Option<&str>, fields_in: &[Field]) -> TokenStream {
@@ -92,7 +92,7 @@ pub fn enum_item(e: &EnumType, doc: Option<&str>) -> TokenStream {
     let ident = format_ident!("{}", e.name);
     let mut scope = names::Scope::default();
     let variants = values.iter().map(|value| {
-        let variant = format_ident!("{}", scope.unique_pascal(&pascal_case(value)));
+        let variant = format_ident!("{}", scope.unique_pascal(&names::variant_name(value)));
         quote!(#[serde(rename = #value)] #variant,)
     });
     let doc = doc.map(docs::attrs);
