@@ -210,6 +210,14 @@ fn import_writes_schema_files_that_generate() {
         "{}",
         text(&imported.stderr)
     );
+    let stderr = text(&imported.stderr);
+    for note in [
+        "bundle.yaml: note: Knot: `oneOf` (1) has no place in the schema format; it was left out",
+        "bundle.yaml: note: Knot: `x-kubernetes-map-type` (2) has no place",
+        "bundle.yaml: note: Knot: selectableFields (1) have no place",
+    ] {
+        assert!(stderr.contains(note), "{note} not in {stderr}");
+    }
     let schema = std::fs::read_to_string(dir.join("schemas/knot.yaml")).expect("written");
     assert!(schema.starts_with("# yaml-language-server: $schema=kondition.schema.json\n"));
     // The imported file is a valid schema file: it generates.

@@ -14,6 +14,9 @@ use crate::model::{Body, EnumValues, Field, IntegerFormat, Kind, ListKind, Schem
 /// The schema file for `kind`, as YAML, and notes on what it could not hold.
 pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
     let mut writer = Writer::default();
+    if let Some(crd) = &kind.source_crd {
+        writer.notes.extend(unexpressed(crd));
+    }
     let mut out = Map::new();
     out.insert("group".into(), kind.group.clone().into());
     out.insert("kind".into(), kind.kind.clone().into());
@@ -248,4 +251,60 @@ impl Writer {
         }
         out
     }
+}
+
+/// Keywords the schema format has no place for, counted over every version of `crd` (a CRD's
+/// spec), as notes.
+fn unexpressed(crd: &Json) -> Vec<String> {
+    const KEYWORDS: &[&str] = &[
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "not",
+        "x-kubernetes-map-type",
+        "x-kubernetes-embedded-resource",
+    ];
+    fn walk(schema: &Json, counts: &mut [usize]) {
+        let Json::Object(map) = schema else { return };
+        for (i, keyword) in KEYWORDS.iter().enumerate() {
+            // An int-or-string's `anyOf: [integer, string]` is what the format's type means.
+            let implied = *keyword == "anyOf" && map.contains_key("x-kubernetes-int-or-string");
+            if map.contains_key(*keyword) && !implied {
+                counts[i] += 1;
+            }
+        }
+        if let Some(Json::Object(properties)) = map.get("properties") {
+            properties.values().for_each(|p| walk(p, counts));
+        }
+        for key in ["items", "additionalProperties", "not"] {
+            if let Some(child) = map.get(key) {
+                walk(child, counts);
+            }
+        }
+        for key in ["oneOf", "anyOf", "allOf"] {
+            if let Some(Json::Array(branches)) = map.get(key) {
+                branches.iter().for_each(|b| walk(b, counts));
+            }
+        }
+    }
+    let mut counts = vec![0; KEYWORDS.len()];
+    let mut selectable = 0;
+    for version in crd["versions"].as_array().into_iter().flatten() {
+        walk(&version["schema"]["openAPIV3Schema"], &mut counts);
+        selectable += version["selectableFields"].as_array().map_or(0, Vec::len);
+    }
+    let mut notes: Vec<String> = KEYWORDS
+        .iter()
+        .zip(&counts)
+        .filter(|(_, n)| **n > 0)
+        .map(|(keyword, n)| {
+            format!("`{keyword}` ({n}) has no place in the schema format; it was left out")
+        })
+        .collect();
+    if selectable > 0 {
+        notes.push(format!(
+            "selectableFields ({selectable}) have no place in the schema format; they were left out"
+        ));
+    }
+    notes
 }
