@@ -1,0 +1,66 @@
+//! Generates one module per CRD file of the corpus (`$KONDITION_CORPUS`, by default
+//! ../../shared/crds beside the repository) with `kondition_gen::Builder`, and an index of
+//! them. Without the corpus the index is empty and the binary says the check was skipped.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=KONDITION_CORPUS");
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    let corpus = std::env::var_os("KONDITION_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../../shared/crds"));
+    let mut index = String::new();
+    if !corpus.is_dir() {
+        index.push_str("/// No corpus.\npub const CORPUS: Option<&str> = None;\n");
+        index.push_str("/// No files.\npub static FILES: &[CorpusFile] = &[];\n");
+        write(&out.join("index.rs"), &index);
+        return;
+    }
+    println!("cargo:rerun-if-changed={}", corpus.display());
+    let files = match kondition_gen::inputs::schema_files(std::slice::from_ref(&corpus)) {
+        Ok(files) => files,
+        Err(error) => fail(&format!("{}: {error}", corpus.display())),
+    };
+    let _ = writeln!(
+        index,
+        "/// The corpus folder.\npub const CORPUS: Option<&str> = Some({:?});",
+        corpus.display().to_string()
+    );
+    let mut entries = String::new();
+    for (i, file) in files.iter().enumerate() {
+        let name = format!("corpus_{i}.rs");
+        if let Err(error) = kondition_gen::Builder::new()
+            .schemas([file])
+            .out_dir(&out)
+            .file_name(&name)
+            .generate()
+        {
+            fail(&error.to_string());
+        }
+        let relative = file.strip_prefix(&corpus).unwrap_or(file).display().to_string();
+        let _ = writeln!(
+            index,
+            "/// Generated from `{relative}`.\n#[allow(missing_docs)]\npub mod corpus_{i} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{name}\")); }}"
+        );
+        let _ = writeln!(entries, "    CorpusFile {{ path: {relative:?}, crds: corpus_{i}::crds }},");
+    }
+    let _ = writeln!(
+        index,
+        "/// Every corpus file with the `crds()` of its generated code.\npub static FILES: &[CorpusFile] = &[\n{entries}];"
+    );
+    write(&out.join("index.rs"), &index);
+}
+
+fn write(path: &std::path::Path, text: &str) {
+    if let Err(error) = std::fs::write(path, text) {
+        fail(&format!("{}: {error}", path.display()));
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("{message}");
+    std::process::exit(1);
+}
