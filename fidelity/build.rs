@@ -40,12 +40,19 @@ fn main() {
         {
             fail(&error.to_string());
         }
-        let relative = file.strip_prefix(&corpus).unwrap_or(file).display().to_string();
+        let relative = file
+            .strip_prefix(&corpus)
+            .unwrap_or(file)
+            .display()
+            .to_string();
         let _ = writeln!(
             index,
             "/// Generated from `{relative}`.\n#[allow(missing_docs)]\npub mod corpus_{i} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{name}\")); }}"
         );
-        let _ = writeln!(entries, "    CorpusFile {{ path: {relative:?}, crds: corpus_{i}::crds }},");
+        let _ = writeln!(
+            entries,
+            "    CorpusFile {{ path: {relative:?}, crds: corpus_{i}::crds }},"
+        );
     }
     let _ = writeln!(
         index,

@@ -24,8 +24,18 @@ fn main() -> ExitCode {
         .position(|a| a == "--other")
         .and_then(|i| args.get(i + 1))
         .map(PathBuf::from);
-    println!("| file | CRDs | versions | kondition: nodes equal / total | exact |{}", if other.is_some() { " other: versions | other: nodes equal / total |" } else { "" });
-    println!("|---|---:|---:|---:|---|{}", if other.is_some() { "---:|---:|" } else { "" });
+    println!(
+        "| file | CRDs | versions | kondition: nodes equal / total | exact |{}",
+        if other.is_some() {
+            " other: versions | other: nodes equal / total |"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "|---|---:|---:|---:|---|{}",
+        if other.is_some() { "---:|---:|" } else { "" }
+    );
     let (mut all_equal, mut all_nodes) = (0, 0);
     let (mut other_equal, mut other_nodes) = (0, 0);
     let mut failed = false;
@@ -70,8 +80,13 @@ fn main() -> ExitCode {
             for version in &report.versions {
                 eprintln!(
                     "{}: {} {}: present {}, other fields equal {}, names equal {}, differing {:?}",
-                    file.path, report.name, version.name, version.present, version.rest_equal,
-                    report.names_equal, version.differing
+                    file.path,
+                    report.name,
+                    version.name,
+                    version.present,
+                    version.rest_equal,
+                    report.names_equal,
+                    version.differing
                 );
             }
         }
@@ -145,7 +160,10 @@ fn score_other(dir: &Path, path: &str, inputs: &[Json]) -> (String, usize, usize
         nodes += report.nodes();
     }
     (
-        format!(" {versions} | {equal} / {nodes} ({}) |", percent(equal, nodes)),
+        format!(
+            " {versions} | {equal} / {nodes} ({}) |",
+            percent(equal, nodes)
+        ),
         equal,
         nodes,
     )
