@@ -9,8 +9,8 @@ use crate::output;
 use crate::profile::Profiles;
 use crate::source::diagnostic::Diagnostics;
 
-/// Generates Rust types from schema files in a build script, into one file under `OUT_DIR`
-/// to `include!`.
+/// Generates Rust types from schema files and CRD YAML in a build script, into one file
+/// under `OUT_DIR` to `include!`.
 ///
 /// It prints `cargo:rerun-if-changed` for every schema file, folder and profile it read, so
 /// the build script reruns exactly when an input changes, and it writes the output only when
@@ -40,7 +40,7 @@ impl Builder {
         }
     }
 
-    /// Adds schema files or folders (searched for `.yaml` and `.yml` files).
+    /// Adds schema files, CRD files or folders (searched for `.yaml` and `.yml` files).
     #[must_use]
     pub fn schemas<P: AsRef<Path>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
         self.schemas
