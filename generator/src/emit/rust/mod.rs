@@ -15,9 +15,9 @@ use quote::{format_ident, quote};
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
 
-/// The contents of one schema file's module: its doc, each kind's reasons enum (kind-level,
-/// so written once), and `pub mod <version> { ... }` for each version, which re-exports the
-/// reasons of its kinds.
+/// The contents of one input file's module: its doc, each kind's CRD as a JSON constant and
+/// reasons enum (kind-level, so written once), and `pub mod <version> { ... }` for each
+/// version, which re-exports the reasons of its kinds.
 pub fn file_module(file: &SchemaFile) -> Result<TokenStream, String> {
     let mut versions: Vec<&str> = Vec::new();
     for kind in &file.kinds {
