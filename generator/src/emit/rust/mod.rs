@@ -224,7 +224,7 @@ fn kind_items<'m>(
                     },
                 },
             ];
-            let root: Vec<(&Field, bool)> = root.iter().map(|f| (f, false)).collect();
+            let root: Vec<&Field> = root.iter().collect();
             let object = resource::object_items(kind, version, &root, crd_const);
             let spec_doc = format!("The desired state of a {}.", kind.kind);
             let spec = types::struct_item(&spec_name, Some(&spec_doc), spec);
@@ -236,7 +236,7 @@ fn kind_items<'m>(
             }
         }
         (body, _) => {
-            let root: Vec<(&Field, bool)> = body.fields().map(|f| (f, false)).collect();
+            let root: Vec<&Field> = body.fields().collect();
             resource::object_items(kind, version, &root, crd_const)
         }
     }

@@ -26,21 +26,18 @@ struct RootField {
 pub fn object_items(
     kind: &Kind,
     version: &Version,
-    root_fields: &[(&Field, bool)],
+    root_fields: &[&Field],
     crd_const: &syn::Ident,
 ) -> TokenStream {
     let name = format_ident!("{}", kind.kind);
     let mut scope = names::Scope::with_reserved(&["metadata"]);
     let fields: Vec<RootField> = root_fields
         .iter()
-        .map(|(field, force_optional)| {
+        .map(|field| {
             // A status is always optional: it is absent until a controller writes it.
             let status = field.name == "status";
-            let defaulted = !status
-                && !*force_optional
-                && !field.required
-                && types::has_default(&field.schema.ty);
-            let mut shape = types::shape(field, &mut scope, status || *force_optional);
+            let defaulted = !status && !field.required && types::has_default(&field.schema.ty);
+            let mut shape = types::shape(field, &mut scope, status);
             if defaulted {
                 shape.optional = false;
                 shape.ty = types::rust_type(&field.schema.ty);
@@ -212,11 +209,11 @@ pub fn object_items(
 }
 
 /// The Rust type of root field `wire` (without `Option`).
-fn root_type(root_fields: &[(&Field, bool)], wire: &str) -> TokenStream {
+fn root_type(root_fields: &[&Field], wire: &str) -> TokenStream {
     root_fields
         .iter()
-        .find(|(f, _)| f.name == wire)
-        .map_or_else(|| quote!(()), |(f, _)| types::rust_type(&f.schema.ty))
+        .find(|f| f.name == wire)
+        .map_or_else(|| quote!(()), |f| types::rust_type(&f.schema.ty))
 }
 
 fn resource_impl(kind: &Kind, version: &Version, name: &syn::Ident) -> TokenStream {
