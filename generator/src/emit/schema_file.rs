@@ -131,7 +131,9 @@ impl Writer {
                         out.insert("statusFields".into(), self.fields(&own));
                     }
                 }
-                ("spec" | "status", _) => {}
+                (name @ ("spec" | "status"), _) => self.notes.push(format!(
+                    "version {version}: `{name}` is not an object with properties, which is all the schema format describes; it was left out"
+                )),
                 (other, _) => self.notes.push(format!(
                     "version {version}: the root field `{other}` is not part of the schema format (only spec and status are); it was left out"
                 )),
@@ -307,4 +309,44 @@ fn unexpressed(crd: &Json) -> Vec<String> {
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_format_cannot_hold_is_noted() {
+        let text = r"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ws.example.com}
+spec:
+  group: example.com
+  names: {kind: W, plural: ws}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          data: {type: string, not: {pattern: x}}
+";
+        let (file, _) = crate::read_crd_text(std::path::Path::new("w.yaml"), text)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let (schema, notes) = schema_file(&file.kinds[0]);
+        assert_eq!(
+            notes,
+            [
+                "`not` (1) has no place in the schema format; it was left out",
+                "version v1: `spec` is not an object with properties, which is all the schema format describes; it was left out",
+                "version v1: the root field `data` is not part of the schema format (only spec and status are); it was left out",
+            ]
+        );
+        assert!(schema.contains("\nkind: W\n"), "{schema}");
+    }
 }
