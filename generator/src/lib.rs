@@ -117,11 +117,15 @@ fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
         }
     }
     for (i, file) in model.files.iter().enumerate() {
-        if file.module == "crds" {
+        // `lib.rs` and `crds.rs` are the generated crate's own files.
+        if file.module == "crds" || file.module == "lib" {
             diagnostics.push(Diagnostic::new(
                 &file.path,
                 Default::default(),
-                "a schema file may not be named crds: the generated crate's `crds` module has that name",
+                format!(
+                    "a schema file may not be named {0}: the generated crate's own `{0}.rs` has that name",
+                    file.module
+                ),
             ));
         }
         if let Some(other) = model.files[..i].iter().find(|f| f.module == file.module) {

@@ -114,9 +114,8 @@ fn crd(args: &CrdArgs) -> ExitCode {
 fn import(args: &ImportArgs) -> ExitCode {
     finish((|| {
         let (path, text) = if args.file.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                .map_err(|e| format!("kondition: stdin: {e}\n"))?;
+            let text = kondition_gen::source::diagnostic::read_limited(std::io::stdin().lock())
+                .map_err(|e| format!("<stdin>: {e}\n"))?;
             (PathBuf::from("<stdin>"), text)
         } else {
             let text = kondition_gen::source::diagnostic::read_input(&args.file)
@@ -162,7 +161,7 @@ fn report_writes(
             }
             Ok(())
         }
-        Err(error) => Err(format!("{}: {error}\n", out.display())),
+        Err(error) => Err(format!("cannot write into {}: {error}\n", out.display())),
     }
 }
 
@@ -228,7 +227,7 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(error) => {
-                eprintln!("{}: {error}", out.display());
+                eprintln!("cannot write the output: {error}");
                 ExitCode::from(BAD_INPUT)
             }
         }

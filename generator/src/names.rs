@@ -119,6 +119,16 @@ const KEYWORDS: &[&str] = &[
     "typeof", "unsized", "virtual", "yield",
 ];
 
+/// `name` as a module name that is also its file's stem: `ident` would turn `self` into
+/// `self_`, so the file must be named that way too.
+pub fn module_name(name: String) -> String {
+    if NOT_RAW.contains(&name.as_str()) {
+        name + "_"
+    } else {
+        name
+    }
+}
+
 /// An identifier for `name`: raw for keywords (`r#type`), `self_` for the few that cannot be.
 pub fn ident(name: &str) -> syn::Ident {
     let span = proc_macro2::Span::call_site();

@@ -1,13 +1,24 @@
-//! Writing output: every file replaced atomically (written beside, then renamed over), only
-//! when its content changes, and stale files of an earlier run removed. Nothing is written
-//! before everything was generated, so bad input leaves the old output whole.
+//! Writing output, so that an interrupted or failed run never leaves a half-written file:
+//!
+//! - nothing is written before everything was generated, so bad input leaves the old
+//!   output whole;
+//! - every changed file is first written in full beside its target (`<name>.kondition-tmp`);
+//!   only when all of them are written are they renamed over their targets, one atomic
+//!   rename each. A failure while writing (a full disk, say) removes the temporary files
+//!   and leaves every old file as it was;
+//! - files whose content is unchanged are not touched, and stale files of an earlier run
+//!   are removed;
+//! - temporary files left behind by a run that was killed are removed by the next run.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use similar::TextDiff;
 
 use crate::emit::{HEADER_MARK, OutputFile};
+
+/// The suffix of a file being written, before it is renamed over its target.
+pub const TEMP_SUFFIX: &str = ".kondition-tmp";
 
 /// What writing changed.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -25,43 +36,105 @@ pub fn write_tree(out_dir: &Path, files: &[OutputFile]) -> io::Result<WriteRepor
         ..WriteReport::default()
     };
     for stale in stale_files(out_dir, files)? {
-        std::fs::remove_file(&stale)?;
+        std::fs::remove_file(&stale).map_err(|e| at(&stale, e, ""))?;
         report.removed.push(stale);
     }
     Ok(report)
 }
 
 /// Writes `files` under `out_dir` (each only if changed), removing nothing; returns the
-/// paths written.
+/// paths written. On an error no file has changed, unless a rename itself failed.
 pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
-    for file in files {
-        let path = out_dir.join(&file.path);
-        if write_if_changed(&path, &file.contents)? {
-            written.push(path);
+    let changed: Vec<(PathBuf, &str)> = files
+        .iter()
+        .map(|file| (out_dir.join(&file.path), file.contents.as_str()))
+        .filter(|(path, contents)| !holds(path, contents))
+        .collect();
+    for (path, _) in &changed {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| at(parent, e, ""))?;
+            remove_leftover_temps(parent);
         }
     }
-    Ok(written)
+    // Phase 1: every new content in full, beside its target.
+    let mut temps = Vec::with_capacity(changed.len());
+    for (path, contents) in &changed {
+        let temp = temp_path(path);
+        match write_new(&temp, contents) {
+            Ok(()) => temps.push(temp),
+            Err(error) => {
+                remove_all(&temps);
+                let _ = std::fs::remove_file(&temp);
+                return Err(at(path, error, " (no file was changed)"));
+            }
+        }
+    }
+    // Phase 2: one rename each.
+    for (i, ((path, _), temp)) in changed.iter().zip(&temps).enumerate() {
+        if let Err(error) = std::fs::rename(temp, path) {
+            remove_all(&temps[i..]);
+            return Err(at(path, error, " (the files before it were replaced)"));
+        }
+    }
+    Ok(changed.into_iter().map(|(path, _)| path).collect())
 }
 
 /// Writes `contents` to `path` atomically, unless it already holds exactly that. Returns
 /// whether it wrote.
 pub fn write_if_changed(path: &Path, contents: &str) -> io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
-        return Ok(false);
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(at(path, io::Error::from(io::ErrorKind::InvalidInput), ""));
+    };
+    let file = OutputFile {
+        path: PathBuf::from(name),
+        contents: contents.to_owned(),
+    };
+    write_files(dir, std::slice::from_ref(&file)).map(|written| !written.is_empty())
+}
+
+/// Whether `path` holds exactly `contents`.
+fn holds(path: &Path, contents: &str) -> bool {
+    std::fs::read(path).is_ok_and(|old| old == contents.as_bytes())
+}
+
+fn temp_path(path: &Path) -> PathBuf {
     let mut temp = path.as_os_str().to_owned();
-    temp.push(".kondition-tmp");
-    let temp = PathBuf::from(temp);
-    std::fs::write(&temp, contents)?;
-    if let Err(error) = std::fs::rename(&temp, path) {
-        let _ = std::fs::remove_file(&temp);
-        return Err(error);
+    temp.push(TEMP_SUFFIX);
+    PathBuf::from(temp)
+}
+
+/// Creates `path` anew (never through a link someone left there) and writes `contents`.
+fn write_new(path: &Path, contents: &str) -> io::Result<()> {
+    let _ = std::fs::remove_file(path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(contents.as_bytes())?;
+    file.flush()
+}
+
+fn remove_all(paths: &[PathBuf]) {
+    for path in paths {
+        let _ = std::fs::remove_file(path);
     }
-    Ok(true)
+}
+
+/// Temporary files a killed run left in `dir`.
+fn remove_leftover_temps(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().ends_with(TEMP_SUFFIX) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// An I/O error that names the file it happened to.
+fn at(path: &Path, error: io::Error, note: &str) -> io::Error {
+    io::Error::new(error.kind(), format!("{}: {error}{note}", path.display()))
 }
 
 /// Generated `.rs` files in `out_dir` (by their first line) that `files` no longer holds.

@@ -12,7 +12,7 @@ use std::path::Path;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 use crate::model::{Body, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, Version};
-use crate::schema::kind::is_dns_label;
+use crate::schema::kind::{check_group, is_dns_label};
 use crate::schema::module_name;
 use crate::schema::reader::Sink;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
@@ -111,6 +111,57 @@ pub fn read_documents(
 }
 
 /// A string under `key` of `node`, or a problem if it is missing or not a string.
+/// The API server's rules for a CRD's names, checked here because they also name output
+/// files (`<group>_<plural>.yaml`): a DNS group, DNS-label plural, singular, short names and
+/// categories, and `metadata.name` of `<plural>.<group>`.
+fn check_names(crd: &Node, spec: &Node, names: &Node, group: &str, plural: &str, sink: &Sink) {
+    let group_pos = spec.get("group").map_or(spec.pos, |n| n.pos);
+    check_group(group, group_pos, sink);
+    for key in ["plural", "singular", "shortNames", "categories"] {
+        let Some(node) = names.get(key) else { continue };
+        let values = match node.as_seq() {
+            Some(items) => items.iter().collect(),
+            None => vec![node],
+        };
+        for value in values {
+            if let Some(text) = value.as_str()
+                && !is_dns_label(text)
+            {
+                sink.error(
+                    value.pos,
+                    format!("`{key}` entry `{text}` must be a lowercase DNS label"),
+                );
+            }
+        }
+    }
+    if let Some(list_kind) = names.get("listKind")
+        && let Some(text) = list_kind.as_str()
+        && !is_pascal_case(text)
+    {
+        sink.error(
+            list_kind.pos,
+            format!(
+                "listKind `{text}` must be PascalCase (a capital letter, then letters and digits)"
+            ),
+        );
+    }
+    let expected = format!("{plural}.{group}");
+    if let Some(name) = crd.get("metadata").and_then(|m| m.get("name"))
+        && name.as_str() != Some(expected.as_str())
+    {
+        sink.error(
+            name.pos,
+            format!("a CRD's `metadata.name` must be `<plural>.<group>`, here `{expected}`"),
+        );
+    }
+}
+
+/// A capital letter, then ASCII letters and digits: what can become a Rust type name.
+fn is_pascal_case(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
 fn required_str<'n>(node: &'n Node, key: &str, what: &str, sink: &Sink) -> Option<&'n str> {
     match node.get(key) {
         Some(value) => {
@@ -203,8 +254,7 @@ fn read_crd(
     let kind = required_str(names_node, "kind", "`names`", sink);
     let plural = required_str(names_node, "plural", "`names`", sink);
     if let Some(kind) = kind
-        && !(kind.starts_with(|c: char| c.is_ascii_uppercase())
-            && kind.chars().all(|c| c.is_ascii_alphanumeric()))
+        && !is_pascal_case(kind)
     {
         let pos = names_node.get("kind").map_or(names_node.pos, |n| n.pos);
         sink.error(
@@ -226,6 +276,7 @@ fn read_crd(
         }
     };
     let (group, kind, plural) = (group?, kind?, plural?);
+    check_names(crd, spec, names_node, group, plural, sink);
     let names = Names {
         plural: plural.to_owned(),
         singular: optional_str(names_node, "singular", sink)

@@ -1,6 +1,8 @@
 //! Documentation text from input, made safe for doc comments: it can never become a doc
 //! test (code fences are marked `text`, indentation that would start an indented code block
-//! is removed) and, being emitted as a string literal, never becomes code.
+//! is removed) and, being emitted as a string literal, never becomes code. Control
+//! characters, which a doc comment may not hold (a bare carriage return is a compile error),
+//! are written as escapes.
 
 /// `#[doc = "..."]` attributes for `text`, one per line, each line led by a space so that
 /// it prints as `/// line`.
@@ -18,6 +20,7 @@ pub fn attrs(text: &str) -> proc_macro2::TokenStream {
 
 /// `text` as doc comment content.
 pub fn sanitize(text: &str) -> String {
+    let text = printable(text);
     let mut out = Vec::new();
     let mut in_fence = false;
     for line in text.trim().lines() {
@@ -39,6 +42,20 @@ pub fn sanitize(text: &str) -> String {
     out.join("\n")
 }
 
+/// `text` with every line break a `\n` and other control characters but tabs escaped.
+fn printable(text: &str) -> String {
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,6 +66,14 @@ mod tests {
         assert_eq!(
             sanitize(text),
             "Example:\n```text\nfoo: bar\n```\nindented code\n```text\nfn main() {}\n```"
+        );
+    }
+
+    #[test]
+    fn control_characters_cannot_break_a_doc_comment() {
+        assert_eq!(
+            sanitize("a\rb\r\nc\0d\u{1b}e\tf\u{85}g"),
+            "a\nb\nc\\u{0}d\\u{1b}e\tf\\u{85}g"
         );
     }
 }

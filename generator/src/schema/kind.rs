@@ -128,7 +128,8 @@ pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Op
     })
 }
 
-fn check_group(group: &str, pos: Pos, sink: &Sink) {
+/// Reports `group` unless it is a lowercase DNS name with at least one dot.
+pub(crate) fn check_group(group: &str, pos: Pos, sink: &Sink) {
     let labels_ok = group.split('.').all(|label| {
         !label.is_empty()
             && label.len() <= 63

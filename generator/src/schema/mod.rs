@@ -171,7 +171,7 @@ pub fn module_name(path: &Path) -> String {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("schema");
-    snake_case(stem)
+    crate::names::module_name(snake_case(stem))
 }
 
 /// `Positive` or `Negative`.

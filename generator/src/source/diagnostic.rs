@@ -27,10 +27,36 @@ impl Diagnostic {
     }
 }
 
-/// The text of an input file, or the problem reading it.
+/// The largest input file read, in bytes. The largest real CRD bundle in use is a few MiB;
+/// generation needs about 40 bytes of memory per input byte, so this bounds a run to a few
+/// GiB whatever it is given.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// The text of an input file, or the problem reading it (including a file over
+/// [`MAX_INPUT_BYTES`], refused before it is read).
 pub fn read_input(path: &Path) -> Result<String, Diagnostic> {
-    std::fs::read_to_string(path)
-        .map_err(|error| Diagnostic::new(path, Pos::default(), format!("cannot read: {error}")))
+    let problem = |message: String| Diagnostic::new(path, Pos::default(), message);
+    let file = std::fs::File::open(path).map_err(|e| problem(format!("cannot read: {e}")))?;
+    read_limited(file).map_err(problem)
+}
+
+/// Reads all of `reader` as UTF-8, refusing more than [`MAX_INPUT_BYTES`].
+pub fn read_limited(reader: impl std::io::Read) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut reader.take(MAX_INPUT_BYTES + 1), &mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!(
+            "the input is larger than {} MiB, the most kondition reads",
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "cannot read: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 impl fmt::Display for Diagnostic {

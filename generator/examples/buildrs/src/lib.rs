@@ -20,7 +20,8 @@ mod tests {
             [
                 "knots.edge.example.com",
                 "oddities.example.com",
-                "gadgets.example.com"
+                "gadgets.example.com",
+                "payloads.inject.example.com"
             ]
         );
 
@@ -98,6 +99,41 @@ mod tests {
             output["metadata"],
             serde_json::json!({"name": "knots.edge.example.com"})
         );
+    }
+
+    #[test]
+    fn text_that_tries_to_become_code_comes_back_as_text() {
+        use kondition_gen::fidelity;
+
+        use super::injection::v1::{Payload, PayloadSpecChoice};
+
+        let text = include_str!("../schemas/injection.yaml");
+        let documents = kondition_gen::source::yaml::parse(text).expect("parses");
+        let input = documents[0].to_json();
+        let output = super::crds()
+            .into_iter()
+            .find(|crd| crd.metadata.name.as_deref() == Some("payloads.inject.example.com"))
+            .map(|crd| serde_json::to_value(crd).expect("serializes"))
+            .expect("generated");
+        let report = fidelity::compare(&input, &output, None);
+        assert!(report.exact(), "{report:?}");
+        assert!(fidelity::same(&input["spec"], &output["spec"]));
+
+        // Every payload is a field name or enum value on the wire, unchanged.
+        let wire = serde_json::json!({
+            "apiVersion": "inject.example.com/v1",
+            "kind": "Payload",
+            "metadata": {"name": "p"},
+            "spec": {
+                "a\"); fn injected() {} //": "x", "r#fn": "y",
+                "}; fn injected() {} mod x {": 1, "#[cfg(any())]": true,
+                "choice": "\"); fn injected() {} //"
+            },
+            "status": {"\"#": "z"}
+        });
+        let payload: Payload = serde_json::from_value(wire.clone()).expect("reads");
+        assert_eq!(payload.spec.choice, Some(PayloadSpecChoice::FnInjected));
+        assert_eq!(serde_json::to_value(&payload).expect("writes"), wire);
     }
 
     #[test]
