@@ -213,3 +213,45 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+#[test]
+fn file_names_become_modules_whose_files_match() {
+    let dir = scratch("modules");
+    std::fs::create_dir_all(dir.join("schemas")).expect("mkdir");
+    let widget = |kind: &str| format!("group: example.com\nkind: {kind}\nversion: v1\n");
+    std::fs::write(dir.join("schemas/self.yaml"), widget("Widget")).expect("write");
+    std::fs::write(dir.join("schemas/type.yaml"), widget("Gadget")).expect("write");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kondition"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("run")
+    };
+    let output = run(&["generate", "--out", "out"]);
+    assert_eq!(output.status.code(), Some(0));
+    let lib = std::fs::read_to_string(dir.join("out/lib.rs")).expect("lib.rs");
+    // `self` cannot be a raw identifier: module and file are both `self_`.
+    assert!(
+        lib.contains("pub mod self_;") && dir.join("out/self_.rs").exists(),
+        "{lib}"
+    );
+    assert!(
+        lib.contains("pub mod r#type;") && dir.join("out/type.rs").exists(),
+        "{lib}"
+    );
+
+    // A schema file named lib would overwrite the crate root: refused.
+    std::fs::write(dir.join("schemas/lib.yaml"), widget("Thing")).expect("write");
+    let output = run(&["generate", "--out", "out"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "schemas/lib.yaml:0:0: a schema file may not be named lib: the generated crate's own `lib.rs` has that name\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/lib.rs")).expect("lib.rs"),
+        lib,
+        "the crate root is as it was"
+    );
+}
