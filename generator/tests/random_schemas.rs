@@ -9,16 +9,18 @@
 //! - invalid edits of valid ones are refused, every one with an error at its place and
 //!   exit code 2, never a panic.
 //!
-//! A run's seed is printed; `KONDITION_SEED=<hex>` repeats it.
+//! A run's seed is printed; `KONDITION_SEED=<hex>` repeats it. random_crds.rs does the same
+//! for random CustomResourceDefinitions.
 
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::process::Command;
 
 use kondition_gen::profile::Profiles;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
+use support::{runner, scratch};
 
 /// A field's type, as the schema format writes it.
 #[derive(Clone, Debug)]
@@ -420,104 +422,6 @@ fn sample_object(kind: &KindDef) -> Value {
     })
 }
 
-/// A run's random source: `KONDITION_SEED` (64 hex digits) or a fresh one, printed.
-fn runner(cases: u32) -> TestRunner {
-    let seed: [u8; 32] = match std::env::var("KONDITION_SEED") {
-        Ok(hex) => {
-            let bytes: Vec<u8> = (0..hex.len())
-                .step_by(2)
-                .filter_map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-                .collect();
-            bytes.try_into().expect("KONDITION_SEED: 64 hex digits")
-        }
-        Err(_) => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or_default();
-            let mut seed = [0u8; 32];
-            seed[..16].copy_from_slice(&nanos.to_le_bytes());
-            seed[16..20].copy_from_slice(&std::process::id().to_le_bytes());
-            seed
-        }
-    };
-    let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
-    eprintln!("KONDITION_SEED={hex}");
-    TestRunner::new_with_rng(
-        Config {
-            cases,
-            failure_persistence: None,
-            ..Config::default()
-        },
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
-    )
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kondition-random-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch folder");
-    dir
-}
-
-const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-/// A crate holding `rust` whose binary prints `crds()` and each of `samples` read into its
-/// kind's type and written back, as JSON.
-fn write_crate(dir: &Path, rust: &str, kinds: &[KindDef], samples: &[Value]) {
-    let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
-    let manifest = format!(
-        r#"[package]
-name = "random-schemas"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
-kondition = {{ path = "{runtime}" }}
-kube = {{ version = "5", default-features = false }}
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-"#,
-        runtime = workspace.join("runtime").display()
-    );
-    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
-    std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
-    // The workspace's versions, so nothing is resolved anew.
-    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
-    std::fs::write(dir.join("src/generated.rs"), rust).expect("generated");
-    std::fs::write(
-        dir.join("src/samples.json"),
-        serde_json::to_string(samples).expect("JSON"),
-    )
-    .expect("samples");
-    let read_back: String = kinds
-        .iter()
-        .enumerate()
-        .map(|(i, kind)| {
-            let module = kind.kind.to_lowercase();
-            format!("back::<{module}::v1::{}>(&samples[{i}]),\n", kind.kind)
-        })
-        .collect();
-    let main = format!(
-        "#![allow(warnings)]\n\
-         include!(\"generated.rs\");\n\
-         fn back<T: serde::Serialize + serde::de::DeserializeOwned>(v: &serde_json::Value) -> serde_json::Value {{\n\
-             let object: T = serde_json::from_value(v.clone()).expect(\"reads\");\n\
-             serde_json::to_value(&object).expect(\"writes\")\n\
-         }}\n\
-         fn main() {{\n\
-             let samples: Vec<serde_json::Value> = serde_json::from_str(include_str!(\"samples.json\")).expect(\"JSON\");\n\
-             let objects = vec![{read_back}];\n\
-             println!(\"{{}}\", serde_json::json!({{\"crds\": crds(), \"objects\": objects}}));\n\
-         }}\n"
-    );
-    std::fs::write(dir.join("src/main.rs"), main).expect("main");
-}
-
 #[test]
 fn random_valid_schemas_compile_and_their_crds_come_back() {
     let mut runner = runner(1);
@@ -569,43 +473,15 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
 
     // The generated code compiles, and its crds() are the same CRDs.
     let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
-    let project = dir.join("crate");
-    let samples: Vec<Value> = kinds.iter().map(sample_object).collect();
-    write_crate(&project, &rust, &kinds, &samples);
-    let target = Path::new(WORKSPACE).join("target/random-schemas");
-    let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--offline", "--manifest-path"])
-        .arg(project.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("run cargo");
-    assert!(
-        output.status.success(),
-        "the generated code does not build or run (schemas in {}):\n{}",
-        schemas.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let printed: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-    // Every object comes back as it was: every wire name and value kept.
-    for (back, sample) in printed["objects"]
-        .as_array()
-        .expect("objects")
+    let samples: Vec<(String, Value)> = kinds
         .iter()
-        .zip(&samples)
-    {
-        assert_eq!(back, sample);
-    }
-    let compiled = printed["crds"].as_array().expect("crds");
-    assert_eq!(compiled.len(), expected.len());
-    for (compiled, expected) in compiled.iter().zip(&expected) {
-        // Node by node, numbers by value (k8s-openapi writes a minimum of 3 as 3.0).
-        let report = kondition_gen::fidelity::compare(expected, compiled, None);
-        assert!(
-            report.exact() && kondition_gen::fidelity::same(expected, compiled),
-            "{}: {report:?}",
-            expected["metadata"]["name"]
-        );
-    }
+        .map(|kind| {
+            let path = format!("{}::v1::{}", kind.kind.to_lowercase(), kind.kind);
+            (path, sample_object(kind))
+        })
+        .collect();
+    let printed = support::build_and_run(&dir.join("crate"), &rust, &samples);
+    support::assert_same_crds(&printed["crds"], &expected);
 }
 
 /// Edits that make any valid schema file invalid, each with the message it must produce.

@@ -1,0 +1,143 @@
+//! What the random-input tests share: a seeded runner, scratch folders, and one crate per
+//! run that compiles generated code and reports what it does.
+
+use std::path::Path;
+use std::process::Command;
+
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use serde_json::Value;
+
+/// A run's random source: `KONDITION_SEED` (64 hex digits) or a fresh one, printed.
+pub fn runner(cases: u32) -> TestRunner {
+    let seed: [u8; 32] = match std::env::var("KONDITION_SEED") {
+        Ok(hex) => {
+            let bytes: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .filter_map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+                .collect();
+            bytes.try_into().expect("KONDITION_SEED: 64 hex digits")
+        }
+        Err(_) => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default();
+            let mut seed = [0u8; 32];
+            seed[..16].copy_from_slice(&nanos.to_le_bytes());
+            seed[16..20].copy_from_slice(&std::process::id().to_le_bytes());
+            seed
+        }
+    };
+    let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+    eprintln!("KONDITION_SEED={hex}");
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    )
+}
+
+/// A fresh, empty folder for one test.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("kondition-random-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// Builds and runs, in `dir`, a crate holding `rust` (a single generated file) whose
+/// binary prints `{"crds": crds(), "objects": [...]}`: each sample object read into the
+/// type at its path and written back. Every run shares one target folder, so only the
+/// generated code is compiled anew.
+pub fn build_and_run(dir: &Path, rust: &str, samples: &[(String, Value)]) -> Value {
+    let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
+    let manifest = format!(
+        r#"[package]
+name = "random-inputs"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
+kondition = {{ path = "{runtime}" }}
+kube = {{ version = "5", default-features = false }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+"#,
+        runtime = workspace.join("runtime").display()
+    );
+    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+    std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
+    // The workspace's versions, so nothing is resolved anew.
+    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
+    std::fs::write(dir.join("src/generated.rs"), rust).expect("generated");
+    let objects: Vec<&Value> = samples.iter().map(|(_, v)| v).collect();
+    std::fs::write(
+        dir.join("src/samples.json"),
+        serde_json::to_string(&objects).expect("JSON"),
+    )
+    .expect("samples");
+    let read_back: String = samples
+        .iter()
+        .enumerate()
+        .map(|(i, (path, _))| format!("back::<{path}>(&samples[{i}]),\n"))
+        .collect();
+    let main = format!(
+        "#![allow(warnings)]\n\
+         include!(\"generated.rs\");\n\
+         fn back<T: serde::Serialize + serde::de::DeserializeOwned>(v: &serde_json::Value) -> serde_json::Value {{\n\
+             let object: T = serde_json::from_value(v.clone()).expect(\"reads\");\n\
+             serde_json::to_value(&object).expect(\"writes\")\n\
+         }}\n\
+         fn main() {{\n\
+             let samples: Vec<serde_json::Value> = serde_json::from_str(include_str!(\"samples.json\")).expect(\"JSON\");\n\
+             let objects = vec![{read_back}];\n\
+             println!(\"{{}}\", serde_json::json!({{\"crds\": crds(), \"objects\": objects}}));\n\
+         }}\n"
+    );
+    std::fs::write(dir.join("src/main.rs"), main).expect("main");
+
+    let output = Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--offline", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", workspace.join("target/random-inputs"))
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "the generated code does not build or run (see {}):\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    // Every object comes back as it was: every wire name and value kept.
+    let back = printed["objects"].as_array().expect("objects");
+    assert_eq!(back.len(), samples.len());
+    for (back, (path, sample)) in back.iter().zip(samples) {
+        assert_eq!(back, sample, "{path}");
+    }
+    printed
+}
+
+/// `compiled` (crds() as JSON) equals `expected` node by node, numbers by value (k8s-openapi
+/// writes a minimum of 3 as 3.0).
+pub fn assert_same_crds(compiled: &Value, expected: &[Value]) {
+    let compiled = compiled.as_array().expect("crds");
+    assert_eq!(compiled.len(), expected.len());
+    for (compiled, expected) in compiled.iter().zip(expected) {
+        let report = kondition_gen::fidelity::compare(expected, compiled, None);
+        assert!(
+            report.exact() && kondition_gen::fidelity::same(expected, compiled),
+            "{}: {report:?}",
+            expected["metadata"]["name"]
+        );
+    }
+}
