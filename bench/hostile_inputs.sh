@@ -61,7 +61,7 @@ for input in flow-seq-20000 flow-map-20000 block-seq-20000 block-map-10000 alias
     >/dev/null 2>stderr.txt
   code=$?
   set -e
-  read -r wall rss <time.txt
+  read -r wall rss < <(tail -1 time.txt)
   first=$(head -1 stderr.txt | cut -c1-90 | sed 's/|/\\|/g')
   printf '| %s | %s | %s | %s | %s s | %s MiB |\n' "$input" "$size" "$code" "$first" "$wall" "$((rss / 1024))"
 done

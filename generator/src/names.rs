@@ -237,6 +237,27 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever a wire name, enum value or file stem holds, the Rust names made from it
+        /// are identifiers (`ident` would panic otherwise), and a file stem stays one path
+        /// component.
+        #[test]
+        fn any_text_becomes_an_identifier(text in "\\PC{0,12}|[-./\\\\ $_a-zA-Z0-9]{0,12}") {
+            let is_ident = |name: &str| {
+                name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            for name in [snake_case(&text), pascal_case(&text), variant_name(&text)] {
+                proptest::prop_assert!(is_ident(&name), "{text:?} -> {name:?}");
+                let _ = ident(&name);
+            }
+            let module = module_name(snake_case(&text));
+            proptest::prop_assert!(is_ident(&module) && module != "_", "{text:?} -> {module:?}");
+            let declared = ident(&module).to_string();
+            proptest::prop_assert_eq!(declared.trim_start_matches("r#"), module.as_str());
+        }
+    }
+
     #[test]
     fn keywords_become_valid_identifiers() {
         assert_eq!(ident("type").to_string(), "r#type");

@@ -190,3 +190,34 @@ fn a_two_mib_input_generates() {
     let rust = load_text("wide", "wide.yaml", text).expect("accepted");
     assert!(rust.contains("pub field1999: ::core::option::Option<::std::string::String>,"));
 }
+
+#[test]
+fn stdin_over_the_size_limit_is_refused() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["import", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'#'; 1 << 20];
+        // The reader stops after the limit: later writes may fail with a broken pipe.
+        for _ in 0..=(MAX_INPUT_BYTES >> 20) {
+            if stdin.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+    });
+    let output = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "<stdin>: the input is larger than 64 MiB, the most kondition reads\n"
+    );
+}

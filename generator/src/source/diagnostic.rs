@@ -37,7 +37,17 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 pub fn read_input(path: &Path) -> Result<String, Diagnostic> {
     let problem = |message: String| Diagnostic::new(path, Pos::default(), message);
     let file = std::fs::File::open(path).map_err(|e| problem(format!("cannot read: {e}")))?;
+    if file.metadata().is_ok_and(|m| m.len() > MAX_INPUT_BYTES) {
+        return Err(problem(too_large()));
+    }
     read_limited(file).map_err(problem)
+}
+
+fn too_large() -> String {
+    format!(
+        "the input is larger than {} MiB, the most kondition reads",
+        MAX_INPUT_BYTES >> 20
+    )
 }
 
 /// Reads all of `reader` as UTF-8, refusing more than [`MAX_INPUT_BYTES`].
@@ -46,10 +56,7 @@ pub fn read_limited(reader: impl std::io::Read) -> Result<String, String> {
     std::io::Read::read_to_end(&mut reader.take(MAX_INPUT_BYTES + 1), &mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(format!(
-            "the input is larger than {} MiB, the most kondition reads",
-            MAX_INPUT_BYTES >> 20
-        ));
+        return Err(too_large());
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
