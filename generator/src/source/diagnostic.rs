@@ -28,8 +28,8 @@ impl Diagnostic {
 }
 
 /// The largest input file read, in bytes. The largest real CRD bundle in use is a few MiB;
-/// generation needs about 40 bytes of memory per input byte, so this bounds a run to a few
-/// GiB whatever it is given.
+/// generation needs about 16 bytes of memory per input byte (`bench/hostile_inputs.sh`), so
+/// this bounds a run to about 1 GiB whatever it is given.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 /// The text of an input file, or the problem reading it (including a file over
