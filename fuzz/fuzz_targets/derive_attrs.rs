@@ -1,0 +1,52 @@
+//! `#[derive(KubeStatus)]`'s parsing and expansion, on any input: the derive is a
+//! proc-macro crate, which cannot export functions, so its modules are compiled into this
+//! target as they are (they use only syn, proc-macro2 and quote).
+//!
+//! The first byte picks what the rest is: the contents of `#[kondition(...)]` on a valid
+//! status struct, the contents of a `#[serde(...)]` on it, or a whole item.
+
+#![no_main]
+#![allow(dead_code)]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../../derive/src/attrs.rs"]
+mod attrs;
+#[path = "../../derive/src/case.rs"]
+mod case;
+#[path = "../../derive/src/errors.rs"]
+mod errors;
+#[path = "../../derive/src/expand.rs"]
+mod expand;
+#[path = "../../derive/src/model.rs"]
+mod model;
+#[path = "../../derive/src/profiles.rs"]
+mod profiles;
+#[path = "../../derive/src/serde_attrs.rs"]
+mod serde_attrs;
+
+const FIELDS: &str = "{ #[serde(default)] pub conditions: Conditions, \
+                      #[serde(default)] pub observed_generation: Option<i64>, \
+                      pub endpoint: Option<String> }";
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let item = match mode % 3 {
+        0 => format!("#[kondition({text})] #[serde(rename_all = \"camelCase\")] pub struct S {FIELDS}"),
+        1 => format!("#[kondition(resource = Widget)] #[serde({text})] pub struct S {FIELDS}"),
+        _ => text.to_owned(),
+    };
+    let Ok(input) = syn::parse_str::<syn::DeriveInput>(&item) else {
+        return;
+    };
+    if let Ok(status) = model::Status::from_input(&input) {
+        // The expansion must be Rust.
+        let tokens = expand::expand(&status);
+        syn::parse2::<syn::File>(tokens).expect("the derive's output parses");
+    }
+});
