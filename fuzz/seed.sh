@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fills corpus/<target>/ with the seeds: the committed ones in seeds/, the project's own
-# schemas and example inputs, and the real CRDs of ../../shared/crds when that folder is
+# Fills corpus/<target>/ with the seeds: the project's own schemas and example inputs (the
+# CRD ones among them: crd-edge-cases.yaml, injection.yaml), the derive inputs in seeds/, and the real CRDs of ../../shared/crds when that folder is
 # there (they are read from it, never copied into the project). Files over 256 KiB are
 # left out: libFuzzer runs best on small inputs, and the corpus round trip in CI already
 # reads the large ones whole.
@@ -16,10 +16,8 @@ copy() { # copy FILE TARGET: under a name made from its path, unless too large
   fi
 }
 
-for f in seeds/schema_file/* ../schemas/*.yaml ../generator/examples/buildrs/schemas/*.yaml; do
+for f in ../schemas/*.yaml ../generator/examples/buildrs/schemas/*.yaml; do
   copy "$f" schema_file
-done
-for f in seeds/crd_file/* ../generator/examples/buildrs/schemas/*.yaml; do
   copy "$f" crd_file
 done
 if [ -d "$shared" ]; then
