@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fills corpus/<target>/ with the seeds: the project's own schemas and example inputs (the
-# CRD ones among them: crd-edge-cases.yaml, injection.yaml), the derive inputs in seeds/, and the real CRDs of ../../shared/crds when that folder is
-# there (they are read from it, never copied into the project). Files over 256 KiB are
-# left out: libFuzzer runs best on small inputs, and the corpus round trip in CI already
+# CRD ones among them: crd-edge-cases.yaml, injection.yaml), the derive inputs in seeds/,
+# and the real CRDs of ../../shared/crds when that folder is there (they are read from it,
+# never copied into the project). Files over 256 KiB are left out: libFuzzer runs best on small inputs, and the corpus round trip in CI already
 # reads the large ones whole.
 set -euo pipefail
 cd "$(dirname "$0")"
