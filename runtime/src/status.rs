@@ -105,7 +105,8 @@ pub struct StatusApply<S> {
     pub status: S,
 }
 
-/// The metadata of an apply body: what identifies the object, nothing else.
+/// The metadata of an apply body: what identifies the object and, as a precondition, the
+/// version it was computed from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ApplyMetadata {
     /// `metadata.name`.
@@ -113,6 +114,11 @@ pub struct ApplyMetadata {
     /// `metadata.namespace`, omitted for cluster-scoped objects.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+    /// `metadata.resourceVersion`: when set, the API server applies the body only if the
+    /// object is still at this version, and answers 409 Conflict otherwise. Unset by
+    /// [`StatusApply::new`]; see [`StatusApply::precondition`].
+    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
 }
 
 impl<S> StatusApply<S> {
@@ -125,8 +131,19 @@ impl<S> StatusApply<S> {
             metadata: ApplyMetadata {
                 name: meta.name.clone().unwrap_or_default(),
                 namespace: meta.namespace.clone(),
+                resource_version: None,
             },
             status,
         }
+    }
+
+    /// The body applied only if the object is still at `object`'s `resourceVersion` (when
+    /// it has one). The status chokepoint applies every status it computed this way: a
+    /// status computed from a stale copy (an older generation, say) is refused with 409
+    /// Conflict and recomputed, instead of overwriting a newer one.
+    #[must_use]
+    pub fn precondition<K: Resource + ?Sized>(mut self, object: &K) -> Self {
+        self.metadata.resource_version = object.meta().resource_version.clone();
+        self
     }
 }

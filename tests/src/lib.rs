@@ -12,7 +12,6 @@ pub mod api_server {
     //! request and answers with canned responses, by default 200 with the object.
 
     use std::collections::VecDeque;
-    use std::convert::Infallible;
     use std::sync::{Arc, Mutex};
 
     use bytes::Bytes;
@@ -36,12 +35,20 @@ pub mod api_server {
         pub body: Value,
     }
 
+    /// One canned answer.
+    enum Reply {
+        /// This status code and JSON body.
+        Http(u16, Value),
+        /// No answer: the connection is reset (a transport error for the client).
+        Reset,
+    }
+
     /// Answers requests in order with canned responses (200 with the object by default) and
     /// records them.
     #[derive(Clone, Default)]
     pub struct ApiServer {
         received: Arc<Mutex<Vec<Received>>>,
-        responses: Arc<Mutex<VecDeque<(u16, Value)>>>,
+        responses: Arc<Mutex<VecDeque<Reply>>>,
         object: Arc<Mutex<Value>>,
     }
 
@@ -56,7 +63,15 @@ pub mod api_server {
 
         /// The next response is this status code and body.
         pub fn respond(&self, code: u16, body: Value) {
-            self.responses.lock().expect("lock").push_back((code, body));
+            self.responses
+                .lock()
+                .expect("lock")
+                .push_back(Reply::Http(code, body));
+        }
+
+        /// The next request gets no response: its connection is reset.
+        pub fn reset(&self) {
+            self.responses.lock().expect("lock").push_back(Reply::Reset);
         }
 
         /// Every request so far.
@@ -99,18 +114,20 @@ pub mod api_server {
                             .to_owned(),
                         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
                     });
-                    let (code, body) = server
-                        .responses
-                        .lock()
-                        .expect("lock")
-                        .pop_front()
-                        .unwrap_or_else(|| (200, server.object.lock().expect("lock").clone()));
+                    let reply = server.responses.lock().expect("lock").pop_front();
+                    let (code, body) = match reply {
+                        Some(Reply::Http(code, body)) => (code, body),
+                        Some(Reply::Reset) => {
+                            return Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+                        }
+                        None => (200, server.object.lock().expect("lock").clone()),
+                    };
                     let response = http::Response::builder()
                         .status(code)
                         .header("content-type", "application/json")
                         .body(Full::new(Bytes::from(body.to_string())))
                         .expect("response");
-                    Ok::<_, Infallible>(response)
+                    Ok(response)
                 }
             });
             Client::new(service, "team-a")

@@ -1,6 +1,8 @@
 //! The status writes: the full server-side apply, the conditions-only fallback when the API
 //! server rejects it, and the release of the fallback manager's fields once a full apply
-//! succeeds again.
+//! succeeds again. The first two carry the read object's `resourceVersion` as a
+//! precondition, so a status computed from a stale copy never overwrites a newer one: the
+//! API server answers 409 Conflict, and the next reconcile starts from the newer object.
 
 use std::fmt::Debug;
 
@@ -55,6 +57,8 @@ where
     }
     let name = desired.meta().name.clone().unwrap_or_default();
     let owner = K::field_owner();
+    // Only if the object is still the one this status was computed from.
+    let body = body.precondition(stored);
     match apply::<K, _>(client, &name, &owner, &body).await {
         Ok(()) => {
             if owns_fields(stored, &fallback_owner::<K>()) {
@@ -83,7 +87,7 @@ where
                 rejected.observed_generation = desired.meta().generation;
                 conditions.set(rejected);
             }
-            let fallback = desired.conditions_apply(conditions);
+            let fallback = desired.conditions_apply(conditions).precondition(stored);
             match apply::<K, _>(client, &name, &fallback_owner::<K>(), &fallback).await {
                 Ok(()) => Ok(Written::Fallback(message)),
                 Err(error) if is_not_found(&error) => Ok(Written::NotFound),
@@ -115,7 +119,8 @@ where
 }
 
 /// An empty apply under the fallback manager: it then owns nothing, so conditions only it
-/// kept (stale ones) go, while those the main manager applied stay.
+/// kept (stale ones) go, while those the main manager applied stay. Sent right after a full
+/// apply changed the object, so without a precondition: it writes no value.
 async fn release_fallback<K>(client: &Client, name: &str, object: &K) -> Result<(), kube::Error>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
@@ -137,7 +142,7 @@ fn owns_fields<K: Resource>(object: &K, manager: &str) -> bool {
         .any(|entry| entry.manager.as_deref() == Some(manager))
 }
 
-fn status_code(error: &kube::Error) -> Option<u16> {
+pub(crate) fn status_code(error: &kube::Error) -> Option<u16> {
     match error {
         kube::Error::Api(status) => Some(status.code),
         _ => None,

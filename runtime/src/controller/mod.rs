@@ -91,6 +91,40 @@ impl std::error::Error for Error {
     }
 }
 
+impl Error {
+    /// The API server's HTTP status code, if it answered (none for a transport error such
+    /// as a timeout or a reset connection).
+    pub fn status_code(&self) -> Option<u16> {
+        apply::status_code(&self.0)
+    }
+
+    /// Whether the object changed since the reconcile read it (409 Conflict): the status
+    /// computed from the old copy was not written, and the next reconcile starts from the
+    /// new one.
+    pub fn is_conflict(&self) -> bool {
+        self.status_code() == Some(409)
+    }
+
+    /// How long the API server asked to wait before retrying (`details.retryAfterSeconds`
+    /// of a 429 Too Many Requests, or of a 5xx that sets it).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match &self.0 {
+            kube::Error::Api(status) => status
+                .details
+                .as_ref()
+                .map(|d| d.retry_after_seconds)
+                .filter(|seconds| *seconds > 0)
+                .map(|seconds| std::time::Duration::from_secs(seconds.into())),
+            _ => None,
+        }
+    }
+
+    /// The error from kube.
+    pub fn kube_error(&self) -> &kube::Error {
+        &self.0
+    }
+}
+
 /// The status chokepoint for one kind: wraps a reconcile body, then writes the status.
 pub struct StatusReconciler<K> {
     client: kube::Client,
@@ -399,8 +433,16 @@ fn object_key<K: Resource>(object: &K) -> String {
 }
 
 /// The error policy that matches [`StatusReconciler::reconcile`]: only a failed status write
-/// reaches it, and it is retried after `delay`.
+/// reaches it (a timeout, a reset connection, a 5xx, 429, or 409 when the object changed
+/// since it was read), and the reconcile is retried after `delay`, or after the API
+/// server's `retryAfterSeconds` when that is longer. The retry computes the status anew
+/// from the object as it is then, so nothing is lost.
 pub fn error_policy<K>(_object: Arc<K>, error: &Error, delay: std::time::Duration) -> Action {
-    tracing::warn!(%error, "status write failed; retrying");
+    let delay = error.retry_after().map_or(delay, |after| after.max(delay));
+    if error.is_conflict() {
+        tracing::debug!(%error, "the object changed since it was read; reconciling it again");
+    } else {
+        tracing::warn!(%error, ?delay, "status write failed; retrying");
+    }
     Action::requeue(delay)
 }

@@ -1,0 +1,223 @@
+//! The status chokepoint under API faults, request by request: the stale-write guard (the
+//! `resourceVersion` precondition), 409, 429 with a retry delay, 500, a reset connection and
+//! a lost response. soak.rs does the same for 1,000 objects at once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kondition::controller::{StatusReconciler, error_policy};
+use kondition::{Conditions, Failure, KubeStatus, StatusResource};
+use kondition_tests::api_server::ApiServer;
+use kube::CustomResource;
+use kube::runtime::controller::Action;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// A widget's desired state.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus"
+)]
+pub struct WidgetSpec {
+    /// How big.
+    pub size: i32,
+}
+
+/// A widget's observed state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+#[kondition(resource = Widget, conditions(Ready))]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Conditions,
+    /// Generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// The size last seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen_size: Option<i32>,
+}
+
+/// A widget at `generation` and `resourceVersion` 41, as read from the cache.
+fn widget(generation: i64) -> Widget {
+    let mut widget = Widget::new("w1", WidgetSpec { size: 3 });
+    widget.metadata.namespace = Some("team-a".into());
+    widget.metadata.generation = Some(generation);
+    widget.metadata.resource_version = Some("41".into());
+    widget
+}
+
+async fn reconcile(
+    server: &ApiServer,
+    object: Widget,
+) -> Result<Action, kondition::controller::Error> {
+    StatusReconciler::<Widget>::new(server.client())
+        .reconcile(Arc::new(object), async |w: &mut Widget| {
+            w.status_mut().seen_size = Some(w.spec.size);
+            Ok::<(), Failure>(())
+        })
+        .await
+}
+
+fn api_status(code: u16, reason: &str, details: Value) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": code,
+           "reason": reason, "message": format!("{reason} from the stand-in"), "details": details})
+}
+
+#[tokio::test]
+async fn every_status_write_is_conditional_on_the_version_read() {
+    let server = ApiServer::new(&widget(5));
+    reconcile(&server, widget(5)).await.expect("written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].body["metadata"],
+        json!({"name": "w1", "namespace": "team-a", "resourceVersion": "41"})
+    );
+    assert_eq!(requests[0].body["status"]["observedGeneration"], 5);
+}
+
+#[tokio::test]
+async fn a_stale_copy_gets_409_and_writes_nothing() {
+    // The object moved on to generation 6 after this copy (generation 5) was read.
+    let server = ApiServer::new(&widget(5));
+    server.respond(
+        409,
+        api_status(
+            409,
+            "Conflict",
+            json!({"name": "w1", "group": "example.com", "kind": "widgets"}),
+        ),
+    );
+    let error = reconcile(&server, widget(5)).await.expect_err("refused");
+    assert!(error.is_conflict(), "{error}");
+    assert_eq!(error.status_code(), Some(409));
+    assert_eq!(server.received().len(), 1, "no fallback after a conflict");
+    // The error policy retries soon; the retry reads the new object.
+    let action = error_policy(Arc::new(widget(5)), &error, Duration::from_secs(2));
+    assert_eq!(action, Action::requeue(Duration::from_secs(2)));
+}
+
+#[tokio::test]
+async fn throttling_waits_as_long_as_the_server_asks() {
+    let server = ApiServer::new(&widget(5));
+    server.respond(
+        429,
+        api_status(429, "TooManyRequests", json!({"retryAfterSeconds": 7})),
+    );
+    let error = reconcile(&server, widget(5)).await.expect_err("throttled");
+    assert_eq!(error.retry_after(), Some(Duration::from_secs(7)));
+    assert!(!error.is_conflict());
+    let action = error_policy(Arc::new(widget(5)), &error, Duration::from_secs(2));
+    assert_eq!(action, Action::requeue(Duration::from_secs(7)));
+    // A delay of our own longer than the server's stands.
+    let action = error_policy(Arc::new(widget(5)), &error, Duration::from_secs(30));
+    assert_eq!(action, Action::requeue(Duration::from_secs(30)));
+}
+
+#[tokio::test]
+async fn a_server_error_without_retry_after_uses_the_policy_delay() {
+    let server = ApiServer::new(&widget(5));
+    server.respond(500, api_status(500, "InternalError", json!({})));
+    let error = reconcile(&server, widget(5)).await.expect_err("failed");
+    assert_eq!(
+        (error.status_code(), error.retry_after()),
+        (Some(500), None)
+    );
+    let action = error_policy(Arc::new(widget(5)), &error, Duration::from_secs(2));
+    assert_eq!(action, Action::requeue(Duration::from_secs(2)));
+}
+
+#[tokio::test]
+async fn a_reset_connection_is_retried_and_the_retry_writes_the_same_status() {
+    let server = ApiServer::new(&widget(5));
+    server.reset();
+    let error = reconcile(&server, widget(5)).await.expect_err("reset");
+    assert_eq!(error.status_code(), None, "a transport error: {error}");
+    assert!(!error.is_conflict());
+    // The retry (from the same cached object: nothing changed) sends the same body.
+    reconcile(&server, widget(5)).await.expect("written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 2);
+    let without_time = |mut body: Value| {
+        body["status"]["conditions"][0]["lastTransitionTime"] = json!("<now>");
+        body
+    };
+    assert_eq!(
+        without_time(requests[0].body.clone()),
+        without_time(requests[1].body.clone())
+    );
+    assert_eq!(requests[1].body["status"]["seenSize"], 3);
+}
+
+#[tokio::test]
+async fn a_lost_response_is_retried_and_the_retry_is_refused_as_stale() {
+    // The first write landed (the object is now at another resourceVersion) but its
+    // response was lost; the retry from the old copy is refused, and the reconcile after
+    // that, from the new copy, has nothing to write.
+    let server = ApiServer::new(&widget(5));
+    server.reset();
+    assert!(reconcile(&server, widget(5)).await.is_err());
+    server.respond(409, api_status(409, "Conflict", json!({})));
+    let error = reconcile(&server, widget(5)).await.expect_err("stale");
+    assert!(error.is_conflict());
+    assert_eq!(
+        server.received()[1].body["metadata"]["resourceVersion"],
+        "41"
+    );
+}
+
+#[tokio::test]
+async fn the_fallback_is_conditional_and_its_release_is_not() {
+    // A rejected status falls back to its conditions, under the same precondition.
+    let server = ApiServer::new(&widget(5));
+    server.respond(
+        422,
+        api_status(
+            422,
+            "Invalid",
+            json!({"causes": [{"field": "status.seenSize"}]}),
+        ),
+    );
+    reconcile(&server, widget(5))
+        .await
+        .expect("fallback written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].body["metadata"]["resourceVersion"], "41");
+
+    // After a later full apply, the fallback manager's release carries no precondition:
+    // the full apply has just changed the object's version.
+    let mut stored = widget(6);
+    stored.metadata.managed_fields = Some(vec![
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
+            manager: Some("example.com/widget-controller-fallback".into()),
+            operation: Some("Apply".into()),
+            subresource: Some("status".into()),
+            ..Default::default()
+        },
+    ]);
+    let server = ApiServer::new(&stored);
+    reconcile(&server, stored).await.expect("written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].body["metadata"]["resourceVersion"], "41");
+    assert_eq!(
+        requests[1].body["metadata"],
+        json!({"name": "w1", "namespace": "team-a"})
+    );
+    assert_eq!(
+        requests[1]
+            .query
+            .iter()
+            .find(|(k, _)| k == "fieldManager")
+            .map(|(_, v)| v.as_str()),
+        Some("example.com/widget-controller-fallback")
+    );
+}
