@@ -7,6 +7,8 @@
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
 
+pub mod fake_cluster;
+
 pub mod api_server {
     //! An HTTP stand-in for the API server behind a real `kube::Client`: it records every
     //! request and answers with canned responses, by default 200 with the object.

@@ -1,0 +1,565 @@
+//! A stateful stand-in for the API server, for one namespaced kind, behind a real
+//! `kube::Client`: it keeps objects with their generation and resourceVersion, serves LIST
+//! and WATCH (a streamed body that `kube::runtime::watcher` reads), and takes server-side
+//! apply PATCHes of the status subresource with their resourceVersion precondition.
+//!
+//! While faults are on, it injects them at random (from a seed): reset connections,
+//! requests that time out (some after their write landed), 429 with `retryAfterSeconds`,
+//! 500, spurious 409, failed LISTs, watch streams cut short, compaction (watches from an old
+//! version get 410 Gone and the watcher lists again) and watch events delivered late, so
+//! that the controller's cache is stale.
+//!
+//! Every accepted full status apply is checked: its `observedGeneration` must be the
+//! object's generation at that moment. A write computed from a stale copy would break that;
+//! [`Stats::stale_writes`] counts them.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use kube::Client;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// What the stand-in saw and did.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Requests received.
+    pub requests: u64,
+    /// LIST requests.
+    pub lists: u64,
+    /// WATCH requests.
+    pub watches: u64,
+    /// Status applies that changed an object, full and fallback.
+    pub writes: u64,
+    /// Applies refused because the object changed since it was read.
+    pub conflicts: u64,
+    /// Full status applies whose `observedGeneration` was not the object's generation.
+    pub stale_writes: u64,
+    /// Spec changes made by [`FakeCluster::bump`].
+    pub spec_changes: u64,
+    /// Injected: connections reset before the request was handled.
+    pub resets: u64,
+    /// Injected: requests that timed out before their write.
+    pub timeouts: u64,
+    /// Injected: requests that timed out after their write landed (the response was lost).
+    pub lost_responses: u64,
+    /// Injected: 429 Too Many Requests with `retryAfterSeconds`.
+    pub throttled: u64,
+    /// Injected: 500 Internal Server Error.
+    pub server_errors: u64,
+    /// Injected: 409 Conflict although the object had not changed.
+    pub spurious_conflicts: u64,
+    /// Injected: LISTs that failed.
+    pub failed_lists: u64,
+    /// Injected: watch streams ended early.
+    pub cut_watches: u64,
+    /// Injected: compactions; and watches answered 410 Gone because of them.
+    pub compactions: u64,
+    /// Watches answered 410 Gone.
+    pub gone: u64,
+    /// Injected: watch events held back before delivery.
+    pub delayed_events: u64,
+}
+
+/// The fault rates, each a probability per request (or per watch event).
+#[derive(Clone, Copy, Debug)]
+pub struct Faults {
+    /// Reset before handling.
+    pub reset: f64,
+    /// Time out (after 30 s) before the write.
+    pub timeout: f64,
+    /// Time out after the write landed.
+    pub lost_response: f64,
+    /// 429 with `retryAfterSeconds: 1`.
+    pub throttle: f64,
+    /// 500.
+    pub server_error: f64,
+    /// 409 although nothing changed.
+    pub spurious_conflict: f64,
+    /// A LIST fails with 500.
+    pub failed_list: f64,
+    /// A watch stream ends after this event.
+    pub cut_watch: f64,
+    /// History is compacted after this write.
+    pub compaction: f64,
+    /// This watch event waits up to 2 s before delivery.
+    pub delayed_event: f64,
+}
+
+impl Faults {
+    /// No faults.
+    pub const NONE: Faults = Faults {
+        reset: 0.0,
+        timeout: 0.0,
+        lost_response: 0.0,
+        throttle: 0.0,
+        server_error: 0.0,
+        spurious_conflict: 0.0,
+        failed_list: 0.0,
+        cut_watch: 0.0,
+        compaction: 0.0,
+        delayed_event: 0.0,
+    };
+}
+
+struct Stored {
+    object: Value,
+}
+
+struct State {
+    objects: BTreeMap<String, Stored>,
+    /// Every change, in order: (resourceVersion, watch event line).
+    history: Vec<(u64, String)>,
+    /// Watches from before this version get 410 Gone.
+    compacted: u64,
+    version: u64,
+    faults: Faults,
+    /// Whether a body's `metadata.resourceVersion` is checked (the API server always does;
+    /// off only to show what the check prevents).
+    preconditions: bool,
+    fail_next_list: bool,
+    rng: u64,
+    stats: Stats,
+}
+
+impl State {
+    /// A number in [0, 1) from xorshift64*.
+    fn random(&mut self) -> f64 {
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        let value = self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        (value >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn chance(&mut self, probability: f64) -> bool {
+        probability > 0.0 && self.random() < probability
+    }
+
+    /// Stores `object` under a new resourceVersion and records the event.
+    fn commit(&mut self, name: &str, mut object: Value, event: &str) -> Value {
+        self.version += 1;
+        object["metadata"]["resourceVersion"] = json!(self.version.to_string());
+        let line = json!({"type": event, "object": object}).to_string() + "\n";
+        self.history.push((self.version, line));
+        self.objects.insert(
+            name.to_owned(),
+            Stored {
+                object: object.clone(),
+            },
+        );
+        let compaction = self.faults.compaction;
+        if self.chance(compaction) {
+            self.compacted = self.version;
+            self.stats.compactions += 1;
+        }
+        object
+    }
+}
+
+/// The stand-in; clones share it.
+#[derive(Clone)]
+pub struct FakeCluster {
+    state: Arc<Mutex<State>>,
+    changed: Arc<Notify>,
+    api_version: String,
+    kind: String,
+    plural: String,
+    namespace: String,
+}
+
+type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// An HTTP answer, or a transport failure.
+enum Answer {
+    Json(u16, Value),
+    Stream(Body),
+    Fail(std::io::ErrorKind),
+}
+
+impl FakeCluster {
+    /// An empty cluster for `kind` (`plural`) of `group/version`, objects in `namespace`;
+    /// `seed` drives every random choice.
+    pub fn new(
+        group: &str,
+        version: &str,
+        kind: &str,
+        plural: &str,
+        namespace: &str,
+        seed: u64,
+    ) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(State {
+                objects: BTreeMap::new(),
+                history: Vec::new(),
+                compacted: 0,
+                version: 1,
+                faults: Faults::NONE,
+                preconditions: true,
+                fail_next_list: false,
+                rng: seed | 1,
+                stats: Stats::default(),
+            })),
+            changed: Arc::new(Notify::new()),
+            api_version: format!("{group}/{version}"),
+            kind: kind.to_owned(),
+            plural: plural.to_owned(),
+            namespace: namespace.to_owned(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Creates an object named `name` with `spec`, at generation 1.
+    pub fn create(&self, name: &str, spec: Value) {
+        let object = json!({
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "metadata": {"name": name, "namespace": self.namespace, "uid": format!("uid-{name}"),
+                         "generation": 1},
+            "spec": spec,
+        });
+        self.lock().commit(name, object, "ADDED");
+        self.changed.notify_waiters();
+    }
+
+    /// Changes `name`'s spec with `change` and increments its generation.
+    pub fn bump(&self, name: &str, change: impl FnOnce(&mut Value)) {
+        let mut state = self.lock();
+        let Some(stored) = state.objects.get(name) else {
+            return;
+        };
+        let mut object = stored.object.clone();
+        change(&mut object["spec"]);
+        let generation = object["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
+        object["metadata"]["generation"] = json!(generation);
+        state.stats.spec_changes += 1;
+        state.commit(name, object, "MODIFIED");
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
+    /// Sets the fault rates from now on. When compactions are among them, one happens at
+    /// once (so every running watch restarts at least once), and when failed LISTs are, the
+    /// next LIST fails.
+    pub fn set_faults(&self, faults: Faults) {
+        let mut state = self.lock();
+        state.faults = faults;
+        if faults.compaction > 0.0 {
+            state.compacted = state.version;
+            state.stats.compactions += 1;
+        }
+        state.fail_next_list = faults.failed_list > 0.0;
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
+    /// Ignores the resourceVersion precondition of applies from now on, unlike any API
+    /// server: what a client that sends none would get.
+    pub fn ignore_preconditions(&self) {
+        self.lock().preconditions = false;
+    }
+
+    /// A number in [0, 1) from the cluster's seeded source.
+    pub fn random(&self) -> f64 {
+        self.lock().random()
+    }
+
+    /// Every object, by name.
+    pub fn objects(&self) -> BTreeMap<String, Value> {
+        self.lock()
+            .objects
+            .iter()
+            .map(|(name, stored)| (name.clone(), stored.object.clone()))
+            .collect()
+    }
+
+    /// The figures so far.
+    pub fn stats(&self) -> Stats {
+        self.lock().stats.clone()
+    }
+
+    /// A kube client whose requests this stand-in answers.
+    pub fn client(&self) -> Client {
+        let cluster = self.clone();
+        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+            let cluster = cluster.clone();
+            async move {
+                let (parts, body) = request.into_parts();
+                let bytes = body
+                    .collect()
+                    .await
+                    .map(|b| b.to_bytes())
+                    .unwrap_or_default();
+                let query: BTreeMap<String, String> = parts
+                    .uri
+                    .query()
+                    .unwrap_or_default()
+                    .split('&')
+                    .filter_map(|pair| pair.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.replace("%2F", "/")))
+                    .collect();
+                let answer = cluster
+                    .answer(parts.method.as_str(), parts.uri.path(), &query, &bytes)
+                    .await;
+                match answer {
+                    Answer::Fail(kind) => Err(std::io::Error::from(kind)),
+                    Answer::Stream(body) => Ok(http::Response::builder()
+                        .status(200)
+                        .header("content-type", "application/json")
+                        .body(body)
+                        .expect("response")),
+                    Answer::Json(code, value) => Ok(http::Response::builder()
+                        .status(code)
+                        .header("content-type", "application/json")
+                        .body(
+                            Full::new(Bytes::from(value.to_string()))
+                                .map_err(|never| match never {})
+                                .boxed_unsync(),
+                        )
+                        .expect("response")),
+                }
+            }
+        });
+        Client::new(service, self.namespace.clone())
+    }
+
+    async fn answer(
+        &self,
+        method: &str,
+        path: &str,
+        query: &BTreeMap<String, String>,
+        body: &[u8],
+    ) -> Answer {
+        let collection = format!("/apis/{}/{}", self.api_version, self.plural);
+        let item_prefix = format!(
+            "/apis/{}/namespaces/{}/{}/",
+            self.api_version, self.namespace, self.plural
+        );
+        self.lock().stats.requests += 1;
+        match method {
+            "GET" if path == collection && query.get("watch").is_some_and(|w| w == "true") => {
+                self.watch(query)
+            }
+            "GET" if path == collection => self.list(),
+            "PATCH" => match path
+                .strip_prefix(&item_prefix)
+                .and_then(|rest| rest.strip_suffix("/status"))
+            {
+                Some(name) => self.apply(name, query, body).await,
+                None => not_found(path),
+            },
+            _ => not_found(path),
+        }
+    }
+
+    fn list(&self) -> Answer {
+        let mut state = self.lock();
+        state.stats.lists += 1;
+        let faults = state.faults;
+        if std::mem::take(&mut state.fail_next_list) || state.chance(faults.failed_list) {
+            state.stats.failed_lists += 1;
+            return Answer::Json(500, status(500, "InternalError", "the list failed"));
+        }
+        let items: Vec<Value> = state.objects.values().map(|s| s.object.clone()).collect();
+        Answer::Json(
+            200,
+            json!({
+                "apiVersion": self.api_version,
+                "kind": format!("{}List", self.kind),
+                "metadata": {"resourceVersion": state.version.to_string()},
+                "items": items,
+            }),
+        )
+    }
+
+    fn watch(&self, query: &BTreeMap<String, String>) -> Answer {
+        let from: u64 = query
+            .get("resourceVersion")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let timeout = query
+            .get("timeoutSeconds")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(290u64);
+        let mut state = self.lock();
+        state.stats.watches += 1;
+        if from < state.compacted {
+            state.stats.gone += 1;
+            let line = json!({"type": "ERROR", "object": status(410, "Expired", "too old resource version")})
+                .to_string()
+                + "\n";
+            let frames = futures::stream::iter([Ok(http_body::Frame::data(Bytes::from(line)))]);
+            return Answer::Stream(BodyExt::boxed_unsync(StreamBody::new(frames)));
+        }
+        drop(state);
+        let cluster = self.clone();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout);
+        let frames = futures::stream::unfold(from, move |cursor| {
+            let cluster = cluster.clone();
+            async move {
+                loop {
+                    let notified = cluster.changed.notified();
+                    let next = {
+                        let mut state = cluster.lock();
+                        if cursor < state.compacted {
+                            // Compacted under a running watch: the stream ends, and the
+                            // watcher's next watch from `cursor` gets 410.
+                            return None;
+                        }
+                        let at = state.history.partition_point(|(v, _)| *v <= cursor);
+                        let next = state.history.get(at).cloned();
+                        next.map(|(version, line)| {
+                            let faults = state.faults;
+                            let delay = state.chance(faults.delayed_event);
+                            let cut = state.chance(faults.cut_watch);
+                            if delay {
+                                state.stats.delayed_events += 1;
+                            }
+                            if cut {
+                                state.stats.cut_watches += 1;
+                            }
+                            let wait = if delay { state.random() * 2.0 } else { 0.0 };
+                            (version, line, wait, cut)
+                        })
+                    };
+                    match next {
+                        Some((_, _, _, true)) => return None,
+                        Some((version, line, wait, false)) => {
+                            if wait > 0.0 {
+                                tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+                            }
+                            let frame: Result<_, std::io::Error> =
+                                Ok(http_body::Frame::data(Bytes::from(line)));
+                            return Some((frame, version));
+                        }
+                        None => {
+                            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                                return None;
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        Answer::Stream(BodyExt::boxed_unsync(StreamBody::new(frames)))
+    }
+
+    async fn apply(&self, name: &str, query: &BTreeMap<String, String>, body: &[u8]) -> Answer {
+        let Ok(patch) = serde_json::from_slice::<Value>(body) else {
+            return Answer::Json(400, status(400, "BadRequest", "the body is not JSON"));
+        };
+        let manager = query.get("fieldManager").cloned().unwrap_or_default();
+        let (timeout, lose_response) = {
+            let mut state = self.lock();
+            let faults = state.faults;
+            if state.chance(faults.reset) {
+                state.stats.resets += 1;
+                return Answer::Fail(std::io::ErrorKind::ConnectionReset);
+            }
+            if state.chance(faults.throttle) {
+                state.stats.throttled += 1;
+                let mut answer = status(429, "TooManyRequests", "slow down");
+                answer["details"] = json!({"retryAfterSeconds": 1});
+                return Answer::Json(429, answer);
+            }
+            if state.chance(faults.server_error) {
+                state.stats.server_errors += 1;
+                return Answer::Json(
+                    500,
+                    status(500, "InternalError", "etcdserver: leader changed"),
+                );
+            }
+            if state.chance(faults.spurious_conflict) {
+                state.stats.spurious_conflicts += 1;
+                return Answer::Json(409, status(409, "Conflict", "the object has been modified"));
+            }
+            (
+                state.chance(faults.timeout),
+                state.chance(faults.lost_response),
+            )
+        };
+        if timeout {
+            self.lock().stats.timeouts += 1;
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            return Answer::Fail(std::io::ErrorKind::TimedOut);
+        }
+        let answer = self.write_status(name, &manager, &patch);
+        if lose_response {
+            self.lock().stats.lost_responses += 1;
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            return Answer::Fail(std::io::ErrorKind::TimedOut);
+        }
+        answer
+    }
+
+    /// The simplified server-side apply of a status: the main manager's apply sets the whole
+    /// status; the fallback manager's (`...-fallback`) sets conditions by type, and an empty
+    /// one (its release) changes nothing.
+    fn write_status(&self, name: &str, manager: &str, patch: &Value) -> Answer {
+        let mut state = self.lock();
+        let Some(stored) = state.objects.get(name) else {
+            return not_found(name);
+        };
+        let mut object = stored.object.clone();
+        let current = object["metadata"]["resourceVersion"].clone();
+        if let Some(expected) = patch["metadata"].get("resourceVersion")
+            && *expected != current
+            && state.preconditions
+        {
+            state.stats.conflicts += 1;
+            return Answer::Json(
+                409,
+                status(
+                    409,
+                    "Conflict",
+                    "the object has been modified; please apply your changes to the latest version and try again",
+                ),
+            );
+        }
+        let status = &patch["status"];
+        if manager.ends_with("-fallback") {
+            let Some(conditions) = status["conditions"].as_array() else {
+                return Answer::Json(200, object);
+            };
+            let mut merged = object["status"]["conditions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for condition in conditions {
+                match merged.iter_mut().find(|c| c["type"] == condition["type"]) {
+                    Some(existing) => *existing = condition.clone(),
+                    None => merged.push(condition.clone()),
+                }
+            }
+            object["status"]["conditions"] = json!(merged);
+        } else {
+            if status["observedGeneration"] != object["metadata"]["generation"] {
+                state.stats.stale_writes += 1;
+            }
+            object["status"] = status.clone();
+        }
+        state.stats.writes += 1;
+        let object = state.commit(name, object, "MODIFIED");
+        drop(state);
+        self.changed.notify_waiters();
+        Answer::Json(200, object)
+    }
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+           "code": code, "reason": reason, "message": message})
+}
+
+fn not_found(what: &str) -> Answer {
+    Answer::Json(404, status(404, "NotFound", &format!("{what} not found")))
+}

@@ -1,0 +1,218 @@
+//! Soak: 1,000 objects reconciled by a real `kube::runtime::Controller` through the status
+//! chokepoint, against the stateful stand-in (`kondition_tests::fake_cluster`) injecting
+//! random API faults while specs keep changing. Afterwards every object's stored status must
+//! be that of its latest generation, and no status computed from a stale copy may ever have
+//! been written. Time is tokio's paused clock, so minutes of backoff take no wall time.
+//!
+//! `cargo test -p kondition-tests --test soak -- --nocapture` prints the figures. Each run
+//! draws its faults from a fresh seed, printed; `KONDITION_SOAK_SEED=<n>` sets it (the
+//! controller's own scheduling still varies from run to run).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures::StreamExt;
+use kondition::controller::{StatusReconciler, error_policy};
+use kondition::{Conditions, Failure, KubeStatus, StatusResource};
+use kondition_tests::fake_cluster::{FakeCluster, Faults};
+use kube::runtime::{Controller, watcher};
+use kube::{Api, CustomResource};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// A widget's desired state.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus"
+)]
+pub struct WidgetSpec {
+    /// How big.
+    pub size: i64,
+}
+
+/// A widget's observed state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+#[kondition(resource = Widget, conditions(Ready))]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Conditions,
+    /// Generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// The size the reconcile last saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen_size: Option<i64>,
+}
+
+const OBJECTS: usize = 1_000;
+
+/// The faults while the soak runs: about one request in five fails one way or another.
+const FAULTS: Faults = Faults {
+    reset: 0.03,
+    timeout: 0.02,
+    lost_response: 0.03,
+    throttle: 0.04,
+    server_error: 0.04,
+    spurious_conflict: 0.03,
+    failed_list: 0.2,
+    cut_watch: 0.01,
+    compaction: 0.002,
+    delayed_event: 0.05,
+};
+
+struct Context {
+    reconciler: StatusReconciler<Widget>,
+    cluster: FakeCluster,
+    /// While true, a reconcile body fails now and then (a cloud API error).
+    failing: AtomicBool,
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
+    let (cluster, settled) = soak(true).await;
+    let stats = cluster.stats();
+    eprintln!("{stats:#?}");
+    let objects = cluster.objects();
+    let behind: Vec<&String> = objects
+        .iter()
+        .filter(|(_, object)| !current(object))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        settled && behind.is_empty(),
+        "{} objects without their latest status after an hour, such as {:?}",
+        behind.len(),
+        behind.first().map(|name| &objects[*name])
+    );
+    assert_eq!(objects.len(), OBJECTS);
+    assert_eq!(
+        stats.stale_writes, 0,
+        "a status from a stale copy was written"
+    );
+    // The faults did happen.
+    assert!(stats.spec_changes >= 1_000);
+    for (fault, count) in [
+        ("resets", stats.resets),
+        ("timeouts", stats.timeouts),
+        ("lost responses", stats.lost_responses),
+        ("429s", stats.throttled),
+        ("500s", stats.server_errors),
+        ("spurious 409s", stats.spurious_conflicts),
+        ("conflicts", stats.conflicts),
+        ("failed lists", stats.failed_lists),
+        ("cut watches", stats.cut_watches),
+        ("410s", stats.gone),
+        ("delayed events", stats.delayed_events),
+    ] {
+        assert!(count > 0, "no {fault} happened");
+    }
+}
+
+/// The same run against a server that ignores the precondition: stale copies then do
+/// overwrite newer statuses. This is what the check above would catch if the chokepoint
+/// stopped sending the precondition.
+#[tokio::test(start_paused = true)]
+async fn without_the_precondition_stale_copies_overwrite_newer_statuses() {
+    let (cluster, _) = soak(false).await;
+    let stats = cluster.stats();
+    eprintln!("without preconditions: {stats:#?}");
+    assert!(stats.stale_writes > 0, "{stats:#?}");
+    assert_eq!(stats.conflicts, 0);
+}
+
+/// Creates the objects, runs the controller through two minutes of faults and spec
+/// changes, then up to an hour of quiet until every object is current; returns the
+/// cluster and whether everything settled.
+async fn soak(preconditions: bool) -> (FakeCluster, bool) {
+    let seed = std::env::var("KONDITION_SOAK_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(7)
+        });
+    eprintln!("KONDITION_SOAK_SEED={seed}");
+    let cluster = FakeCluster::new("example.com", "v1", "Widget", "widgets", "team-a", seed);
+    if !preconditions {
+        cluster.ignore_preconditions();
+    }
+    for i in 0..OBJECTS {
+        cluster.create(&format!("w{i:04}"), json!({"size": i}));
+    }
+    cluster.set_faults(FAULTS);
+
+    let client = cluster.client();
+    let context = Arc::new(Context {
+        reconciler: StatusReconciler::new(client.clone()),
+        cluster: cluster.clone(),
+        failing: AtomicBool::new(true),
+    });
+    let controller = Controller::new(Api::<Widget>::all(client), watcher::Config::default())
+        .run(
+            |object, context: Arc<Context>| async move {
+                let fail =
+                    context.failing.load(Ordering::Relaxed) && context.cluster.random() < 0.05;
+                context
+                    .reconciler
+                    .reconcile(object, async |widget: &mut Widget| {
+                        if fail {
+                            return Err(Failure::retryable("Throttled", "the cloud API is busy"));
+                        }
+                        widget.status_mut().seen_size = Some(widget.spec.size);
+                        Ok(())
+                    })
+                    .await
+            },
+            |object, error, _| error_policy(object, error, Duration::from_secs(1)),
+            context.clone(),
+        )
+        .for_each(|_| async {});
+    let running = tokio::spawn(controller);
+
+    // Two minutes of faults while specs change: ten changes a second.
+    for step in 0..1_200u64 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let name = format!("w{:04}", (cluster.random() * OBJECTS as f64) as usize);
+        cluster.bump(&name, |spec| spec["size"] = json!(step as i64 + 10_000));
+    }
+    cluster.set_faults(Faults::NONE);
+    context.failing.store(false, Ordering::Relaxed);
+
+    // Then quiet: every object must settle on its latest generation.
+    let settle = async {
+        loop {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            if cluster.objects().values().all(current) {
+                break;
+            }
+        }
+    };
+    let settled = tokio::time::timeout(Duration::from_secs(3_600), settle)
+        .await
+        .is_ok();
+    running.abort();
+    (cluster, settled)
+}
+
+/// Whether `object`'s stored status is that of its generation: observedGeneration, Ready
+/// True for that generation, and the spec's size seen.
+fn current(object: &serde_json::Value) -> bool {
+    let generation = &object["metadata"]["generation"];
+    let status = &object["status"];
+    let ready = status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "Ready"));
+    status["observedGeneration"] == *generation
+        && status["seenSize"] == object["spec"]["size"]
+        && ready.is_some_and(|r| r["status"] == "True" && r["observedGeneration"] == *generation)
+}
