@@ -22,8 +22,9 @@ for target in schema_file crd_file derive_attrs; do
   "${fuzz[@]}" run "${options[@]}" "$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
     -print_final_stats=1 "${dict[@]}" 2>&1 | grep -E '^(stat::|#[0-9]+ *DONE|==|INFO: Seed|SUMMARY|Test unit|artifact_prefix|.*panicked)' || true
-  if ls "artifacts/$target"/crash-* "artifacts/$target"/timeout-* "artifacts/$target"/oom-* >/dev/null 2>&1; then
-    echo "fuzz: $target found a failing input: $(ls artifacts/$target)" >&2
+  failing=$(find "artifacts/$target" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) 2>/dev/null || true)
+  if [ -n "$failing" ]; then
+    echo "fuzz: $target found a failing input: $failing" >&2
     exit 1
   fi
 done

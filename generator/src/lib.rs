@@ -116,6 +116,27 @@ fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
             }
         }
     }
+    for file in &model.files {
+        // Every version of the file's kinds is a module of the file's module.
+        let mut modules: Vec<(String, &str)> = Vec::new();
+        for kind in &file.kinds {
+            for version in &kind.versions {
+                let module = names::version_module(&version.name);
+                match modules.iter().find(|(m, _)| *m == module) {
+                    Some((_, other)) if *other != version.name => diagnostics.push(Diagnostic::new(
+                        &kind.origin.path,
+                        kind.origin.pos,
+                        format!(
+                            "versions `{other}` and `{}` would both become module `{module}`; rename one",
+                            version.name
+                        ),
+                    )),
+                    Some(_) => {}
+                    None => modules.push((module, &version.name)),
+                }
+            }
+        }
+    }
     for (i, file) in model.files.iter().enumerate() {
         // `lib.rs` and `crds.rs` are the generated crate's own files.
         if file.module == "crds" || file.module == "lib" {

@@ -119,6 +119,11 @@ const KEYWORDS: &[&str] = &[
     "typeof", "unsized", "virtual", "yield",
 ];
 
+/// The module of an API version: `v1beta1` stays, `my-version` becomes `my_version`.
+pub fn version_module(version: &str) -> String {
+    snake_case(version)
+}
+
 /// `name` as a module name that is also its file's stem: `ident` would turn `self` into
 /// `self_`, so the file must be named that way too.
 pub fn module_name(name: String) -> String {

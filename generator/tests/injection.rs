@@ -255,3 +255,37 @@ fn file_names_become_modules_whose_files_match() {
         "the crate root is as it was"
     );
 }
+
+/// Found by fuzzing (`schema_file`): a version with hyphens, a valid DNS label, made a
+/// module name that is not an identifier, and generation panicked.
+#[test]
+fn hyphenated_versions_become_modules() {
+    let dir = scratch("versions");
+    std::fs::write(
+        dir.join("promotion.yaml"),
+        "group: promoter.argoproj.io\nkind: PromotionStrategy\nversion: v2al---1\n",
+    )
+    .expect("write");
+    let model = kondition_gen::load(&[dir.join("promotion.yaml")], &Profiles::embedded())
+        .expect("a DNS label is a valid version");
+    let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
+    assert!(rust.contains("pub mod v2al_1 {"), "{rust}");
+    assert!(rust.contains("\"v2al---1\""), "the wire name stays");
+
+    // Two versions that would be one module are refused.
+    std::fs::write(
+        dir.join("twins.yaml"),
+        "group: example.com\nkind: Twin\nversions:\n  - {name: v1-a, storage: true}\n  - {name: v1--a}\n",
+    )
+    .expect("write");
+    let errors = kondition_gen::load(&[dir.join("twins.yaml")], &Profiles::embedded())
+        .expect_err("refused")
+        .0;
+    assert_eq!(
+        errors
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect::<Vec<_>>(),
+        ["versions `v1-a` and `v1--a` would both become module `v1_a`; rename one"]
+    );
+}

@@ -29,7 +29,7 @@ pub fn file_module(file: &SchemaFile) -> Result<TokenStream, String> {
     }
     let crd_consts = crd_const_names(file);
     let modules = versions.iter().map(|version| {
-        let module = ident(version);
+        let module = ident(&names::version_module(version));
         let doc = format!(" Version `{version}`.");
         let reasons = file
             .kinds
