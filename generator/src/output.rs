@@ -50,11 +50,14 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathB
         .map(|file| (out_dir.join(&file.path), file.contents.as_str()))
         .filter(|(path, contents)| !holds(path, contents))
         .collect();
-    for (path, _) in &changed {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| at(parent, e, ""))?;
-            remove_leftover_temps(parent);
-        }
+    let mut folders: Vec<&Path> = changed
+        .iter()
+        .filter_map(|(path, _)| path.parent())
+        .collect();
+    folders.dedup();
+    for folder in folders {
+        std::fs::create_dir_all(folder).map_err(|e| at(folder, e, ""))?;
+        remove_leftover_temps(folder);
     }
     // Phase 1: every new content in full, beside its target.
     let mut temps = Vec::with_capacity(changed.len());

@@ -110,7 +110,6 @@ pub fn read_documents(
         .map(|file| (file, notes))
 }
 
-/// A string under `key` of `node`, or a problem if it is missing or not a string.
 /// The API server's rules for a CRD's names, checked here because they also name output
 /// files (`<group>_<plural>.yaml`): a DNS group, DNS-label plural, singular, short names and
 /// categories, and `metadata.name` of `<plural>.<group>`.
@@ -162,6 +161,7 @@ fn is_pascal_case(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
+/// A string under `key` of `node`, or a problem if it is missing or not a string.
 fn required_str<'n>(node: &'n Node, key: &str, what: &str, sink: &Sink) -> Option<&'n str> {
     match node.get(key) {
         Some(value) => {

@@ -2,8 +2,9 @@
 //!
 //! Built from saphyr-parser's events with an explicit stack, so deep input cannot overflow
 //! the call stack here; nesting beyond [`MAX_DEPTH`] is an error, which bounds the
-//! recursion of every later stage (reading, the API types' own deserializers, emitting). Anchors and aliases are refused:
-//! schema files and CRDs have no use for them, and refusing them rules out alias bombs.
+//! recursion of every later stage (reading, the API types' own deserializers, emitting).
+//! Anchors and aliases are refused: schema files and CRDs have no use for them, and
+//! refusing them rules out alias bombs.
 //! Plain scalars are resolved by the YAML 1.2 core schema; quoted and block scalars are
 //! strings.
 
