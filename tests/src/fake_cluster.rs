@@ -57,9 +57,9 @@ pub struct Stats {
     pub failed_lists: u64,
     /// Injected: watch streams ended early.
     pub cut_watches: u64,
-    /// Injected: compactions; and watches answered 410 Gone because of them.
+    /// Injected: compactions of the history.
     pub compactions: u64,
-    /// Watches answered 410 Gone.
+    /// Watches answered 410 Gone (after a compaction).
     pub gone: u64,
     /// Injected: watch events held back before delivery.
     pub delayed_events: u64,
@@ -106,12 +106,8 @@ impl Faults {
     };
 }
 
-struct Stored {
-    object: Value,
-}
-
 struct State {
-    objects: BTreeMap<String, Stored>,
+    objects: BTreeMap<String, Value>,
     /// Every change, in order: (resourceVersion, watch event line).
     history: Vec<(u64, String)>,
     /// Watches from before this version get 410 Gone.
@@ -146,12 +142,7 @@ impl State {
         object["metadata"]["resourceVersion"] = json!(self.version.to_string());
         let line = json!({"type": event, "object": object}).to_string() + "\n";
         self.history.push((self.version, line));
-        self.objects.insert(
-            name.to_owned(),
-            Stored {
-                object: object.clone(),
-            },
-        );
+        self.objects.insert(name.to_owned(), object.clone());
         let compaction = self.faults.compaction;
         if self.chance(compaction) {
             self.compacted = self.version;
@@ -237,7 +228,7 @@ impl FakeCluster {
         let Some(stored) = state.objects.get(name) else {
             return;
         };
-        let mut object = stored.object.clone();
+        let mut object = stored.clone();
         change(&mut object["spec"]);
         let generation = object["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
         object["metadata"]["generation"] = json!(generation);
@@ -278,7 +269,7 @@ impl FakeCluster {
         self.lock()
             .objects
             .iter()
-            .map(|(name, stored)| (name.clone(), stored.object.clone()))
+            .map(|(name, object)| (name.clone(), object.clone()))
             .collect()
     }
 
@@ -369,7 +360,7 @@ impl FakeCluster {
             state.stats.failed_lists += 1;
             return Answer::Json(500, status(500, "InternalError", "the list failed"));
         }
-        let items: Vec<Value> = state.objects.values().map(|s| s.object.clone()).collect();
+        let items: Vec<Value> = state.objects.values().cloned().collect();
         Answer::Json(
             200,
             json!({
@@ -509,7 +500,7 @@ impl FakeCluster {
         let Some(stored) = state.objects.get(name) else {
             return not_found(name);
         };
-        let mut object = stored.object.clone();
+        let mut object = stored.clone();
         let current = object["metadata"]["resourceVersion"].clone();
         if let Some(expected) = patch["metadata"].get("resourceVersion")
             && *expected != current
