@@ -19,12 +19,18 @@ for target in schema_file crd_file derive_attrs; do
   dict=()
   if [ -f "dicts/$target.dict" ]; then dict=("-dict=dicts/$target.dict"); fi
   echo "== fuzz $target for ${seconds}s"
+  log="../target/fuzz/$target.log"
+  set +e
   "${fuzz[@]}" run "${options[@]}" "$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=262144 \
-    -print_final_stats=1 "${dict[@]}" 2>&1 | grep -E '^(stat::|#[0-9]+ *DONE|==|INFO: Seed|SUMMARY|Test unit|artifact_prefix|.*panicked)' || true
+    -print_final_stats=1 "${dict[@]}" >"$log" 2>&1
+  code=$?
+  set -e
+  grep -E '^(stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)|INFO: Seed)' "$log" || true
   failing=$(find "artifacts/$target" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) 2>/dev/null || true)
-  if [ -n "$failing" ]; then
-    echo "fuzz: $target found a failing input: $failing" >&2
+  if [ "$code" -ne 0 ] || [ -n "$failing" ]; then
+    tail -40 "$log" >&2
+    echo "fuzz: $target failed (exit $code) ${failing:+on $failing}" >&2
     exit 1
   fi
 done
