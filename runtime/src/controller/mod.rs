@@ -9,7 +9,9 @@
 //! 3. `status.observedGeneration` becomes `metadata.generation`, and so does the summary
 //!    condition's own `observedGeneration`;
 //! 4. the whole status is applied with server-side apply, forced, under the kind's field
-//!    owner; nothing is sent when it equals the stored status;
+//!    owner, only if the object is still at the `resourceVersion` read (409 otherwise: a
+//!    status computed from a stale copy never overwrites a newer one); nothing is sent when
+//!    it equals the stored status;
 //! 5. when the API server rejects it, only the conditions that pass validation are applied,
 //!    under `<owner>-fallback`, without `observedGeneration`; after a later full apply the
 //!    fallback manager gives its fields up;
