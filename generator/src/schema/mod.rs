@@ -3,6 +3,7 @@
 pub mod kind;
 pub mod reader;
 pub mod types;
+pub mod written_out;
 
 use std::path::Path;
 
@@ -38,6 +39,7 @@ pub fn read_documents(
 
     // Named types first (from every document), so kinds can refer to them in any order.
     let mut named: Vec<NamedType> = Vec::new();
+    let mut declared: Vec<Pos> = Vec::new();
     for document in &documents {
         for (key, value) in document
             .get("types")
@@ -66,6 +68,7 @@ pub fn read_documents(
                 name: name.to_owned(),
                 schema,
             });
+            declared.push(key.pos);
         }
     }
 
@@ -86,6 +89,7 @@ pub fn read_documents(
         }
     }
     check_type_names(&kinds, &named, &sink);
+    written_out::check(&kinds, &named, &declared, &sink);
     let module = module_name(path);
     let diagnostics = sink.finish();
     diagnostics.into_result(SchemaFile {
