@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fills corpus/<target>/ with the seeds: the project's own schemas and example inputs (the
-# CRD ones among them: crd-edge-cases.yaml, injection.yaml), the derive inputs in seeds/,
-# and the real CRDs of ../../shared/crds when that folder is there (they are read from it,
-# never copied into the project). Files over 256 KiB are left out: libFuzzer runs best on small inputs, and the corpus round trip in CI already
-# reads the large ones whole.
+# CRD ones among them: crd-edge-cases.yaml, injection.yaml) and the inputs in seeds/; every
+# struct deriving KubeStatus in the project's tests, generated code and docs
+# (derive_items.awk); and the real CRDs of ../../shared/crds when that folder is there
+# (read from it, never copied into the project). Files over 256 KiB are left out: libFuzzer
+# runs best on small inputs, and the corpus round trip in CI already reads the large ones.
 set -euo pipefail
 cd "$(dirname "$0")"
 shared="${KONDITION_CORPUS:-../../shared/crds}"
@@ -25,5 +26,7 @@ if [ -d "$shared" ]; then
 else
   echo "note: $shared is absent; fuzzing crd_file from the project's own seeds only"
 fi
-cp seeds/derive_attrs/* corpus/derive_attrs/
+for target in schema_file derive_attrs; do cp seeds/$target/* corpus/$target/; done
+find ../tests ../generated ../runtime ../derive -name '*.rs' -not -path '*/target/*' | sort |
+  xargs awk -v out=corpus/derive_attrs -f derive_items.awk ../README.md ../docs/*.md >/dev/null
 echo "seeds: $(ls corpus/schema_file | wc -l) schema_file, $(ls corpus/crd_file | wc -l) crd_file, $(ls corpus/derive_attrs | wc -l) derive_attrs"
