@@ -64,7 +64,8 @@ pub trait StatusResource: Resource<DynamicType = ()> {
     fn status_mut(&mut self) -> &mut Self::Status;
 
     /// The body of a full status apply: apiVersion, kind, name, namespace and the whole
-    /// status.
+    /// status, without a precondition (so two objects' bodies compare by their status
+    /// alone); the status chokepoint adds one with [`StatusApply::precondition`].
     fn status_apply(&self) -> StatusApply<<Self::Status as KubeStatus>::Apply> {
         let status = self.status().map(KubeStatus::to_apply).unwrap_or_default();
         StatusApply::new(self, status)

@@ -3,17 +3,27 @@
 //! and WATCH (a streamed body that `kube::runtime::watcher` reads), and takes server-side
 //! apply PATCHes of the status subresource with their resourceVersion precondition.
 //!
+//! Server-side apply is modelled field by field for the status, as the API server does it
+//! for several field managers: each manager owns the fields it applied last (a condition's
+//! fields keyed by its `type`); a forced apply takes over fields of other managers whose
+//! value it changes and shares those it sets to the same value; a field its manager no longer
+//! applies is removed unless another manager still owns it; `metadata.managedFields` lists
+//! the managers with what they own. An apply that changes nothing is not a write (no new
+//! resourceVersion, no event). So the chokepoint's conditions-only fallback leaves fields
+//! behind (a condition's `severity`) that only its release removes.
+//!
 //! While faults are on, it injects them at random (from a seed): reset connections,
 //! requests that time out (some after their write landed), 429 with `retryAfterSeconds`,
-//! 500, spurious 409, failed LISTs, watch streams cut short, compaction (watches from an old
-//! version get 410 Gone and the watcher lists again) and watch events delivered late, so
-//! that the controller's cache is stale.
+//! 500, spurious 409, rejected statuses (422, which the chokepoint answers with its
+//! fallback), failed LISTs, watch streams cut short, compaction (watches from an old version
+//! get 410 Gone and the watcher lists again) and watch events delivered late, so that the
+//! controller's cache is stale.
 //!
-//! Every accepted full status apply is checked: its `observedGeneration` must be the
-//! object's generation at that moment. A write computed from a stale copy would break that;
-//! [`Stats::stale_writes`] counts them.
+//! Every accepted status apply is checked: the `observedGeneration` of a full one, and of
+//! every condition of any, must be the object's generation at that moment. A write computed
+//! from a stale copy would break that; [`Stats::stale_writes`] counts them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,9 +45,16 @@ pub struct Stats {
     pub watches: u64,
     /// Status applies that changed an object, full and fallback.
     pub writes: u64,
+    /// Status applies accepted that changed nothing (no new resourceVersion).
+    pub unchanged_applies: u64,
+    /// Accepted applies of the fallback manager that set conditions.
+    pub fallback_writes: u64,
+    /// Accepted empty applies of the fallback manager (its release) that freed its fields.
+    pub releases: u64,
     /// Applies refused because the object changed since it was read.
     pub conflicts: u64,
-    /// Full status applies whose `observedGeneration` was not the object's generation.
+    /// Accepted status applies whose `observedGeneration` (of the status or of a
+    /// condition) was not the object's generation.
     pub stale_writes: u64,
     /// Spec changes made by [`FakeCluster::bump`].
     pub spec_changes: u64,
@@ -53,6 +70,8 @@ pub struct Stats {
     pub server_errors: u64,
     /// Injected: 409 Conflict although the object had not changed.
     pub spurious_conflicts: u64,
+    /// Injected: full status applies rejected with 422 Invalid.
+    pub rejections: u64,
     /// Injected: LISTs that failed.
     pub failed_lists: u64,
     /// Injected: watch streams ended early.
@@ -80,6 +99,8 @@ pub struct Faults {
     pub server_error: f64,
     /// 409 although nothing changed.
     pub spurious_conflict: f64,
+    /// A full status apply (not the fallback manager's) is rejected with 422.
+    pub reject: f64,
     /// A LIST fails with 500.
     pub failed_list: f64,
     /// A watch stream ends after this event.
@@ -99,6 +120,7 @@ impl Faults {
         throttle: 0.0,
         server_error: 0.0,
         spurious_conflict: 0.0,
+        reject: 0.0,
         failed_list: 0.0,
         cut_watch: 0.0,
         compaction: 0.0,
@@ -106,8 +128,15 @@ impl Faults {
     };
 }
 
+/// Who owns which status field of an object: a path such as
+/// `["f:conditions", "k:{\"type\":\"Ready\"}", "f:severity"]` (the segments of
+/// `managedFields`' `fieldsV1`), and its managers.
+type Owners = BTreeMap<Vec<String>, BTreeSet<String>>;
+
 struct State {
     objects: BTreeMap<String, Value>,
+    /// The status fields' owners, by object.
+    owners: BTreeMap<String, Owners>,
     /// Every change, in order: (resourceVersion, watch event line).
     history: Vec<(u64, String)>,
     /// Watches from before this version get 410 Gone.
@@ -186,6 +215,7 @@ impl FakeCluster {
         Self {
             state: Arc::new(Mutex::new(State {
                 objects: BTreeMap::new(),
+                owners: BTreeMap::new(),
                 history: Vec::new(),
                 compacted: 0,
                 version: 1,
@@ -473,6 +503,16 @@ impl FakeCluster {
                 state.stats.spurious_conflicts += 1;
                 return Answer::Json(409, status(409, "Conflict", "the object has been modified"));
             }
+            if !manager.ends_with("-fallback") && state.chance(faults.reject) {
+                state.stats.rejections += 1;
+                let mut answer = status(
+                    422,
+                    "Invalid",
+                    "Widget.example.com \"w\" is invalid: status.seenSize: Invalid value: \"integer\": rejected by the stand-in",
+                );
+                answer["details"] = json!({"causes": [{"field": "status.seenSize"}]});
+                return Answer::Json(422, answer);
+            }
             (
                 state.chance(faults.timeout),
                 state.chance(faults.lost_response),
@@ -492,16 +532,13 @@ impl FakeCluster {
         answer
     }
 
-    /// The simplified server-side apply of a status: the main manager's apply sets the whole
-    /// status; the fallback manager's (`...-fallback`) sets conditions by type, and an empty
-    /// one (its release) changes nothing.
+    /// Server-side apply of a status by `manager`, forced (see the module's documentation).
     fn write_status(&self, name: &str, manager: &str, patch: &Value) -> Answer {
         let mut state = self.lock();
-        let Some(stored) = state.objects.get(name) else {
+        let Some(stored) = state.objects.get(name).cloned() else {
             return not_found(name);
         };
-        let mut object = stored.clone();
-        let current = object["metadata"]["resourceVersion"].clone();
+        let current = stored["metadata"]["resourceVersion"].clone();
         if let Some(expected) = patch["metadata"].get("resourceVersion")
             && *expected != current
             && state.preconditions
@@ -516,34 +553,254 @@ impl FakeCluster {
                 ),
             );
         }
-        let status = &patch["status"];
-        if manager.ends_with("-fallback") {
-            let Some(conditions) = status["conditions"].as_array() else {
-                return Answer::Json(200, object);
-            };
-            let mut merged = object["status"]["conditions"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default();
-            for condition in conditions {
-                match merged.iter_mut().find(|c| c["type"] == condition["type"]) {
-                    Some(existing) => *existing = condition.clone(),
-                    None => merged.push(condition.clone()),
-                }
+        let applied = &patch["status"];
+        let generation = &stored["metadata"]["generation"];
+        let fallback = manager.ends_with("-fallback");
+        let stale_status = !fallback && applied["observedGeneration"] != *generation;
+        let stale_condition = applied["conditions"].as_array().is_some_and(|conditions| {
+            conditions.iter().any(|c| {
+                c.get("observedGeneration")
+                    .is_some_and(|observed| observed != generation)
+            })
+        });
+        let mut owners = state.owners.get(name).cloned().unwrap_or_default();
+        let mut object = stored.clone();
+        let owned_before = owners.values().any(|managers| managers.contains(manager));
+        if !object["status"].is_object() {
+            object["status"] = json!({});
+        }
+        server_side_apply(&mut object["status"], &mut owners, manager, applied);
+        if let Some(fields) = object.as_object_mut()
+            && stored.get("status").is_none()
+            && fields["status"] == json!({})
+        {
+            fields.remove("status");
+        }
+        if let Some(metadata) = object["metadata"].as_object_mut() {
+            if owners.is_empty() {
+                metadata.remove("managedFields");
+            } else {
+                metadata.insert(
+                    "managedFields".into(),
+                    managed_fields(&owners, &self.api_version),
+                );
             }
-            object["status"]["conditions"] = json!(merged);
-        } else {
-            if status["observedGeneration"] != object["metadata"]["generation"] {
-                state.stats.stale_writes += 1;
-            }
-            object["status"] = status.clone();
+        }
+        if object == stored {
+            state.stats.unchanged_applies += 1;
+            return Answer::Json(200, stored);
+        }
+        if stale_status || stale_condition {
+            state.stats.stale_writes += 1;
+        }
+        let released = owned_before && !owners.values().any(|m| m.contains(manager));
+        match (fallback, released) {
+            (true, true) => state.stats.releases += 1,
+            (true, false) => state.stats.fallback_writes += 1,
+            (false, _) => {}
         }
         state.stats.writes += 1;
+        state.owners.insert(name.to_owned(), owners);
         let object = state.commit(name, object, "MODIFIED");
         drop(state);
         self.changed.notify_waiters();
         Answer::Json(200, object)
     }
+}
+
+/// The leaf fields of an applied status with their values: nested objects are followed, a
+/// list of objects with a `type` is a map keyed by it (as `conditions` is); the key itself
+/// is not a field of its own.
+fn leaves(value: &Value, prefix: &[String], out: &mut BTreeMap<Vec<String>, Value>) {
+    let Some(fields) = value.as_object() else {
+        return;
+    };
+    for (key, value) in fields {
+        let mut path = prefix.to_vec();
+        path.push(format!("f:{key}"));
+        match value {
+            Value::Object(inner) if !inner.is_empty() => leaves(value, &path, out),
+            Value::Array(items) if !items.is_empty() && items.iter().all(keyed) => {
+                for item in items {
+                    let mut item_path = path.clone();
+                    item_path.push(item_key(&item["type"]));
+                    for (field, value) in item.as_object().into_iter().flatten() {
+                        if field != "type" {
+                            let mut leaf = item_path.clone();
+                            leaf.push(format!("f:{field}"));
+                            out.insert(leaf, value.clone());
+                        }
+                    }
+                }
+            }
+            Value::Array(items) if items.is_empty() => {}
+            _ => {
+                out.insert(path, value.clone());
+            }
+        }
+    }
+}
+
+fn keyed(item: &Value) -> bool {
+    item.get("type").is_some_and(Value::is_string)
+}
+
+fn item_key(type_: &Value) -> String {
+    format!("k:{}", json!({"type": type_}))
+}
+
+/// A forced apply of `applied` by `manager` over `status`, with the owners of its fields.
+fn server_side_apply(status: &mut Value, owners: &mut Owners, manager: &str, applied: &Value) {
+    let mut fields = BTreeMap::new();
+    leaves(applied, &[], &mut fields);
+    for (path, value) in &fields {
+        let managers = owners.entry(path.clone()).or_default();
+        // A changed value is taken over from its other owners; an equal one is shared.
+        if get_path(status, path) != Some(value) {
+            managers.clear();
+        }
+        managers.insert(manager.to_owned());
+        set_path(status, path, value.clone());
+    }
+    // What this manager applied before but not now goes, unless someone else owns it.
+    let dropped: Vec<Vec<String>> = owners
+        .iter()
+        .filter(|(path, managers)| managers.contains(manager) && !fields.contains_key(*path))
+        .map(|(path, _)| path.clone())
+        .collect();
+    for path in dropped {
+        let managers = owners.entry(path.clone()).or_default();
+        managers.remove(manager);
+        if managers.is_empty() {
+            owners.remove(&path);
+            remove_path(status, &path);
+        }
+    }
+}
+
+/// The field at `path`, if there is one.
+fn get_path<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(value);
+    };
+    let next = match first.strip_prefix("f:") {
+        Some(field) => value.get(field)?,
+        None => value
+            .as_array()?
+            .iter()
+            .find(|item| item_key(&item["type"]) == *first)?,
+    };
+    get_path(next, rest)
+}
+
+/// Sets the field at `path`, creating objects and keyed list items (at the end) on the way.
+fn set_path(value: &mut Value, path: &[String], leaf: Value) {
+    let Some((first, rest)) = path.split_first() else {
+        *value = leaf;
+        return;
+    };
+    let next = match first.strip_prefix("f:") {
+        Some(field) => {
+            if !value.is_object() {
+                *value = json!({});
+            }
+            let default = if rest.first().is_some_and(|s| s.starts_with("k:")) {
+                json!([])
+            } else {
+                json!({})
+            };
+            value
+                .as_object_mut()
+                .map(|fields| fields.entry(field).or_insert(default))
+        }
+        None => {
+            if !value.is_array() {
+                *value = json!([]);
+            }
+            let key = first.strip_prefix("k:").unwrap_or_default();
+            let type_: Value = serde_json::from_str(key).unwrap_or_default();
+            value.as_array_mut().map(|items| {
+                let at = match items.iter().position(|i| item_key(&i["type"]) == *first) {
+                    Some(at) => at,
+                    None => {
+                        items.push(json!({"type": type_["type"]}));
+                        items.len() - 1
+                    }
+                };
+                &mut items[at]
+            })
+        }
+    };
+    if let Some(next) = next {
+        set_path(next, rest, leaf);
+    }
+}
+
+/// Removes the field at `path`, and then list items left with only their key and objects
+/// left empty.
+fn remove_path(value: &mut Value, path: &[String]) {
+    let Some((first, rest)) = path.split_first() else {
+        return;
+    };
+    match first.strip_prefix("f:") {
+        Some(field) => {
+            let Some(fields) = value.as_object_mut() else {
+                return;
+            };
+            if rest.is_empty() {
+                fields.remove(field);
+                return;
+            }
+            if let Some(next) = fields.get_mut(field) {
+                remove_path(next, rest);
+                let empty = match next {
+                    Value::Object(inner) => inner.is_empty(),
+                    Value::Array(items) => items.is_empty(),
+                    _ => false,
+                };
+                if empty {
+                    fields.remove(field);
+                }
+            }
+        }
+        None => {
+            let Some(items) = value.as_array_mut() else {
+                return;
+            };
+            if let Some(item) = items.iter_mut().find(|i| item_key(&i["type"]) == *first) {
+                remove_path(item, rest);
+            }
+            items.retain(|item| item.as_object().is_some_and(|fields| fields.len() > 1));
+        }
+    }
+}
+
+/// `metadata.managedFields`: one entry per manager owning status fields, its fields as a
+/// `fieldsV1` tree.
+fn managed_fields(owners: &Owners, api_version: &str) -> Value {
+    let mut trees: BTreeMap<&str, Value> = BTreeMap::new();
+    for (path, managers) in owners {
+        for manager in managers {
+            let tree = trees.entry(manager).or_insert_with(|| json!({}));
+            let mut node = tree
+                .as_object_mut()
+                .map(|fields| fields.entry("f:status").or_insert_with(|| json!({})));
+            for segment in path {
+                node = node
+                    .and_then(Value::as_object_mut)
+                    .map(|fields| fields.entry(segment.as_str()).or_insert_with(|| json!({})));
+            }
+        }
+    }
+    json!(
+        trees
+            .into_iter()
+            .map(|(manager, fields)| json!({
+                "manager": manager, "operation": "Apply", "apiVersion": api_version,
+                "fieldsType": "FieldsV1", "fieldsV1": fields, "subresource": "status",
+            }))
+            .collect::<Vec<_>>()
+    )
 }
 
 fn status(code: u16, reason: &str, message: &str) -> Value {

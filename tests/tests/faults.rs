@@ -1,12 +1,17 @@
 //! The status chokepoint under API faults, request by request: the stale-write guard (the
-//! `resourceVersion` precondition), 409, 429 with a retry delay, 500, a reset connection and
-//! a lost response. soak.rs does the same for 1,000 objects at once.
+//! `resourceVersion` precondition), 409, 429 with a retry delay, 500, a reset connection, a
+//! lost response, a failed release of the fallback manager, and the backoff counter across
+//! failed writes. soak.rs does the same for 1,000 objects at once.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kondition::controller::{StatusReconciler, error_policy};
-use kondition::{Conditions, Failure, KubeStatus, StatusResource};
+use kondition::{
+    Condition, ConditionStatus, Conditions, Failure, KubeStatus, RequeuePolicy, Severity,
+    StatusResource,
+};
 use kondition_tests::api_server::ApiServer;
 use kube::CustomResource;
 use kube::runtime::controller::Action;
@@ -70,6 +75,47 @@ fn api_status(code: u16, reason: &str, details: Value) -> Value {
            "reason": reason, "message": format!("{reason} from the stand-in"), "details": details})
 }
 
+/// `body` with every condition's `lastTransitionTime` replaced by `"<now>"`.
+fn without_times(mut body: Value) -> Value {
+    for condition in body["status"]["conditions"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        condition["lastTransitionTime"] = json!("<now>");
+    }
+    body
+}
+
+fn field_manager(query: &[(String, String)]) -> Option<&str> {
+    query
+        .iter()
+        .find(|(k, _)| k == "fieldManager")
+        .map(|(_, v)| v.as_str())
+}
+
+/// The status an apply body carries.
+fn applied_status(body: &Value) -> WidgetStatus {
+    serde_json::from_value(body["status"].clone()).expect("a status")
+}
+
+const OWNER: &str = "example.com/widget-controller";
+const FALLBACK: &str = "example.com/widget-controller-fallback";
+
+fn managed_by(managers: &[&str]) -> Option<Vec<ManagedFieldsEntry>> {
+    Some(
+        managers
+            .iter()
+            .map(|manager| ManagedFieldsEntry {
+                manager: Some((*manager).into()),
+                operation: Some("Apply".into()),
+                subresource: Some("status".into()),
+                ..Default::default()
+            })
+            .collect(),
+    )
+}
+
 #[tokio::test]
 async fn every_status_write_is_conditional_on_the_version_read() {
     let server = ApiServer::new(&widget(5));
@@ -77,10 +123,35 @@ async fn every_status_write_is_conditional_on_the_version_read() {
     let requests = server.received();
     assert_eq!(requests.len(), 1);
     assert_eq!(
-        requests[0].body["metadata"],
-        json!({"name": "w1", "namespace": "team-a", "resourceVersion": "41"})
+        without_times(requests[0].body.clone()),
+        json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": "w1", "namespace": "team-a", "resourceVersion": "41"},
+            "status": {
+                "conditions": [{"type": "Ready", "status": "True", "reason": "Succeeded",
+                                "message": "", "lastTransitionTime": "<now>",
+                                "observedGeneration": 5}],
+                "observedGeneration": 5,
+                "seenSize": 3,
+            },
+        })
     );
-    assert_eq!(requests[0].body["status"]["observedGeneration"], 5);
+    assert_eq!(field_manager(&requests[0].query), Some(OWNER));
+}
+
+#[tokio::test]
+async fn the_precondition_does_not_stop_a_steady_state_from_sending_nothing() {
+    // The stored object is at a resourceVersion and holds exactly the status the reconcile
+    // computes: no request.
+    let mut stored = widget(5);
+    let server = ApiServer::new(&stored);
+    reconcile(&server, stored.clone()).await.expect("written");
+    stored.status = Some(applied_status(&server.received()[0].body));
+    stored.metadata.resource_version = Some("42".into());
+    let server = ApiServer::new(&stored);
+    reconcile(&server, stored).await.expect("nothing to write");
+    assert_eq!(server.received().len(), 0);
 }
 
 #[tokio::test]
@@ -167,9 +238,137 @@ async fn a_lost_response_is_retried_and_the_retry_is_refused_as_stale() {
     server.respond(409, api_status(409, "Conflict", json!({})));
     let error = reconcile(&server, widget(5)).await.expect_err("stale");
     assert!(error.is_conflict());
+    let requests = server.received();
+    assert_eq!(requests.len(), 2, "no fallback after the conflict");
+    assert_eq!(requests[1].body["metadata"]["resourceVersion"], "41");
+
+    // The watch then brings the copy the first write made (resourceVersion 42): it already
+    // holds the status, so the reconcile from it sends nothing. The retry converged.
+    let mut current = widget(5);
+    current.status = Some(applied_status(&requests[0].body));
+    current.metadata.resource_version = Some("42".into());
+    let server = ApiServer::new(&current);
+    reconcile(&server, current).await.expect("nothing to write");
+    assert_eq!(server.received().len(), 0);
+}
+
+#[tokio::test]
+async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
+    // The status had been rejected: the fallback manager applied Ready False with a
+    // Warning severity. Now the full apply lands, but the release after it fails.
+    let rejected = Condition::new("Ready", ConditionStatus::False, "StatusRejected")
+        .with_severity(Severity::Warning)
+        .with_message("the API server rejected the status: status.seenSize: Invalid value")
+        .with_observed_generation(5);
+    let mut stored = widget(5);
+    stored.status_mut().conditions.set(rejected);
+    stored.metadata.managed_fields = managed_by(&[OWNER, FALLBACK]);
+    let server = ApiServer::new(&stored);
+    server.respond(200, json!(stored));
+    server.reset();
+    let error = reconcile(&server, stored.clone())
+        .await
+        .expect_err("the release failed");
+    assert_eq!(error.status_code(), None);
+    let requests = server.received();
     assert_eq!(
-        server.received()[1].body["metadata"]["resourceVersion"],
-        "41"
+        requests
+            .iter()
+            .map(|r| field_manager(&r.query))
+            .collect::<Vec<_>>(),
+        [Some(OWNER), Some(FALLBACK)]
+    );
+
+    // On the API server the full apply took Ready over, but the severity it does not send
+    // is still the fallback manager's: Ready True with severity Warning, at version 42.
+    let mut current = stored.clone();
+    current.status = Some(applied_status(&requests[0].body));
+    if let Some(ready) = current
+        .status_mut()
+        .conditions
+        .get("Ready")
+        .cloned()
+        .map(|ready| ready.with_severity(Severity::Warning))
+    {
+        current.status_mut().conditions.set(ready);
+    }
+    current.metadata.resource_version = Some("42".into());
+    let server = ApiServer::new(&current);
+    reconcile(&server, current).await.expect("written");
+    let requests = server.received();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(field_manager(&requests[0].query), Some(OWNER));
+    assert_eq!(
+        without_times(requests[0].body.clone())["status"]["conditions"],
+        json!([{"type": "Ready", "status": "True", "reason": "Succeeded", "message": "",
+                "lastTransitionTime": "<now>", "observedGeneration": 5}])
+    );
+    assert_eq!(requests[0].body["metadata"]["resourceVersion"], "42");
+    assert_eq!(field_manager(&requests[1].query), Some(FALLBACK));
+    assert_eq!(
+        requests[1].body,
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "w1", "namespace": "team-a"}, "status": {}})
+    );
+}
+
+/// Reconciles `object` once with a body that fails (retryably) or succeeds.
+async fn reconcile_failing(
+    reconciler: &StatusReconciler<Widget>,
+    object: &Widget,
+    fail: bool,
+) -> Result<Action, kondition::controller::Error> {
+    reconciler
+        .reconcile(Arc::new(object.clone()), async |w: &mut Widget| {
+            if fail {
+                return Err(Failure::retryable("Throttled", "the cloud API is busy"));
+            }
+            w.status_mut().seen_size = Some(w.spec.size);
+            Ok(())
+        })
+        .await
+}
+
+#[tokio::test]
+async fn the_backoff_counts_the_bodys_failures_whether_or_not_their_status_was_written() {
+    let server = ApiServer::new(&widget(5));
+    let reconciler =
+        StatusReconciler::<Widget>::new(server.client()).requeue_policy(RequeuePolicy {
+            resync: Duration::from_secs(600),
+            backoff_initial: Duration::from_secs(5),
+            backoff_max: Duration::from_secs(300),
+        });
+    let object = widget(5);
+    let error_500 = api_status(500, "InternalError", json!({}));
+    let backoff = |secs| Action::requeue(Duration::from_secs(secs));
+
+    assert_eq!(
+        reconcile_failing(&reconciler, &object, true)
+            .await
+            .expect("written"),
+        backoff(5)
+    );
+    // The second failure's status write fails: it still counts.
+    server.respond(500, error_500.clone());
+    assert!(reconcile_failing(&reconciler, &object, true).await.is_err());
+    assert_eq!(
+        reconcile_failing(&reconciler, &object, true)
+            .await
+            .expect("written"),
+        backoff(20)
+    );
+    // A success whose write fails still ends the run of failures.
+    server.respond(500, error_500);
+    assert!(
+        reconcile_failing(&reconciler, &object, false)
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        reconcile_failing(&reconciler, &object, true)
+            .await
+            .expect("written"),
+        backoff(5)
     );
 }
 

@@ -9,7 +9,7 @@
 //! controller's own scheduling still varies from run to run).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -62,6 +62,7 @@ const FAULTS: Faults = Faults {
     throttle: 0.04,
     server_error: 0.04,
     spurious_conflict: 0.03,
+    reject: 0.03,
     failed_list: 0.2,
     cut_watch: 0.01,
     compaction: 0.002,
@@ -73,13 +74,35 @@ struct Context {
     cluster: FakeCluster,
     /// While true, a reconcile body fails now and then (a cloud API error).
     failing: AtomicBool,
+    /// Reconciles run.
+    reconciles: AtomicU64,
+    /// Reconcile bodies that failed.
+    body_failures: AtomicU64,
+    /// Status writes that failed, so the error policy requeued.
+    write_errors: AtomicU64,
+    /// Of those, how many were 409 Conflict.
+    write_conflicts: AtomicU64,
+}
+
+/// What the controller's side counted.
+#[derive(Debug)]
+#[allow(dead_code)] // Read through Debug.
+struct Counts {
+    reconciles: u64,
+    body_failures: u64,
+    write_errors: u64,
+    write_conflicts: u64,
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
-    let (cluster, settled) = soak(true).await;
+    let started = std::time::Instant::now();
+    let (cluster, settled, counts) = soak(true).await;
     let stats = cluster.stats();
-    eprintln!("{stats:#?}");
+    eprintln!(
+        "{counts:#?}\n{stats:#?}\nwall time: {:?}",
+        started.elapsed()
+    );
     let objects = cluster.objects();
     let behind: Vec<&String> = objects
         .iter()
@@ -91,6 +114,26 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         "{} objects without their latest status after an hour, such as {:?}",
         behind.len(),
         behind.first().map(|name| &objects[*name])
+    );
+    // The fallback manager released every field it held: no condition keeps a severity it
+    // left behind, and it owns nothing.
+    let held: Vec<&String> = objects
+        .iter()
+        .filter(|(_, object)| {
+            object["metadata"]["managedFields"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|entry| entry["manager"] == "example.com/widget-controller-fallback")
+                || object["status"]["conditions"][0].get("severity").is_some()
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        held.is_empty(),
+        "{} objects still hold fields of the fallback manager, such as {:?}",
+        held.len(),
+        held.first().map(|name| &objects[*name])
     );
     assert_eq!(objects.len(), OBJECTS);
     assert_eq!(
@@ -106,6 +149,9 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         ("429s", stats.throttled),
         ("500s", stats.server_errors),
         ("spurious 409s", stats.spurious_conflicts),
+        ("422s", stats.rejections),
+        ("fallback writes", stats.fallback_writes),
+        ("fallback releases", stats.releases),
         ("conflicts", stats.conflicts),
         ("failed lists", stats.failed_lists),
         ("cut watches", stats.cut_watches),
@@ -121,7 +167,7 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
 /// stopped sending the precondition.
 #[tokio::test(start_paused = true)]
 async fn without_the_precondition_stale_copies_overwrite_newer_statuses() {
-    let (cluster, _) = soak(false).await;
+    let (cluster, _, _) = soak(false).await;
     let stats = cluster.stats();
     eprintln!("without preconditions: {stats:#?}");
     assert!(stats.stale_writes > 0, "{stats:#?}");
@@ -130,8 +176,8 @@ async fn without_the_precondition_stale_copies_overwrite_newer_statuses() {
 
 /// Creates the objects, runs the controller through two minutes of faults and spec
 /// changes, then up to an hour of quiet until every object is current; returns the
-/// cluster and whether everything settled.
-async fn soak(preconditions: bool) -> (FakeCluster, bool) {
+/// cluster, whether everything settled, and the controller's counts.
+async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
     let seed = std::env::var("KONDITION_SOAK_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -156,12 +202,20 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool) {
         reconciler: StatusReconciler::new(client.clone()),
         cluster: cluster.clone(),
         failing: AtomicBool::new(true),
+        reconciles: AtomicU64::new(0),
+        body_failures: AtomicU64::new(0),
+        write_errors: AtomicU64::new(0),
+        write_conflicts: AtomicU64::new(0),
     });
     let controller = Controller::new(Api::<Widget>::all(client), watcher::Config::default())
         .run(
             |object, context: Arc<Context>| async move {
                 let fail =
                     context.failing.load(Ordering::Relaxed) && context.cluster.random() < 0.05;
+                context.reconciles.fetch_add(1, Ordering::Relaxed);
+                if fail {
+                    context.body_failures.fetch_add(1, Ordering::Relaxed);
+                }
                 context
                     .reconciler
                     .reconcile(object, async |widget: &mut Widget| {
@@ -173,7 +227,13 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool) {
                     })
                     .await
             },
-            |object, error, _| error_policy(object, error, Duration::from_secs(1)),
+            |object, error, context| {
+                context.write_errors.fetch_add(1, Ordering::Relaxed);
+                if error.is_conflict() {
+                    context.write_conflicts.fetch_add(1, Ordering::Relaxed);
+                }
+                error_policy(object, error, Duration::from_secs(1))
+            },
             context.clone(),
         )
         .for_each(|_| async {});
@@ -201,7 +261,13 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool) {
         .await
         .is_ok();
     running.abort();
-    (cluster, settled)
+    let counts = Counts {
+        reconciles: context.reconciles.load(Ordering::Relaxed),
+        body_failures: context.body_failures.load(Ordering::Relaxed),
+        write_errors: context.write_errors.load(Ordering::Relaxed),
+        write_conflicts: context.write_conflicts.load(Ordering::Relaxed),
+    };
+    (cluster, settled, counts)
 }
 
 /// Whether `object`'s stored status is that of its generation: observedGeneration, Ready

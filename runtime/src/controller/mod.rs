@@ -229,6 +229,9 @@ where
             working.status_mut().conditions_mut().remove(&self.summary);
             let outcome = self.run(&mut working, body).await;
             let requeue = self.finish_status(&object, &mut working, &outcome);
+            // Counted from the body's outcome before the write: a write that fails (and is
+            // retried through the error policy) neither hides a failure nor a success.
+            let failures = self.count_failures(&key, requeue);
             let written = apply::write_status(&self.client, &*object, &working, &self.summary)
                 .await
                 .map_err(Error)?;
@@ -244,7 +247,6 @@ where
                     self.record_transition(&object, &working).await
                 }
             }
-            let failures = self.count_failures(&key, requeue);
             Ok(match self.policy.delay(requeue, failures) {
                 Some(delay) => Action::requeue(delay),
                 None => Action::await_change(),
@@ -403,7 +405,8 @@ where
         }
     }
 
-    /// Consecutive retried failures of this object, counting this one (0 after a success).
+    /// Consecutive retried failures of this object's reconcile (the body and checks, whether
+    /// or not their status could be written), counting this one; 0 after a success.
     fn count_failures(&self, key: &str, requeue: Requeue) -> u32 {
         let Ok(mut failures) = self.failures.lock() else {
             return 1;
