@@ -65,6 +65,9 @@ publish = false
 
 [workspace]
 
+[profile.dev]
+debug = false
+
 [dependencies]
 k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
 kondition = {{ path = "{runtime}" }}
