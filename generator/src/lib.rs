@@ -31,6 +31,7 @@ pub mod inputs;
 pub mod model;
 pub mod names;
 pub mod output;
+mod parallel;
 pub mod profile;
 pub mod schema;
 pub mod source;
@@ -47,39 +48,38 @@ pub const FORMAT_JSON_SCHEMA: &str = include_str!("schema/format.schema.json");
 
 /// Reads every schema file into one model. Every problem of every file is reported.
 pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics> {
+    // Files are read independently, one per core at a time; results come in the files' order.
+    let size = |path: &PathBuf| std::fs::metadata(path).map_or(0, |m| m.len());
+    let read = parallel::map(files, size, |path| read_file(path, profiles));
     let mut diagnostics = Diagnostics::default();
     let mut model = Model::default();
-    for path in files {
-        let text = match source::diagnostic::read_input(path) {
-            Ok(text) => text,
-            Err(problem) => {
-                diagnostics.push(problem);
-                continue;
-            }
-        };
-        let documents = match source::yaml::parse(&text) {
-            Ok(documents) => documents,
-            Err(e) => {
-                diagnostics.push(Diagnostic::new(path, e.pos, e.message));
-                continue;
-            }
-        };
-        // A file holding a CustomResourceDefinition is read as CRDs; any other as schemas.
-        let read = if documents.iter().any(crd::is_crd) {
-            crd::read_documents(path, &documents).map(|(file, notes)| {
+    for result in read {
+        match result {
+            Ok((file, notes)) => {
                 model.notes.extend(notes);
-                file
-            })
-        } else {
-            schema::read_documents(path, &documents, profiles)
-        };
-        match read {
-            Ok(file) => model.files.push(file),
+                model.files.push(file);
+            }
             Err(errors) => diagnostics.0.extend(errors.0),
         }
     }
     check_across_files(&model, &mut diagnostics);
     diagnostics.into_result(model)
+}
+
+/// One file's kinds: its CRDs if it holds a CustomResourceDefinition (with notes on
+/// documents skipped), else its schemas.
+fn read_file(
+    path: &Path,
+    profiles: &Profiles,
+) -> Result<(model::SchemaFile, Vec<Diagnostic>), Diagnostics> {
+    let text = source::diagnostic::read_input(path)?;
+    let documents = source::yaml::parse(&text)
+        .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
+    if documents.iter().any(crd::is_crd) {
+        crd::read_documents(path, &documents)
+    } else {
+        schema::read_documents(path, &documents, profiles).map(|file| (file, Vec::new()))
+    }
 }
 
 /// Reads the CRDs in `text` (the contents of `path`), with notes on documents skipped.

@@ -5,24 +5,25 @@ use std::collections::BTreeSet;
 
 /// The words of a wire name: split at anything not alphanumeric and at case changes
 /// (`proxyURL` gives proxy, URL; `HTTPRoute2Ready` gives HTTP, Route2, Ready).
-fn words(name: &str) -> Vec<String> {
+fn words(name: &str) -> Vec<&str> {
     let mut words = Vec::new();
     for part in name.split(|c: char| !c.is_ascii_alphanumeric()) {
-        let chars: Vec<char> = part.chars().collect();
+        // Only ASCII letters and digits are left, so every byte is a character.
+        let bytes = part.as_bytes();
         let mut start = 0;
-        for i in 1..chars.len() {
-            let (prev, cur) = (chars[i - 1], chars[i]);
-            let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+        for i in 1..bytes.len() {
+            let (prev, cur) = (bytes[i - 1], bytes[i]);
+            let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
             let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
                 || (prev.is_ascii_digit() && cur.is_ascii_uppercase())
                 || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower);
             if boundary {
-                words.push(chars[start..i].iter().collect());
+                words.push(&part[start..i]);
                 start = i;
             }
         }
-        if start < chars.len() {
-            words.push(chars[start..].iter().collect());
+        if start < bytes.len() {
+            words.push(&part[start..]);
         }
     }
     words
@@ -30,32 +31,32 @@ fn words(name: &str) -> Vec<String> {
 
 /// `proxyURL` -> `proxy_url`; never empty, never starting with a digit.
 pub fn snake_case(name: &str) -> String {
-    let joined = words(name)
-        .iter()
-        .map(|w| w.to_ascii_lowercase())
-        .collect::<Vec<_>>()
-        .join("_");
+    let mut joined = String::with_capacity(name.len() + 4);
+    for (i, word) in words(name).into_iter().enumerate() {
+        if i > 0 {
+            joined.push('_');
+        }
+        joined.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+    }
     valid_start(joined, "field", "_")
 }
 
 /// `security-group_rule` -> `SecurityGroupRule`; never empty, never starting with a digit.
 pub fn pascal_case(name: &str) -> String {
-    let joined: String = words(name)
-        .iter()
-        .map(|w| {
-            let mut chars = w.chars();
-            chars.next().map_or_else(String::new, |first| {
-                let rest = chars.as_str();
-                // Keep inner capitals of mixed words (IPv4 stays IPv4) but tame all-caps ones.
-                let rest = if w.chars().all(|c| !c.is_ascii_lowercase()) {
-                    rest.to_ascii_lowercase()
-                } else {
-                    rest.to_owned()
-                };
-                first.to_ascii_uppercase().to_string() + &rest
-            })
-        })
-        .collect();
+    let mut joined = String::with_capacity(name.len());
+    for word in words(name) {
+        let mut chars = word.chars();
+        let Some(first) = chars.next() else {
+            continue;
+        };
+        joined.push(first.to_ascii_uppercase());
+        // Keep inner capitals of mixed words (IPv4 stays IPv4) but tame all-caps ones.
+        if word.bytes().all(|c| !c.is_ascii_lowercase()) {
+            joined.extend(chars.map(|c| c.to_ascii_lowercase()));
+        } else {
+            joined.push_str(chars.as_str());
+        }
+    }
     valid_start(joined, "Value", "V")
 }
 
@@ -134,15 +135,42 @@ pub fn module_name(name: String) -> String {
     }
 }
 
+/// How `name` is written as an identifier.
+enum Spelling {
+    /// As it is.
+    Plain,
+    /// `r#name`: a keyword.
+    Raw,
+    /// `name_`: a keyword that cannot be raw.
+    Suffixed,
+}
+
+fn spelling(name: &str) -> Spelling {
+    if NOT_RAW.contains(&name) {
+        Spelling::Suffixed
+    } else if KEYWORDS.contains(&name) {
+        Spelling::Raw
+    } else {
+        Spelling::Plain
+    }
+}
+
 /// An identifier for `name`: raw for keywords (`r#type`), `self_` for the few that cannot be.
 pub fn ident(name: &str) -> syn::Ident {
     let span = proc_macro2::Span::call_site();
-    if NOT_RAW.contains(&name) {
-        syn::Ident::new(&format!("{name}_"), span)
-    } else if KEYWORDS.contains(&name) {
-        syn::Ident::new_raw(name, span)
-    } else {
-        syn::Ident::new(name, span)
+    match spelling(name) {
+        Spelling::Plain => syn::Ident::new(name, span),
+        Spelling::Raw => syn::Ident::new_raw(name, span),
+        Spelling::Suffixed => syn::Ident::new(&format!("{name}_"), span),
+    }
+}
+
+/// [`ident`] as text, for code written as text.
+pub fn ident_text(name: &str) -> String {
+    match spelling(name) {
+        Spelling::Plain => name.to_owned(),
+        Spelling::Raw => format!("r#{name}"),
+        Spelling::Suffixed => format!("{name}_"),
     }
 }
 
@@ -190,6 +218,18 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifiers_as_text_are_the_identifiers() {
+        let names = KEYWORDS
+            .iter()
+            .chain(NOT_RAW)
+            .copied()
+            .chain(["name", "r", "type_"]);
+        for name in names {
+            assert_eq!(ident_text(name), ident(name).to_string(), "{name}");
+        }
+    }
 
     #[test]
     fn variants_of_symbol_values_spell_the_symbols() {

@@ -7,6 +7,7 @@
 //!
 //! A run's seed is printed; `KONDITION_SEED=<hex>` repeats it.
 
+mod layout;
 mod support;
 
 use kondition_gen::profile::Profiles;
@@ -278,6 +279,7 @@ fn random_crds_compile_and_come_back_exactly() {
         ),
     };
     let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
+    layout::assert_laid_out_by_prettyplease("the generated file", &rust);
 
     let mut samples = Vec::new();
     for crd in &crds {

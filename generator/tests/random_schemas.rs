@@ -12,6 +12,7 @@
 //! A run's seed is printed; `KONDITION_SEED=<hex>` repeats it. random_crds.rs does the same
 //! for random CustomResourceDefinitions.
 
+mod layout;
 mod support;
 
 use std::process::Command;
@@ -473,6 +474,7 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
 
     // The generated code compiles, and its crds() are the same CRDs.
     let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
+    layout::assert_laid_out_by_prettyplease("the generated file", &rust);
     let samples: Vec<(String, Value)> = kinds
         .iter()
         .map(|kind| {

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use kondition_gen::profile::Profiles;
 
+mod layout;
+
 #[test]
 fn the_example_schemas_generate_the_reviewed_output() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -16,6 +18,7 @@ fn the_example_schemas_generate_the_reviewed_output() {
     let output = kondition_gen::emit::rust_tree(&model).expect("emits");
     for file in &output {
         let path = Path::new("generated/src").join(&file.path);
+        layout::assert_laid_out_by_prettyplease(&path.display().to_string(), &file.contents);
         let reviewed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             reviewed == file.contents,
@@ -55,4 +58,27 @@ fn every_example_schema_points_editors_at_the_format_schema() {
             );
         }
     }
+}
+
+/// Most of the generated text is written directly (emit/rust/text.rs); on real CRDs too it
+/// must read exactly as prettyplease prints it. Needs ../shared/crds (skipped without it).
+#[test]
+fn generated_code_for_real_crds_is_laid_out_as_prettyplease_lays_it_out() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/crds");
+    if !corpus.is_dir() {
+        eprintln!("skipped: no CRD corpus at {}", corpus.display());
+        return;
+    }
+    let files = kondition_gen::inputs::schema_files(&[corpus]).expect("corpus");
+    let mut checked = 0;
+    for file in files {
+        let model = kondition_gen::load(std::slice::from_ref(&file), &Profiles::embedded())
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for output in kondition_gen::emit::rust_tree(&model).expect("emits") {
+            let name = format!("{} ({})", output.path.display(), file.display());
+            layout::assert_laid_out_by_prettyplease(&name, &output.contents);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} corpus files checked");
 }

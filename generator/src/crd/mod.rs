@@ -10,6 +10,7 @@ pub mod types;
 use std::path::Path;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::serde::Deserialize as _;
 
 use crate::model::{Body, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, Version};
 use crate::schema::kind::{check_group, is_dns_label};
@@ -334,17 +335,17 @@ fn read_crd(
                 .as_str()
                 .map(str::to_owned)
         });
-    let source_crd = spec.to_json();
-    let whole = serde_json::json!({
+    let mut whole = serde_json::json!({
         "apiVersion": API_VERSION,
         "kind": CRD_KIND,
         "metadata": {"name": format!("{}.{group}", names.plural)},
-        "spec": source_crd,
     });
+    whole["spec"] = spec.to_json();
     // The API's own types catch what the reads above do not look at; a problem already
-    // reported is not reported again in their words.
+    // reported is not reported again in their words. Read from a reference, so the spec is
+    // not copied: the model keeps it.
     if sink.is_empty()
-        && let Err(error) = serde_json::from_value::<CustomResourceDefinition>(whole)
+        && let Err(error) = CustomResourceDefinition::deserialize(&whole)
     {
         sink.error(
             spec.pos,
@@ -352,6 +353,7 @@ fn read_crd(
         );
         return None;
     }
+    let source_crd = whole["spec"].take();
     Some(Kind {
         origin: Origin {
             path: sink.path().to_owned(),

@@ -6,6 +6,9 @@
 //! printer columns, and every keyword its fields carry. The generated `crds()`, `Kind::crd()`
 //! and `kondition crd` all return this one value.
 
+use std::borrow::Cow;
+
+use k8s_openapi::serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value as Json, json};
 
 use super::well_known;
@@ -16,16 +19,57 @@ use crate::model::{
 
 /// The CRD of `kind`; `named` are the types its file declares.
 pub fn crd(kind: &Kind, named: &[NamedType]) -> Json {
-    let spec = match &kind.source_crd {
-        Some(spec) => spec.clone(),
-        None => lower_spec(kind, named),
-    };
-    json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": { "name": format!("{}.{}", kind.names.plural, kind.group) },
-        "spec": spec,
-    })
+    let Crd { name, spec } = Crd::of(kind, named);
+    // Built by hand: `json!` would copy the spec through serialization.
+    let mut crd = Map::new();
+    crd.insert("apiVersion".into(), API_VERSION.into());
+    crd.insert("kind".into(), CRD_KIND.into());
+    crd.insert("metadata".into(), json!({ "name": name }));
+    crd.insert("spec".into(), spec.into_owned());
+    Json::Object(crd)
+}
+
+const API_VERSION: &str = "apiextensions.k8s.io/v1";
+const CRD_KIND: &str = "CustomResourceDefinition";
+
+/// A kind's CRD that borrows the spec a kind read from a CRD keeps: serialized, it writes the
+/// same JSON as [`crd`] without copying the spec (for large CRDs the copy cost as much as
+/// writing them).
+pub struct Crd<'k> {
+    name: String,
+    spec: Cow<'k, Json>,
+}
+
+impl<'k> Crd<'k> {
+    /// The CRD of `kind`; `named` are the types its file declares.
+    pub fn of(kind: &'k Kind, named: &[NamedType]) -> Self {
+        Self {
+            name: format!("{}.{}", kind.names.plural, kind.group),
+            spec: match &kind.source_crd {
+                Some(spec) => Cow::Borrowed(spec),
+                None => Cow::Owned(lower_spec(kind, named)),
+            },
+        }
+    }
+}
+
+impl Serialize for Crd<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Metadata<'a>(&'a str);
+        impl Serialize for Metadata<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("name", self.0)?;
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("apiVersion", API_VERSION)?;
+        map.serialize_entry("kind", CRD_KIND)?;
+        map.serialize_entry("metadata", &Metadata(&self.name))?;
+        map.serialize_entry("spec", self.spec.as_ref())?;
+        map.end()
+    }
 }
 
 fn lower_spec(kind: &Kind, named: &[NamedType]) -> Json {
@@ -47,15 +91,18 @@ fn lower_spec(kind: &Kind, named: &[NamedType]) -> Json {
         .iter()
         .map(|v| lower_version(kind, v, named))
         .collect();
-    json!({
-        "group": kind.group,
-        "names": names,
-        "scope": match kind.scope {
-            Scope::Namespaced => "Namespaced",
-            Scope::Cluster => "Cluster",
-        },
-        "versions": versions,
-    })
+    // Objects holding schemas are built by hand here and below: `json!` would copy them
+    // through serialization.
+    let mut spec = Map::new();
+    spec.insert("group".into(), kind.group.clone().into());
+    spec.insert("names".into(), Json::Object(names));
+    let scope = match kind.scope {
+        Scope::Namespaced => "Namespaced",
+        Scope::Cluster => "Cluster",
+    };
+    spec.insert("scope".into(), scope.into());
+    spec.insert("versions".into(), Json::Array(versions));
+    Json::Object(spec)
 }
 
 fn lower_version(kind: &Kind, version: &Version, named: &[NamedType]) -> Json {
@@ -101,20 +148,19 @@ fn lower_version(kind: &Kind, version: &Version, named: &[NamedType]) -> Json {
                 standard.append(properties);
                 *properties = standard;
             }
-            root.insert(
-                "properties".into(),
-                json!({ "spec": spec_schema, "status": status }),
-            );
+            let mut properties = Map::new();
+            properties.insert("spec".into(), Json::Object(spec_schema));
+            properties.insert("status".into(), Json::Object(status));
+            root.insert("properties".into(), Json::Object(properties));
             root.insert("required".into(), json!(["spec"]));
         }
         Body::Root(fields) => {
             root.append(&mut lowering.object(fields, None));
         }
     }
-    out.insert(
-        "schema".into(),
-        json!({ "openAPIV3Schema": Json::Object(root) }),
-    );
+    let mut schema = Map::new();
+    schema.insert("openAPIV3Schema".into(), Json::Object(root));
+    out.insert("schema".into(), Json::Object(schema));
     let mut subresources = Map::new();
     subresources.insert("status".into(), json!({}));
     if let Some(scale) = &version.scale {

@@ -21,39 +21,43 @@ pub fn attrs(text: &str) -> proc_macro2::TokenStream {
 /// `text` as doc comment content.
 pub fn sanitize(text: &str) -> String {
     let text = printable(text);
-    let mut out = Vec::new();
+    let mut out = String::with_capacity(text.len() + 16);
     let mut in_fence = false;
-    for line in text.trim().lines() {
+    for (i, line) in text.trim().lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
         let line = line.trim_start();
         if line.starts_with("```") || line.starts_with("~~~") {
-            out.push(if in_fence {
-                "```".to_owned()
-            } else {
-                "```text".to_owned()
-            });
+            out.push_str(if in_fence { "```" } else { "```text" });
             in_fence = !in_fence;
         } else {
-            out.push(line.trim_end().to_owned());
+            out.push_str(line.trim_end());
         }
     }
     if in_fence {
-        out.push("```".to_owned());
+        out.push_str("\n```");
     }
-    out.join("\n")
+    out
 }
 
-/// `text` with every line break a `\n` and other control characters but tabs escaped.
-fn printable(text: &str) -> String {
+/// `text` with every line break a `\n` and other control characters but tabs escaped
+/// (borrowed when it has none, as almost every description).
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let is_escaped = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(|c| c == '\r' || is_escaped(c)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() && c != '\n' && c != '\t' {
+        if is_escaped(c) {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]

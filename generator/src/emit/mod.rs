@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use quote::quote;
 
-use crate::model::Model;
+use crate::model::{Model, SchemaFile};
 use crate::names::ident;
 
 /// One output file: its path relative to the output folder, and its text.
@@ -45,14 +45,20 @@ fn inputs(model: &Model) -> Vec<String> {
     model.files.iter().map(|f| display_path(&f.path)).collect()
 }
 
+/// How much Rust a file makes, roughly: the size of its input.
+fn weight(file: &SchemaFile) -> u64 {
+    std::fs::metadata(&file.path).map_or(0, |m| m.len())
+}
+
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
 pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
     let inputs = inputs(model);
+    let modules = crate::parallel::map(&model.files, weight, |file| rust::file_module(file, 0));
     let mut files = Vec::new();
-    for (file, input) in model.files.iter().zip(&inputs) {
+    for ((file, input), module) in model.files.iter().zip(&inputs).zip(modules) {
         files.push(OutputFile {
             path: PathBuf::from(format!("{}.rs", file.module)),
-            contents: header(std::slice::from_ref(input)) + &format(rust::file_module(file)?)?,
+            contents: header(std::slice::from_ref(input)) + &module?,
         });
     }
     files.push(OutputFile {
@@ -84,21 +90,15 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
 
 /// One file holding everything, for `include!` from a build script.
 pub fn rust_single_file(model: &Model) -> Result<String, String> {
-    let modules = model
-        .files
-        .iter()
-        .map(|file| {
-            let name = ident(&file.module);
-            let module = rust::file_module(file)?;
-            Ok(quote!(pub mod #name { #module }))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let crds = crds_fn(model, &quote!());
-    let text = format(quote! {
-        #(#modules)*
-        #crds
-    })?;
-    Ok(header(&inputs(model)) + &text)
+    let mut text = header(&inputs(model));
+    let modules = crate::parallel::map(&model.files, weight, |file| rust::file_module(file, 1));
+    for (file, module) in model.files.iter().zip(modules) {
+        text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
+        text.push_str(&module?);
+        text.push_str("}\n");
+    }
+    text.push_str(&format(crds_fn(model, &quote!()))?);
+    Ok(text)
 }
 
 /// `crds()`: every kind's CRD, every version, in input order. `prefix` leads from where

@@ -1,10 +1,13 @@
 //! Rust code for one input file: each kind's CRD (as JSON text) and reasons enum, then per
 //! version each kind's object type with its impls, and every struct and enum its fields need.
-//! Built with `quote`; every text from the input enters as a string literal or a checked
+//! The per-kind items are built with `quote` and laid out by prettyplease; the CRD constants
+//! and the data types, nearly all of the text, are written as text in the same layout
+//! (`text.rs`). Every text from the input enters as a string literal or a checked
 //! identifier, never as code.
 
 mod reasons;
 mod resource;
+mod text;
 mod types;
 
 use std::collections::BTreeMap;
@@ -15,10 +18,10 @@ use quote::{format_ident, quote};
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
 
-/// The contents of one input file's module: its doc, each kind's CRD as a JSON constant and
-/// reasons enum (kind-level, so written once), and `pub mod <version> { ... }` for each
-/// version, which re-exports the reasons of its kinds.
-pub fn file_module(file: &SchemaFile) -> Result<TokenStream, String> {
+/// The contents of one input file's module, laid out `depth` modules deep: its doc, each
+/// kind's CRD as a JSON constant and reasons enum (kind-level, so written once), and
+/// `pub mod <version> { ... }` for each version, which re-exports the reasons of its kinds.
+pub fn file_module(file: &SchemaFile, depth: usize) -> Result<String, String> {
     let mut versions: Vec<&str> = Vec::new();
     for kind in &file.kinds {
         for version in &kind.versions {
@@ -27,8 +30,10 @@ pub fn file_module(file: &SchemaFile) -> Result<TokenStream, String> {
             }
         }
     }
+    let mut texts = Texts::default();
     let crd_consts = crd_const_names(file);
-    let modules = versions.iter().map(|version| {
+    let mut modules = Vec::new();
+    for version in &versions {
         let module = ident(&names::version_module(version));
         let doc = format!(" Version `{version}`.");
         let reasons = file
@@ -36,41 +41,103 @@ pub fn file_module(file: &SchemaFile) -> Result<TokenStream, String> {
             .iter()
             .filter(|k| k.status.is_some() && k.versions.iter().any(|v| v.name == *version))
             .map(|k| format_ident!("{}Reason", k.kind));
-        let items = version_items(file, version, &crd_consts);
-        quote! {
+        let items = version_items(file, version, &crd_consts, &mut texts, (depth + 1) * 4);
+        modules.push(quote! {
             pub mod #module {
                 #![doc = #doc]
                 #(pub use super::#reasons;)*
                 #items
             }
-        }
-    });
+        });
+    }
     let doc = format!(" Kinds from `{}`.", super::display_path(&file.path));
     let reasons = file
         .kinds
         .iter()
         .filter_map(|k| k.status.as_ref().map(|status| reasons::item(k, status)));
+    let indent = " ".repeat(depth * 4);
     let mut crds = Vec::new();
     for (kind, name) in file.kinds.iter().zip(&crd_consts) {
-        let json = super::crd::crd(kind, &file.types);
-        let text = serde_json::to_string_pretty(&json)
-            .map_err(|e| format!("internal error: a CRD does not serialize: {e}"))?;
-        let literal = raw_string(&text)?;
-        let doc = format!(
-            " `{}`'s CustomResourceDefinition as JSON, every version.",
-            kind.kind
-        );
-        crds.push(quote! {
-            #[doc = #doc]
-            pub const #name: &str = #literal;
-        });
+        crds.push(texts.marker(crd_const(kind, &file.types, name, &indent)?));
     }
-    Ok(quote! {
+    let tokens = quote! {
         #![doc = #doc]
         #(#crds)*
         #(#reasons)*
         #(#modules)*
-    })
+    };
+    texts.splice(&format_at(tokens, depth)?)
+}
+
+/// Text written apart from the tokens: a marker item stands in its place while the tokens are
+/// laid out, then the text replaces the marker's line.
+#[derive(Default)]
+struct Texts(Vec<String>);
+
+/// What a marker's line starts with (after its indentation); no generated item is a unit
+/// struct, so no other line can be mistaken for one.
+const MARKER: &str = "struct __KonditionText";
+
+impl Texts {
+    /// The marker item for `text`, which must end with a line break.
+    fn marker(&mut self, text: String) -> TokenStream {
+        let marker = format_ident!("__KonditionText{}", self.0.len());
+        self.0.push(text);
+        quote!(struct #marker;)
+    }
+
+    /// `formatted` with every marker's line replaced by its text.
+    fn splice(&self, formatted: &str) -> Result<String, String> {
+        let mut out =
+            String::with_capacity(formatted.len() + self.0.iter().map(String::len).sum::<usize>());
+        let mut spliced = 0;
+        for line in formatted.lines() {
+            let index = line
+                .trim_start()
+                .strip_prefix(MARKER)
+                .and_then(|rest| rest.strip_suffix(';'))
+                .and_then(|n| n.parse::<usize>().ok());
+            match index.and_then(|i| self.0.get(i)) {
+                Some(text) => {
+                    out.push_str(text);
+                    spliced += 1;
+                }
+                None => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        if spliced != self.0.len() {
+            return Err(format!(
+                "internal error: {spliced} of {} texts placed",
+                self.0.len()
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// `tokens` laid out by prettyplease as items `depth` modules deep (indented `4 * depth`).
+fn format_at(tokens: TokenStream, depth: usize) -> Result<String, String> {
+    let mut wrapped = tokens;
+    for _ in 0..depth {
+        wrapped = quote!(mod m { #wrapped });
+    }
+    let text = super::format(wrapped)?;
+    if depth == 0 {
+        return Ok(text);
+    }
+    // Without the wrappers' opening and closing lines (an empty one prints as `mod m {}`).
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len());
+    if lines.len() >= 2 * depth {
+        for line in &lines[depth..lines.len() - depth] {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
 }
 
 /// The names of the kinds' CRD constants (`SECURITY_GROUP_CRD`), distinct within the file.
@@ -88,37 +155,66 @@ pub fn crd_const_names(file: &SchemaFile) -> Vec<syn::Ident> {
         .collect()
 }
 
-/// `text` as a raw string literal, with enough `#`s that nothing in it can end the literal.
-fn raw_string(text: &str) -> Result<TokenStream, String> {
+/// A kind's CRD as a JSON string constant. Written as text: a literal of megabytes costs more
+/// to tokenize, parse and print than everything else in the file.
+fn crd_const(
+    kind: &Kind,
+    types: &[crate::model::NamedType],
+    name: &syn::Ident,
+    indent: &str,
+) -> Result<String, String> {
+    let json = serde_json::to_vec_pretty(&super::crd::Crd::of(kind, types))
+        .map_err(|e| format!("internal error: a CRD does not serialize: {e}"))?;
+    let json = String::from_utf8(json).map_err(|e| format!("internal error: {e}"))?;
+    let hashes = "#".repeat(raw_string_hashes(&json));
+    let mut text = String::with_capacity(json.len() + 200);
+    text.push_str(&format!(
+        "{indent}/// `{}`'s CustomResourceDefinition as JSON, every version.\n\
+         {indent}pub const {name}: &str = r{hashes}\"",
+        kind.kind
+    ));
+    text.push_str(&json);
+    text.push_str(&format!("\"{hashes};\n"));
+    Ok(text)
+}
+
+/// How many `#`s a raw string literal holding `text` needs so that nothing in it ends it.
+fn raw_string_hashes(text: &str) -> usize {
     let mut longest = 0;
     let mut run: Option<usize> = None;
-    for c in text.chars() {
+    for c in text.bytes() {
         run = match (c, run) {
-            ('"', _) => Some(0),
-            ('#', Some(n)) => Some(n + 1),
+            (b'"', _) => Some(0),
+            (b'#', Some(n)) => Some(n + 1),
             _ => None,
         };
         if let Some(n) = run {
             longest = longest.max(n);
         }
     }
-    let hashes = "#".repeat(longest + 1);
-    format!("r{hashes}\"{text}\"{hashes}")
-        .parse()
-        .map_err(|e| format!("internal error: a raw string does not tokenize: {e}"))
+    longest + 1
 }
 
-/// The items of one version: its kinds, then the types they use.
-fn version_items(file: &SchemaFile, version: &str, crd_consts: &[syn::Ident]) -> TokenStream {
+/// The items of one version, `indent` deep: its kinds, then the types they use.
+fn version_items(
+    file: &SchemaFile,
+    version: &str,
+    crd_consts: &[syn::Ident],
+    texts: &mut Texts,
+    indent: usize,
+) -> TokenStream {
     let mut types = TypeCollector::new(file);
     let mut items = TokenStream::new();
     for (kind, crd_const) in file.kinds.iter().zip(crd_consts) {
         let Some(v) = kind.versions.iter().find(|v| v.name == version) else {
             continue;
         };
-        items.extend(kind_items(kind, v, crd_const, &mut types));
+        items.extend(kind_items(kind, v, crd_const, &mut types, texts, indent));
     }
-    items.extend(types.emit());
+    let written = types.write(indent);
+    if !written.is_empty() {
+        items.extend(texts.marker(written));
+    }
     items
 }
 
@@ -169,18 +265,22 @@ impl<'m> TypeCollector<'m> {
         true
     }
 
-    fn emit(&self) -> TokenStream {
-        self.order
-            .iter()
-            .filter_map(|name| self.defs.get(name).map(|schema| (name, schema)))
-            .map(|(name, schema)| match &schema.ty {
+    /// Every struct and enum collected, as text `indent` deep.
+    fn write(&self, indent: usize) -> String {
+        let mut writer = text::Writer::new(indent);
+        for name in &self.order {
+            let Some(schema) = self.defs.get(name) else {
+                continue;
+            };
+            match &schema.ty {
                 Type::Object(object) => {
-                    types::struct_item(name, schema.docs.as_deref(), &object.fields)
+                    writer.struct_item(name, schema.docs.as_deref(), &object.fields);
                 }
-                Type::Enum(e) => types::enum_item(e, schema.docs.as_deref()),
-                _ => TokenStream::new(),
-            })
-            .collect()
+                Type::Enum(e) => writer.enum_item(e, schema.docs.as_deref()),
+                _ => {}
+            }
+        }
+        writer.finish()
     }
 }
 
@@ -191,6 +291,8 @@ fn kind_items<'m>(
     version: &'m Version,
     crd_const: &syn::Ident,
     types: &mut TypeCollector<'m>,
+    texts: &mut Texts,
+    indent: usize,
 ) -> TokenStream {
     for field in version.body.fields() {
         types.collect(&field.schema);
@@ -227,7 +329,9 @@ fn kind_items<'m>(
             let root: Vec<&Field> = root.iter().collect();
             let object = resource::object_items(kind, version, &root, crd_const);
             let spec_doc = format!("The desired state of a {}.", kind.kind);
-            let spec = types::struct_item(&spec_name, Some(&spec_doc), spec);
+            let mut writer = text::Writer::new(indent);
+            writer.struct_item(&spec_name, Some(&spec_doc), spec);
+            let spec = texts.marker(writer.finish());
             let status = resource::status_item(kind, status, &status_name, status_fields);
             quote! {
                 #object

@@ -1,0 +1,434 @@
+//! The data types (the structs and string enums of a kind's fields) written straight to
+//! text, in prettyplease's layout.
+//!
+//! They are nearly all of the generated code: thousands of structs for a large CRD. Built as
+//! tokens, parsed into a syntax tree and printed, they took two thirds of `generate`'s time
+//! (BENCHMARKS.md). Their layout is regular, so it is written here directly: 89 columns,
+//! four spaces per level, an attribute whose arguments do not fit broken one per line, a
+//! type that does not fit broken at its generic arguments. Tests check that prettyplease
+//! leaves every generated file unchanged, and every line length around its limits.
+
+use std::fmt::Write as _;
+
+use super::types::{self, RustType};
+use crate::emit::docs;
+use crate::model::{EnumType, EnumValues, Field};
+use crate::names::{self, snake_case};
+
+/// prettyplease's line width, and the least it leaves however deep the indentation.
+const MARGIN: usize = 89;
+const MIN_SPACE: usize = 60;
+
+/// Columns left for a line's text at `indent`.
+fn space(indent: usize) -> usize {
+    MARGIN.saturating_sub(indent).max(MIN_SPACE)
+}
+
+/// Text being written at one indentation.
+pub struct Writer {
+    out: String,
+    indent: usize,
+}
+
+impl Writer {
+    /// A writer whose items sit `indent` spaces deep.
+    pub fn new(indent: usize) -> Self {
+        Self {
+            out: String::new(),
+            indent,
+        }
+    }
+
+    /// The text written.
+    pub fn finish(self) -> String {
+        self.out
+    }
+
+    /// A struct with `fields_in`; `Default` when every field is optional.
+    pub fn struct_item(&mut self, name: &str, doc: Option<&str>, fields_in: &[Field]) {
+        if let Some(doc) = doc {
+            self.doc(doc);
+        }
+        let derives: &[&str] = if types::all_optional(fields_in) {
+            &[
+                "Clone",
+                "Debug",
+                "Default",
+                "PartialEq",
+                SERIALIZE,
+                DESERIALIZE,
+            ]
+        } else {
+            &["Clone", "Debug", "PartialEq", SERIALIZE, DESERIALIZE]
+        };
+        self.attr("derive", derives);
+        self.open(&["pub struct ", name], fields_in.is_empty());
+        if fields_in.is_empty() {
+            return;
+        }
+        let mut scope = names::Scope::default();
+        for field in fields_in {
+            if let Some(doc) = &field.schema.docs {
+                self.doc(doc);
+            }
+            let optional = types::is_optional(field, false);
+            let rename = types::serde_rename(&field.name);
+            if optional {
+                let [default, skip] = types::OPTIONAL_ARGS;
+                self.attr("serde", &[&rename, default, skip]);
+            } else {
+                self.attr("serde", &[&rename]);
+            }
+            let ident = names::ident_text(&scope.unique(&snake_case(&field.name)));
+            let ty = types::field_type(&field.schema.ty, optional);
+            self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
+        }
+        self.close();
+    }
+
+    /// A string enum, one variant per value with its wire spelling.
+    pub fn enum_item(&mut self, e: &EnumType, doc: Option<&str>) {
+        let EnumValues::Str(values) = &e.values else {
+            return;
+        };
+        if let Some(doc) = doc {
+            self.doc(doc);
+        }
+        self.attr(
+            "derive",
+            &[
+                "Clone",
+                "Copy",
+                "Debug",
+                "PartialEq",
+                "Eq",
+                "Hash",
+                SERIALIZE,
+                DESERIALIZE,
+            ],
+        );
+        self.open(&["pub enum ", &e.name], values.is_empty());
+        if values.is_empty() {
+            return;
+        }
+        let mut scope = names::Scope::default();
+        for value in values {
+            self.attr("serde", &[&types::serde_rename(value)]);
+            let variant = scope.unique_pascal(&names::variant_name(value));
+            self.line(&[&variant, ","]);
+        }
+        self.close();
+    }
+
+    /// `pub struct Name {` and one level deeper, or `pub struct Name {}` when `empty`.
+    fn open(&mut self, head: &[&str], empty: bool) {
+        let brace = if empty { " {}" } else { " {" };
+        self.start_line();
+        for part in head {
+            self.out.push_str(part);
+        }
+        self.out.push_str(brace);
+        self.out.push('\n');
+        if !empty {
+            self.indent += 4;
+        }
+    }
+
+    /// The closing brace of what [`Writer::open`] opened.
+    fn close(&mut self) {
+        self.indent -= 4;
+        self.line(&["}"]);
+    }
+
+    /// Doc comment lines, as prettyplease prints `#[doc = " line"]`.
+    fn doc(&mut self, text: &str) {
+        for line in docs::sanitize(text).lines() {
+            let line = line.trim_end_matches(' ');
+            if line.is_empty() {
+                self.line(&["///"]);
+            } else {
+                self.line(&["/// ", line]);
+            }
+        }
+    }
+
+    /// `#[name(args)]` on one line when it fits, else one argument per line.
+    fn attr(&mut self, name: &str, args: &[&str]) {
+        let flat = "#[".len()
+            + name.len()
+            + "(".len()
+            + args.iter().map(|a| a.len()).sum::<usize>()
+            + ", ".len() * args.len().saturating_sub(1)
+            + ")]".len();
+        if flat <= space(self.indent) {
+            self.start_line();
+            self.out.push_str("#[");
+            self.out.push_str(name);
+            self.out.push('(');
+            for (i, arg) in args.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.out.push_str(arg);
+            }
+            self.out.push_str(")]\n");
+            return;
+        }
+        self.line(&["#[", name, "("]);
+        self.indent += 4;
+        for (i, arg) in args.iter().enumerate() {
+            let comma = if i + 1 < args.len() { "," } else { "" };
+            self.line(&[arg, comma]);
+        }
+        self.indent -= 4;
+        self.line(&[")]"]);
+    }
+
+    /// `lead`, a type and `trail` on one line when they fit; else the type's generic
+    /// arguments one per line, each laid out the same way, as prettyplease breaks them.
+    /// `trail` counts towards the fit unless it is the comma after a broken list's argument,
+    /// which prettyplease writes only because the list broke.
+    fn typed_line(&mut self, lead: &[&str], ty: &RustType, trail: &str, trail_counts: bool) {
+        let lead_len: usize = lead.iter().map(|part| part.len()).sum();
+        let trail_len = if trail_counts { trail.len() } else { 0 };
+        let fits = lead_len + ty.flat_len() + trail_len <= space(self.indent);
+        if fits || ty.args.is_empty() {
+            self.start_line();
+            for part in lead {
+                self.out.push_str(part);
+            }
+            // Writing into a String cannot fail.
+            let _ = write!(self.out, "{ty}");
+            self.out.push_str(trail);
+            self.out.push('\n');
+            return;
+        }
+        self.start_line();
+        for part in lead {
+            self.out.push_str(part);
+        }
+        self.out.push_str(&ty.path);
+        self.out.push_str("<\n");
+        self.indent += 4;
+        for arg in &ty.args {
+            self.typed_line(&[], arg, ",", false);
+        }
+        self.indent -= 4;
+        self.line(&[">", trail]);
+    }
+
+    /// The indentation of a new line.
+    fn start_line(&mut self) {
+        self.out.extend(std::iter::repeat_n(' ', self.indent));
+    }
+
+    /// A whole line made of `parts`.
+    fn line(&mut self, parts: &[&str]) {
+        self.start_line();
+        for part in parts {
+            self.out.push_str(part);
+        }
+        self.out.push('\n');
+    }
+}
+
+const SERIALIZE: &str = "::serde::Serialize";
+const DESERIALIZE: &str = "::serde::Deserialize";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Schema, Type};
+
+    fn field(name: &str, required: bool, ty: Type) -> Field {
+        Field {
+            name: name.to_owned(),
+            required,
+            schema: Schema::of(ty),
+        }
+    }
+
+    fn named(name: &str) -> Type {
+        Type::Named(name.to_owned())
+    }
+
+    /// What prettyplease prints for `text`, `depth` modules deep as the writer wrote it.
+    fn reprinted(text: &str, depth: usize) -> String {
+        let mut wrapped = text.to_owned();
+        for level in (0..depth).rev() {
+            let indent = " ".repeat(level * 4);
+            wrapped = format!("{indent}mod m {{\n{wrapped}{indent}}}\n");
+        }
+        let file = syn::parse_file(&wrapped).expect("parses");
+        let printed = prettyplease::unparse(&file);
+        if let Some((i, (ours, theirs))) = wrapped
+            .lines()
+            .zip(printed.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            let context: Vec<&str> = printed.lines().skip(i.saturating_sub(3)).take(8).collect();
+            panic!(
+                "line {}: ours {ours:?}\nprettyplease {theirs:?}\n{}",
+                i + 1,
+                context.join("\n")
+            );
+        }
+        assert_eq!(printed, wrapped, "not prettyplease's layout");
+        printed
+    }
+
+    #[test]
+    fn a_struct_reads_as_prettyplease_prints_it() {
+        let mut writer = Writer::new(0);
+        let mut wire = field("type", true, named("Kind"));
+        wire.schema.docs = Some("The kind.\n\n  Indented, trailing  ".to_owned());
+        let fields = [
+            wire,
+            field("waitForSubResources", false, Type::Boolean),
+            field("self", false, named("SelfRef")),
+        ];
+        writer.struct_item("Widget", Some("A widget."), &fields);
+        let text = writer.finish();
+        assert_eq!(
+            text,
+            "/// A widget.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct Widget {
+    /// The kind.
+    ///
+    /// Indented, trailing
+    #[serde(rename = \"type\")]
+    pub r#type: Kind,
+    #[serde(
+        rename = \"waitForSubResources\",
+        default,
+        skip_serializing_if = \"Option::is_none\"
+    )]
+    pub wait_for_sub_resources: ::core::option::Option<bool>,
+    #[serde(rename = \"self\", default, skip_serializing_if = \"Option::is_none\")]
+    pub self_: ::core::option::Option<SelfRef>,
+}
+"
+        );
+        reprinted(&text, 0);
+    }
+
+    #[test]
+    fn long_attributes_and_types_break_where_prettyplease_breaks_them() {
+        let long = "AVeryLongTypeNameThatCannotPossiblyFitOnOneLineWithItsFieldName";
+        let map_of_lists = Type::Map(Box::new(crate::model::MapType {
+            values: Schema::of(Type::List(Box::new(crate::model::ListType {
+                items: Schema::of(named(long)),
+                kind: crate::model::ListKind::Atomic,
+                min_items: None,
+                max_items: None,
+            }))),
+            min_properties: None,
+            max_properties: None,
+        }));
+        let fields = [
+            field("aFieldWithARatherLongWireName", false, named(long)),
+            field("m", true, map_of_lists),
+            field("\"quoted\\name\"", true, Type::Boolean),
+        ];
+        let values = crate::model::EnumValues::Str(vec![
+            "a value long enough that its rename attribute cannot fit on the line".to_owned(),
+            "b".to_owned(),
+        ]);
+        let e = EnumType {
+            name: "Choice".to_owned(),
+            pos: Default::default(),
+            values,
+        };
+        // Four levels: the derive lists break too; eighteen: the least space applies.
+        for depth in [0, 1, 4, 18] {
+            let mut writer = Writer::new(depth * 4);
+            writer.struct_item("Holder", None, &fields);
+            writer.struct_item("Empty", Some("Nothing."), &[]);
+            writer.enum_item(&e, Some("A choice."));
+            reprinted(&writer.finish(), depth);
+        }
+    }
+
+    #[test]
+    fn types_break_exactly_where_prettyplease_breaks_them() {
+        let list = |ty| {
+            Type::List(Box::new(crate::model::ListType {
+                items: Schema::of(ty),
+                kind: crate::model::ListKind::Atomic,
+                min_items: None,
+                max_items: None,
+            }))
+        };
+        let map = |ty| {
+            Type::Map(Box::new(crate::model::MapType {
+                values: Schema::of(ty),
+                min_properties: None,
+                max_properties: None,
+            }))
+        };
+        // Every length of a type name up to past the margin, in each shape, required and
+        // optional, at indentations up to where the least space applies.
+        for len in 1..=100 {
+            let name = format!("T{}", "x".repeat(len - 1));
+            let shapes = [
+                named(&name),
+                list(named(&name)),
+                map(list(named(&name))),
+                list(map(named(&name))),
+            ];
+            let fields: Vec<Field> = shapes
+                .iter()
+                .enumerate()
+                .flat_map(|(i, ty)| {
+                    [
+                        field(&format!("f{i}"), true, ty.clone()),
+                        field(&format!("optionalField{i}"), false, ty.clone()),
+                    ]
+                })
+                .collect();
+            for depth in [0, 1, 3, 8] {
+                let mut writer = Writer::new(depth * 4);
+                writer.struct_item("Holder", None, &fields);
+                reprinted(&writer.finish(), depth);
+            }
+        }
+    }
+
+    #[test]
+    fn attributes_break_exactly_where_prettyplease_breaks_them() {
+        for len in 1..=90 {
+            let wire = format!("w{}", "x".repeat(len - 1));
+            let fields = [
+                field(&wire, true, Type::Boolean),
+                field(&wire, false, Type::Boolean),
+            ];
+            let e = EnumType {
+                name: "Choice".to_owned(),
+                pos: Default::default(),
+                values: crate::model::EnumValues::Str(vec![wire.clone()]),
+            };
+            for depth in [0, 1, 3, 8] {
+                let mut writer = Writer::new(depth * 4);
+                writer.struct_item("Holder", None, &fields);
+                writer.enum_item(&e, None);
+                reprinted(&writer.finish(), depth);
+            }
+        }
+    }
+
+    #[test]
+    fn an_enum_without_values_is_empty() {
+        let mut writer = Writer::new(0);
+        let e = EnumType {
+            name: "Nothing".to_owned(),
+            pos: Default::default(),
+            values: crate::model::EnumValues::Str(Vec::new()),
+        };
+        writer.enum_item(&e, None);
+        let text = writer.finish();
+        assert!(text.ends_with("pub enum Nothing {}\n"), "{text}");
+        reprinted(&text, 0);
+    }
+}

@@ -1,0 +1,26 @@
+//! The layout check the generator's output tests share: most of the generated text is
+//! written directly rather than printed by prettyplease (emit/rust/text.rs), and must read
+//! exactly as if it had been, so prettyplease leaves it unchanged.
+
+/// Fails unless prettyplease, given `text` (a generated file), prints it back unchanged.
+/// The header's plain comments are not part of the syntax tree, so they are left out.
+pub fn assert_laid_out_by_prettyplease(name: &str, text: &str) {
+    let body = text
+        .split_once("\n\n")
+        .filter(|(header, _)| header.lines().all(|l| l.starts_with("// ")))
+        .map_or(text, |(_, body)| body);
+    let file = syn::parse_file(body).unwrap_or_else(|e| panic!("{name} does not parse: {e}"));
+    let printed = prettyplease::unparse(&file);
+    if printed != body {
+        let (line, (ours, theirs)) = body
+            .lines()
+            .zip(printed.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .unwrap_or((body.lines().count(), ("(end)", "(end)")));
+        panic!(
+            "{name} is not laid out as prettyplease lays it out; first difference at line {}:\n  ours:         {ours}\n  prettyplease: {theirs}",
+            line + 1
+        );
+    }
+}
