@@ -24,11 +24,9 @@ corpus=$(cd "$corpus" && pwd)
 [ -x /usr/bin/time ] || { echo "kopium_roundtrip: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
 # 1. kopium, pinned, in a private root.
-version=0.24.1
-kopium=$PWD/target/tools/kopium/bin/kopium
-if ! "$kopium" --version 2>/dev/null | grep -qx "kopium $version"; then
-  cargo install kopium --version "$version" --locked --force --root target/tools/kopium
-fi
+source bench/tools.sh
+install_kopium
+kopium=$KOPIUM
 
 # 2. The scratch crate: not a member of this workspace ([workspace] of its own); its lock
 # starts from ours so kube, k8s-openapi and schemars resolve to the versions the project uses.

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Generation throughput: `kondition generate` over the corpus's 25 single-CRD files (all
+# but the Istio and ASO bundles) in one process, against kopium run once per file, and
+# against only reading the same YAML into values (the parse floor every generator pays).
+# Then where kondition's time goes, stage by stage.
+#
+#   bash bench/generation.sh [RUNS=5]    (KONDITION_CORPUS overrides ../shared/crds)
+#
+# Builds the release binaries; installs kopium 0.24.1 into target/tools/kopium (once).
+# Each round runs the three commands in turn (bench/measure.py); ratios are per round.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+corpus=${KONDITION_CORPUS:-../shared/crds}
+[ -d "$corpus" ] || { echo "generation: no CRD corpus at $corpus (set KONDITION_CORPUS)" >&2; exit 1; }
+corpus=$(cd "$corpus" && pwd)
+
+source bench/tools.sh
+build_release
+install_kopium
+
+mapfile -t files < <(find "$corpus" -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' | LC_ALL=C sort)
+[ "${#files[@]}" -eq 25 ] || echo "generation: note: ${#files[@]} files, not the 25 of the reference corpus" >&2
+bytes=$(cat "${files[@]}" | wc -c)
+work=$PWD/target/bench/generation
+rm -rf "$work" && mkdir -p "$work/kopium"
+
+# kopium writes one version of one CRD per run; the loop writes each to a file, as a
+# project would. kondition writes every version of every file, into a fresh folder (it
+# leaves unchanged files alone, which would flatter it from the second round on).
+printf '%s\n' "${files[@]}" > "$work/files.txt"
+kopium_loop="while read -r f; do $KOPIUM -A -m -f \"\$f\" > \"$work/kopium/\$(basename \"\$f\" .yaml).rs\"; done < $work/files.txt"
+list=$(printf '%q ' "${files[@]}")
+
+echo "== generation: ${#files[@]} files, $bytes bytes of YAML, median of $runs rounds"
+python3 bench/measure.py --runs "$runs" --base floor \
+  "floor=$FLOOR tree $list" \
+  "kondition=rm -rf $work/out && $KONDITION generate --out $work/out $list" \
+  "kopium=$kopium_loop"
+
+echo
+echo "== output"
+echo "kondition: $(cat "$work"/out/*.rs | wc -l) lines in $(ls "$work"/out | wc -l) files, every version of every kind"
+echo "kopium:    $(cat "$work"/kopium/*.rs | wc -l) lines in $(ls "$work"/kopium | wc -l) files, one version per file"
+
+echo
+echo "== where kondition's time goes (one run)"
+"$FLOOR" stages "${files[@]}"
