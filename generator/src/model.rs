@@ -91,7 +91,30 @@ pub struct Kind {
     /// The `spec` of the CRD this kind was read from, kept whole. JSON Schema says more than
     /// Rust types can (CEL rules, bounds, `anyOf`, list types, defaults), so the CRD a
     /// generated crate returns is this text, not a schema derived back from its types.
-    pub source_crd: Option<serde_json::Value>,
+    pub source_crd: Option<SourceSpec>,
+}
+
+/// A CRD's `spec` as read, kept as pretty-printed JSON text: it is written out as text, and
+/// held as a JSON value it took several times the memory of the whole input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceSpec(String);
+
+impl SourceSpec {
+    /// `spec` as pretty-printed JSON.
+    pub fn new(spec: &serde_json::Value) -> Self {
+        Self(serde_json::to_string_pretty(spec).unwrap_or_default())
+    }
+
+    /// The pretty-printed JSON.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// The spec as a JSON value again.
+    pub fn to_json(&self) -> serde_json::Value {
+        // Text serde_json wrote from a value reads back into the same value.
+        serde_json::from_str(&self.0).unwrap_or_default()
+    }
 }
 
 /// The status block: the profile's conditions plus the kind's own.

@@ -95,7 +95,15 @@ fn schema_types_and_api_validation() {
     let bad_schema = GOOD_SPEC.replace("{type: object}", "{type: object, required: true}");
     assert_eq!(
         problems(&crd(&bad_schema)),
-        "6:3: this is not a valid CustomResourceDefinition spec: invalid type: boolean `true`, expected a sequence\n"
+        "10:5: version `v1` is not a valid CustomResourceDefinition version: invalid type: boolean `true`, expected a sequence\n"
+    );
+    let bad_spec = GOOD_SPEC.replace(
+        "scope: Namespaced",
+        "scope: Namespaced\n  conversion: {strategy: 5}",
+    );
+    assert_eq!(
+        problems(&crd(&bad_spec)),
+        "6:3: this is not a valid CustomResourceDefinition spec: invalid type: integer `5`, expected a string\n"
     );
 }
 

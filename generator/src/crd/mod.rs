@@ -9,10 +9,14 @@ pub mod types;
 
 use std::path::Path;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion,
+};
 use k8s_openapi::serde::Deserialize as _;
 
-use crate::model::{Body, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, Version};
+use crate::model::{
+    Body, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, SourceSpec, Version,
+};
 use crate::schema::kind::{check_group, is_dns_label};
 use crate::schema::module_name;
 use crate::schema::reader::Sink;
@@ -154,6 +158,50 @@ fn check_names(crd: &Node, spec: &Node, names: &Node, group: &str, plural: &str,
             format!("a CRD's `metadata.name` must be `<plural>.<group>`, here `{expected}`"),
         );
     }
+}
+
+/// Reads `spec` into the API's own types: each version on its own, at its place (a large
+/// CRD's typed tree is then never whole in memory), then the rest with the versions left out.
+fn check_with_api_types(
+    spec: &mut serde_json::Value,
+    spec_pos: Pos,
+    version_nodes: &[Node],
+) -> Result<(), (Pos, String)> {
+    let versions = spec.get_mut("versions").map(serde_json::Value::take);
+    let checked = match &versions {
+        Some(serde_json::Value::Array(items)) => {
+            for (item, node) in items.iter().zip(version_nodes) {
+                if let Err(error) = CustomResourceDefinitionVersion::deserialize(item) {
+                    let name = item
+                        .get("name")
+                        .and_then(|n| n.as_str())
+                        .unwrap_or_default();
+                    return Err((
+                        node.pos,
+                        format!(
+                            "version `{name}` is not a valid CustomResourceDefinition version: {error}"
+                        ),
+                    ));
+                }
+            }
+            serde_json::Value::Array(Vec::new())
+        }
+        // Not a list: left in place, for the spec's own check to report.
+        other => other.clone().unwrap_or_default(),
+    };
+    if let Some(slot) = spec.get_mut("versions") {
+        *slot = checked;
+    }
+    let result = CustomResourceDefinitionSpec::deserialize(&*spec).map_err(|error| {
+        (
+            spec_pos,
+            format!("this is not a valid CustomResourceDefinition spec: {error}"),
+        )
+    });
+    if let (Some(slot), Some(versions)) = (spec.get_mut("versions"), versions) {
+        *slot = versions;
+    }
+    result.map(drop)
 }
 
 /// A capital letter, then ASCII letters and digits: what can become a Rust type name.
@@ -335,25 +383,16 @@ fn read_crd(
                 .as_str()
                 .map(str::to_owned)
         });
-    let mut whole = serde_json::json!({
-        "apiVersion": API_VERSION,
-        "kind": CRD_KIND,
-        "metadata": {"name": format!("{}.{group}", names.plural)},
-    });
-    whole["spec"] = spec.to_json();
+    let mut source = spec.to_json();
     // The API's own types catch what the reads above do not look at; a problem already
-    // reported is not reported again in their words. Read from a reference, so the spec is
-    // not copied: the model keeps it.
+    // reported is not reported again in their words.
     if sink.is_empty()
-        && let Err(error) = CustomResourceDefinition::deserialize(&whole)
+        && let Err((pos, message)) = check_with_api_types(&mut source, spec.pos, version_nodes)
     {
-        sink.error(
-            spec.pos,
-            format!("this is not a valid CustomResourceDefinition spec: {error}"),
-        );
+        sink.error(pos, message);
         return None;
     }
-    let source_crd = whole["spec"].take();
+    let source_crd = SourceSpec::new(&source);
     Some(Kind {
         origin: Origin {
             path: sink.path().to_owned(),

@@ -6,9 +6,6 @@
 //! printer columns, and every keyword its fields carry. The generated `crds()`, `Kind::crd()`
 //! and `kondition crd` all return this one value.
 
-use std::borrow::Cow;
-
-use k8s_openapi::serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value as Json, json};
 
 use super::well_known;
@@ -19,58 +16,50 @@ use crate::model::{
 
 /// The CRD of `kind`; `named` are the types its file declares.
 pub fn crd(kind: &Kind, named: &[NamedType]) -> Json {
-    let Crd { name, spec } = Crd::of(kind, named);
+    let spec = match &kind.source_crd {
+        Some(spec) => spec.to_json(),
+        None => lower_spec(kind, named),
+    };
     // Built by hand: `json!` would copy the spec through serialization.
     let mut crd = Map::new();
     crd.insert("apiVersion".into(), API_VERSION.into());
     crd.insert("kind".into(), CRD_KIND.into());
-    crd.insert("metadata".into(), json!({ "name": name }));
-    crd.insert("spec".into(), spec.into_owned());
+    crd.insert("metadata".into(), json!({ "name": crd_name(kind) }));
+    crd.insert("spec".into(), spec);
     Json::Object(crd)
+}
+
+/// [`crd`] as pretty-printed JSON, exactly as serde_json prints it. A kind read from a CRD
+/// keeps its spec as that text already: it is put in place rather than read back and written
+/// again (for the large CRDs of the corpus that took as long as everything else).
+pub fn crd_text(kind: &Kind, named: &[NamedType]) -> String {
+    let Some(spec) = &kind.source_crd else {
+        return serde_json::to_string_pretty(&crd(kind, named)).unwrap_or_default();
+    };
+    let spec = spec.text();
+    let name = Json::from(crd_name(kind));
+    let mut text = String::with_capacity(spec.len() + spec.len() / 8 + 200);
+    text.push_str(&format!(
+        "{{\n  \"apiVersion\": \"{API_VERSION}\",\n  \"kind\": \"{CRD_KIND}\",\n  \
+         \"metadata\": {{\n    \"name\": {name}\n  }},\n  \"spec\": "
+    ));
+    // One level deeper: JSON text has no line break but between values.
+    for (i, line) in spec.split('\n').enumerate() {
+        if i > 0 {
+            text.push_str("\n  ");
+        }
+        text.push_str(line);
+    }
+    text.push_str("\n}");
+    text
+}
+
+fn crd_name(kind: &Kind) -> String {
+    format!("{}.{}", kind.names.plural, kind.group)
 }
 
 const API_VERSION: &str = "apiextensions.k8s.io/v1";
 const CRD_KIND: &str = "CustomResourceDefinition";
-
-/// A kind's CRD that borrows the spec a kind read from a CRD keeps: serialized, it writes the
-/// same JSON as [`crd`] without copying the spec (for large CRDs the copy cost as much as
-/// writing them).
-pub struct Crd<'k> {
-    name: String,
-    spec: Cow<'k, Json>,
-}
-
-impl<'k> Crd<'k> {
-    /// The CRD of `kind`; `named` are the types its file declares.
-    pub fn of(kind: &'k Kind, named: &[NamedType]) -> Self {
-        Self {
-            name: format!("{}.{}", kind.names.plural, kind.group),
-            spec: match &kind.source_crd {
-                Some(spec) => Cow::Borrowed(spec),
-                None => Cow::Owned(lower_spec(kind, named)),
-            },
-        }
-    }
-}
-
-impl Serialize for Crd<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        struct Metadata<'a>(&'a str);
-        impl Serialize for Metadata<'_> {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let mut map = serializer.serialize_map(Some(1))?;
-                map.serialize_entry("name", self.0)?;
-                map.end()
-            }
-        }
-        let mut map = serializer.serialize_map(Some(4))?;
-        map.serialize_entry("apiVersion", API_VERSION)?;
-        map.serialize_entry("kind", CRD_KIND)?;
-        map.serialize_entry("metadata", &Metadata(&self.name))?;
-        map.serialize_entry("spec", self.spec.as_ref())?;
-        map.end()
-    }
-}
 
 fn lower_spec(kind: &Kind, named: &[NamedType]) -> Json {
     let mut names = Map::new();

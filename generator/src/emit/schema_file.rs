@@ -15,7 +15,7 @@ use crate::model::{Body, EnumValues, Field, IntegerFormat, Kind, ListKind, Schem
 pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
     let mut writer = Writer::default();
     if let Some(crd) = &kind.source_crd {
-        writer.notes.extend(unexpressed(crd));
+        writer.notes.extend(unexpressed(&crd.to_json()));
     }
     let mut out = Map::new();
     out.insert("group".into(), kind.group.clone().into());

@@ -58,7 +58,7 @@ pub fn file_module(file: &SchemaFile, depth: usize) -> Result<String, String> {
     let indent = " ".repeat(depth * 4);
     let mut crds = Vec::new();
     for (kind, name) in file.kinds.iter().zip(&crd_consts) {
-        crds.push(texts.marker(crd_const(kind, &file.types, name, &indent)?));
+        crds.push(texts.marker(crd_const(kind, &file.types, name, &indent)));
     }
     let tokens = quote! {
         #![doc = #doc]
@@ -162,10 +162,8 @@ fn crd_const(
     types: &[crate::model::NamedType],
     name: &syn::Ident,
     indent: &str,
-) -> Result<String, String> {
-    let json = serde_json::to_vec_pretty(&super::crd::Crd::of(kind, types))
-        .map_err(|e| format!("internal error: a CRD does not serialize: {e}"))?;
-    let json = String::from_utf8(json).map_err(|e| format!("internal error: {e}"))?;
+) -> String {
+    let json = super::crd::crd_text(kind, types);
     let hashes = "#".repeat(raw_string_hashes(&json));
     let mut text = String::with_capacity(json.len() + 200);
     text.push_str(&format!(
@@ -175,7 +173,7 @@ fn crd_const(
     ));
     text.push_str(&json);
     text.push_str(&format!("\"{hashes};\n"));
-    Ok(text)
+    text
 }
 
 /// How many `#`s a raw string literal holding `text` needs so that nothing in it ends it.
