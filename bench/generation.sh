@@ -33,7 +33,7 @@ kopium_loop="while read -r f; do $KOPIUM -A -m -f \"\$f\" > \"$work/kopium/\$(ba
 list=$(printf '%q ' "${files[@]}")
 
 echo "== generation: ${#files[@]} files, $bytes bytes of YAML, median of $runs rounds"
-python3 bench/measure.py --runs "$runs" --base floor \
+python3 bench/measure.py --runs "$runs" --base floor --base kopium \
   "floor=$FLOOR tree $list" \
   "kondition=rm -rf $work/out && $KONDITION generate --out $work/out $list" \
   "kopium=$kopium_loop"

@@ -4,9 +4,11 @@
 Each round runs every command once, in turn, so that a busy moment of this shared machine
 falls on all of them alike; the ratios are taken per round and their median reported.
 Peak memory is the largest resident set of the command or any process it waited for
-(wait4's ru_maxrss), so a shell loop over many processes reports its largest one.
+(wait4's ru_maxrss), so a shell loop over many processes reports its largest one. It has a
+floor of about 15 MiB: until the child starts the command it is counted with this
+process's own memory.
 
-    python3 bench/measure.py --runs 5 --base floor \\
+    python3 bench/measure.py --runs 5 --base floor --base kondition \\
         'floor=target/release/examples/parse_floor tree FILES...' \\
         'kondition=target/release/kondition generate --out /tmp/x FILES...'
 
@@ -42,7 +44,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds (default 5)")
     parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first")
-    parser.add_argument("--base", help="the label the ratios are taken against")
+    parser.add_argument(
+        "--base",
+        action="append",
+        help="a label the ratios are taken against (repeat for more tables; default: the first)",
+    )
     parser.add_argument("--tsv", help="also write every measurement to this file")
     parser.add_argument("commands", nargs="+", help="LABEL=COMMAND")
     args = parser.parse_args()
@@ -54,9 +60,10 @@ def main():
             sys.exit(f"measure: `{item}` is not LABEL=COMMAND")
         commands.append((label, command))
     labels = [label for label, _ in commands]
-    base = args.base or labels[0]
-    if base not in labels:
-        sys.exit(f"measure: --base {base} is not one of {', '.join(labels)}")
+    bases = args.base or [labels[0]]
+    for base in bases:
+        if base not in labels:
+            sys.exit(f"measure: --base {base} is not one of {', '.join(labels)}")
 
     for _ in range(args.warmup):
         for _, command in commands:
@@ -72,21 +79,22 @@ def main():
                 for label, (wall, cpu, peak) in measured.items():
                     out.write(f"{i}\t{label}\t{wall:.4f}\t{cpu:.4f}\t{peak}\n")
 
-    print(f"median of {args.runs} rounds; ratios per round against `{base}`, then their median\n")
-    print("| | wall | CPU | peak memory | wall ratio | CPU ratio | memory ratio |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for label in labels:
-        wall = statistics.median(r[label][0] for r in rounds)
-        cpu = statistics.median(r[label][1] for r in rounds)
-        peak = statistics.median(r[label][2] for r in rounds)
-        ratios = [
-            statistics.median(r[label][k] / r[base][k] for r in rounds) for k in range(3)
-        ]
-        print(
-            f"| {label} | {wall:.3f} s | {cpu:.3f} s | {peak / 1024:.1f} MiB"
-            f" | {ratios[0]:.2f}x | {ratios[1]:.2f}x | {ratios[2]:.2f}x |"
-        )
-
+    for base in bases:
+        print(f"median of {args.runs} rounds; ratios per round against `{base}`, then their median\n")
+        print("| | wall | CPU | peak memory | wall ratio | CPU ratio | memory ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for label in labels:
+            wall = statistics.median(r[label][0] for r in rounds)
+            cpu = statistics.median(r[label][1] for r in rounds)
+            peak = statistics.median(r[label][2] for r in rounds)
+            ratios = [
+                statistics.median(r[label][k] / r[base][k] for r in rounds) for k in range(3)
+            ]
+            print(
+                f"| {label} | {wall:.3f} s | {cpu:.3f} s | {peak / 1024:.1f} MiB"
+                f" | {ratios[0]:.2f}x | {ratios[1]:.2f}x | {ratios[2]:.2f}x |"
+            )
+        print()
 
 if __name__ == "__main__":
     main()

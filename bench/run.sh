@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every figure of BENCHMARKS.md, section by section (or the sections named):
+#
+#   bash bench/run.sh                      all, in this order (about 1 h 45 min on 2 cores)
+#   bash bench/run.sh generation scaling   only those
+#
+#   generation  kondition vs kopium vs the parse floor, 25 corpus files   (~1 min)
+#   scaling     time and memory against input size, up to 2.3 MB           (~1 min)
+#   compile     compile cost of generated code vs kopium's                 (~50 min)
+#   buildrs     no-op rebuild; kondition-gen's marginal clean-build cost   (~30 min)
+#   derive      build-time overhead of #[derive(KubeStatus)] on 100 kinds  (~10 min)
+#   runtime     status writes, bytes per apply, CPU per reconcile          (~3 min)
+#
+# RUNS (default 5) sets the rounds of every section. Run nothing else meanwhile: the
+# ratios are taken round by round, but a busy machine still widens them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-5}
+sections=("$@")
+[ ${#sections[@]} -gt 0 ] || sections=(generation scaling compile buildrs derive runtime)
+for section in "${sections[@]}"; do
+  echo "##### $section ($(date -u +%H:%M:%S))"
+  case $section in
+    generation) bash bench/generation.sh "$runs" ;;
+    scaling) bash bench/scaling.sh "$runs" ;;
+    compile) bash bench/compile_cost.sh "$runs" ;;
+    buildrs) bash bench/buildrs.sh "$runs" ;;
+    derive) bash bench/derive_overhead.sh 100 "$runs" ;;
+    runtime) cargo bench --locked -p kondition-tests --bench chokepoint ;;
+    *) echo "run.sh: no section $section" >&2; exit 2 ;;
+  esac
+  echo
+done
