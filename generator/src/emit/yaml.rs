@@ -94,8 +94,14 @@ fn write_string(out: &mut String, s: &str, level: usize, key: bool) {
             1 => "",
             _ => "+",
         };
-        // A first line starting with a space needs the indentation stated.
-        let indicator = if s.starts_with(' ') { "2" } else { "" };
+        // YAML takes a block's indentation from its first line that is not empty: if that
+        // one starts with a space, the indentation must be stated.
+        let first_line = s.split('\n').find(|line| !line.is_empty());
+        let indicator = if first_line.is_some_and(|line| line.starts_with(' ')) {
+            "2"
+        } else {
+            ""
+        };
         out.push('|');
         out.push_str(indicator);
         out.push_str(chomp);
@@ -205,6 +211,16 @@ mod tests {
             "list:\n- a: 1\n  b:\n  - true\n"
         );
         assert_eq!(to_yaml(&json!({"d": "one\ntwo"})), "d: |-\n  one\n  two\n");
+    }
+
+    #[test]
+    fn a_block_whose_first_text_is_indented_says_its_indentation() {
+        // Found by `any_string_reads_back`: the empty first line hid the leading space.
+        for s in ["\n !", "\n\n  x\ny", " a\nb"] {
+            let value = json!({ "k": s, "l": [s] });
+            assert_eq!(round_trip(&value), value, "{s:?}");
+        }
+        assert_eq!(to_yaml(&json!({"d": "\n !"})), "d: |2-\n\n   !\n");
     }
 
     proptest! {
