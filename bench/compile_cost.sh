@@ -13,12 +13,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-corpus=${KONDITION_CORPUS:-../shared/crds}
-[ -d "$corpus" ] || { echo "compile_cost: no CRD corpus at $corpus (set KONDITION_CORPUS)" >&2; exit 1; }
-corpus=$(cd "$corpus" && pwd)
+source bench/tools.sh
+find_corpus compile_cost
+corpus=$CORPUS
 root=$PWD
 
-source bench/tools.sh
 build_release
 
 roundtrip=$root/target/kopium-roundtrip

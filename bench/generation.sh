@@ -11,11 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-corpus=${KONDITION_CORPUS:-../shared/crds}
-[ -d "$corpus" ] || { echo "generation: no CRD corpus at $corpus (set KONDITION_CORPUS)" >&2; exit 1; }
-corpus=$(cd "$corpus" && pwd)
-
 source bench/tools.sh
+find_corpus generation
+corpus=$CORPUS
+
 build_release
 install_kopium
 

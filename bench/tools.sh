@@ -16,3 +16,11 @@ install_kopium() {
     cargo install kopium --version "$version" --locked --force --root target/tools/kopium
   fi
 }
+
+# The CRD corpus folder ($KONDITION_CORPUS, by default ../shared/crds) as an absolute path in
+# CORPUS; the calling script ($1 names it) stops when it is absent.
+find_corpus() {
+  CORPUS=${KONDITION_CORPUS:-../shared/crds}
+  [ -d "$CORPUS" ] || { echo "$1: no CRD corpus at $CORPUS (set KONDITION_CORPUS)" >&2; exit 1; }
+  CORPUS=$(cd "$CORPUS" && pwd)
+}
