@@ -12,7 +12,7 @@
 #    with the build-dependency (`cargo build --timings`), summed for kube's crates and for
 #    what only kondition-gen brings.
 #
-#   bash bench/buildrs.sh [RUNS=5]     (about 6 minutes per round on 2 cores)
+#   bash bench/buildrs.sh [RUNS=5]     (about 5 minutes per round on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}

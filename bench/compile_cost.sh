@@ -9,7 +9,7 @@
 #   bash bench/compile_cost.sh [RUNS=5]    (KONDITION_CORPUS overrides ../shared/crds)
 #
 # Runs bench/kopium_roundtrip.sh first when its crate is not there (kopium's modules that
-# compile are taken from it). Takes about 10 minutes per round on 2 cores.
+# compile are taken from it). Takes about 8 minutes per round on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}

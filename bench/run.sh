@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Every figure of BENCHMARKS.md, section by section (or the sections named):
 #
-#   bash bench/run.sh                      all, in this order (about 1 h 45 min on 2 cores)
+#   bash bench/run.sh                      all, in this order (about 1 h 25 min on 2 cores)
 #   bash bench/run.sh generation scaling   only those
 #
 #   generation  kondition vs kopium vs the parse floor, 25 corpus files   (~1 min)
 #   scaling     time and memory against input size, up to 2.3 MB           (~1 min)
 #   compile     compile cost of generated code vs kopium's                 (~50 min)
-#   buildrs     no-op rebuild; kondition-gen's marginal clean-build cost   (~30 min)
-#   derive      build-time overhead of #[derive(KubeStatus)] on 100 kinds  (~10 min)
-#   runtime     status writes, bytes per apply, CPU per reconcile          (~3 min)
+#   buildrs     no-op rebuild; kondition-gen's marginal clean-build cost   (~25 min)
+#   derive      build-time overhead of #[derive(KubeStatus)] on 100 kinds  (~5 min)
+#   runtime     status writes, bytes per apply, CPU per reconcile          (~4 min)
 #
 # RUNS (default 5) sets the rounds of every section. Run nothing else meanwhile: the
 # ratios are taken round by round, but a busy machine still widens them.

@@ -167,41 +167,34 @@ fn check_with_api_types(
     spec_pos: Pos,
     version_nodes: &[Node],
 ) -> Result<(), (Pos, String)> {
-    let versions = spec.get_mut("versions").map(serde_json::Value::take);
-    let checked = match &versions {
-        Some(serde_json::Value::Array(items)) => {
-            for (item, node) in items.iter().zip(version_nodes) {
-                if let Err(error) = CustomResourceDefinitionVersion::deserialize(item) {
-                    let name = item
-                        .get("name")
-                        .and_then(|n| n.as_str())
-                        .unwrap_or_default();
-                    return Err((
-                        node.pos,
-                        format!(
-                            "version `{name}` is not a valid CustomResourceDefinition version: {error}"
-                        ),
-                    ));
-                }
-            }
-            serde_json::Value::Array(Vec::new())
-        }
-        // Not a list: left in place, for the spec's own check to report.
-        other => other.clone().unwrap_or_default(),
+    let check_spec = |spec: &serde_json::Value| {
+        CustomResourceDefinitionSpec::deserialize(spec)
+            .map(drop)
+            .map_err(|error| {
+                let message = format!("this is not a valid CustomResourceDefinition spec: {error}");
+                (spec_pos, message)
+            })
     };
-    if let Some(slot) = spec.get_mut("versions") {
-        *slot = checked;
+    let Some(serde_json::Value::Array(items)) = spec.get("versions") else {
+        // Not a list: the spec's own check reports it.
+        return check_spec(spec);
+    };
+    for (item, node) in items.iter().zip(version_nodes) {
+        if let Err(error) = CustomResourceDefinitionVersion::deserialize(item) {
+            let name = item
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or_default();
+            let message = format!(
+                "version `{name}` is not a valid CustomResourceDefinition version: {error}"
+            );
+            return Err((node.pos, message));
+        }
     }
-    let result = CustomResourceDefinitionSpec::deserialize(&*spec).map_err(|error| {
-        (
-            spec_pos,
-            format!("this is not a valid CustomResourceDefinition spec: {error}"),
-        )
-    });
-    if let (Some(slot), Some(versions)) = (spec.get_mut("versions"), versions) {
-        *slot = versions;
-    }
-    result.map(drop)
+    let versions = std::mem::replace(&mut spec["versions"], serde_json::Value::Array(Vec::new()));
+    let result = check_spec(spec);
+    spec["versions"] = versions;
+    result
 }
 
 /// A capital letter, then ASCII letters and digits: what can become a Rust type name.

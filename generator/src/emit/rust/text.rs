@@ -252,8 +252,8 @@ mod tests {
         Type::Named(name.to_owned())
     }
 
-    /// What prettyplease prints for `text`, `depth` modules deep as the writer wrote it.
-    fn reprinted(text: &str, depth: usize) -> String {
+    /// Fails unless prettyplease prints `text` (written `depth` modules deep) back unchanged.
+    fn assert_prettyplease_layout(text: &str, depth: usize) {
         let mut wrapped = text.to_owned();
         for level in (0..depth).rev() {
             let indent = " ".repeat(level * 4);
@@ -275,7 +275,6 @@ mod tests {
             );
         }
         assert_eq!(printed, wrapped, "not prettyplease's layout");
-        printed
     }
 
     #[test]
@@ -311,7 +310,7 @@ pub struct Widget {
 }
 "
         );
-        reprinted(&text, 0);
+        assert_prettyplease_layout(&text, 0);
     }
 
     #[test]
@@ -347,7 +346,7 @@ pub struct Widget {
             writer.struct_item("Holder", None, &fields);
             writer.struct_item("Empty", Some("Nothing."), &[]);
             writer.enum_item(&e, Some("A choice."));
-            reprinted(&writer.finish(), depth);
+            assert_prettyplease_layout(&writer.finish(), depth);
         }
     }
 
@@ -391,7 +390,7 @@ pub struct Widget {
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
                 writer.struct_item("Holder", None, &fields);
-                reprinted(&writer.finish(), depth);
+                assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
     }
@@ -413,7 +412,7 @@ pub struct Widget {
                 let mut writer = Writer::new(depth * 4);
                 writer.struct_item("Holder", None, &fields);
                 writer.enum_item(&e, None);
-                reprinted(&writer.finish(), depth);
+                assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
     }
@@ -429,6 +428,6 @@ pub struct Widget {
         writer.enum_item(&e, None);
         let text = writer.finish();
         assert!(text.ends_with("pub enum Nothing {}\n"), "{text}");
-        reprinted(&text, 0);
+        assert_prettyplease_layout(&text, 0);
     }
 }
