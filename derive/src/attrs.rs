@@ -3,6 +3,7 @@
 //! ```text
 //! #[kondition(resource = Widget, conditions(Ready, "example.com/Synced"), field_owner = "...")]
 //! #[kondition(resource = Widget, profile = "orc", conditions(SubResourcesReady))]
+//! #[kondition(resource = Widget, conditions(Ready, Synced), summary = "Synced", success_reason = "Synced")]
 //! ```
 
 use proc_macro2::Span;
@@ -28,6 +29,13 @@ pub struct KonditionAttrs {
     pub conditions: Vec<DeclaredCondition>,
     /// `field_owner = "..."`.
     pub field_owner: Option<LitStr>,
+    /// `profile = "..."`, a known profile's name.
+    pub profile: Option<LitStr>,
+    /// `summary = "..."`: the summary condition, instead of the profile's.
+    pub summary: Option<LitStr>,
+    /// `success_reason = "..."`: the summary's reason after a success, instead of the
+    /// profile's.
+    pub success_reason: Option<LitStr>,
 }
 
 /// One declared condition type and where it was declared.
@@ -60,7 +68,6 @@ impl Parse for ConditionItem {
 /// Reads every `#[kondition(...)]` attribute; problems go to `errors`.
 pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> KonditionAttrs {
     let mut parsed = KonditionAttrs::default();
-    let mut profile: Option<LitStr> = None;
     let mut explicit: Vec<DeclaredCondition> = Vec::new();
     // Whether `conditions(...)` and `profile` were given, even if they failed to parse.
     let mut seen_conditions = false;
@@ -87,7 +94,13 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
                         ),
                     ));
                 }
-                set_once(&mut profile, name, &meta)
+                set_once(&mut parsed.profile, name, &meta)
+            } else if meta.path.is_ident("summary") {
+                let summary: LitStr = meta.value()?.parse()?;
+                set_once(&mut parsed.summary, summary, &meta)
+            } else if meta.path.is_ident("success_reason") {
+                let reason: LitStr = meta.value()?.parse()?;
+                set_once(&mut parsed.success_reason, reason, &meta)
             } else if meta.path.is_ident("conditions") {
                 if std::mem::replace(&mut seen_conditions, true) {
                     return Err(meta.error("duplicate `conditions(...)`; list every condition type in one"));
@@ -99,7 +112,7 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
                 Ok(())
             } else {
                 Err(meta.error(format!(
-                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"` or `field_owner = \"...\"`",
+                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"` or `field_owner = \"...\"`",
                     meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string)
                 )))
             }
@@ -109,7 +122,7 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
         }
     }
 
-    if let Some(profile) = &profile {
+    if let Some(profile) = &parsed.profile {
         let types = profiles::condition_types(&profile.value()).unwrap_or_default();
         parsed
             .conditions

@@ -46,7 +46,16 @@ fn condition_type_checks(status: &Status) -> TokenStream {
             const _: () = ::core::assert!(::kondition::validation::is_valid_type(#name), #message);
         }
     });
-    quote!(#(#checks)*)
+    let reason_check = status.success_reason.as_ref().map(|reason| {
+        let message = format!(
+            "success_reason {:?} is not valid for the API server: a letter, then letters, digits, '_', ',' or ':', not ending in ',' or ':', at most 1024 characters",
+            reason.value()
+        );
+        quote_spanned! {reason.span()=>
+            const _: () = ::core::assert!(::kondition::validation::is_valid_reason(#reason), #message);
+        }
+    });
+    quote!(#(#checks)* #reason_check)
 }
 
 fn condition_type_enum(status: &Status) -> TokenStream {
@@ -347,6 +356,7 @@ fn kube_status_impl(status: &Status) -> TokenStream {
         quote!(::core::option::Option::Some(self.#generation))
     };
     let names = status.condition_types.iter().map(|t| &t.name);
+    let profile = profile_const(status);
     let to_apply = status.fields.iter().map(|field| {
         let field_ident = &field.ident;
         match field.kind {
@@ -359,6 +369,8 @@ fn kube_status_impl(status: &Status) -> TokenStream {
             type Apply = #apply;
 
             const CONDITION_TYPES: &'static [&'static str] = &[#(#names),*];
+
+            const PROFILE: ::kondition::profile::Profile = #profile;
 
             #[inline]
             fn conditions(&self) -> &::kondition::Conditions {
@@ -394,6 +406,31 @@ fn kube_status_impl(status: &Status) -> TokenStream {
                     ..::core::default::Default::default()
                 }
             }
+        }
+    }
+}
+
+/// The runtime's profile constant named by `profile = "..."` (`CUSTOM` without one), with
+/// `summary` and `success_reason` put over it.
+fn profile_const(status: &Status) -> TokenStream {
+    let base = status.profile.as_ref().map_or_else(
+        || format_ident!("CUSTOM"),
+        |name| format_ident!("{}", name.value().to_uppercase(), span = name.span()),
+    );
+    let base = quote!(::kondition::profile::#base);
+    if status.summary.is_none() && status.success_reason.is_none() {
+        return base;
+    }
+    let summary = status.summary.as_ref().map(|s| quote!(summary: #s,));
+    let success_reason = status
+        .success_reason
+        .as_ref()
+        .map(|r| quote!(success_reason: #r,));
+    quote! {
+        ::kondition::profile::Profile {
+            #summary
+            #success_reason
+            ..#base
         }
     }
 }

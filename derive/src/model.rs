@@ -11,6 +11,7 @@ use syn::{
 use crate::attrs::{self, DeclaredCondition};
 use crate::case;
 use crate::errors::Errors;
+use crate::profiles;
 use crate::serde_attrs;
 
 /// The wire name of the conditions list.
@@ -24,6 +25,12 @@ pub struct Status {
     pub vis: Visibility,
     pub resource: Option<Path>,
     pub field_owner: Option<LitStr>,
+    /// `profile = "..."`: the runtime profile the status follows (`None`: `CUSTOM`).
+    pub profile: Option<LitStr>,
+    /// `summary = "..."`, a declared condition type overriding the profile's summary.
+    pub summary: Option<LitStr>,
+    /// `success_reason = "..."`, overriding the profile's.
+    pub success_reason: Option<LitStr>,
     /// The field holding `conditions`.
     pub conditions: Ident,
     /// The field holding `observedGeneration`, and whether it is an `Option<i64>`.
@@ -209,17 +216,58 @@ impl Status {
             errors.push(missing.clone());
         }
         let condition_types = condition_types(attrs.conditions, &mut errors);
+        check_summary(&attrs.summary, &attrs.profile, &attrs.resource, &condition_types, input, &mut errors);
         errors.finish()?;
         Ok(Self {
             ident: input.ident.clone(),
             vis: input.vis.clone(),
             resource: attrs.resource,
             field_owner: attrs.field_owner,
+            profile: attrs.profile,
+            summary: attrs.summary,
+            success_reason: attrs.success_reason,
             conditions: conditions?,
             observed_generation: observed_generation?,
             fields,
             condition_types,
         })
+    }
+}
+
+/// The summary condition must be declared: the status chokepoint writes it, and its accessors
+/// and enum variant should exist. Without `resource`, no chokepoint writes this status, so
+/// the profile's default summary need not be declared.
+fn check_summary(
+    summary: &Option<LitStr>,
+    profile: &Option<LitStr>,
+    resource: &Option<Path>,
+    declared: &[ConditionType],
+    input: &DeriveInput,
+    errors: &mut Errors,
+) {
+    let is_declared = |name: &str| declared.iter().any(|t| t.name == name);
+    match summary {
+        Some(summary) if !is_declared(&summary.value()) => errors.push(syn::Error::new(
+            summary.span(),
+            format!(
+                "the summary condition `{}` is not declared; add it to `conditions(...)`",
+                summary.value()
+            ),
+        )),
+        Some(_) => {}
+        None => {
+            let default = profile
+                .as_ref()
+                .map_or(profiles::DEFAULT_SUMMARY, |p| profiles::summary(&p.value()));
+            if resource.is_some() && !is_declared(default) {
+                errors.spanned(
+                    &input.ident,
+                    format!(
+                        "the status chokepoint summarises a reconcile into `{default}`, which is not declared; add it to `conditions(...)`, or name a declared condition with `summary = \"...\"`"
+                    ),
+                );
+            }
+        }
     }
 }
 

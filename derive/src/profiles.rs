@@ -1,7 +1,9 @@
 //! The condition types of each status profile, by name (`profile = "aso"`).
 //!
-//! These mirror `kondition::profile::*::CONDITION_TYPES`; a workspace test checks that a
-//! status deriving each profile declares exactly the runtime's list.
+//! The macro needs the types while it expands, before the runtime is compiled, so they are
+//! repeated here; the profiles' meaning (summary, reasons, companions) stays in the runtime's
+//! `kondition::profile::<NAME>` constant, which the generated code names. A workspace test
+//! checks that a status deriving each profile declares exactly the runtime's list.
 
 /// Every profile with its condition types.
 pub const PROFILES: &[(&str, &[&str])] = &[
@@ -10,6 +12,14 @@ pub const PROFILES: &[(&str, &[&str])] = &[
     ("orc", &["Available", "Progressing"]),
     ("kstatus", &["Ready", "Reconciling", "Stalled"]),
 ];
+
+/// The summary condition of a status that names no profile (`kondition::profile::CUSTOM`).
+pub const DEFAULT_SUMMARY: &str = "Ready";
+
+/// The summary condition of the named profile: the runtime's `kondition::profile::<NAME>`.
+pub fn summary(name: &str) -> &'static str {
+    if name == "orc" { "Available" } else { DEFAULT_SUMMARY }
+}
 
 /// The condition types of the named profile.
 pub fn condition_types(name: &str) -> Option<&'static [&'static str]> {

@@ -954,7 +954,8 @@ pub mod v1beta1 {
     )]
     #[kondition(
         resource = Database,
-        conditions("Ready", "Reconciling", "Stalled", "BackupsHealthy"),
+        profile = "kstatus",
+        conditions("BackupsHealthy"),
         field_owner = "db.example.com/database-operator"
     )]
     pub struct DatabaseStatus {
@@ -1197,7 +1198,8 @@ pub mod v1 {
     )]
     #[kondition(
         resource = Database,
-        conditions("Ready", "Reconciling", "Stalled", "BackupsHealthy"),
+        profile = "kstatus",
+        conditions("BackupsHealthy"),
         field_owner = "db.example.com/database-operator"
     )]
     pub struct DatabaseStatus {

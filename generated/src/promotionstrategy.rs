@@ -1126,7 +1126,7 @@ pub mod v1alpha1 {
         ::serde::Deserialize,
         ::kondition::KubeStatus
     )]
-    #[kondition(resource = PromotionStrategy, conditions("Ready"))]
+    #[kondition(resource = PromotionStrategy, profile = "standard")]
     pub struct PromotionStrategyStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
@@ -1298,7 +1298,7 @@ pub mod v1alpha1 {
         ::serde::Deserialize,
         ::kondition::KubeStatus
     )]
-    #[kondition(resource = ChangeTransferPolicy, conditions("Ready"))]
+    #[kondition(resource = ChangeTransferPolicy, profile = "standard")]
     pub struct ChangeTransferPolicyStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]

@@ -522,7 +522,7 @@ pub mod v1api20200601 {
         ::serde::Deserialize,
         ::kondition::KubeStatus
     )]
-    #[kondition(resource = ResourceGroup, conditions("Ready"))]
+    #[kondition(resource = ResourceGroup, profile = "aso")]
     pub struct ResourceGroupStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]

@@ -601,10 +601,7 @@ pub mod v1alpha1 {
         ::serde::Deserialize,
         ::kondition::KubeStatus
     )]
-    #[kondition(
-        resource = Router,
-        conditions("Available", "Progressing", "SubResourcesReady")
-    )]
+    #[kondition(resource = Router, profile = "orc", conditions("SubResourcesReady"))]
     pub struct RouterStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]

@@ -731,7 +731,8 @@ pub mod v1alpha1 {
     )]
     #[kondition(
         resource = SecurityGroup,
-        conditions("Available", "Progressing", "SubResourcesReady"),
+        profile = "orc",
+        conditions("SubResourcesReady"),
         field_owner = "openstack.k-orc.cloud/securitygroup-controller"
     )]
     pub struct SecurityGroupStatus {

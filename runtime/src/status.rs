@@ -12,6 +12,7 @@ use kube_core::Resource;
 use serde::Serialize;
 
 use crate::Conditions;
+use crate::profile::{self, Profile};
 
 /// A status struct with the standard block: a `conditions` list and `observedGeneration`.
 ///
@@ -24,6 +25,12 @@ pub trait KubeStatus {
 
     /// The condition types this status declares, in declaration order.
     const CONDITION_TYPES: &'static [&'static str];
+
+    /// How the status chokepoint reports a reconcile's outcome in this status: the summary
+    /// condition with its reasons, and the conditions it keeps beside it.
+    /// `#[derive(KubeStatus)]` sets it from `profile = "..."`, `summary = "..."` and
+    /// `success_reason = "..."`; by default Ready, `Succeeded`, nothing beside it.
+    const PROFILE: Profile = profile::CUSTOM;
 
     /// The conditions.
     fn conditions(&self) -> &Conditions;

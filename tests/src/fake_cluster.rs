@@ -82,6 +82,10 @@ pub struct Stats {
     pub gone: u64,
     /// Injected: watch events held back before delivery.
     pub delayed_events: u64,
+    /// Status applies refused by the validation rule ([`FakeCluster::validate_status`]).
+    pub invalid: u64,
+    /// Events recorded (`POST` to events.k8s.io).
+    pub events: u64,
 }
 
 /// The fault rates, each a probability per request (or per watch event).
@@ -149,7 +153,14 @@ struct State {
     fail_next_list: bool,
     rng: u64,
     stats: Stats,
+    /// What a status must satisfy, as the CRD's schema would say it.
+    rule: Option<StatusRule>,
+    /// Events recorded, in order.
+    events: Vec<Value>,
 }
+
+/// A validation rule for a status: the message of the violation, if any.
+type StatusRule = Arc<dyn Fn(&Value) -> Option<String> + Send + Sync>;
 
 impl State {
     /// A number in [0, 1) from xorshift64*.
@@ -224,6 +235,8 @@ impl FakeCluster {
                 fail_next_list: false,
                 rng: seed | 1,
                 stats: Stats::default(),
+                rule: None,
+                events: Vec::new(),
             })),
             changed: Arc::new(Notify::new()),
             api_version: format!("{group}/{version}"),
@@ -281,6 +294,40 @@ impl FakeCluster {
         state.fail_next_list = faults.failed_list > 0.0;
         drop(state);
         self.changed.notify_waiters();
+    }
+
+    /// Validates every status that an apply would store with `rule`, as the API server
+    /// validates a custom resource against its CRD's schema: when `rule` returns a message,
+    /// the apply is refused with 422 Invalid, naming the object and the message.
+    pub fn validate_status(&self, rule: impl Fn(&Value) -> Option<String> + Send + Sync + 'static) {
+        self.lock().rule = Some(Arc::new(rule));
+    }
+
+    /// Deletes `name` (an object without finalizers goes at once).
+    pub fn delete(&self, name: &str) {
+        let mut state = self.lock();
+        let Some(mut object) = state.objects.remove(name) else {
+            return;
+        };
+        state.owners.remove(name);
+        state.version += 1;
+        object["metadata"]["resourceVersion"] = json!(state.version.to_string());
+        let line = json!({"type": "DELETED", "object": object}).to_string() + "\n";
+        let version = state.version;
+        state.history.push((version, line));
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
+    /// `name` as stored, read into `K`.
+    pub fn get<K: serde::de::DeserializeOwned>(&self, name: &str) -> Option<K> {
+        let object = self.lock().objects.get(name).cloned()?;
+        serde_json::from_value(object).ok()
+    }
+
+    /// The events recorded so far.
+    pub fn events(&self) -> Vec<Value> {
+        self.lock().events.clone()
     }
 
     /// Ignores the resourceVersion precondition of applies from now on, unlike any API
@@ -371,6 +418,13 @@ impl FakeCluster {
                 self.watch(query)
             }
             "GET" if path == collection => self.list(),
+            "POST" if path.starts_with("/apis/events.k8s.io/v1/namespaces/") => {
+                let event: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+                let mut state = self.lock();
+                state.stats.events += 1;
+                state.events.push(event.clone());
+                Answer::Json(201, event)
+            }
             "PATCH" => match path
                 .strip_prefix(&item_prefix)
                 .and_then(|rest| rest.strip_suffix("/status"))
@@ -575,6 +629,11 @@ impl FakeCluster {
             && fields["status"] == json!({})
         {
             fields.remove("status");
+        }
+        if let Some(violation) = state.rule.clone().and_then(|rule| rule(&object["status"])) {
+            state.stats.invalid += 1;
+            let message = format!("{} \"{name}\" is invalid: {violation}", self.kind);
+            return Answer::Json(422, status(422, "Invalid", &message));
         }
         if let Some(metadata) = object["metadata"].as_object_mut() {
             if owners.is_empty() {

@@ -1,8 +1,9 @@
-//! The status writes: the full server-side apply, the conditions-only fallback when the API
-//! server rejects it, and the release of the fallback manager's fields once a full apply
-//! succeeds again. The first two carry the read object's `resourceVersion` as a
+//! The status writes as requests: the full server-side apply, the conditions-only fallback
+//! when the API server rejects it, and the release of the fallback manager's fields once a
+//! full apply succeeds again. The first two carry the read object's `resourceVersion` as a
 //! precondition, so a status computed from a stale copy never overwrites a newer one: the
 //! API server answers 409 Conflict, and the next reconcile starts from the newer object.
+//! Which of them a reconcile sends is decided in the reconciler.
 
 use std::fmt::Debug;
 
@@ -13,23 +14,30 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::status::StatusApply;
-use crate::{Condition, ConditionStatus, Conditions, KubeStatus, Severity, StatusResource};
+use crate::{Conditions, KubeStatus, StatusResource};
 
 /// The field manager of the conditions-only fallback apply.
 pub fn fallback_owner<K: StatusResource>() -> String {
     format!("{}-fallback", K::field_owner())
 }
 
-/// What a status write did.
+/// What the status write of a reconcile did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Written {
+pub(crate) enum Written {
     /// The status to apply equals the stored one: nothing was sent.
     Unchanged,
     /// The full status was applied.
     Full,
-    /// The full apply was rejected (the rejection's message); the conditions were applied
-    /// under the fallback manager.
-    Fallback(String),
+    /// The full status is rejected by the API server (with this message), now or by an
+    /// earlier reconcile of the same status; `fallback` holds the conditions applied under
+    /// the fallback manager, if any were (none are when the stored conditions already say
+    /// the same).
+    Rejected {
+        /// The API server's message.
+        message: String,
+        /// The conditions of the fallback apply, if one was sent.
+        fallback: Option<Conditions>,
+    },
     /// The object is gone.
     NotFound,
 }
@@ -38,64 +46,32 @@ pub enum Written {
 /// reconcile thought good.
 pub const REASON_STATUS_REJECTED: &str = "StatusRejected";
 
-/// Applies `desired`'s status unless it equals `stored`'s; falls back to its valid
-/// conditions on a validation rejection (a True `summary` condition becomes False,
-/// `StatusRejected`, with the API server's message); releases the fallback manager after a
-/// full apply.
-pub(crate) async fn write_status<K>(
+/// The full status apply, under the kind's field owner, only if the object is still at
+/// `stored`'s `resourceVersion`.
+pub(crate) async fn full<K>(
     client: &Client,
     stored: &K,
-    desired: &K,
-    summary: &str,
-) -> Result<Written, kube::Error>
+    body: StatusApply<<K::Status as KubeStatus>::Apply>,
+) -> Result<(), kube::Error>
 where
-    K: StatusResource + Clone + Debug + Serialize + DeserializeOwned,
+    K: StatusResource + Clone + Debug + DeserializeOwned,
 {
-    let body = desired.status_apply();
-    if body == stored.status_apply() {
-        return Ok(Written::Unchanged);
-    }
-    let name = desired.meta().name.clone().unwrap_or_default();
-    let owner = K::field_owner();
-    // Only if the object is still the one this status was computed from.
     let body = body.precondition(stored);
-    match apply::<K, _>(client, &name, &owner, &body).await {
-        Ok(()) => {
-            if owns_fields(stored, &fallback_owner::<K>()) {
-                release_fallback::<K>(client, &name, desired).await?;
-            }
-            Ok(Written::Full)
-        }
-        Err(error) if is_not_found(&error) => Ok(Written::NotFound),
-        Err(error) if is_rejection(&error) => {
-            let message = rejection_message(&error);
-            let mut conditions: Conditions = desired
-                .status()
-                .map(|s| {
-                    s.conditions()
-                        .iter()
-                        .filter(|c| c.is_valid())
-                        .cloned()
-                        .collect()
-                })
-                .unwrap_or_default();
-            if conditions.is_true(summary) || !conditions.contains(summary) {
-                let mut rejected =
-                    Condition::new(summary, ConditionStatus::False, REASON_STATUS_REJECTED)
-                        .with_severity(Severity::Warning)
-                        .with_message(format!("the API server rejected the status: {message}"));
-                rejected.observed_generation = desired.meta().generation;
-                conditions.set(rejected);
-            }
-            let fallback = desired.conditions_apply(conditions).precondition(stored);
-            match apply::<K, _>(client, &name, &fallback_owner::<K>(), &fallback).await {
-                Ok(()) => Ok(Written::Fallback(message)),
-                Err(error) if is_not_found(&error) => Ok(Written::NotFound),
-                Err(error) => Err(error),
-            }
-        }
-        Err(error) => Err(error),
-    }
+    apply::<K, _>(client, &body.metadata.name, &K::field_owner(), &body).await
+}
+
+/// The conditions-only apply under the fallback manager, only if the object is still at
+/// `stored`'s `resourceVersion`.
+pub(crate) async fn fallback<K>(
+    client: &Client,
+    stored: &K,
+    conditions: Conditions,
+) -> Result<(), kube::Error>
+where
+    K: StatusResource + Clone + Debug + DeserializeOwned,
+{
+    let body = stored.conditions_apply(conditions).precondition(stored);
+    apply::<K, _>(client, &body.metadata.name, &fallback_owner::<K>(), &body).await
 }
 
 /// `PATCH .../<name>/status` with the apply body, forced, as `owner`; works for namespaced
@@ -121,11 +97,12 @@ where
 /// An empty apply under the fallback manager: it then owns nothing, so conditions only it
 /// kept (stale ones) go, while those the main manager applied stay. Sent right after a full
 /// apply changed the object, so without a precondition: it writes no value.
-async fn release_fallback<K>(client: &Client, name: &str, object: &K) -> Result<(), kube::Error>
+pub(crate) async fn release_fallback<K>(client: &Client, object: &K) -> Result<(), kube::Error>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
     let empty = StatusApply::new(object, <K::Status as KubeStatus>::Apply::default());
+    let name = &empty.metadata.name;
     match apply::<K, _>(client, name, &fallback_owner::<K>(), &empty).await {
         Err(error) if is_not_found(&error) => Ok(()),
         other => other,
@@ -133,7 +110,7 @@ where
 }
 
 /// Whether `manager` holds fields of the object (per `metadata.managedFields`).
-fn owns_fields<K: Resource>(object: &K, manager: &str) -> bool {
+pub(crate) fn owns_fields<K: Resource>(object: &K, manager: &str) -> bool {
     object
         .meta()
         .managed_fields
@@ -149,17 +126,17 @@ pub(crate) fn status_code(error: &kube::Error) -> Option<u16> {
     }
 }
 
-fn is_not_found(error: &kube::Error) -> bool {
+pub(crate) fn is_not_found(error: &kube::Error) -> bool {
     status_code(error) == Some(404)
 }
 
 /// The API server refused the content (schema, CEL or admission validation), not the
 /// request: 422 Unprocessable Entity, or 400 Bad Request.
-fn is_rejection(error: &kube::Error) -> bool {
+pub(crate) fn is_rejection(error: &kube::Error) -> bool {
     matches!(status_code(error), Some(422 | 400))
 }
 
-fn rejection_message(error: &kube::Error) -> String {
+pub(crate) fn rejection_message(error: &kube::Error) -> String {
     match error {
         kube::Error::Api(status) if !status.message.is_empty() => status.message.clone(),
         other => other.to_string(),

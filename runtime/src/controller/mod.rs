@@ -41,11 +41,14 @@
 mod apply;
 mod checks;
 mod finalizer;
+mod memory;
+mod report;
 
-use std::collections::HashMap;
 use std::fmt::{self, Debug};
+use std::hash::{Hash, Hasher};
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use futures::FutureExt;
 use kube::Resource;
@@ -53,9 +56,14 @@ use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType, Recorder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tokio::time::Instant;
 use tracing::Instrument;
 
-pub use apply::{REASON_STATUS_REJECTED, Written, fallback_owner};
+use apply::Written;
+use memory::Memory;
+use report::{Outcome, Report};
+
+pub use apply::{REASON_STATUS_REJECTED, fallback_owner};
 pub use checks::{
     CheckError, CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
 };
@@ -63,7 +71,7 @@ pub use finalizer::{FinalizerError, with_finalizer};
 
 use crate::{
     Condition, ConditionStatus, KubeStatus, ReconcileError, Requeue, RequeuePolicy, Severity,
-    StatusResource,
+    StatusApply, StatusResource,
 };
 
 /// Reason: a pre-reconciliation check blocked the reconcile (Warning, retried soon).
@@ -132,42 +140,29 @@ pub struct StatusReconciler<K> {
     client: kube::Client,
     recorder: Option<Recorder>,
     policy: RequeuePolicy,
-    summary: String,
-    success_reason: String,
+    report: Report,
     pre_checks: Vec<Box<dyn PreReconcileCheck<K>>>,
     post_checks: Vec<Box<dyn PostReconcileCheck<K>>>,
-    failures: Mutex<HashMap<String, u32>>,
-}
-
-/// How the reconcile went, before the status is written.
-enum Outcome {
-    Succeeded,
-    Failed {
-        condition: Condition,
-        requeue: Requeue,
-    },
-    Blocked(String),
-    Postponed(String),
-    PostCheckFailed(String),
-    Panicked(String),
+    memory: Mutex<Memory>,
 }
 
 impl<K> StatusReconciler<K>
 where
     K: StatusResource + Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static,
 {
-    /// A chokepoint writing through `client`, with summary condition `Ready` and success
-    /// reason `Succeeded`, the default [`RequeuePolicy`], no events and no checks.
+    /// A chokepoint writing through `client` by the kind's profile
+    /// ([`KubeStatus::PROFILE`]: the summary condition, its reasons and companions), with the
+    /// default [`RequeuePolicy`], no events and no checks.
     pub fn new(client: kube::Client) -> Self {
+        let policy = RequeuePolicy::default();
         Self {
             client,
             recorder: None,
-            policy: RequeuePolicy::default(),
-            summary: "Ready".to_owned(),
-            success_reason: "Succeeded".to_owned(),
+            policy,
+            report: Report::new(<K::Status as KubeStatus>::PROFILE),
             pre_checks: Vec::new(),
             post_checks: Vec::new(),
-            failures: Mutex::new(HashMap::new()),
+            memory: Mutex::new(Memory::new(memory_ttl(&policy), memory::DEFAULT_CAPACITY)),
         }
     }
 
@@ -182,15 +177,27 @@ where
     #[must_use]
     pub fn requeue_policy(mut self, policy: RequeuePolicy) -> Self {
         self.policy = policy;
+        self.memory_mut().set_ttl(memory_ttl(&policy));
         self
     }
 
-    /// The summary condition type and its success reason (by default `Ready`, `Succeeded`;
-    /// the `standard` profile uses `ReconciliationSuccess`, `orc` summarises into Available).
+    /// The summary condition type and its success reason, instead of the profile's (for a
+    /// kind whose status names no profile, `Ready` and `Succeeded`). The profile's companion
+    /// conditions are still kept.
     #[must_use]
     pub fn summary(mut self, type_: impl Into<String>, success_reason: impl Into<String>) -> Self {
-        self.summary = type_.into();
-        self.success_reason = success_reason.into();
+        self.report.summary = type_.into();
+        self.report.success_reason = success_reason.into();
+        self
+    }
+
+    /// The most objects whose backoff and rejected status are remembered at once (by
+    /// default 100,000); past it, the object reconciled longest ago is forgotten. Entries go
+    /// anyway once their object is gone or has not been reconciled for twice the longer of
+    /// the resync interval and the longest backoff.
+    #[must_use]
+    pub fn max_tracked_objects(mut self, capacity: usize) -> Self {
+        self.memory_mut().set_capacity(capacity);
         self
     }
 
@@ -213,47 +220,149 @@ where
         K::field_owner().into_owned()
     }
 
-    /// Runs `body` on a copy of `object` (summary condition cleared) between the checks,
-    /// then writes the status once and returns the requeue that follows. Errors are only
-    /// those of writing the status; the body's own error is in the status.
+    /// How many objects the reconciler remembers something of (a backoff under way, a
+    /// rejected status). Bounded: see [`max_tracked_objects`](Self::max_tracked_objects).
+    pub fn tracked_objects(&self) -> usize {
+        self.memory().len()
+    }
+
+    /// Runs `body` on a copy of `object` (summary and companion conditions cleared) between
+    /// the checks, then writes the status once and returns the requeue that follows. Errors
+    /// are only those of writing the status; the body's own error is in the status.
     pub async fn reconcile<E, F>(&self, object: Arc<K>, body: F) -> Result<Action, Error>
     where
         E: ReconcileError,
         F: AsyncFnOnce(&mut K) -> Result<(), E>,
     {
-        let key = object_key(&*object);
-        let span =
-            tracing::info_span!("reconcile", object = %key, generation = object.meta().generation);
+        let span = tracing::info_span!(
+            "reconcile",
+            object = %object_name(&*object),
+            generation = object.meta().generation
+        );
         async {
+            let key = memory_key(&*object);
             let mut working = (*object).clone();
-            working.status_mut().conditions_mut().remove(&self.summary);
+            self.report.clear(&mut working);
             let outcome = self.run(&mut working, body).await;
-            let requeue = self.finish_status(&object, &mut working, &outcome);
+            let requeue = self.report.finish(&*object, &mut working, &outcome);
+            let now = Instant::now();
             // Counted from the body's outcome before the write: a write that fails (and is
             // retried through the error policy) neither hides a failure nor a success.
-            let failures = self.count_failures(&key, requeue);
-            let written = apply::write_status(&self.client, &*object, &working, &self.summary)
-                .await
-                .map_err(Error)?;
-            match &written {
-                Written::Fallback(message) => {
-                    tracing::warn!(%message, "status rejected; applied the conditions only");
-                    let note = format!("the API server rejected the status: {message}");
-                    self.publish(&working, EventType::Warning, REASON_STATUS_REJECTED, note)
-                        .await;
+            let failures = self
+                .memory()
+                .count(&key, requeue == Requeue::Backoff, now);
+            let after_body = self.policy.delay(requeue, failures);
+            let (written, retry) = self.write(&object, &working, &key, now).await?;
+            // What the summary now says, if this reconcile wrote it.
+            let written_summary = match &written {
+                Written::Full => working.status().map(KubeStatus::conditions),
+                Written::Rejected { message, fallback } => {
+                    tracing::warn!(%message, fallback_sent = fallback.is_some(), "status rejected; only its conditions are kept");
+                    fallback.as_ref()
                 }
-                Written::NotFound => tracing::debug!("object gone before its status was written"),
-                Written::Full | Written::Unchanged => {
-                    self.record_transition(&object, &working).await
-                }
+                Written::Unchanged | Written::NotFound => None,
             }
-            Ok(match self.policy.delay(requeue, failures) {
-                Some(delay) => Action::requeue(delay),
-                None => Action::await_change(),
-            })
+            .and_then(|conditions| conditions.get(&self.report.summary));
+            if let Some(after) = written_summary {
+                self.record_transition(&object, after).await;
+            }
+            let leaving = matches!(outcome, Outcome::Succeeded)
+                && object.meta().deletion_timestamp.is_some();
+            if written == Written::NotFound || leaving {
+                self.memory().forget(&key);
+            }
+            if written == Written::NotFound {
+                tracing::debug!("object gone before its status was written");
+                return Ok(Action::await_change());
+            }
+            // After a rejection the full apply is retried on its own backoff, or sooner when
+            // the body asks to be run again sooner.
+            let delay = match (after_body, retry) {
+                (Some(body), Some(retry)) => Some(body.min(retry)),
+                (body, retry) => body.or(retry),
+            };
+            Ok(delay.map_or_else(Action::await_change, Action::requeue))
         }
         .instrument(span)
         .await
+    }
+
+    /// Step 4 and 5: the full apply unless the status is stored already or known to be
+    /// rejected, the fallback after a rejection unless its conditions are stored already, and
+    /// the release of the fallback manager after a full apply. Returns what was written and,
+    /// after a rejection, how long until the full apply is tried again.
+    async fn write(
+        &self,
+        stored: &K,
+        desired: &K,
+        key: &str,
+        now: Instant,
+    ) -> Result<(Written, Option<Duration>), Error> {
+        let body = desired.status_apply();
+        if body == stored.status_apply() {
+            self.memory().accepted(key, now);
+            return Ok((Written::Unchanged, None));
+        }
+        let fingerprint = fingerprint(&body);
+        let known = self
+            .memory()
+            .rejection(key)
+            .filter(|r| r.fingerprint == fingerprint && now < r.retry_at)
+            .cloned();
+        // The same status was rejected a moment ago (this reconcile is likely the one the
+        // fallback's own write caused): not sent again before its retry time.
+        let (message, retry_at) = match known {
+            Some(rejection) => (rejection.message, rejection.retry_at),
+            None => match apply::full(&self.client, stored, body).await {
+                Ok(()) => {
+                    self.memory().accepted(key, now);
+                    if apply::owns_fields(stored, &fallback_owner::<K>()) {
+                        apply::release_fallback(&self.client, desired)
+                            .await
+                            .map_err(Error)?;
+                    }
+                    return Ok((Written::Full, None));
+                }
+                Err(error) if apply::is_not_found(&error) => {
+                    return Ok((Written::NotFound, None));
+                }
+                Err(error) if apply::is_rejection(&error) => {
+                    let message = apply::rejection_message(&error);
+                    let policy = self.policy;
+                    let retry_at = self
+                        .memory()
+                        .reject(key, fingerprint, message.clone(), now, |attempts| {
+                            policy
+                                .delay(Requeue::Backoff, attempts)
+                                .unwrap_or(policy.backoff_max)
+                        })
+                        .retry_at;
+                    (message, retry_at)
+                }
+                Err(error) => return Err(Error(error)),
+            },
+        };
+        let retry = Some(retry_at.saturating_duration_since(now));
+        let conditions = self.report.fallback(stored, desired, &message);
+        let stored_conditions = stored.status().map(|s| s.conditions().clone());
+        if stored_conditions.as_ref() == Some(&conditions) {
+            let written = Written::Rejected {
+                message,
+                fallback: None,
+            };
+            return Ok((written, retry));
+        }
+        match apply::fallback(&self.client, stored, conditions.clone()).await {
+            Ok(()) => {
+                let written = Written::Rejected {
+                    message,
+                    fallback: Some(conditions),
+                };
+                Ok((written, retry))
+            }
+            Err(error) if apply::is_not_found(&error) => Ok((Written::NotFound, None)),
+            Err(error) => Err(Error(error)),
+        }
     }
 
     /// The checks and the body.
@@ -281,7 +390,7 @@ where
                 Outcome::Panicked(message)
             }
             Ok(Err(error)) => Outcome::Failed {
-                condition: error.to_condition(&self.summary, None),
+                condition: self.report.failure(&error),
                 requeue: error.requeue(),
             },
             Ok(Ok(())) => {
@@ -297,84 +406,11 @@ where
         }
     }
 
-    /// Steps 2 and 3: the summary condition (unless the body set it) and the generations.
-    fn finish_status(&self, stored: &K, object: &mut K, outcome: &Outcome) -> Requeue {
-        let generation = object.meta().generation;
-        let summary = &self.summary;
-        let deleting = object.meta().deletion_timestamp.is_some();
-        let (condition, requeue) = match outcome {
-            // Finalizer work went well, but the object is on its way out: not Ready.
-            Outcome::Succeeded if deleting => (
-                failed(
-                    summary,
-                    REASON_DELETING,
-                    Severity::Info,
-                    "The resource is being deleted",
-                ),
-                Requeue::Resync,
-            ),
-            Outcome::Succeeded => (
-                Condition::new(summary, ConditionStatus::True, &self.success_reason),
-                Requeue::Resync,
-            ),
-            Outcome::Failed { condition, requeue } => (condition.clone(), *requeue),
-            Outcome::Blocked(reason) => (
-                failed(summary, REASON_BLOCKED, Severity::Warning, reason),
-                Requeue::Backoff,
-            ),
-            Outcome::Postponed(reason) => (
-                failed(summary, REASON_POSTPONED, Severity::Info, reason),
-                Requeue::Resync,
-            ),
-            Outcome::PostCheckFailed(reason) => (
-                failed(
-                    summary,
-                    REASON_POST_RECONCILE_FAILURE,
-                    Severity::Warning,
-                    reason,
-                ),
-                Requeue::Backoff,
-            ),
-            Outcome::Panicked(message) => (
-                failed(summary, REASON_PANICKED, Severity::Warning, message),
-                Requeue::Backoff,
-            ),
-        };
-        let status = object.status_mut();
-        let conditions = status.conditions_mut();
-        // A summary the body set on purpose stands; only its generation is stamped.
-        let mut summary_condition = conditions.remove(summary).unwrap_or(condition);
-        summary_condition.observed_generation = generation;
-        // Set over the stored one, at its place, so that an unchanged condition keeps its
-        // time and the list its order: a steady state then writes nothing.
-        let stored_summary = stored.status().and_then(|s| {
-            let conditions = s.conditions();
-            conditions
-                .iter()
-                .position(|c| &c.type_ == summary)
-                .map(|i| (i, conditions[i].clone()))
-        });
-        if let Some((index, previous)) = stored_summary {
-            conditions.insert_at(index, previous);
-        }
-        conditions.set(summary_condition);
-        if let Some(generation) = generation {
-            status.set_observed_generation(generation);
-        }
-        requeue
-    }
-
-    /// An Event when the summary condition's status or reason changed.
-    async fn record_transition(&self, stored: &K, written: &K) {
+    /// An Event when the summary condition's status or reason changed from the stored one.
+    async fn record_transition(&self, stored: &K, after: &Condition) {
         let before = stored
             .status()
-            .and_then(|s| s.conditions().get(&self.summary));
-        let Some(after) = written
-            .status()
-            .and_then(|s| s.conditions().get(&self.summary))
-        else {
-            return;
-        };
+            .and_then(|s| s.conditions().get(&self.report.summary));
         if before.is_some_and(|b| b.status == after.status && b.reason == after.reason) {
             return;
         }
@@ -384,8 +420,8 @@ where
         } else {
             EventType::Normal
         };
-        let note = format!("{} is {}: {}", self.summary, after.status, after.message);
-        self.publish(written, type_, &after.reason, note).await;
+        let note = format!("{} is {}: {}", self.report.summary, after.status, after.message);
+        self.publish(stored, type_, &after.reason, note).await;
     }
 
     /// Publishes an Event about `object`, if a recorder was given.
@@ -405,36 +441,54 @@ where
         }
     }
 
-    /// Consecutive retried failures of this object's reconcile (the body and checks, whether
-    /// or not their status could be written), counting this one; 0 after a success.
-    fn count_failures(&self, key: &str, requeue: Requeue) -> u32 {
-        let Ok(mut failures) = self.failures.lock() else {
-            return 1;
-        };
-        if requeue == Requeue::Backoff {
-            let count = failures.entry(key.to_owned()).or_insert(0);
-            *count = count.saturating_add(1);
-            *count
-        } else {
-            failures.remove(key);
-            0
-        }
+    fn memory(&self) -> MutexGuard<'_, Memory> {
+        // The memory holds no invariant a panic elsewhere could break half-way.
+        self.memory.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn memory_mut(&mut self) -> &mut Memory {
+        self.memory.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-/// A False summary condition.
-fn failed(type_: &str, reason: &str, severity: Severity, message: &str) -> Condition {
-    Condition::new(type_, ConditionStatus::False, reason)
-        .with_severity(severity)
-        .with_message(message)
+/// How long an object's memory outlives its last reconcile: a live object with something
+/// remembered is requeued within the longest backoff, and every object is resynced.
+fn memory_ttl(policy: &RequeuePolicy) -> Duration {
+    policy.resync.max(policy.backoff_max).saturating_mul(2)
 }
 
-fn object_key<K: Resource>(object: &K) -> String {
+/// The status to apply, with every condition's `lastTransitionTime` left out: two reconciles
+/// reaching the same outcome compute the same fingerprint even when the second one set its
+/// conditions over the fallback's (which moves their times).
+fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
+    let mut value = serde_json::to_value(&body.status).unwrap_or_default();
+    if let Some(conditions) = value.get_mut("conditions").and_then(|c| c.as_array_mut()) {
+        for condition in conditions.iter_mut().filter_map(|c| c.as_object_mut()) {
+            condition.remove("lastTransitionTime");
+        }
+    }
+    let mut hasher = std::hash::DefaultHasher::new();
+    value.to_string().hash(&mut hasher);
+    hasher.finish()
+}
+
+/// `namespace/name`, for logs.
+fn object_name<K: Resource>(object: &K) -> String {
     let meta = object.meta();
     match &meta.namespace {
         Some(namespace) => format!("{namespace}/{}", meta.name.as_deref().unwrap_or_default()),
         None => meta.name.clone().unwrap_or_default(),
     }
+}
+
+/// The object's uid: a new object of the same name starts afresh. Without one (as in a
+/// test), its name.
+fn memory_key<K: Resource>(object: &K) -> String {
+    object
+        .meta()
+        .uid
+        .clone()
+        .unwrap_or_else(|| object_name(object))
 }
 
 /// The error policy that matches [`StatusReconciler::reconcile`]: only a failed status write

@@ -8,7 +8,7 @@
 //! | retryable error (Warning, Info) | False | True | False | InProgress |
 //! | fatal error (Error) | False | False | True | Failed |
 
-use super::READY;
+use super::{Activity, READY};
 use crate::{Condition, ConditionStatus, ReconcileError, Severity};
 
 /// The controller is working on the latest spec (abnormal-true).
@@ -35,32 +35,17 @@ pub fn in_progress(message: &str) -> [Condition; 3] {
     ]
 }
 
-/// Ready, Reconciling and Stalled after a reconcile that returned `result`.
+/// Ready, Reconciling and Stalled after a reconcile that returned `result`: what the status
+/// chokepoint writes for a `kstatus` kind.
 pub fn after<E: ReconcileError + ?Sized>(result: Result<(), &E>) -> [Condition; 3] {
-    match result {
-        Ok(()) => [
-            Condition::new(READY, ConditionStatus::True, REASON_SUCCEEDED),
-            Condition::new(RECONCILING, ConditionStatus::False, REASON_SUCCEEDED),
-            Condition::new(STALLED, ConditionStatus::False, REASON_SUCCEEDED),
-        ],
-        Err(error) => {
-            let ready = error.to_condition(READY, None);
-            let fatal = error.severity() == Severity::Error;
-            let mut reconciling = Condition::new(RECONCILING, (!fatal).into(), &ready.reason)
-                .with_message(&ready.message);
-            let mut stalled =
-                Condition::new(STALLED, fatal.into(), &ready.reason).with_message(&ready.message);
-            // The abnormal-true condition that is False is healthy and has no severity.
-            if fatal {
-                stalled.severity = Severity::Error;
-            } else {
-                reconciling.severity = ready.severity;
-                stalled.reason = REASON_PROGRESSING.to_owned();
-                stalled.message.clear();
-            }
-            [ready, reconciling, stalled]
-        }
-    }
+    let profile = super::KSTATUS;
+    let ready = match result {
+        Ok(()) => profile.success(),
+        Err(error) => profile.failure(error),
+    };
+    let [reconciling, stalled] =
+        super::reconciling_stalled(&ready, Activity::of_summary(&ready), profile.success_reason);
+    [ready, reconciling, stalled]
 }
 
 #[cfg(test)]

@@ -7,11 +7,315 @@
 //! | [`aso`] | Ready with severity and ASO's reasons | cloud resources |
 //! | [`orc`] | Available, Progressing, and SubResourcesReady | resources with sub-resources |
 //! | [`kstatus`] | Ready, Reconciling, Stalled | `kubectl wait`, Helm, Flux, kstatus |
+//!
+//! [`Profile`] says how the status chokepoint reports a reconcile's outcome for each: the
+//! summary condition, its success reason, and the conditions it keeps beside the summary.
+//! `#[derive(KubeStatus)]` puts the named profile into the status's
+//! [`KubeStatus::PROFILE`](crate::KubeStatus::PROFILE).
 
 pub mod aso;
 pub mod kstatus;
 pub mod orc;
 pub mod standard;
 
+use crate::{Condition, ConditionStatus, ReconcileError, Severity, TransitionRule};
+
 /// The Ready condition type every profile but `orc` summarises into.
 pub const READY: &str = "Ready";
+
+/// Reason of a summary after an error that names no reason of its own, in every profile.
+pub const REASON_RECONCILIATION_ERROR: &str = standard::REASON_RECONCILIATION_ERROR;
+
+/// How a status reports the outcome of a reconcile: which condition summarises it, with
+/// which reasons, and which conditions the status chokepoint keeps beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// The profile's name (`standard`, `aso`, `orc`, `kstatus`), or `custom` for a status
+    /// that lists its condition types without naming a profile.
+    pub name: &'static str,
+    /// The condition types the profile gives a status.
+    pub condition_types: &'static [&'static str],
+    /// The condition that summarises the reconcile: `Ready`, or `Available` for `orc`.
+    pub summary: &'static str,
+    /// The summary's reason after a successful reconcile.
+    pub success_reason: &'static str,
+    /// The summary's reason after an error whose own reason is empty.
+    pub error_reason: &'static str,
+    /// The conditions kept beside the summary.
+    pub companions: Companions,
+    /// When the chokepoint moves a condition's `lastTransitionTime`.
+    pub transition_rule: TransitionRule,
+}
+
+/// The conditions a profile keeps beside its summary, derived from the reconcile's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Companions {
+    /// None: the summary says it all (`standard`, `aso`).
+    None,
+    /// ORC's Progressing: True while the controller works or retries, False when it is done
+    /// or stuck.
+    Progressing,
+    /// kstatus's abnormal-true pair: Reconciling True while the controller works or retries,
+    /// Stalled True when it has given up until the spec changes; both False otherwise.
+    ReconcilingStalled,
+}
+
+/// Where the controller stands after a reconcile, as the companion conditions report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activity {
+    /// Nothing left to do until the next resync or change (success, or postponed).
+    Done,
+    /// Still working on it, or retrying by itself (an Info or Warning outcome, deletion).
+    Working,
+    /// Given up until the spec changes (an Error outcome).
+    Stuck,
+}
+
+impl Activity {
+    /// The activity a summary condition implies: True is done; False or Unknown with Error
+    /// severity is stuck; any other False or Unknown is still working.
+    pub fn of_summary(summary: &Condition) -> Self {
+        match (summary.status, summary.severity) {
+            (ConditionStatus::True, _) => Self::Done,
+            (_, Severity::Error) => Self::Stuck,
+            _ => Self::Working,
+        }
+    }
+}
+
+/// `standard`: Ready; ReconciliationSuccess, ReconciliationError.
+pub const STANDARD: Profile = Profile {
+    name: "standard",
+    condition_types: standard::CONDITION_TYPES,
+    summary: READY,
+    success_reason: standard::REASON_RECONCILIATION_SUCCESS,
+    error_reason: standard::REASON_RECONCILIATION_ERROR,
+    companions: Companions::None,
+    transition_rule: TransitionRule::AnyChange,
+};
+
+/// `aso`: Ready with severity; Succeeded.
+pub const ASO: Profile = Profile {
+    name: "aso",
+    condition_types: aso::CONDITION_TYPES,
+    summary: READY,
+    success_reason: aso::REASON_SUCCEEDED,
+    error_reason: REASON_RECONCILIATION_ERROR,
+    companions: Companions::None,
+    transition_rule: TransitionRule::AnyChange,
+};
+
+/// `orc`: Available (Success) and Progressing.
+pub const ORC: Profile = Profile {
+    name: "orc",
+    condition_types: orc::CONDITION_TYPES,
+    summary: orc::AVAILABLE,
+    success_reason: orc::REASON_SUCCESS,
+    error_reason: REASON_RECONCILIATION_ERROR,
+    companions: Companions::Progressing,
+    transition_rule: TransitionRule::AnyChange,
+};
+
+/// `kstatus`: Ready (Succeeded), Reconciling and Stalled.
+pub const KSTATUS: Profile = Profile {
+    name: "kstatus",
+    condition_types: kstatus::CONDITION_TYPES,
+    summary: READY,
+    success_reason: kstatus::REASON_SUCCEEDED,
+    error_reason: REASON_RECONCILIATION_ERROR,
+    companions: Companions::ReconcilingStalled,
+    transition_rule: TransitionRule::AnyChange,
+};
+
+/// A status that names no profile: Ready, Succeeded, nothing beside it.
+pub const CUSTOM: Profile = Profile {
+    name: "custom",
+    condition_types: &[READY],
+    summary: READY,
+    success_reason: aso::REASON_SUCCEEDED,
+    error_reason: REASON_RECONCILIATION_ERROR,
+    companions: Companions::None,
+    transition_rule: TransitionRule::AnyChange,
+};
+
+/// The four named profiles.
+pub const PROFILES: [Profile; 4] = [STANDARD, ASO, ORC, KSTATUS];
+
+impl Profile {
+    /// The named profile (`standard`, `aso`, `orc` or `kstatus`).
+    pub fn by_name(name: &str) -> Option<Self> {
+        PROFILES.into_iter().find(|profile| profile.name == name)
+    }
+
+    /// The summary after a successful reconcile: True with the success reason.
+    pub fn success(&self) -> Condition {
+        Condition::new(self.summary, ConditionStatus::True, self.success_reason)
+    }
+
+    /// The summary after `error`: False with the error's reason (the profile's error reason
+    /// when the error names none), severity and message.
+    pub fn failure<E: ReconcileError + ?Sized>(&self, error: &E) -> Condition {
+        let mut condition = error.to_condition(self.summary, None);
+        if error.reason().trim().is_empty() {
+            condition.reason = self.error_reason.to_owned();
+        }
+        condition
+    }
+
+    /// The condition types the profile derives beside its summary.
+    pub fn companion_types(&self) -> &'static [&'static str] {
+        match self.companions {
+            Companions::None => &[],
+            Companions::Progressing => &[orc::PROGRESSING],
+            Companions::ReconcilingStalled => &[kstatus::RECONCILING, kstatus::STALLED],
+        }
+    }
+
+    /// The companion conditions for a reconcile that ended with `summary`, the controller
+    /// being `activity`. A companion that reports trouble carries the summary's reason and
+    /// message; a healthy one carries the success reason, or the summary's reason when the
+    /// summary is not True (a postponed reconcile, say).
+    pub fn companions(&self, summary: &Condition, activity: Activity) -> Vec<Condition> {
+        match self.companions {
+            Companions::None => Vec::new(),
+            Companions::Progressing => {
+                let progressing = match activity {
+                    Activity::Working => reported(orc::PROGRESSING, ConditionStatus::True, summary),
+                    Activity::Done | Activity::Stuck => {
+                        healthy(orc::PROGRESSING, summary, self.success_reason)
+                    }
+                };
+                vec![progressing]
+            }
+            Companions::ReconcilingStalled => {
+                reconciling_stalled(summary, activity, self.success_reason).to_vec()
+            }
+        }
+    }
+}
+
+/// kstatus's Reconciling and Stalled beside `summary`.
+pub(crate) fn reconciling_stalled(
+    summary: &Condition,
+    activity: Activity,
+    success_reason: &str,
+) -> [Condition; 2] {
+    // The abnormal-true condition that is True carries the summary's severity.
+    let trouble = |type_: &str| {
+        reported(type_, ConditionStatus::True, summary).with_severity(summary.severity)
+    };
+    match activity {
+        Activity::Done => [
+            healthy(kstatus::RECONCILING, summary, success_reason),
+            healthy(kstatus::STALLED, summary, success_reason),
+        ],
+        Activity::Working => [
+            trouble(kstatus::RECONCILING),
+            Condition::new(
+                kstatus::STALLED,
+                ConditionStatus::False,
+                kstatus::REASON_PROGRESSING,
+            ),
+        ],
+        Activity::Stuck => [
+            reported(kstatus::RECONCILING, ConditionStatus::False, summary),
+            trouble(kstatus::STALLED),
+        ],
+    }
+}
+
+/// A companion with `status` that repeats the summary's reason and message.
+fn reported(type_: &str, status: ConditionStatus, summary: &Condition) -> Condition {
+    Condition::new(type_, status, &summary.reason).with_message(&summary.message)
+}
+
+/// A companion in its healthy (False) state: the success reason after a success, else the
+/// summary's reason and message.
+fn healthy(type_: &str, summary: &Condition, success_reason: &str) -> Condition {
+    if summary.is_true() {
+        Condition::new(type_, ConditionStatus::False, success_reason)
+    } else {
+        reported(type_, ConditionStatus::False, summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Failure;
+
+    #[test]
+    fn names_find_their_profiles() {
+        for profile in PROFILES {
+            assert_eq!(Profile::by_name(profile.name), Some(profile));
+            assert!(profile.condition_types.contains(&profile.summary));
+            assert!(
+                profile
+                    .companion_types()
+                    .iter()
+                    .all(|t| profile.condition_types.contains(t))
+            );
+        }
+        assert_eq!(Profile::by_name("custom"), None);
+        assert_eq!(Profile::by_name("Standard"), None);
+    }
+
+    #[test]
+    fn an_error_without_a_reason_gets_the_profile_s() {
+        let unnamed = Failure::retryable("  ", "the disk is full");
+        assert_eq!(STANDARD.failure(&unnamed).reason, "ReconciliationError");
+        let named = Failure::retryable("DiskFull", "the disk is full");
+        assert_eq!(STANDARD.failure(&named).reason, "DiskFull");
+        assert_eq!(ORC.failure(&named).type_, "Available");
+    }
+
+    #[test]
+    fn companions_follow_the_activity() {
+        use ConditionStatus::{False, True};
+        let statuses = |profile: Profile, summary: &Condition| {
+            profile
+                .companions(summary, Activity::of_summary(summary))
+                .iter()
+                .map(|c| (c.type_.clone(), c.status, c.reason.clone()))
+                .collect::<Vec<_>>()
+        };
+        let retry = KSTATUS.failure(&Failure::retryable("Throttled", "slow down"));
+        let fatal = KSTATUS.failure(&Failure::fatal("BadSpec", "size must be even"));
+        let done = KSTATUS.success();
+        let row = |t: &str, s, r: &str| (t.to_owned(), s, r.to_owned());
+        assert_eq!(
+            statuses(KSTATUS, &done),
+            [
+                row("Reconciling", False, "Succeeded"),
+                row("Stalled", False, "Succeeded")
+            ]
+        );
+        assert_eq!(
+            statuses(KSTATUS, &retry),
+            [
+                row("Reconciling", True, "Throttled"),
+                row("Stalled", False, "Progressing")
+            ]
+        );
+        assert_eq!(
+            statuses(KSTATUS, &fatal),
+            [
+                row("Reconciling", False, "BadSpec"),
+                row("Stalled", True, "BadSpec")
+            ]
+        );
+        assert_eq!(
+            statuses(ORC, &ORC.success()),
+            [row("Progressing", False, "Success")]
+        );
+        assert_eq!(
+            statuses(ORC, &ORC.failure(&Failure::retryable("Throttled", ""))),
+            [row("Progressing", True, "Throttled")]
+        );
+        assert_eq!(
+            statuses(ORC, &ORC.failure(&Failure::fatal("BadSpec", ""))),
+            [row("Progressing", False, "BadSpec")]
+        );
+        assert!(statuses(STANDARD, &retry).is_empty());
+    }
+}

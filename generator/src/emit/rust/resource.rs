@@ -254,6 +254,50 @@ fn resource_impl(kind: &Kind, version: &Version, name: &syn::Ident) -> TokenStre
     }
 }
 
+/// The profile part of `#[kondition(...)]`: a profile the runtime knows is named, so that the
+/// chokepoint follows its summary and companions, with the kind's own condition types after
+/// it; a profile of the user's own (a template file) spells out its types and summary.
+fn profile_attr(status: &StatusDef) -> TokenStream {
+    let runtime = kondition::profile::Profile::by_name(&status.profile).filter(|profile| {
+        profile.summary == status.summary
+            && status
+                .conditions
+                .iter()
+                .map(|c| c.type_.as_str())
+                .take(profile.condition_types.len())
+                .eq(profile.condition_types.iter().copied())
+    });
+    let declared = |skip: usize| {
+        let types: Vec<_> = status.conditions[skip..]
+            .iter()
+            .map(|c| Literal::string(&c.type_))
+            .collect();
+        (!types.is_empty()).then(|| quote!(conditions(#(#types),*)))
+    };
+    match runtime {
+        Some(profile) => {
+            let name = profile.name;
+            let extra = declared(profile.condition_types.len()).map(|c| quote!(, #c));
+            quote!(profile = #name #extra)
+        }
+        None => {
+            let types = declared(0);
+            let summary = &status.summary;
+            // The summary's first healthy reason is its success reason.
+            let success_reason = status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == status.summary)
+                .and_then(|c| c.reasons.iter().find(|r| r.severity == kondition::Severity::None))
+                .map(|r| {
+                    let reason = &r.name;
+                    quote!(, success_reason = #reason)
+                });
+            quote!(#types, summary = #summary #success_reason)
+        }
+    }
+}
+
 /// The standard status struct of a schema-format kind: conditions, observedGeneration and the
 /// kind's own status fields, with `KubeStatus`.
 pub fn status_item(
@@ -268,7 +312,7 @@ pub fn status_item(
         "The observed state of a {}: the standard conditions and observedGeneration.",
         kind.kind
     ));
-    let types = status.conditions.iter().map(|c| Literal::string(&c.type_));
+    let profile = profile_attr(status);
     let field_owner = kind
         .field_owner
         .as_ref()
@@ -278,7 +322,7 @@ pub fn status_item(
     quote! {
         #doc
         #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize, ::kondition::KubeStatus)]
-        #[kondition(resource = #resource, conditions(#(#types),*) #field_owner)]
+        #[kondition(resource = #resource, #profile #field_owner)]
         pub struct #status_ident {
             /// The conditions, one per type; see the condition type enum for the types.
             #[serde(default)]

@@ -1,0 +1,248 @@
+//! What the chokepoint remembers of each object between reconciles: its consecutive failures
+//! (for the backoff) and the last status the API server rejected (so that a persistent
+//! rejection is a steady state, not a loop).
+//!
+//! Bounded: an entry goes as soon as it has nothing to remember, when its object is gone
+//! (a write answered 404, or its finalizers finished), and when its object was not
+//! reconciled for a while: an object deleted without a finalizer gets no last reconcile to
+//! say so, while a live object with an entry is requeued well within that time (every entry
+//! is kept by a backoff). The map never holds more than its capacity either: past it, the
+//! entry seen longest ago goes. Time is tokio's clock, so tests can pause and advance it.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The default bound on remembered objects.
+pub(crate) const DEFAULT_CAPACITY: usize = 100_000;
+
+/// Per-object memory, keyed by the object's uid (or namespace/name without one).
+#[derive(Debug)]
+pub(crate) struct Memory {
+    entries: HashMap<String, Entry>,
+    /// How long an entry outlives the last reconcile of its object.
+    ttl: Duration,
+    /// The most entries kept.
+    capacity: usize,
+    /// When entries not seen for `ttl` are next swept out.
+    next_sweep: Option<Instant>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// Consecutive reconciles that ended in a retryable failure.
+    failures: u32,
+    rejection: Option<Rejection>,
+    /// The last reconcile of the object.
+    seen: Instant,
+}
+
+/// A full status apply the API server rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    /// The rejected status, its condition times left out (see `fingerprint`).
+    pub fingerprint: u64,
+    /// The API server's message.
+    pub message: String,
+    /// How many times in a row this status was rejected.
+    pub attempts: u32,
+    /// When the full apply of this status may be tried again.
+    pub retry_at: Instant,
+}
+
+impl Memory {
+    /// An empty memory whose entries outlive their object's last reconcile by `ttl`.
+    pub(crate) fn new(ttl: Duration, capacity: usize) -> Self {
+        Self {
+            entries: HashMap::new(),
+            ttl,
+            capacity: capacity.max(1),
+            next_sweep: None,
+        }
+    }
+
+    /// How many objects are remembered.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The bound on remembered objects.
+    pub(crate) fn set_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity.max(1);
+    }
+
+    /// How long entries outlive their object's last reconcile.
+    pub(crate) fn set_ttl(&mut self, ttl: Duration) {
+        self.ttl = ttl;
+    }
+
+    /// Counts this reconcile's outcome: a retryable failure adds one to the object's
+    /// consecutive failures and returns the count (1 for the first); anything else ends the
+    /// run and returns 0.
+    pub(crate) fn count(&mut self, key: &str, failed: bool, now: Instant) -> u32 {
+        self.sweep(now);
+        if failed {
+            let entry = self.entry(key, now);
+            entry.failures = entry.failures.saturating_add(1);
+            entry.failures
+        } else {
+            self.update(key, now, |entry| entry.failures = 0);
+            0
+        }
+    }
+
+    /// The remembered rejection of `key`.
+    pub(crate) fn rejection(&self, key: &str) -> Option<&Rejection> {
+        self.entries.get(key).and_then(|e| e.rejection.as_ref())
+    }
+
+    /// Remembers that the status with `fingerprint` was rejected with `message`; returns how
+    /// many times in a row that status has been rejected now.
+    pub(crate) fn reject(
+        &mut self,
+        key: &str,
+        fingerprint: u64,
+        message: String,
+        now: Instant,
+        retry_after: impl FnOnce(u32) -> Duration,
+    ) -> &Rejection {
+        let entry = self.entry(key, now);
+        let attempts = match &entry.rejection {
+            Some(previous) if previous.fingerprint == fingerprint => {
+                previous.attempts.saturating_add(1)
+            }
+            _ => 1,
+        };
+        entry.rejection.insert(Rejection {
+            fingerprint,
+            message,
+            attempts,
+            retry_at: now + retry_after(attempts),
+        })
+    }
+
+    /// Forgets a rejection: the status was accepted, or is stored as it is.
+    pub(crate) fn accepted(&mut self, key: &str, now: Instant) {
+        self.update(key, now, |entry| entry.rejection = None);
+    }
+
+    /// Forgets the object: it is gone.
+    pub(crate) fn forget(&mut self, key: &str) {
+        self.entries.remove(key);
+    }
+
+    /// The entry of `key`, made if needed; makes room first when the map is full.
+    fn entry(&mut self, key: &str, now: Instant) -> &mut Entry {
+        if !self.entries.contains_key(key) && self.entries.len() >= self.capacity {
+            self.sweep_now(now);
+            if self.entries.len() >= self.capacity {
+                let oldest = self
+                    .entries
+                    .iter()
+                    .min_by_key(|(_, entry)| entry.seen)
+                    .map(|(key, _)| key.clone());
+                if let Some(oldest) = oldest {
+                    self.entries.remove(&oldest);
+                }
+            }
+        }
+        let entry = self.entries.entry(key.to_owned()).or_insert(Entry {
+            failures: 0,
+            rejection: None,
+            seen: now,
+        });
+        entry.seen = now;
+        entry
+    }
+
+    /// Changes an existing entry, and drops it when it has nothing left to remember.
+    fn update(&mut self, key: &str, now: Instant, change: impl FnOnce(&mut Entry)) {
+        let Some(entry) = self.entries.get_mut(key) else {
+            return;
+        };
+        change(entry);
+        entry.seen = now;
+        if entry.failures == 0 && entry.rejection.is_none() {
+            self.entries.remove(key);
+        }
+    }
+
+    /// Sweeps out entries not seen for `ttl`, at most every half `ttl`: amortized over the
+    /// reconciles, a sweep costs nothing per reconcile however many objects there are.
+    fn sweep(&mut self, now: Instant) {
+        if self.next_sweep.is_none_or(|at| now >= at) {
+            self.sweep_now(now);
+        }
+    }
+
+    fn sweep_now(&mut self, now: Instant) {
+        let ttl = self.ttl;
+        self.entries
+            .retain(|_, entry| now.saturating_duration_since(entry.seen) < ttl);
+        self.next_sweep = Some(now + ttl / 2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn failures_count_up_and_reset() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        assert_eq!(memory.count("a", true, now), 1);
+        assert_eq!(memory.count("a", true, now), 2);
+        assert_eq!(memory.len(), 1);
+        assert_eq!(memory.count("a", false, now), 0);
+        assert_eq!(memory.len(), 0, "nothing left to remember");
+        assert_eq!(memory.count("a", true, now), 1);
+    }
+
+    #[test]
+    fn rejections_count_attempts_of_the_same_status() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        let backoff = |attempts: u32| Duration::from_secs(5 * u64::from(attempts));
+        assert_eq!(memory.reject("a", 7, "no".into(), now, backoff).attempts, 1);
+        let again = memory.reject("a", 7, "no".into(), now, backoff);
+        assert_eq!((again.attempts, again.retry_at), (2, now + 10 * SECOND));
+        assert_eq!(memory.reject("a", 8, "no".into(), now, backoff).attempts, 1);
+        memory.accepted("a", now);
+        assert_eq!(memory.rejection("a"), None);
+        assert_eq!(memory.len(), 0);
+    }
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn entries_not_seen_for_the_ttl_are_swept() {
+        let start = Instant::now();
+        let mut memory = Memory::new(MINUTE, 100);
+        for i in 0..50 {
+            memory.count(&format!("o{i}"), true, start);
+        }
+        memory.count("live", true, start + MINUTE / 2);
+        assert_eq!(memory.len(), 51);
+        // A reconcile of a live object sweeps out the objects not seen since.
+        memory.count("live", true, start + MINUTE + SECOND);
+        assert_eq!(memory.len(), 1);
+        memory.forget("live");
+        assert_eq!(memory.len(), 0);
+    }
+
+    #[test]
+    fn the_capacity_holds() {
+        let start = Instant::now();
+        let mut memory = Memory::new(MINUTE, 3);
+        for i in 0..10u64 {
+            memory.count(&format!("o{i}"), true, start + Duration::from_millis(i));
+        }
+        assert_eq!(memory.len(), 3);
+        // The three seen last stay.
+        assert!(["o7", "o8", "o9"].iter().all(|k| memory.entries.contains_key(*k)));
+    }
+}

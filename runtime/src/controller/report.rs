@@ -1,0 +1,218 @@
+//! How a reconcile's outcome shows in the status (steps 1 to 3 of the chokepoint, and the
+//! conditions of the fallback): the summary condition and the profile's companions, each set
+//! over the stored one at its place, so that an outcome repeated changes nothing, not even a
+//! `lastTransitionTime` or the list's order.
+
+use super::{
+    REASON_BLOCKED, REASON_DELETING, REASON_PANICKED, REASON_POST_RECONCILE_FAILURE,
+    REASON_POSTPONED, REASON_STATUS_REJECTED,
+};
+use crate::profile::{Activity, Profile};
+use crate::{Condition, ConditionStatus, Conditions, KubeStatus, Requeue, Severity, StatusResource};
+
+/// How the reconcile went, before the status is written.
+pub(crate) enum Outcome {
+    /// The body (and the post-checks) succeeded.
+    Succeeded,
+    /// The body failed: the summary condition its error becomes, and the requeue it asks.
+    Failed {
+        condition: Condition,
+        requeue: Requeue,
+    },
+    /// A pre-check blocked the body, with its reason.
+    Blocked(String),
+    /// A pre-check postponed the body, with its reason.
+    Postponed(String),
+    /// A post-check failed, with its reason.
+    PostCheckFailed(String),
+    /// The body panicked, with the panic's message.
+    Panicked(String),
+}
+
+/// The profile of one kind's status as the chokepoint applies it: the kind's profile, with
+/// the summary and success reason the reconciler may have been given instead.
+#[derive(Clone, Debug)]
+pub(crate) struct Report {
+    pub profile: Profile,
+    pub summary: String,
+    pub success_reason: String,
+}
+
+impl Report {
+    /// The kind's profile as it is.
+    pub(crate) fn new(profile: Profile) -> Self {
+        Self {
+            profile,
+            summary: profile.summary.to_owned(),
+            success_reason: profile.success_reason.to_owned(),
+        }
+    }
+
+    /// The condition types the chokepoint derives: the summary, then the companions.
+    fn derived_types(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.summary.as_str()).chain(self.profile.companion_types().iter().copied())
+    }
+
+    /// Step 1: the derived conditions are cleared before the body runs, so any found
+    /// afterwards were set by this reconcile on purpose.
+    pub(crate) fn clear<K: StatusResource>(&self, object: &mut K) {
+        let conditions = object.status_mut().conditions_mut();
+        for type_ in self.derived_types() {
+            conditions.remove(type_);
+        }
+    }
+
+    /// The summary condition for `error` (the profile's error reason if it names none).
+    pub(crate) fn failure<E: crate::ReconcileError + ?Sized>(&self, error: &E) -> Condition {
+        let mut condition = self.profile.failure(error);
+        condition.type_.clone_from(&self.summary);
+        condition
+    }
+
+    /// Steps 2 and 3: the summary (unless the body set it) and its companions (each unless the
+    /// body set it) follow the outcome; `observedGeneration` follows `metadata.generation`.
+    /// Returns the requeue the outcome asks for.
+    pub(crate) fn finish<K: StatusResource>(
+        &self,
+        stored: &K,
+        object: &mut K,
+        outcome: &Outcome,
+    ) -> Requeue {
+        let generation = object.meta().generation;
+        let deleting = object.meta().deletion_timestamp.is_some();
+        let (condition, requeue) = self.summary_of(outcome, deleting);
+        let conditions = object.status_mut().conditions_mut();
+        // A summary the body set on purpose stands; only its generation is stamped.
+        let mut summary = conditions.remove(&self.summary).unwrap_or(condition);
+        summary.observed_generation = generation;
+        let activity = match outcome {
+            Outcome::Succeeded if deleting => Activity::Working,
+            Outcome::Succeeded => Activity::of_summary(&summary),
+            Outcome::Postponed(_) => Activity::Done,
+            Outcome::Failed { requeue, .. } => match requeue {
+                Requeue::Resync => Activity::Done,
+                Requeue::Backoff => Activity::Working,
+                Requeue::AwaitChange => Activity::Stuck,
+            },
+            Outcome::Blocked(_) | Outcome::PostCheckFailed(_) | Outcome::Panicked(_) => {
+                Activity::Working
+            }
+        };
+        let companions: Vec<Condition> = self
+            .profile
+            .companions(&summary, activity)
+            .into_iter()
+            .filter(|c| !conditions.contains(&c.type_))
+            .collect();
+        let stored_conditions = stored.status().map(KubeStatus::conditions);
+        self.set_over(conditions, stored_conditions, summary, generation);
+        for companion in companions {
+            self.set_over(conditions, stored_conditions, companion, generation);
+        }
+        if let Some(generation) = generation {
+            object.status_mut().set_observed_generation(generation);
+        }
+        requeue
+    }
+
+    /// The summary condition an outcome becomes, and the requeue it asks for.
+    fn summary_of(&self, outcome: &Outcome, deleting: bool) -> (Condition, Requeue) {
+        let failed = |reason: &str, severity: Severity, message: &str| {
+            Condition::new(&self.summary, ConditionStatus::False, reason)
+                .with_severity(severity)
+                .with_message(message)
+        };
+        match outcome {
+            // Finalizer work went well, but the object is on its way out: not ready.
+            Outcome::Succeeded if deleting => (
+                failed(
+                    REASON_DELETING,
+                    Severity::Info,
+                    "The resource is being deleted",
+                ),
+                Requeue::Resync,
+            ),
+            Outcome::Succeeded => (
+                Condition::new(&self.summary, ConditionStatus::True, &self.success_reason),
+                Requeue::Resync,
+            ),
+            Outcome::Failed { condition, requeue } => (condition.clone(), *requeue),
+            Outcome::Blocked(reason) => (
+                failed(REASON_BLOCKED, Severity::Warning, reason),
+                Requeue::Backoff,
+            ),
+            Outcome::Postponed(reason) => (
+                failed(REASON_POSTPONED, Severity::Info, reason),
+                Requeue::Resync,
+            ),
+            Outcome::PostCheckFailed(reason) => (
+                failed(REASON_POST_RECONCILE_FAILURE, Severity::Warning, reason),
+                Requeue::Backoff,
+            ),
+            Outcome::Panicked(message) => (
+                failed(REASON_PANICKED, Severity::Warning, message),
+                Requeue::Backoff,
+            ),
+        }
+    }
+
+    /// The conditions of the fallback apply after the API server rejected `desired`'s
+    /// status with `message`: the valid ones; a summary that claimed success (or was missing)
+    /// becomes False, `StatusRejected`, and the companions say the controller is retrying.
+    /// Each changed condition is set over the stored one, so a rejection repeated gives the
+    /// stored conditions back unchanged.
+    pub(crate) fn fallback<K: StatusResource>(
+        &self,
+        stored: &K,
+        desired: &K,
+        message: &str,
+    ) -> Conditions {
+        let generation = desired.meta().generation;
+        let mut conditions: Conditions = desired
+            .status()
+            .map(|s| {
+                s.conditions()
+                    .iter()
+                    .filter(|c| c.is_valid())
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if conditions.is_true(&self.summary) || !conditions.contains(&self.summary) {
+            let rejected =
+                Condition::new(&self.summary, ConditionStatus::False, REASON_STATUS_REJECTED)
+                    .with_severity(Severity::Warning)
+                    .with_message(format!("the API server rejected the status: {message}"));
+            let companions = self.profile.companions(&rejected, Activity::Working);
+            let stored_conditions = stored.status().map(KubeStatus::conditions);
+            self.set_over(&mut conditions, stored_conditions, rejected, generation);
+            for companion in companions {
+                self.set_over(&mut conditions, stored_conditions, companion, generation);
+            }
+        }
+        conditions
+    }
+
+    /// Sets `condition` (stamped with `generation`) over the stored condition of its type,
+    /// put back at its stored place first: an unchanged condition keeps its time and the
+    /// list its order, so a steady state writes nothing.
+    fn set_over(
+        &self,
+        conditions: &mut Conditions,
+        stored: Option<&Conditions>,
+        mut condition: Condition,
+        generation: Option<i64>,
+    ) {
+        condition.observed_generation = generation;
+        let previous = stored.and_then(|stored| {
+            stored
+                .iter()
+                .position(|c| c.type_ == condition.type_)
+                .map(|index| (index, stored[index].clone()))
+        });
+        if let Some((index, previous)) = previous {
+            conditions.insert_at(index, previous);
+        }
+        conditions.set_with(condition, self.profile.transition_rule);
+    }
+}

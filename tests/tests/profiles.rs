@@ -1,0 +1,388 @@
+//! Every profile x every outcome through the real chokepoint, with nothing configured but
+//! `StatusReconciler::new(client)`: the kind's profile alone decides the summary condition,
+//! its reasons and the companions beside it. Each case checks the exact stored conditions
+//! and what kstatus (kubectl wait, Helm, Flux) reads from the stored object.
+
+use std::sync::Arc;
+
+use kondition::controller::{CheckFuture, Next, PreCheck, PreReconcileCheck, StatusReconciler};
+use kondition::kstatus::{self, KStatus};
+use kondition::{Failure, KubeStatus};
+use kondition_tests::fake_cluster::FakeCluster;
+use kondition_tests::kinds::{AsoWidget, KstatusWidget, OrcWidget, StandardWidget, TestKind};
+use kube::Client;
+use serde_json::{Value, json};
+
+/// How the reconcile goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Case {
+    Success,
+    Retryable,
+    Fatal,
+    Panic,
+    Blocked,
+    Rejected,
+    /// An error that names no reason.
+    Unnamed,
+}
+
+const CASES: [Case; 7] = [
+    Case::Success,
+    Case::Retryable,
+    Case::Fatal,
+    Case::Panic,
+    Case::Blocked,
+    Case::Rejected,
+    Case::Unnamed,
+];
+
+/// Blocks every reconcile.
+struct Paused;
+
+impl<K: Send + Sync> PreReconcileCheck<K> for Paused {
+    fn check<'a>(&'a self, _: &'a K, _: &'a Client, _: Next<'a, K>) -> CheckFuture<'a, PreCheck> {
+        Box::pin(async { Ok(PreCheck::Block("the owner is paused".into())) })
+    }
+}
+
+/// One reconcile of a new object of kind `K`; the stored object afterwards.
+async fn reconcile_once<K: TestKind>(case: Case) -> Value {
+    let cluster = FakeCluster::new("example.com", "v1", K::kind(&()).as_ref(), K::PLURAL, "team-a", 1);
+    cluster.create("w1", json!({"size": 3}));
+    cluster.validate_status(|status| {
+        (status["endpoint"] == "x")
+            .then(|| "status.endpoint: Invalid value: \"x\": must be host:port".to_owned())
+    });
+    let mut reconciler = StatusReconciler::<K>::new(cluster.client());
+    if case == Case::Blocked {
+        reconciler = reconciler.pre_check(Paused);
+    }
+    let object: K = cluster.get("w1").expect("created");
+    reconciler
+        .reconcile(Arc::new(object), async |object: &mut K| -> Result<(), Failure> {
+            match case {
+                Case::Success | Case::Blocked => object.set_endpoint("10.0.0.7:443"),
+                Case::Rejected => object.set_endpoint("x"),
+                Case::Retryable => {
+                    return Err(Failure::retryable("Throttled", "the cloud API is busy"));
+                }
+                Case::Fatal => return Err(Failure::fatal("InvalidSize", "size must be even")),
+                Case::Unnamed => return Err(Failure::retryable("", "the disk is full")),
+                Case::Panic => {
+                    if object.meta().generation.is_some() {
+                        panic!("the cloud SDK panicked");
+                    }
+                }
+            }
+            Ok(())
+        })
+        .await
+        .expect("written");
+    cluster.objects().remove("w1").expect("stored")
+}
+
+/// The stored conditions as `type status reason [severity]` lines, and what kstatus reads.
+async fn outcome<K: TestKind>(case: Case) -> (Vec<String>, KStatus) {
+    let stored = reconcile_once::<K>(case).await;
+    let object: K = serde_json::from_value(stored.clone()).expect("reads back");
+    let conditions = object
+        .status()
+        .map(|s| {
+            s.conditions()
+                .iter()
+                .map(|c| {
+                    let line = format!("{} {} {}", c.type_, c.status, c.reason);
+                    match c.severity {
+                        kondition::Severity::None => line,
+                        severity => format!("{line} {severity:?}"),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    (conditions, kstatus::compute(&stored).status)
+}
+
+fn lines(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| (*l).to_owned()).collect()
+}
+
+/// The expected conditions and kstatus of every case, for a profile summarising into
+/// `summary` with `success`.
+async fn check_profile<K: TestKind>(expected: &[(Case, &[&str], KStatus)]) {
+    for (case, conditions, status) in expected {
+        assert_eq!(
+            outcome::<K>(*case).await,
+            (lines(conditions), *status),
+            "{} {case:?}",
+            <K::Status as KubeStatus>::PROFILE.name
+        );
+    }
+    assert_eq!(expected.len(), CASES.len(), "every case");
+}
+
+#[tokio::test]
+async fn standard_reports_ready_with_its_reasons() {
+    use KStatus::*;
+    check_profile::<StandardWidget>(&[
+        (Case::Success, &["Ready True ReconciliationSuccess"], Current),
+        (Case::Retryable, &["Ready False Throttled Warning"], InProgress),
+        (Case::Fatal, &["Ready False InvalidSize Error"], InProgress),
+        (Case::Panic, &["Ready False ReconcilePanicked Warning"], InProgress),
+        (Case::Blocked, &["Ready False ReconciliationBlocked Warning"], InProgress),
+        (Case::Rejected, &["Ready False StatusRejected Warning"], InProgress),
+        (Case::Unnamed, &["Ready False ReconciliationError Warning"], InProgress),
+    ])
+    .await;
+}
+
+#[tokio::test]
+async fn aso_reports_ready_with_severity() {
+    use KStatus::*;
+    check_profile::<AsoWidget>(&[
+        (Case::Success, &["Ready True Succeeded"], Current),
+        (Case::Retryable, &["Ready False Throttled Warning"], InProgress),
+        (Case::Fatal, &["Ready False InvalidSize Error"], InProgress),
+        (Case::Panic, &["Ready False ReconcilePanicked Warning"], InProgress),
+        (Case::Blocked, &["Ready False ReconciliationBlocked Warning"], InProgress),
+        (Case::Rejected, &["Ready False StatusRejected Warning"], InProgress),
+        (Case::Unnamed, &["Ready False ReconciliationError Warning"], InProgress),
+    ])
+    .await;
+}
+
+/// kstatus knows neither Available nor Progressing: an `orc` object reads Current to it
+/// whatever its conditions say (ORC's own design); the conditions carry the outcome.
+#[tokio::test]
+async fn orc_reports_available_and_progressing() {
+    use KStatus::*;
+    check_profile::<OrcWidget>(&[
+        (
+            Case::Success,
+            &["Available True Success", "Progressing False Success"],
+            Current,
+        ),
+        (
+            Case::Retryable,
+            &["Available False Throttled Warning", "Progressing True Throttled"],
+            Current,
+        ),
+        (
+            Case::Fatal,
+            &["Available False InvalidSize Error", "Progressing False InvalidSize"],
+            Current,
+        ),
+        (
+            Case::Panic,
+            &[
+                "Available False ReconcilePanicked Warning",
+                "Progressing True ReconcilePanicked",
+            ],
+            Current,
+        ),
+        (
+            Case::Blocked,
+            &[
+                "Available False ReconciliationBlocked Warning",
+                "Progressing True ReconciliationBlocked",
+            ],
+            Current,
+        ),
+        (
+            Case::Rejected,
+            &[
+                "Available False StatusRejected Warning",
+                "Progressing True StatusRejected",
+            ],
+            Current,
+        ),
+        (
+            Case::Unnamed,
+            &[
+                "Available False ReconciliationError Warning",
+                "Progressing True ReconciliationError",
+            ],
+            Current,
+        ),
+    ])
+    .await;
+}
+
+#[tokio::test]
+async fn kstatus_reads_current_in_progress_or_failed() {
+    use KStatus::*;
+    check_profile::<KstatusWidget>(&[
+        (
+            Case::Success,
+            &[
+                "Ready True Succeeded",
+                "Reconciling False Succeeded",
+                "Stalled False Succeeded",
+            ],
+            Current,
+        ),
+        (
+            Case::Retryable,
+            &[
+                "Ready False Throttled Warning",
+                "Reconciling True Throttled Warning",
+                "Stalled False Progressing",
+            ],
+            InProgress,
+        ),
+        (
+            Case::Fatal,
+            &[
+                "Ready False InvalidSize Error",
+                "Reconciling False InvalidSize",
+                "Stalled True InvalidSize Error",
+            ],
+            Failed,
+        ),
+        (
+            Case::Panic,
+            &[
+                "Ready False ReconcilePanicked Warning",
+                "Reconciling True ReconcilePanicked Warning",
+                "Stalled False Progressing",
+            ],
+            InProgress,
+        ),
+        (
+            Case::Blocked,
+            &[
+                "Ready False ReconciliationBlocked Warning",
+                "Reconciling True ReconciliationBlocked Warning",
+                "Stalled False Progressing",
+            ],
+            InProgress,
+        ),
+        (
+            Case::Rejected,
+            &[
+                "Ready False StatusRejected Warning",
+                "Reconciling True StatusRejected Warning",
+                "Stalled False Progressing",
+            ],
+            InProgress,
+        ),
+        (
+            Case::Unnamed,
+            &[
+                "Ready False ReconciliationError Warning",
+                "Reconciling True ReconciliationError Warning",
+                "Stalled False Progressing",
+            ],
+            InProgress,
+        ),
+    ])
+    .await;
+}
+
+/// A kstatus kind that recovers: Stalled and Reconciling go back to False, and kstatus
+/// follows from Failed to Current.
+#[tokio::test]
+async fn a_kstatus_kind_recovers_from_failed_to_current() {
+    let cluster = FakeCluster::new("example.com", "v1", "KstatusWidget", "kstatuswidgets", "team-a", 1);
+    cluster.create("w1", json!({"size": 3}));
+    let reconciler = StatusReconciler::<KstatusWidget>::new(cluster.client());
+    let mut seen = Vec::new();
+    for fail in [true, true, false, false] {
+        let object: KstatusWidget = cluster.get("w1").expect("stored");
+        reconciler
+            .reconcile(Arc::new(object), async |_: &mut KstatusWidget| {
+                if fail {
+                    return Err(Failure::fatal("InvalidSize", "size must be even"));
+                }
+                Ok(())
+            })
+            .await
+            .expect("written");
+        let stored = cluster.objects().remove("w1").expect("stored");
+        seen.push(kstatus::compute(&stored).status);
+    }
+    use KStatus::*;
+    assert_eq!(seen, [Failed, Failed, Current, Current]);
+    // Two outcomes, two writes.
+    assert_eq!(cluster.stats().writes, 2);
+}
+
+/// The profile's summary and success reason can be overridden per reconciler, and by the
+/// derive (`summary = "..."`, `success_reason = "..."`).
+#[tokio::test]
+async fn summary_and_success_reason_can_be_overridden() {
+    use kondition::{Conditions, KubeStatus};
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[kube(group = "example.com", version = "v1", kind = "Mirror", namespaced, status = "MirrorStatus")]
+    pub struct MirrorSpec {
+        pub url: String,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+    #[kondition(
+        resource = Mirror,
+        profile = "kstatus",
+        conditions(Synced),
+        summary = "Synced",
+        success_reason = "UpToDate"
+    )]
+    #[serde(rename_all = "camelCase")]
+    pub struct MirrorStatus {
+        #[serde(default)]
+        pub conditions: Conditions,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
+    }
+
+    let profile = <MirrorStatus as KubeStatus>::PROFILE;
+    assert_eq!(
+        (profile.name, profile.summary, profile.success_reason),
+        ("kstatus", "Synced", "UpToDate")
+    );
+    let cluster = FakeCluster::new("example.com", "v1", "Mirror", "mirrors", "team-a", 1);
+    cluster.create("m1", json!({"url": "https://example.com/repo.git"}));
+    let object: Mirror = cluster.get("m1").expect("stored");
+    StatusReconciler::<Mirror>::new(cluster.client())
+        .reconcile(Arc::new(object), async |_: &mut Mirror| Ok::<(), Failure>(()))
+        .await
+        .expect("written");
+    let stored: Mirror = cluster.get("m1").expect("stored");
+    let mut conditions: Vec<_> = stored
+        .status
+        .iter()
+        .flat_map(|s| s.conditions.iter())
+        .map(|c| format!("{} {} {}", c.type_, c.status, c.reason))
+        .collect();
+    // The stand-in keeps a map list in key order.
+    conditions.sort();
+    assert_eq!(
+        conditions,
+        [
+            "Reconciling False UpToDate",
+            "Stalled False UpToDate",
+            "Synced True UpToDate",
+        ]
+    );
+
+    // And per reconciler, over the kind's profile.
+    let cluster = FakeCluster::new("example.com", "v1", "OrcWidget", "orcwidgets", "team-a", 1);
+    cluster.create("w1", json!({"size": 1}));
+    let object: OrcWidget = cluster.get("w1").expect("stored");
+    StatusReconciler::<OrcWidget>::new(cluster.client())
+        .summary("SubResourcesReady", "AllReady")
+        .reconcile(Arc::new(object), async |_: &mut OrcWidget| Ok::<(), Failure>(()))
+        .await
+        .expect("written");
+    let stored: OrcWidget = cluster.get("w1").expect("stored");
+    let status = stored.status.expect("status");
+    assert_eq!(
+        status.sub_resources_ready().map(|c| c.reason.as_str()),
+        Some("AllReady")
+    );
+    assert_eq!(status.available(), None, "the overridden summary replaces Available");
+    assert!(!status.is_progressing());
+}
