@@ -216,7 +216,14 @@ impl Status {
             errors.push(missing.clone());
         }
         let condition_types = condition_types(attrs.conditions, &mut errors);
-        check_summary(&attrs.summary, &attrs.profile, &attrs.resource, &condition_types, input, &mut errors);
+        check_summary(
+            &attrs.summary,
+            &attrs.profile,
+            &attrs.resource,
+            &condition_types,
+            input,
+            &mut errors,
+        );
         errors.finish()?;
         Ok(Self {
             ident: input.ident.clone(),

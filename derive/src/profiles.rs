@@ -18,7 +18,11 @@ pub const DEFAULT_SUMMARY: &str = "Ready";
 
 /// The summary condition of the named profile: the runtime's `kondition::profile::<NAME>`.
 pub fn summary(name: &str) -> &'static str {
-    if name == "orc" { "Available" } else { DEFAULT_SUMMARY }
+    if name == "orc" {
+        "Available"
+    } else {
+        DEFAULT_SUMMARY
+    }
 }
 
 /// The condition types of the named profile.

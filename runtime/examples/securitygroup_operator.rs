@@ -158,8 +158,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--install") {
         install_crds(&client).await?;
     }
+    // The generated status names the orc profile: the chokepoint summarises into Available
+    // and keeps Progressing.
     let reconciler = StatusReconciler::<SecurityGroup>::new(client.clone())
-        .summary(orc::AVAILABLE, orc::REASON_SUCCESS)
         .pre_check(PauseAnnotation)
         .post_check(HasId);
     let context = Arc::new(Context {

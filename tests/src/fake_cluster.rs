@@ -157,6 +157,8 @@ struct State {
     rule: Option<StatusRule>,
     /// Events recorded, in order.
     events: Vec<Value>,
+    /// Status writes, by object.
+    writes: BTreeMap<String, u64>,
 }
 
 /// A validation rule for a status: the message of the violation, if any.
@@ -237,6 +239,7 @@ impl FakeCluster {
                 stats: Stats::default(),
                 rule: None,
                 events: Vec::new(),
+                writes: BTreeMap::new(),
             })),
             changed: Arc::new(Notify::new()),
             api_version: format!("{group}/{version}"),
@@ -323,6 +326,11 @@ impl FakeCluster {
     pub fn get<K: serde::de::DeserializeOwned>(&self, name: &str) -> Option<K> {
         let object = self.lock().objects.get(name).cloned()?;
         serde_json::from_value(object).ok()
+    }
+
+    /// How many status writes changed `name` so far.
+    pub fn writes_of(&self, name: &str) -> u64 {
+        self.lock().writes.get(name).copied().unwrap_or(0)
     }
 
     /// The events recorded so far.
@@ -418,12 +426,13 @@ impl FakeCluster {
                 self.watch(query)
             }
             "GET" if path == collection => self.list(),
-            "POST" if path.starts_with("/apis/events.k8s.io/v1/namespaces/") => {
+            // kube's Recorder posts an event, or patches the series of one it posted.
+            "POST" | "PATCH" if path.starts_with("/apis/events.k8s.io/v1/namespaces/") => {
                 let event: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
                 let mut state = self.lock();
                 state.stats.events += 1;
                 state.events.push(event.clone());
-                Answer::Json(201, event)
+                Answer::Json(if method == "POST" { 201 } else { 200 }, event)
             }
             "PATCH" => match path
                 .strip_prefix(&item_prefix)
@@ -557,7 +566,12 @@ impl FakeCluster {
                 state.stats.spurious_conflicts += 1;
                 return Answer::Json(409, status(409, "Conflict", "the object has been modified"));
             }
-            if !manager.ends_with("-fallback") && state.chance(faults.reject) {
+            // A status the rule refuses anyway gets the rule's own message, not a random one.
+            let refused_anyway = state
+                .rule
+                .as_ref()
+                .is_some_and(|rule| rule(&patch["status"]).is_some());
+            if !manager.ends_with("-fallback") && !refused_anyway && state.chance(faults.reject) {
                 state.stats.rejections += 1;
                 let mut answer = status(
                     422,
@@ -659,6 +673,7 @@ impl FakeCluster {
             (false, _) => {}
         }
         state.stats.writes += 1;
+        *state.writes.entry(name.to_owned()).or_default() += 1;
         state.owners.insert(name.to_owned(), owners);
         let object = state.commit(name, object, "MODIFIED");
         drop(state);

@@ -757,6 +757,6 @@ async fn a_rejected_status_is_reported_as_a_warning_event() {
     assert_eq!(requests[2].body["reason"], "StatusRejected");
     assert_eq!(
         requests[2].body["note"],
-        "the API server rejected the status: status.endpoint: Invalid value"
+        "Ready is False: the API server rejected the status: status.endpoint: Invalid value"
     );
 }

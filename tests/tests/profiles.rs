@@ -47,7 +47,14 @@ impl<K: Send + Sync> PreReconcileCheck<K> for Paused {
 
 /// One reconcile of a new object of kind `K`; the stored object afterwards.
 async fn reconcile_once<K: TestKind>(case: Case) -> Value {
-    let cluster = FakeCluster::new("example.com", "v1", K::kind(&()).as_ref(), K::PLURAL, "team-a", 1);
+    let cluster = FakeCluster::new(
+        "example.com",
+        "v1",
+        K::kind(&()).as_ref(),
+        K::PLURAL,
+        "team-a",
+        1,
+    );
     cluster.create("w1", json!({"size": 3}));
     cluster.validate_status(|status| {
         (status["endpoint"] == "x")
@@ -59,23 +66,26 @@ async fn reconcile_once<K: TestKind>(case: Case) -> Value {
     }
     let object: K = cluster.get("w1").expect("created");
     reconciler
-        .reconcile(Arc::new(object), async |object: &mut K| -> Result<(), Failure> {
-            match case {
-                Case::Success | Case::Blocked => object.set_endpoint("10.0.0.7:443"),
-                Case::Rejected => object.set_endpoint("x"),
-                Case::Retryable => {
-                    return Err(Failure::retryable("Throttled", "the cloud API is busy"));
-                }
-                Case::Fatal => return Err(Failure::fatal("InvalidSize", "size must be even")),
-                Case::Unnamed => return Err(Failure::retryable("", "the disk is full")),
-                Case::Panic => {
-                    if object.meta().generation.is_some() {
-                        panic!("the cloud SDK panicked");
+        .reconcile(
+            Arc::new(object),
+            async |object: &mut K| -> Result<(), Failure> {
+                match case {
+                    Case::Success | Case::Blocked => object.set_endpoint("10.0.0.7:443"),
+                    Case::Rejected => object.set_endpoint("x"),
+                    Case::Retryable => {
+                        return Err(Failure::retryable("Throttled", "the cloud API is busy"));
+                    }
+                    Case::Fatal => return Err(Failure::fatal("InvalidSize", "size must be even")),
+                    Case::Unnamed => return Err(Failure::retryable("", "the disk is full")),
+                    Case::Panic => {
+                        if object.meta().generation.is_some() {
+                            panic!("the cloud SDK panicked");
+                        }
                     }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
         .await
         .expect("written");
     cluster.objects().remove("w1").expect("stored")
@@ -125,13 +135,37 @@ async fn check_profile<K: TestKind>(expected: &[(Case, &[&str], KStatus)]) {
 async fn standard_reports_ready_with_its_reasons() {
     use KStatus::*;
     check_profile::<StandardWidget>(&[
-        (Case::Success, &["Ready True ReconciliationSuccess"], Current),
-        (Case::Retryable, &["Ready False Throttled Warning"], InProgress),
+        (
+            Case::Success,
+            &["Ready True ReconciliationSuccess"],
+            Current,
+        ),
+        (
+            Case::Retryable,
+            &["Ready False Throttled Warning"],
+            InProgress,
+        ),
         (Case::Fatal, &["Ready False InvalidSize Error"], InProgress),
-        (Case::Panic, &["Ready False ReconcilePanicked Warning"], InProgress),
-        (Case::Blocked, &["Ready False ReconciliationBlocked Warning"], InProgress),
-        (Case::Rejected, &["Ready False StatusRejected Warning"], InProgress),
-        (Case::Unnamed, &["Ready False ReconciliationError Warning"], InProgress),
+        (
+            Case::Panic,
+            &["Ready False ReconcilePanicked Warning"],
+            InProgress,
+        ),
+        (
+            Case::Blocked,
+            &["Ready False ReconciliationBlocked Warning"],
+            InProgress,
+        ),
+        (
+            Case::Rejected,
+            &["Ready False StatusRejected Warning"],
+            InProgress,
+        ),
+        (
+            Case::Unnamed,
+            &["Ready False ReconciliationError Warning"],
+            InProgress,
+        ),
     ])
     .await;
 }
@@ -141,12 +175,32 @@ async fn aso_reports_ready_with_severity() {
     use KStatus::*;
     check_profile::<AsoWidget>(&[
         (Case::Success, &["Ready True Succeeded"], Current),
-        (Case::Retryable, &["Ready False Throttled Warning"], InProgress),
+        (
+            Case::Retryable,
+            &["Ready False Throttled Warning"],
+            InProgress,
+        ),
         (Case::Fatal, &["Ready False InvalidSize Error"], InProgress),
-        (Case::Panic, &["Ready False ReconcilePanicked Warning"], InProgress),
-        (Case::Blocked, &["Ready False ReconciliationBlocked Warning"], InProgress),
-        (Case::Rejected, &["Ready False StatusRejected Warning"], InProgress),
-        (Case::Unnamed, &["Ready False ReconciliationError Warning"], InProgress),
+        (
+            Case::Panic,
+            &["Ready False ReconcilePanicked Warning"],
+            InProgress,
+        ),
+        (
+            Case::Blocked,
+            &["Ready False ReconciliationBlocked Warning"],
+            InProgress,
+        ),
+        (
+            Case::Rejected,
+            &["Ready False StatusRejected Warning"],
+            InProgress,
+        ),
+        (
+            Case::Unnamed,
+            &["Ready False ReconciliationError Warning"],
+            InProgress,
+        ),
     ])
     .await;
 }
@@ -164,12 +218,18 @@ async fn orc_reports_available_and_progressing() {
         ),
         (
             Case::Retryable,
-            &["Available False Throttled Warning", "Progressing True Throttled"],
+            &[
+                "Available False Throttled Warning",
+                "Progressing True Throttled",
+            ],
             Current,
         ),
         (
             Case::Fatal,
-            &["Available False InvalidSize Error", "Progressing False InvalidSize"],
+            &[
+                "Available False InvalidSize Error",
+                "Progressing False InvalidSize",
+            ],
             Current,
         ),
         (
@@ -283,7 +343,14 @@ async fn kstatus_reads_current_in_progress_or_failed() {
 /// follows from Failed to Current.
 #[tokio::test]
 async fn a_kstatus_kind_recovers_from_failed_to_current() {
-    let cluster = FakeCluster::new("example.com", "v1", "KstatusWidget", "kstatuswidgets", "team-a", 1);
+    let cluster = FakeCluster::new(
+        "example.com",
+        "v1",
+        "KstatusWidget",
+        "kstatuswidgets",
+        "team-a",
+        1,
+    );
     cluster.create("w1", json!({"size": 3}));
     let reconciler = StatusReconciler::<KstatusWidget>::new(cluster.client());
     let mut seen = Vec::new();
@@ -317,7 +384,13 @@ async fn summary_and_success_reason_can_be_overridden() {
     use serde::{Deserialize, Serialize};
 
     #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-    #[kube(group = "example.com", version = "v1", kind = "Mirror", namespaced, status = "MirrorStatus")]
+    #[kube(
+        group = "example.com",
+        version = "v1",
+        kind = "Mirror",
+        namespaced,
+        status = "MirrorStatus"
+    )]
     pub struct MirrorSpec {
         pub url: String,
     }
@@ -347,7 +420,9 @@ async fn summary_and_success_reason_can_be_overridden() {
     cluster.create("m1", json!({"url": "https://example.com/repo.git"}));
     let object: Mirror = cluster.get("m1").expect("stored");
     StatusReconciler::<Mirror>::new(cluster.client())
-        .reconcile(Arc::new(object), async |_: &mut Mirror| Ok::<(), Failure>(()))
+        .reconcile(Arc::new(object), async |_: &mut Mirror| {
+            Ok::<(), Failure>(())
+        })
         .await
         .expect("written");
     let stored: Mirror = cluster.get("m1").expect("stored");
@@ -374,7 +449,9 @@ async fn summary_and_success_reason_can_be_overridden() {
     let object: OrcWidget = cluster.get("w1").expect("stored");
     StatusReconciler::<OrcWidget>::new(cluster.client())
         .summary("SubResourcesReady", "AllReady")
-        .reconcile(Arc::new(object), async |_: &mut OrcWidget| Ok::<(), Failure>(()))
+        .reconcile(Arc::new(object), async |_: &mut OrcWidget| {
+            Ok::<(), Failure>(())
+        })
         .await
         .expect("written");
     let stored: OrcWidget = cluster.get("w1").expect("stored");
@@ -383,6 +460,10 @@ async fn summary_and_success_reason_can_be_overridden() {
         status.sub_resources_ready().map(|c| c.reason.as_str()),
         Some("AllReady")
     );
-    assert_eq!(status.available(), None, "the overridden summary replaces Available");
+    assert_eq!(
+        status.available(),
+        None,
+        "the overridden summary replaces Available"
+    );
     assert!(!status.is_progressing());
 }

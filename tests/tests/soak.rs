@@ -16,6 +16,7 @@ use futures::StreamExt;
 use kondition::controller::{StatusReconciler, error_policy};
 use kondition::{Conditions, Failure, KubeStatus, StatusResource};
 use kondition_tests::fake_cluster::{FakeCluster, Faults};
+use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::{Controller, watcher};
 use kube::{Api, CustomResource};
 use schemars::JsonSchema;
@@ -53,6 +54,11 @@ pub struct WidgetStatus {
 }
 
 const OBJECTS: usize = 1_000;
+
+/// Objects whose status the API server rejects on every apply (a negative size is seen, and
+/// the CRD's schema wants `seenSize >= 0`): after the first rejection each must be a steady
+/// state, with no write and no event.
+const REJECTED: usize = 50;
 
 /// The faults while the soak runs: about one request in five fails one way or another.
 const FAULTS: Faults = Faults {
@@ -104,8 +110,27 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         started.elapsed()
     );
     let objects = cluster.objects();
+    // The rejected cohort: one write (the first fallback) and at most one event each (none
+    // when the fallback's response was lost), however often it was reconciled.
+    let events = cluster.events();
+    for i in 0..REJECTED {
+        let name = format!("r{i:03}");
+        let object = &objects[&name];
+        assert!(rejected(object), "{object:#}");
+        assert_eq!(
+            cluster.writes_of(&name),
+            1,
+            "{name} was written again: {object:#}"
+        );
+        let reported = events
+            .iter()
+            .filter(|e| e["regarding"]["name"] == name.as_str())
+            .count();
+        assert!(reported <= 1, "{name} has {reported} events");
+    }
     let behind: Vec<&String> = objects
         .iter()
+        .filter(|(name, _)| name.starts_with('w'))
         .filter(|(_, object)| !current(object))
         .map(|(name, _)| name)
         .collect();
@@ -115,10 +140,11 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         behind.len(),
         behind.first().map(|name| &objects[*name])
     );
-    // The fallback manager released every field it held: no condition keeps a severity it
-    // left behind, and it owns nothing.
+    // The fallback manager released every field it held on the objects that recovered: no
+    // condition keeps a severity it left behind, and it owns nothing.
     let held: Vec<&String> = objects
         .iter()
+        .filter(|(name, _)| name.starts_with('w'))
         .filter(|(_, object)| {
             object["metadata"]["managedFields"]
                 .as_array()
@@ -135,7 +161,7 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         held.len(),
         held.first().map(|name| &objects[*name])
     );
-    assert_eq!(objects.len(), OBJECTS);
+    assert_eq!(objects.len(), OBJECTS + REJECTED);
     assert_eq!(
         stats.stale_writes, 0,
         "a status from a stale copy was written"
@@ -195,11 +221,27 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
     for i in 0..OBJECTS {
         cluster.create(&format!("w{i:04}"), json!({"size": i}));
     }
+    for i in 0..REJECTED {
+        cluster.create(&format!("r{i:03}"), json!({"size": -1}));
+    }
+    cluster.validate_status(|status| {
+        status["seenSize"]
+            .as_i64()
+            .is_some_and(|size| size < 0)
+            .then(|| {
+                "status.seenSize: Invalid value: -1: must be greater than or equal to 0".to_owned()
+            })
+    });
     cluster.set_faults(FAULTS);
 
     let client = cluster.client();
+    let reporter = Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
     let context = Arc::new(Context {
-        reconciler: StatusReconciler::new(client.clone()),
+        reconciler: StatusReconciler::new(client.clone())
+            .recorder(Recorder::new(client.clone(), reporter)),
         cluster: cluster.clone(),
         failing: AtomicBool::new(true),
         reconciles: AtomicU64::new(0),
@@ -252,7 +294,11 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
     let settle = async {
         loop {
             tokio::time::sleep(Duration::from_secs(5)).await;
-            if cluster.objects().values().all(current) {
+            if cluster
+                .objects()
+                .values()
+                .all(|o| current(o) || rejected(o))
+            {
                 break;
             }
         }
@@ -268,6 +314,23 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
         write_conflicts: context.write_conflicts.load(Ordering::Relaxed),
     };
     (cluster, settled, counts)
+}
+
+/// Whether `object` is one of the rejected cohort, with its rejection reported for its
+/// generation: Ready False, `StatusRejected`, and no `observedGeneration` (never accepted).
+fn rejected(object: &serde_json::Value) -> bool {
+    let generation = &object["metadata"]["generation"];
+    let status = &object["status"];
+    let ready = status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "Ready"));
+    object["spec"]["size"] == -1
+        && status.get("observedGeneration").is_none()
+        && ready.is_some_and(|r| {
+            r["status"] == "False"
+                && r["reason"] == "StatusRejected"
+                && r["observedGeneration"] == *generation
+        })
 }
 
 /// Whether `object`'s stored status is that of its generation: observedGeneration, Ready

@@ -1,12 +1,27 @@
 //! Checks around the reconcile body (ASO's reconciliation extensions).
 //!
-//! A pre-reconciliation check sees the object (with its stored status) before the body runs
-//! and decides whether the body runs now: [`PreCheck::Proceed`], [`PreCheck::Block`] (Ready
-//! False, Warning, `ReconciliationBlocked`, retried soon) or [`PreCheck::Postpone`] (Ready
-//! False, Info, `ReconciliationPostponed`, until the normal resync). An error is treated as a
-//! block, so the user sees it. Checks chain: each gets the next one and may call it (to act
-//! after it) or not (to decide alone). A post-reconciliation check runs after a successful
-//! body and can turn the result into a failure (`PostReconcileFailure`, Warning).
+//! A pre-reconciliation check sees the object before the body runs (its stored status, with
+//! the summary condition and its companions removed, as the body would) and decides whether
+//! the body runs now. Checks chain: each gets the next one and may call it (to act after it)
+//! or not (to decide alone). A post-reconciliation check runs after a successful body and can
+//! turn the result into a failure. What the status chokepoint then writes, the summary being
+//! the kind's (Ready, or Available for `orc`):
+//!
+//! | check says | body | summary | severity | reason | message | companions | requeue |
+//! | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | [`PreCheck::Proceed`] | runs | follows the body | | | | | |
+//! | [`PreCheck::Block`] | skipped | False | Warning | `ReconciliationBlocked` | the block's reason | working | backoff |
+//! | [`PreCheck::Postpone`] | skipped | False | Info | `ReconciliationPostponed` | the postponement's reason | done | resync |
+//! | pre-check error | skipped | False | Warning | `ReconciliationBlocked` | the error | working | backoff |
+//! | [`PostCheck::Success`] | ran | follows the body | | | | | |
+//! | [`PostCheck::Failure`] | ran | False | Warning | `PostReconcileFailure` | the failure's reason | working | backoff |
+//! | post-check error | ran | False | Warning | `PostReconcileFailure` | the error | working | backoff |
+//!
+//! "Working" companions are `orc`'s Progressing True, or `kstatus`'s Reconciling True with
+//! Stalled False; "done" ones are False. When the body was skipped, every other part of the
+//! status is the stored one; `observedGeneration` becomes `metadata.generation` in every case
+//! (the controller has seen the generation, and the summary says what it did about it). As
+//! with any outcome, nothing is written when the status equals the stored one.
 
 use std::future::Future;
 use std::pin::Pin;

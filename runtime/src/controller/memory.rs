@@ -243,6 +243,10 @@ mod tests {
         }
         assert_eq!(memory.len(), 3);
         // The three seen last stay.
-        assert!(["o7", "o8", "o9"].iter().all(|k| memory.entries.contains_key(*k)));
+        assert!(
+            ["o7", "o8", "o9"]
+                .iter()
+                .all(|k| memory.entries.contains_key(*k))
+        );
     }
 }

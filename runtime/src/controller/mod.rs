@@ -2,20 +2,33 @@
 //!
 //! Every reconcile writes status in one place, after the body ran ([`StatusReconciler`]):
 //!
-//! 1. the summary condition (Ready) is cleared before the body, so one found afterwards was
-//!    set by this reconcile on purpose (inherited from children, say);
-//! 2. otherwise it follows the result: success, the error's reason, severity and message, a
-//!    pre-check's block or postponement, a post-check's failure, or a panic;
-//! 3. `status.observedGeneration` becomes `metadata.generation`, and so does the summary
-//!    condition's own `observedGeneration`;
+//! 1. the summary condition (the kind's profile's: Ready, or Available for `orc`) and the
+//!    profile's companions (`orc`'s Progressing, `kstatus`'s Reconciling and Stalled) are
+//!    cleared before the body, so any found afterwards were set by this reconcile on purpose
+//!    (inherited from children, say);
+//! 2. otherwise they follow the result: success, the error's reason, severity and message, a
+//!    pre-check's block or postponement, a post-check's failure, or a panic (the table in
+//!    the README lists every reason the chokepoint writes);
+//! 3. `status.observedGeneration` becomes `metadata.generation`, and so does the
+//!    `observedGeneration` of every condition the chokepoint set;
 //! 4. the whole status is applied with server-side apply, forced, under the kind's field
 //!    owner, only if the object is still at the `resourceVersion` read (409 otherwise: a
 //!    status computed from a stale copy never overwrites a newer one); nothing is sent when
 //!    it equals the stored status;
 //! 5. when the API server rejects it, only the conditions that pass validation are applied,
-//!    under `<owner>-fallback`, without `observedGeneration`; after a later full apply the
-//!    fallback manager gives its fields up;
+//!    under `<owner>-fallback`, without `observedGeneration` (a summary that said success
+//!    says `StatusRejected` instead); after a later full apply the fallback manager gives its
+//!    fields up;
 //! 6. the body never writes status itself: it changes the object it is handed.
+//!
+//! A failure that persists is a steady state. Each condition is set over the stored one, so
+//! an outcome repeated keeps every `lastTransitionTime` and writes nothing. A rejected status
+//! is remembered per object (uid and the status's fingerprint): until its backoff has passed,
+//! the same status is not sent again (the reconcile that the fallback's own watch event
+//! causes sends nothing), and a fallback equal to the stored conditions is not sent either.
+//! An Event is recorded only when the summary's status or reason changes. What is remembered
+//! (the backoff counts and the rejections) is bounded: see
+//! [`StatusReconciler::max_tracked_objects`].
 //!
 //! While the object is being deleted (its finalizers run), a successful body leaves the
 //! summary False with reason `Deleting` (Info); a write after the object is gone (404) is not
@@ -420,7 +433,10 @@ where
         } else {
             EventType::Normal
         };
-        let note = format!("{} is {}: {}", self.report.summary, after.status, after.message);
+        let note = format!(
+            "{} is {}: {}",
+            self.report.summary, after.status, after.message
+        );
         self.publish(stored, type_, &after.reason, note).await;
     }
 
@@ -447,7 +463,9 @@ where
     }
 
     fn memory_mut(&mut self) -> &mut Memory {
-        self.memory.get_mut().unwrap_or_else(PoisonError::into_inner)
+        self.memory
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -8,7 +8,9 @@ use super::{
     REASON_POSTPONED, REASON_STATUS_REJECTED,
 };
 use crate::profile::{Activity, Profile};
-use crate::{Condition, ConditionStatus, Conditions, KubeStatus, Requeue, Severity, StatusResource};
+use crate::{
+    Condition, ConditionStatus, Conditions, KubeStatus, Requeue, Severity, StatusResource,
+};
 
 /// How the reconcile went, before the status is written.
 pub(crate) enum Outcome {
@@ -179,10 +181,13 @@ impl Report {
             })
             .unwrap_or_default();
         if conditions.is_true(&self.summary) || !conditions.contains(&self.summary) {
-            let rejected =
-                Condition::new(&self.summary, ConditionStatus::False, REASON_STATUS_REJECTED)
-                    .with_severity(Severity::Warning)
-                    .with_message(format!("the API server rejected the status: {message}"));
+            let rejected = Condition::new(
+                &self.summary,
+                ConditionStatus::False,
+                REASON_STATUS_REJECTED,
+            )
+            .with_severity(Severity::Warning)
+            .with_message(format!("the API server rejected the status: {message}"));
             let companions = self.profile.companions(&rejected, Activity::Working);
             let stored_conditions = stored.status().map(KubeStatus::conditions);
             self.set_over(&mut conditions, stored_conditions, rejected, generation);

@@ -288,7 +288,11 @@ fn profile_attr(status: &StatusDef) -> TokenStream {
                 .conditions
                 .iter()
                 .find(|c| c.type_ == status.summary)
-                .and_then(|c| c.reasons.iter().find(|r| r.severity == kondition::Severity::None))
+                .and_then(|c| {
+                    c.reasons
+                        .iter()
+                        .find(|r| r.severity == kondition::Severity::None)
+                })
                 .map(|r| {
                     let reason = &r.name;
                     quote!(, success_reason = #reason)
