@@ -4,9 +4,12 @@
 //! be that of its latest generation, and no status computed from a stale copy may ever have
 //! been written. Time is tokio's paused clock, so minutes of backoff take no wall time.
 //!
-//! `cargo test -p kondition-tests --test soak -- --nocapture` prints the figures. Each run
-//! draws its faults from a fresh seed, printed; `KONDITION_SOAK_SEED=<n>` sets it (the
-//! controller's own scheduling still varies from run to run).
+//! `cargo test -p kondition-tests --test soak -- --nocapture` prints the figures. The faults
+//! are drawn from a fixed seed, so that every run meets every kind of fault (a fresh seed
+//! could draw none of a rare one); `KONDITION_SOAK_SEED=<n>` sets another, to explore.
+//!
+//! A cohort of objects has a status the API server rejects on every apply: after its first
+//! rejection each must see no write and no event, however often it is reconciled.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -54,6 +57,9 @@ pub struct WidgetStatus {
 }
 
 const OBJECTS: usize = 1_000;
+
+/// The faults' seed unless `KONDITION_SOAK_SEED` says otherwise.
+const SEED: u64 = 20_261_123;
 
 /// Objects whose status the API server rejects on every apply (a negative size is seen, and
 /// the CRD's schema wants `seenSize >= 0`): after the first rejection each must be a steady
@@ -207,12 +213,7 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
     let seed = std::env::var("KONDITION_SOAK_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(7)
-        });
+        .unwrap_or(SEED);
     eprintln!("KONDITION_SOAK_SEED={seed}");
     let cluster = FakeCluster::new("example.com", "v1", "Widget", "widgets", "team-a", seed);
     if !preconditions {
@@ -252,8 +253,10 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
     let controller = Controller::new(Api::<Widget>::all(client), watcher::Config::default())
         .run(
             |object, context: Arc<Context>| async move {
-                let fail =
-                    context.failing.load(Ordering::Relaxed) && context.cluster.random() < 0.05;
+                // The rejected cohort's body never fails: its status stays the rejected one.
+                let fail = context.failing.load(Ordering::Relaxed)
+                    && object.metadata.name.as_deref().is_some_and(|n| n.starts_with('w'))
+                    && context.cluster.random() < 0.05;
                 context.reconciles.fetch_add(1, Ordering::Relaxed);
                 if fail {
                     context.body_failures.fetch_add(1, Ordering::Relaxed);
