@@ -9,9 +9,13 @@
 //! - files whose content is unchanged are not touched, and stale files of an earlier run
 //!   are removed;
 //! - temporary files left behind by a run that was killed are removed by the next run.
+//!
+//! For tests, [`PAUSE_VAR`] stops a write at one chosen point and waits there, so that a
+//! test can kill the process at exactly that point (`tests/interrupted.rs`).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use similar::TextDiff;
 
@@ -19,6 +23,32 @@ use crate::emit::{HEADER_MARK, OutputFile};
 
 /// The suffix of a file being written, before it is renamed over its target.
 pub const TEMP_SUFFIX: &str = ".kondition-tmp";
+
+/// For tests only: `KONDITION_TEST_PAUSE=<step>:<n>` makes each [`write_files`] stop at
+/// one point and wait there, so that a test can kill the process at exactly that point. The
+/// points of a write of `len` changed files (`n` counts from 0):
+///
+/// - `write:n` (`n` ≤ `len`): the first `n` temporary files written in full, nothing else;
+///   `write:len` is every temporary file written, no target replaced;
+/// - `torn:n` (`n` < `len`): as `write:n`, and the next temporary file half written;
+/// - `rename:n` (`n` ≤ `len`): the first `n` targets replaced by their temporary files.
+///
+/// There the process prints `kondition: paused at <step>:<n>` to stderr and waits for a
+/// line or the end of its stdin, then goes on as if nothing happened. Unset, or naming a
+/// point a write does not reach, the variable does nothing; it can only make a write wait.
+pub const PAUSE_VAR: &str = "KONDITION_TEST_PAUSE";
+
+/// Waits at `step:n` when [`PAUSE_VAR`] names that point; otherwise does nothing.
+fn pause_point(step: &str, n: usize) {
+    static WANTED: OnceLock<Option<String>> = OnceLock::new();
+    let Some(wanted) = WANTED.get_or_init(|| std::env::var(PAUSE_VAR).ok()) else {
+        return;
+    };
+    if *wanted == format!("{step}:{n}") {
+        let _ = writeln!(io::stderr(), "kondition: paused at {wanted}");
+        let _ = io::stdin().read_line(&mut String::new());
+    }
+}
 
 /// What writing changed.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -61,9 +91,10 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathB
     }
     // Phase 1: every new content in full, beside its target.
     let mut temps = Vec::with_capacity(changed.len());
-    for (path, contents) in &changed {
+    for (i, (path, contents)) in changed.iter().enumerate() {
+        pause_point("write", i);
         let temp = temp_path(path);
-        match write_new(&temp, contents) {
+        match write_new(&temp, contents, i) {
             Ok(()) => temps.push(temp),
             Err(error) => {
                 remove_all(&temps);
@@ -72,13 +103,16 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathB
             }
         }
     }
+    pause_point("write", changed.len());
     // Phase 2: one rename each.
     for (i, ((path, _), temp)) in changed.iter().zip(&temps).enumerate() {
+        pause_point("rename", i);
         if let Err(error) = std::fs::rename(temp, path) {
             remove_all(&temps[i..]);
             return Err(at(path, error, " (the files before it were replaced)"));
         }
     }
+    pause_point("rename", changed.len());
     Ok(changed.into_iter().map(|(path, _)| path).collect())
 }
 
@@ -106,14 +140,18 @@ fn temp_path(path: &Path) -> PathBuf {
     PathBuf::from(temp)
 }
 
-/// Creates `path` anew (never through a link someone left there) and writes `contents`.
-fn write_new(path: &Path, contents: &str) -> io::Result<()> {
+/// Creates `path` anew (never through a link someone left there) and writes `contents`,
+/// the `index`th temporary file of a write (in two halves, for [`PAUSE_VAR`]'s `torn`).
+fn write_new(path: &Path, contents: &str, index: usize) -> io::Result<()> {
     let _ = std::fs::remove_file(path);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)?;
-    file.write_all(contents.as_bytes())?;
+    let (head, tail) = contents.as_bytes().split_at(contents.len() / 2);
+    file.write_all(head)?;
+    pause_point("torn", index);
+    file.write_all(tail)?;
     file.flush()
 }
 
