@@ -9,6 +9,7 @@ use kondition::profile::orc;
 use kondition::{Failure, StatusResource};
 use kondition_generated::securitygroup::v1alpha1::SecurityGroup;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{await_condition, conditions};
 use kube::{Api, Client, ResourceExt};
 
 #[tokio::test]
@@ -31,8 +32,12 @@ async fn reconcile_against_a_real_cluster() {
         .await
         .expect("CRD applied");
     }
-    // The API server needs a moment to serve a new CRD.
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    // The API server serves a new CRD once it is Established: wait for that, not for a time.
+    for crd in kondition_generated::crds() {
+        await_condition(crds.clone(), &crd.name_any(), conditions::is_crd_established())
+            .await
+            .expect("CRD established");
+    }
 
     let groups: Api<SecurityGroup> = Api::namespaced(client.clone(), "default");
     let object: SecurityGroup = serde_json::from_value(serde_json::json!({
@@ -50,8 +55,8 @@ async fn reconcile_against_a_real_cluster() {
         .await
         .expect("created");
 
-    let reconciler =
-        StatusReconciler::<SecurityGroup>::new(client).summary(orc::AVAILABLE, orc::REASON_SUCCESS);
+    // The generated status names the orc profile: Available summarises.
+    let reconciler = StatusReconciler::<SecurityGroup>::new(client);
     reconciler
         .reconcile(Arc::new(created), async |group: &mut SecurityGroup| {
             let status = group.status_mut();
