@@ -43,19 +43,16 @@ fn unreadable(error: &serde_json::Error) -> KStatusResult {
 /// [`inherit_not_ready_from_objects`](crate::inherit::inherit_not_ready_from_objects).
 ///
 /// ```
-/// use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
-/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+/// use k8s_openapi::api::apps::v1::Deployment;
 /// use kondition::kstatus::{KStatus, ObjectResult};
 ///
-/// let web = Deployment {
-///     metadata: ObjectMeta { name: Some("web".into()), ..Default::default() },
-///     spec: Some(DeploymentSpec { replicas: Some(3), ..Default::default() }),
-///     status: None,
-/// };
+/// let mut web = Deployment::default();
+/// web.metadata.name = Some("web".into());
+/// // No status yet: the Deployment controller has not created the replica.
 /// let result = ObjectResult::of(&web);
 /// assert_eq!(result.label(), "Deployment/web");
 /// assert_eq!(result.result.status, KStatus::InProgress);
-/// assert_eq!(result.result.message, "Deployment has 0 of 3 replicas");
+/// assert_eq!(result.result.message, "Deployment has 0 of 1 replicas");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectResult {
