@@ -11,7 +11,9 @@
 //!
 //! # The rules
 //!
-//! In this order; the first rule that decides wins.
+//! As cli-utils' `pkg/kstatus/status` computes them (read at its October 2025 revision), in
+//! this order; the first rule that decides wins. `runtime/tests/kstatus_conformance.rs` holds
+//! objects on both sides of every threshold below.
 //!
 //! 1. **Deletion**: `metadata.deletionTimestamp` set: Terminating.
 //! 2. **Generation**: `status.observedGeneration` present and different from
