@@ -9,8 +9,8 @@ use super::super::KStatusResult;
 use super::super::fields::{Fields, FoundCondition, because, find};
 use super::count;
 
-/// The Deployment controller's "no progress deadline": without one it never reports
-/// Progressing, so progress cannot be waited for.
+/// The Deployment controller's "no progress deadline": it then keeps no track of progress,
+/// so there is no Progressing condition to wait for. A missing deadline reads the same.
 const NO_PROGRESS_DEADLINE: i64 = i32::MAX as i64;
 
 /// Deployment: the replica counts, then the Progressing and Available conditions.
