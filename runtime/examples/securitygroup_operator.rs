@@ -1,7 +1,9 @@
 //! An example operator for the generated `SecurityGroup` kind (schemas/securitygroup.yaml):
 //! `kube::runtime::Controller` with the status chokepoint, the `orc` profile's Available,
-//! Progressing and SubResourcesReady conditions built from the security group's rules, a
-//! pre-reconciliation check and a post-reconciliation check.
+//! Progressing and SubResourcesReady conditions built from the security group's rules and
+//! the Kubernetes object the operator owns for it (a ConfigMap with the rules, read back and
+//! judged by kstatus, as a Deployment or a Service would be), a pre-reconciliation check and
+//! a post-reconciliation check.
 //!
 //! The "cloud" is simulated: a rule is created when its CIDR parses, and fails otherwise, so
 //! the conditions can be watched without OpenStack:
@@ -13,11 +15,14 @@
 //! with `KUBECONFIG` pointing at a cluster where `kondition_generated::crds()` are installed
 //! (the example installs them itself with server-side apply when started with `--install`).
 
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kondition::controller::{
     CheckFuture, Error, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
     StatusReconciler, error_policy, with_finalizer,
@@ -28,7 +33,7 @@ use kondition_generated::securitygroup::v1alpha1::{Rule, SecurityGroup};
 use kube::api::{Patch, PatchParams};
 use kube::runtime::Controller;
 use kube::runtime::watcher;
-use kube::{Api, Client, ResourceExt};
+use kube::{Api, Client, Resource, ResourceExt};
 
 /// The finalizer that deletes the security group in the cloud before the object goes.
 const FINALIZER: &str = "openstack.k-orc.cloud/securitygroup";
@@ -96,8 +101,29 @@ fn ensure_rule(rule: &Rule) -> Result<(), String> {
     Ok(())
 }
 
-/// The reconcile body: the security group and its rules, reported through the orc profile.
-async fn reconcile_security_group(group: &mut SecurityGroup) -> Result<(), Failure> {
+/// The object the operator owns for a security group: a ConfigMap holding its rules, as an
+/// enforcement agent on each node would read them. Owned by the group, so it goes with it.
+fn rules_config_map(group: &SecurityGroup, rules: &[Rule]) -> Result<ConfigMap, Failure> {
+    let rendered = serde_json::to_string(rules)
+        .map_err(|e| Failure::fatal("RulesNotRendered", e.to_string()))?;
+    Ok(ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(format!("{}-rules", group.name_any())),
+            namespace: group.namespace(),
+            owner_references: group.controller_owner_ref(&()).map(|owner| vec![owner]),
+            ..ObjectMeta::default()
+        },
+        data: Some(BTreeMap::from([("rules.json".to_owned(), rendered)])),
+        ..ConfigMap::default()
+    })
+}
+
+/// The reconcile body: the security group, its rules and the objects it owns, reported
+/// through the orc profile.
+async fn reconcile_security_group(
+    client: &Client,
+    group: &mut SecurityGroup,
+) -> Result<(), Failure> {
     let mut rules = SubResources::new();
     let rule_list = group
         .spec
@@ -115,6 +141,21 @@ async fn reconcile_security_group(group: &mut SecurityGroup) -> Result<(), Failu
             Err(message) => rules.failed("Rule", &name, &message, false),
         };
     }
+    // The owned object, applied and read back as the cluster has it: its readiness comes from
+    // kstatus (any kind, typed or dynamic: a Deployment reads pending until rolled out, a
+    // failed Job reads failed), so the operator writes no readiness rule of its own.
+    let config_map = rules_config_map(group, &rule_list)?;
+    let config_maps: Api<ConfigMap> =
+        Api::namespaced(client.clone(), &group.namespace().unwrap_or_default());
+    let applied = config_maps
+        .patch(
+            &config_map.name_any(),
+            &PatchParams::apply("securitygroup-operator").force(),
+            &Patch::Apply(&config_map),
+        )
+        .await
+        .map_err(|e| Failure::retryable("OwnedObjectApplyFailed", e.to_string()))?;
+    rules.object(&applied);
     let uid = group.uid().unwrap_or_default();
     let status = group.status_mut();
     status.id = Some(format!("sg-{}", uid.get(..8).unwrap_or("00000000")));
@@ -174,6 +215,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             move |object: Arc<SecurityGroup>, context: Arc<Context>| async move {
                 let namespace = object.namespace().unwrap_or_default();
                 let api: Api<SecurityGroup> = Api::namespaced(context.client.clone(), &namespace);
+                let client = context.client.clone();
                 context
                     .reconciler
                     .reconcile(object, async |group: &mut SecurityGroup| {
@@ -181,7 +223,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                             &api,
                             FINALIZER,
                             group,
-                            reconcile_security_group,
+                            async |group: &mut SecurityGroup| {
+                                reconcile_security_group(&client, group).await
+                            },
                             delete_security_group,
                         )
                         .await
@@ -225,5 +269,33 @@ mod tests {
             Err("invalid CIDR: /33 is longer than /32".to_owned())
         );
         assert!(ensure_rule(&rule("10.0.0.0")).is_err());
+    }
+
+    #[test]
+    fn owned_objects_feed_sub_resources_ready() {
+        use k8s_openapi::api::apps::v1::Deployment;
+        use kondition::ConditionStatus;
+
+        let group: SecurityGroup = serde_json::from_value(serde_json::json!({
+            "apiVersion": "openstack.k-orc.cloud/v1alpha1", "kind": "SecurityGroup",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "dev"}}
+        }))
+        .expect("a security group");
+        let config_map = rules_config_map(&group, &[]).expect("rendered");
+        assert_eq!(config_map.name_any(), "web-rules");
+
+        // A ConfigMap is ready once it exists; a Deployment without ready replicas is pending.
+        let mut agents = Deployment::default();
+        agents.metadata.name = Some("web-agents".into());
+        let mut children = SubResources::new();
+        children.object(&config_map).object(&agents);
+        let condition = children.condition(None);
+        assert_eq!(condition.status, ConditionStatus::False);
+        assert_eq!(condition.reason, "SubResourcesPending");
+        assert_eq!(
+            condition.message,
+            "1 of 2 sub-resources pending: Deployment 'web-agents' (Deployment has 0 of 1 replicas)"
+        );
     }
 }

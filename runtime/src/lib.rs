@@ -11,8 +11,11 @@
 //! - [`ReconcileError`] and [`Requeue`]: errors that carry their reason, severity and retry
 //!   class, so the Ready condition and the requeue follow from the error.
 //! - [`Summary`]: a Ready condition summarising other conditions.
-//! - [`SubResources`]: the SubResourcesReady condition.
-//! - [`kstatus`]: what `kubectl wait`, Helm and Flux will conclude from any object.
+//! - [`SubResources`]: the SubResourcesReady condition, from sub-resources and from the
+//!   objects a resource owns.
+//! - [`kstatus`]: what `kubectl wait`, Helm and Flux will conclude from any object, built-in
+//!   kinds included, and so whether the objects an operator owns are ready.
+//! - [`inherit`]: a parent not Ready while one of its children is not.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
 //!
 //! This crate needs neither kube's client nor an async runtime, so a crate of API types can

@@ -1,8 +1,16 @@
 //! The SubResourcesReady condition: one condition for everything a resource manages inside
 //! it (a SecurityGroup's rules, a Router's interfaces and routes), after ORC's enhancement.
+//!
+//! The Kubernetes objects a resource owns are sub-resources too: [`SubResources::object`]
+//! records any object (k8s-openapi's `Deployment`, a `DynamicObject`, a custom resource) by
+//! its [kstatus](crate::kstatus) result, so an operator needs no readiness rule of its own.
 
 use std::fmt::Write;
 
+use k8s_openapi::jiff::Timestamp;
+use serde::Serialize;
+
+use crate::kstatus::{KStatus, KStatusResult, ObjectResult};
 use crate::{Condition, ConditionStatus, Severity};
 
 /// The condition type.
@@ -54,6 +62,33 @@ impl SubResource {
     }
 }
 
+/// An owned object's kstatus result as a sub-resource's state: Current is ready,
+/// InProgress and Terminating are pending, Failed is failed with kstatus's message. Failed is
+/// kstatus's Stalled (a Deployment past its progress deadline, a failed Job, a crash-looping
+/// Pod): nothing changes until someone acts, so it is not retryable.
+impl From<&KStatusResult> for SubResourceState {
+    fn from(result: &KStatusResult) -> Self {
+        match result.status {
+            KStatus::Current => Self::Ready,
+            KStatus::InProgress | KStatus::Terminating => Self::Pending,
+            KStatus::Failed => Self::Failed {
+                message: result.message.clone(),
+                retryable: false,
+            },
+        }
+    }
+}
+
+impl From<&ObjectResult> for SubResource {
+    fn from(object: &ObjectResult) -> Self {
+        Self {
+            kind: object.kind.clone(),
+            name: object.name.clone(),
+            state: (&object.result).into(),
+        }
+    }
+}
+
 /// The results of every sub-resource of one object, turned into SubResourcesReady.
 ///
 /// ```
@@ -74,6 +109,9 @@ impl SubResource {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubResources {
     items: Vec<SubResource>,
+    /// Why each item is pending, when known (an owned object's kstatus message); in step
+    /// with `items`.
+    pending_details: Vec<Option<String>>,
     max_listed: usize,
 }
 
@@ -88,6 +126,7 @@ impl SubResources {
     pub fn new() -> Self {
         Self {
             items: Vec::new(),
+            pending_details: Vec::new(),
             max_listed: DEFAULT_MAX_LISTED,
         }
     }
@@ -102,6 +141,43 @@ impl SubResources {
     /// Records a result.
     pub fn push(&mut self, sub_resource: SubResource) -> &mut Self {
         self.items.push(sub_resource);
+        self.pending_details.push(None);
+        self
+    }
+
+    /// Records an object the resource owns, of any kind, typed or dynamic, by its kstatus
+    /// result at the system clock's time: Current is ready, InProgress and Terminating are
+    /// pending (with kstatus's message saying why), Failed is failed with kstatus's message.
+    ///
+    /// ```
+    /// use k8s_openapi::api::core::v1::Service;
+    /// use kondition::{ConditionStatus, SubResources};
+    ///
+    /// let mut web = Service::default();
+    /// web.metadata.name = Some("web".into());
+    /// let mut children = SubResources::new();
+    /// children.object(&web);
+    /// let condition = children.condition(None);
+    /// assert_eq!(condition.status, ConditionStatus::True);
+    /// assert_eq!(condition.reason, "SubResourcesReady");
+    /// ```
+    pub fn object<K: Serialize + ?Sized>(&mut self, object: &K) -> &mut Self {
+        self.object_at(object, Timestamp::now())
+    }
+
+    /// [`object`](Self::object) with `now` as the time for the kstatus rules that depend
+    /// on it.
+    pub fn object_at<K: Serialize + ?Sized>(&mut self, object: &K, now: Timestamp) -> &mut Self {
+        self.object_result(&ObjectResult::of_at(object, now))
+    }
+
+    /// Records an object by a kstatus result already computed.
+    pub fn object_result(&mut self, object: &ObjectResult) -> &mut Self {
+        let sub_resource = SubResource::from(object);
+        let detail = (sub_resource.state == SubResourceState::Pending)
+            .then(|| object.result.message.clone());
+        self.items.push(sub_resource);
+        self.pending_details.push(detail);
         self
     }
 
@@ -180,8 +256,12 @@ impl SubResources {
                 let pending: Vec<String> = self
                     .items
                     .iter()
-                    .filter(|s| s.state == SubResourceState::Pending)
-                    .map(SubResource::label)
+                    .zip(&self.pending_details)
+                    .filter(|(s, _)| s.state == SubResourceState::Pending)
+                    .map(|(s, detail)| match detail {
+                        Some(detail) => format!("{} ({})", s.label(), bounded_detail(detail)),
+                        None => s.label(),
+                    })
                     .collect();
                 let message = format!(
                     "{} of {} sub-resources pending: {}",
@@ -367,5 +447,127 @@ mod tests {
             condition.message.len()
         );
         assert!(condition.is_valid());
+    }
+
+    /// Owned objects: one typed Deployment short of ready replicas, one dynamic Service.
+    fn deployment(ready: i64) -> k8s_openapi::api::apps::v1::Deployment {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "generation": 1},
+            "spec": {"replicas": 2, "selector": {}, "template": {}},
+            "status": {"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2,
+                       "availableReplicas": 2, "readyReplicas": ready,
+                       "conditions": [
+                           {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"},
+                           {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"}]}
+        }))
+        .expect("a Deployment")
+    }
+
+    fn service() -> serde_json::Value {
+        serde_json::json!({"apiVersion": "v1", "kind": "Service",
+                           "metadata": {"name": "web"}, "spec": {"type": "ClusterIP"}})
+    }
+
+    fn now() -> Timestamp {
+        "2024-01-01T00:00:00Z".parse().expect("a time")
+    }
+
+    #[test]
+    fn owned_objects_that_are_current_are_ready() {
+        let mut children = SubResources::new();
+        children
+            .object_at(&deployment(2), now())
+            .object_at(&service(), now());
+        assert_eq!(
+            children.items(),
+            [
+                SubResource {
+                    kind: "Deployment".into(),
+                    name: "web".into(),
+                    state: SubResourceState::Ready
+                },
+                SubResource {
+                    kind: "Service".into(),
+                    name: "web".into(),
+                    state: SubResourceState::Ready
+                },
+            ]
+        );
+        let condition = children.condition(Some(4));
+        assert_eq!(condition.status, ConditionStatus::True);
+        assert_eq!(condition.reason, REASON_SUB_RESOURCES_READY);
+        assert_eq!(condition.observed_generation, Some(4));
+    }
+
+    #[test]
+    fn an_owned_object_in_progress_is_pending_and_says_why() {
+        let mut children = SubResources::new();
+        children
+            .object_at(&service(), now())
+            .object_at(&deployment(1), now());
+        let condition = children.condition(None);
+        assert_eq!(condition.status, ConditionStatus::False);
+        assert_eq!(condition.reason, REASON_SUB_RESOURCES_PENDING);
+        assert_eq!(condition.severity, Severity::Info);
+        assert_eq!(
+            condition.message,
+            "1 of 2 sub-resources pending: Deployment 'web' (Deployment has 1 of 2 replicas ready)"
+        );
+    }
+
+    #[test]
+    fn a_terminating_object_is_pending() {
+        let mut service = service();
+        service["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z".into();
+        let mut children = SubResources::new();
+        children.object_at(&service, now());
+        assert_eq!(children.items()[0].state, SubResourceState::Pending);
+        assert_eq!(
+            children.condition(None).message,
+            "1 of 1 sub-resources pending: Service 'web' (Resource scheduled for deletion)"
+        );
+    }
+
+    #[test]
+    fn a_failed_object_fails_with_kstatus_message_and_is_not_retryable() {
+        let job = serde_json::json!({"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "migrate"},
+            "status": {"failed": 6, "conditions": [
+                {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                 "message": "Job has reached the specified backoff limit"}]}});
+        let mut children = SubResources::new();
+        children.object_at(&service(), now()).object_at(&job, now());
+        assert_eq!(
+            children.items()[1].state,
+            SubResourceState::Failed {
+                message: "Job has failed (BackoffLimitExceeded): Job has reached the specified \
+                          backoff limit; 6 failed, 0 of 1 succeeded"
+                    .into(),
+                retryable: false
+            }
+        );
+        let condition = children.condition(None);
+        assert_eq!(condition.reason, REASON_SUB_RESOURCE_FAILED);
+        assert_eq!(condition.severity, Severity::Error);
+        assert!(
+            condition
+                .message
+                .starts_with("Job 'migrate' failed: Job has failed (BackoffLimitExceeded)"),
+            "{}",
+            condition.message
+        );
+    }
+
+    #[test]
+    fn recorded_results_and_hand_made_ones_mix() {
+        let mut children = SubResources::new();
+        children
+            .pending("Rule", "allow-ssh")
+            .object_result(&ObjectResult::of_at(&deployment(0), now()));
+        assert_eq!(
+            children.condition(None).message,
+            "2 of 2 sub-resources pending: Rule 'allow-ssh', Deployment 'web' (Deployment has 0 of 2 replicas ready)"
+        );
     }
 }
