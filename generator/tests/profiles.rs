@@ -62,3 +62,36 @@ fn templates_match_the_runtime_profiles() {
         Some(profile::READY)
     );
 }
+
+/// What the chokepoint writes for each profile (the runtime's `Profile`) is what the
+/// templates declare: the same summary, and a success reason the summary declares as healthy.
+#[test]
+fn the_runtime_s_summaries_are_the_templates() {
+    let profiles = Profiles::embedded();
+    for runtime in profile::PROFILES {
+        let template = profiles.get(runtime.name).expect("embedded");
+        assert_eq!(template.summary, runtime.summary, "{}", runtime.name);
+        let summary = template
+            .conditions
+            .iter()
+            .find(|c| c.type_ == runtime.summary)
+            .expect("the summary is declared");
+        let success = summary
+            .reasons
+            .iter()
+            .find(|r| r.name == runtime.success_reason)
+            .unwrap_or_else(|| panic!("{}: no reason {}", runtime.name, runtime.success_reason));
+        assert_eq!(
+            success.severity,
+            kondition::Severity::None,
+            "{}",
+            runtime.name
+        );
+        assert_eq!(
+            types(runtime.name),
+            runtime.condition_types,
+            "{}",
+            runtime.name
+        );
+    }
+}

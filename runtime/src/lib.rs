@@ -60,6 +60,17 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 /// `#[derive(KubeStatus)]`: implements [`KubeStatus`] (and [`StatusResource`] for the kind
 /// named by `resource = Kind`), with typed accessors for each declared condition type.
+///
+/// Its helper attribute, `#[kondition(...)]`:
+///
+/// | key | meaning |
+/// | --- | --- |
+/// | `resource = Kind` | the kind whose status this is: implements [`StatusResource`] for it |
+/// | `conditions(Ready, "example.com/Synced", ...)` | the condition types, after the profile's |
+/// | `profile = "standard"` | a [`profile`]'s condition types and its [`KubeStatus::PROFILE`] |
+/// | `summary = "Synced"` | the summary condition (declared), instead of the profile's |
+/// | `success_reason = "UpToDate"` | the summary's reason on success, instead of the profile's |
+/// | `field_owner = "..."` | the field manager, instead of `<group>/<kind>-controller` |
 #[cfg(feature = "derive")]
 pub use kondition_derive::KubeStatus;
 

@@ -1,6 +1,7 @@
-//! Kinds written by hand as an operator author would, one per status profile, for tests that
-//! drive them through the status chokepoint. Each has a spec with a size and a status with
-//! the standard block and an endpoint.
+//! Kinds as an operator author writes them (kube's `CustomResource`, kondition's
+//! `KubeStatus`), one per status profile, for tests that drive them through the status
+//! chokepoint. Each has a spec with a size and a status with the standard block and an
+//! endpoint; they differ only in their `#[kondition(...)]`.
 
 #![allow(missing_docs)] // The derives write undocumented items (the CustomResource types).
 
@@ -9,125 +10,88 @@ use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A widget's desired state under the `standard` profile.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "example.com",
-    version = "v1",
-    kind = "StandardWidget",
-    namespaced,
-    status = "StandardWidgetStatus"
-)]
-pub struct StandardWidgetSpec {
-    /// How big.
-    pub size: i64,
+/// A kind `$kind` (plural `$plural`) with spec `$spec` and status `$status`, whose status
+/// derives `KubeStatus` with `#[kondition($attrs)]`.
+macro_rules! widget_kind {
+    ($kind:ident, $kind_name:literal, $plural:literal, $spec:ident, $status:ident, $status_name:literal, $doc:literal, ($($attrs:tt)*)) => {
+        #[doc = concat!("A widget's desired state: ", $doc)]
+        #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[kube(group = "example.com", version = "v1", kind = $kind_name, namespaced, status = $status_name)]
+        pub struct $spec {
+            /// How big.
+            pub size: i64,
+        }
+
+        #[doc = concat!("A widget's observed state: ", $doc)]
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+        #[kondition($($attrs)*)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $status {
+            /// Conditions.
+            #[serde(default)]
+            pub conditions: Conditions,
+            /// Generation.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub observed_generation: Option<i64>,
+            /// Where it answers.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub endpoint: Option<String>,
+        }
+
+        impl TestKind for $kind {
+            const PLURAL: &'static str = $plural;
+
+            fn set_endpoint(&mut self, endpoint: &str) {
+                kondition::StatusResource::status_mut(self).endpoint = Some(endpoint.to_owned());
+            }
+        }
+    };
 }
 
-/// The `standard` profile: Ready.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
-#[kondition(resource = StandardWidget, profile = "standard")]
-#[serde(rename_all = "camelCase")]
-pub struct StandardWidgetStatus {
-    /// Conditions.
-    #[serde(default)]
-    pub conditions: Conditions,
-    /// Generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// Where it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<String>,
-}
-
-/// A widget's desired state under the `aso` profile.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "example.com",
-    version = "v1",
-    kind = "AsoWidget",
-    namespaced,
-    status = "AsoWidgetStatus"
-)]
-pub struct AsoWidgetSpec {
-    /// How big.
-    pub size: i64,
-}
-
-/// The `aso` profile: Ready with severity.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
-#[kondition(resource = AsoWidget, profile = "aso")]
-#[serde(rename_all = "camelCase")]
-pub struct AsoWidgetStatus {
-    /// Conditions.
-    #[serde(default)]
-    pub conditions: Conditions,
-    /// Generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// Where it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<String>,
-}
-
-/// A widget's desired state under the `orc` profile.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "example.com",
-    version = "v1",
-    kind = "OrcWidget",
-    namespaced,
-    status = "OrcWidgetStatus"
-)]
-pub struct OrcWidgetSpec {
-    /// How big.
-    pub size: i64,
-}
-
-/// The `orc` profile: Available and Progressing, plus SubResourcesReady.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
-#[kondition(resource = OrcWidget, profile = "orc", conditions(SubResourcesReady))]
-#[serde(rename_all = "camelCase")]
-pub struct OrcWidgetStatus {
-    /// Conditions.
-    #[serde(default)]
-    pub conditions: Conditions,
-    /// Generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// Where it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<String>,
-}
-
-/// A widget's desired state under the `kstatus` profile.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "example.com",
-    version = "v1",
-    kind = "KstatusWidget",
-    namespaced,
-    status = "KstatusWidgetStatus"
-)]
-pub struct KstatusWidgetSpec {
-    /// How big.
-    pub size: i64,
-}
-
-/// The `kstatus` profile: Ready, Reconciling and Stalled.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
-#[kondition(resource = KstatusWidget, profile = "kstatus")]
-#[serde(rename_all = "camelCase")]
-pub struct KstatusWidgetStatus {
-    /// Conditions.
-    #[serde(default)]
-    pub conditions: Conditions,
-    /// Generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// Where it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub endpoint: Option<String>,
-}
+widget_kind!(
+    StandardWidget,
+    "StandardWidget",
+    "standardwidgets",
+    StandardWidgetSpec,
+    StandardWidgetStatus,
+    "StandardWidgetStatus",
+    "the `standard` profile, Ready.",
+    (resource = StandardWidget, profile = "standard")
+);
+widget_kind!(
+    AsoWidget,
+    "AsoWidget",
+    "asowidgets",
+    AsoWidgetSpec,
+    AsoWidgetStatus,
+    "AsoWidgetStatus",
+    "the `aso` profile, Ready with severity.",
+    (resource = AsoWidget, profile = "aso")
+);
+widget_kind!(
+    OrcWidget,
+    "OrcWidget",
+    "orcwidgets",
+    OrcWidgetSpec,
+    OrcWidgetStatus,
+    "OrcWidgetStatus",
+    "the `orc` profile, Available and Progressing, plus SubResourcesReady.",
+    (
+        resource = OrcWidget,
+        profile = "orc",
+        conditions(SubResourcesReady)
+    )
+);
+widget_kind!(
+    KstatusWidget,
+    "KstatusWidget",
+    "kstatuswidgets",
+    KstatusWidgetSpec,
+    KstatusWidgetStatus,
+    "KstatusWidgetStatus",
+    "the `kstatus` profile, Ready, Reconciling and Stalled.",
+    (resource = KstatusWidget, profile = "kstatus")
+);
 
 /// What the tests need of every kind here: the chokepoint's bounds and a way to set the
 /// endpoint without knowing the status type.
@@ -146,26 +110,4 @@ pub trait TestKind:
 
     /// Sets `status.endpoint`.
     fn set_endpoint(&mut self, endpoint: &str);
-}
-
-macro_rules! test_kind {
-    ($kind:ty, $plural:literal) => {
-        impl TestKind for $kind {
-            const PLURAL: &'static str = $plural;
-
-            fn set_endpoint(&mut self, endpoint: &str) {
-                kondition::StatusResource::status_mut(self).endpoint = Some(endpoint.to_owned());
-            }
-        }
-    };
-}
-
-test_kind!(StandardWidget, "standardwidgets");
-test_kind!(AsoWidget, "asowidgets");
-test_kind!(OrcWidget, "orcwidgets");
-test_kind!(KstatusWidget, "kstatuswidgets");
-
-/// The kind's profile, as the derive set it.
-pub fn profile_of<K: kondition::StatusResource>() -> kondition::profile::Profile {
-    <K::Status as KubeStatus>::PROFILE
 }

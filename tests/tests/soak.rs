@@ -255,7 +255,11 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
             |object, context: Arc<Context>| async move {
                 // The rejected cohort's body never fails: its status stays the rejected one.
                 let fail = context.failing.load(Ordering::Relaxed)
-                    && object.metadata.name.as_deref().is_some_and(|n| n.starts_with('w'))
+                    && object
+                        .metadata
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| n.starts_with('w'))
                     && context.cluster.random() < 0.05;
                 context.reconciles.fetch_add(1, Ordering::Relaxed);
                 if fail {
