@@ -261,16 +261,15 @@ where
             let now = Instant::now();
             // Counted from the body's outcome before the write: a write that fails (and is
             // retried through the error policy) neither hides a failure nor a success.
-            let failures = self
-                .memory()
-                .count(&key, requeue == Requeue::Backoff, now);
+            let failures = self.memory().count(&key, requeue == Requeue::Backoff, now);
             let after_body = self.policy.delay(requeue, failures);
             let (written, retry) = self.write(&object, &working, &key, now).await?;
             // What the summary now says, if this reconcile wrote it.
             let written_summary = match &written {
                 Written::Full => working.status().map(KubeStatus::conditions),
                 Written::Rejected { message, fallback } => {
-                    tracing::warn!(%message, fallback_sent = fallback.is_some(), "status rejected; only its conditions are kept");
+                    let fallback_sent = fallback.is_some();
+                    tracing::warn!(%message, fallback_sent, "status rejected; its conditions kept");
                     fallback.as_ref()
                 }
                 Written::Unchanged | Written::NotFound => None,
@@ -279,8 +278,8 @@ where
             if let Some(after) = written_summary {
                 self.record_transition(&object, after).await;
             }
-            let leaving = matches!(outcome, Outcome::Succeeded)
-                && object.meta().deletion_timestamp.is_some();
+            let leaving =
+                matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
             if written == Written::NotFound || leaving {
                 self.memory().forget(&key);
             }
