@@ -467,3 +467,54 @@ async fn summary_and_success_reason_can_be_overridden() {
     );
     assert!(!status.is_progressing());
 }
+
+/// Postpones every reconcile.
+struct Maintenance;
+
+impl<K: Send + Sync> PreReconcileCheck<K> for Maintenance {
+    fn check<'a>(&'a self, _: &'a K, _: &'a Client, _: Next<'a, K>) -> CheckFuture<'a, PreCheck> {
+        Box::pin(async { Ok(PreCheck::Postpone("maintenance until 02:00".into())) })
+    }
+}
+
+/// A postponed reconcile is not work under way: the companions say done (False), with the
+/// postponement's reason, and the requeue waits for the resync (the pre-checks' table).
+#[tokio::test]
+async fn a_postponed_reconcile_leaves_the_companions_false() {
+    let cluster = FakeCluster::new(
+        "example.com",
+        "v1",
+        "KstatusWidget",
+        "kstatuswidgets",
+        "team-a",
+        1,
+    );
+    cluster.create("w1", json!({"size": 3}));
+    let object: KstatusWidget = cluster.get("w1").expect("stored");
+    let action = StatusReconciler::<KstatusWidget>::new(cluster.client())
+        .pre_check(Maintenance)
+        .reconcile(Arc::new(object), async |_: &mut KstatusWidget| {
+            Ok::<(), Failure>(())
+        })
+        .await
+        .expect("written");
+    assert_eq!(
+        action,
+        kube::runtime::controller::Action::requeue(std::time::Duration::from_secs(600))
+    );
+    let stored: KstatusWidget = cluster.get("w1").expect("stored");
+    let conditions: Vec<_> = stored
+        .status
+        .iter()
+        .flat_map(|s| s.conditions.iter())
+        .map(|c| format!("{} {} {} {}", c.type_, c.status, c.reason, c.message))
+        .collect();
+    assert_eq!(
+        conditions,
+        [
+            "Ready False ReconciliationPostponed maintenance until 02:00",
+            "Reconciling False ReconciliationPostponed maintenance until 02:00",
+            "Stalled False ReconciliationPostponed maintenance until 02:00",
+        ]
+    );
+}
