@@ -237,7 +237,7 @@ fn import_writes_schema_files_that_generate() {
         "#[serde(rename = \"=~\")]",
         "EqTilde,",
         "::kondition::KubeStatus\n",
-        "#[kondition(resource = Knot, conditions(\"Ready\"))]",
+        "#[kondition(resource = Knot, profile = \"standard\")]",
     ] {
         assert!(module.contains(expected), "{expected} not in\n{module}");
     }
