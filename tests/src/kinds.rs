@@ -133,6 +133,7 @@ pub struct KstatusWidgetStatus {
 /// endpoint without knowing the status type.
 pub trait TestKind:
     kondition::StatusResource
+    + kube::CustomResourceExt
     + Clone
     + std::fmt::Debug
     + Serialize
