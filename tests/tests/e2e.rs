@@ -34,9 +34,13 @@ async fn reconcile_against_a_real_cluster() {
     }
     // The API server serves a new CRD once it is Established: wait for that, not for a time.
     for crd in kondition_generated::crds() {
-        await_condition(crds.clone(), &crd.name_any(), conditions::is_crd_established())
-            .await
-            .expect("CRD established");
+        await_condition(
+            crds.clone(),
+            &crd.name_any(),
+            conditions::is_crd_established(),
+        )
+        .await
+        .expect("CRD established");
     }
 
     let groups: Api<SecurityGroup> = Api::namespaced(client.clone(), "default");
