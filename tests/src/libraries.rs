@@ -53,7 +53,8 @@ struct Process {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        // Closing stdin ends the program; wait for it so that no zombie is left.
+        // The program would end when its stdin closes; kill it to be sure, and wait for it
+        // so that no zombie is left.
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
