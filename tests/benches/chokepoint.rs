@@ -16,7 +16,7 @@ use kondition::{
     Condition, ConditionStatus, Conditions, Failure, KubeStatus, StatusResource, Time,
 };
 use kondition_tests::api_server::ApiServer;
-use kube::CustomResource;
+use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -115,14 +115,7 @@ fn steady_state(rejected: bool, spacing: std::time::Duration) -> (u64, u64, u64)
         .build()
         .expect("runtime");
     runtime.block_on(async {
-        let cluster = FakeCluster::new(
-            "example.com",
-            "v1",
-            "StandardWidget",
-            "standardwidgets",
-            "team-a",
-            1,
-        );
+        let cluster = FakeCluster::new(&StandardWidget::crd(), "team-a", 1);
         cluster.validate_status(|status| {
             (status["endpoint"] == "x").then(|| "status.endpoint: Invalid value".to_owned())
         });

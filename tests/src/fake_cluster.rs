@@ -3,14 +3,12 @@
 //! and WATCH (a streamed body that `kube::runtime::watcher` reads), and takes server-side
 //! apply PATCHes of the status subresource with their resourceVersion precondition.
 //!
-//! Server-side apply is modelled field by field for the status, as the API server does it
-//! for several field managers: each manager owns the fields it applied last (a condition's
-//! fields keyed by its `type`); a forced apply takes over fields of other managers whose
-//! value it changes and shares those it sets to the same value; a field its manager no longer
-//! applies is removed unless another manager still owns it; `metadata.managedFields` lists
-//! the managers with what they own. An apply that changes nothing is not a write (no new
-//! resourceVersion, no event). So the chokepoint's conditions-only fallback leaves fields
-//! behind (a condition's `severity`) that only its release removes.
+//! Every write goes through the API server's own libraries ([`crate::libraries`]): the
+//! object is merged by sigs.k8s.io/structured-merge-diff (server-side apply and update, with
+//! `metadata.managedFields` per manager as FieldsV1, conflicts and force) and validated
+//! against the CRD's schema by kube-openapi's validator (422 Invalid with causes). An apply
+//! that changes nothing, managed fields included, is not a write (no new resourceVersion,
+//! no event). [`FakeCluster::validate_status`] adds a rule of the test's own on top.
 //!
 //! While faults are on, it injects them at random (from a seed): reset connections,
 //! requests that time out (some after their write landed), 429 with `retryAfterSeconds`,
@@ -23,16 +21,19 @@
 //! every condition of any, must be the object's generation at that moment. A write computed
 //! from a stale copy would break that; [`Stats::stale_writes`] counts them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Client;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+
+use crate::libraries::{Libraries, Outcome};
 
 /// What the stand-in saw and did.
 #[derive(Clone, Debug, Default)]
@@ -53,6 +54,9 @@ pub struct Stats {
     pub releases: u64,
     /// Applies refused because the object changed since it was read.
     pub conflicts: u64,
+    /// Applies without force refused with 409 because they would take fields of another
+    /// manager (structured-merge-diff's conflicts).
+    pub apply_conflicts: u64,
     /// Accepted status applies whose `observedGeneration` (of the status or of a
     /// condition) was not the object's generation.
     pub stale_writes: u64,
@@ -82,7 +86,8 @@ pub struct Stats {
     pub gone: u64,
     /// Injected: watch events held back before delivery.
     pub delayed_events: u64,
-    /// Status applies refused by the validation rule ([`FakeCluster::validate_status`]).
+    /// Status applies refused with 422: by the CRD's schema (kube-openapi) or by the
+    /// validation rule ([`FakeCluster::validate_status`]).
     pub invalid: u64,
     /// Events recorded (`POST` to events.k8s.io).
     pub events: u64,
@@ -132,15 +137,8 @@ impl Faults {
     };
 }
 
-/// Who owns which status field of an object: a path such as
-/// `["f:conditions", "k:{\"type\":\"Ready\"}", "f:severity"]` (the segments of
-/// `managedFields`' `fieldsV1`), and its managers.
-type Owners = BTreeMap<Vec<String>, BTreeSet<String>>;
-
 struct State {
     objects: BTreeMap<String, Value>,
-    /// The status fields' owners, by object.
-    owners: BTreeMap<String, Owners>,
     /// Every change, in order: (resourceVersion, watch event line).
     history: Vec<(u64, String)>,
     /// Watches from before this version get 410 Gone.
@@ -198,6 +196,7 @@ impl State {
 #[derive(Clone)]
 pub struct FakeCluster {
     state: Arc<Mutex<State>>,
+    libraries: Arc<Libraries>,
     changed: Arc<Notify>,
     api_version: String,
     kind: String,
@@ -215,20 +214,26 @@ enum Answer {
 }
 
 impl FakeCluster {
-    /// An empty cluster for `kind` (`plural`) of `group/version`, objects in `namespace`;
-    /// `seed` drives every random choice.
-    pub fn new(
-        group: &str,
-        version: &str,
-        kind: &str,
-        plural: &str,
-        namespace: &str,
-        seed: u64,
-    ) -> Self {
+    /// An empty cluster serving `crd`'s kind (at its storage version), objects in
+    /// `namespace`; `seed` drives every random choice. Writes are merged and validated by
+    /// the API server's libraries against the CRD's schema.
+    ///
+    /// # Panics
+    /// When the CRD has no version, or the libraries are not installed (the message says
+    /// how to install them).
+    pub fn new(crd: &CustomResourceDefinition, namespace: &str, seed: u64) -> Self {
+        let version = crd
+            .spec
+            .versions
+            .iter()
+            .find(|v| v.storage)
+            .or(crd.spec.versions.first())
+            .expect("the CRD has a version");
+        let group = &crd.spec.group;
         Self {
+            libraries: Arc::new(Libraries::start(crd, &version.name)),
             state: Arc::new(Mutex::new(State {
                 objects: BTreeMap::new(),
-                owners: BTreeMap::new(),
                 history: Vec::new(),
                 compacted: 0,
                 version: 1,
@@ -242,9 +247,9 @@ impl FakeCluster {
                 writes: BTreeMap::new(),
             })),
             changed: Arc::new(Notify::new()),
-            api_version: format!("{group}/{version}"),
-            kind: kind.to_owned(),
-            plural: plural.to_owned(),
+            api_version: format!("{group}/{}", version.name),
+            kind: crd.spec.names.kind.clone(),
+            plural: crd.spec.names.plural.clone(),
             namespace: namespace.to_owned(),
         }
     }
@@ -255,7 +260,11 @@ impl FakeCluster {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Creates an object named `name` with `spec`, at generation 1.
+    /// Creates an object named `name` with `spec`, at generation 1, as [`CREATOR`] does
+    /// (an update of the main resource, validated and recorded in `managedFields`).
+    ///
+    /// # Panics
+    /// When the API server's libraries refuse the object (a spec the CRD does not allow).
     pub fn create(&self, name: &str, spec: Value) {
         let object = json!({
             "apiVersion": self.api_version,
@@ -264,7 +273,17 @@ impl FakeCluster {
                          "generation": 1},
             "spec": spec,
         });
-        self.lock().commit(name, object, "ADDED");
+        let mut state = self.lock();
+        let now = now(state.version);
+        let object = match self
+            .libraries
+            .update(&Value::Null, &object, CREATOR, "", &now)
+        {
+            Outcome::Stored { object, .. } => object,
+            Outcome::Refused { status, .. } => panic!("creating {name}: {status}"),
+        };
+        state.commit(name, object, "ADDED");
+        drop(state);
         self.changed.notify_waiters();
     }
 
@@ -278,6 +297,11 @@ impl FakeCluster {
         change(&mut object["spec"]);
         let generation = object["metadata"]["generation"].as_i64().unwrap_or(0) + 1;
         object["metadata"]["generation"] = json!(generation);
+        let now = now(state.version);
+        let object = match self.libraries.update(stored, &object, CREATOR, "", &now) {
+            Outcome::Stored { object, .. } => object,
+            Outcome::Refused { status, .. } => panic!("changing {name}: {status}"),
+        };
         state.stats.spec_changes += 1;
         state.commit(name, object, "MODIFIED");
         drop(state);
@@ -299,9 +323,10 @@ impl FakeCluster {
         self.changed.notify_waiters();
     }
 
-    /// Validates every status that an apply would store with `rule`, as the API server
-    /// validates a custom resource against its CRD's schema: when `rule` returns a message,
-    /// the apply is refused with 422 Invalid, naming the object and the message.
+    /// Validates every status that an apply would store with `rule` too, beside the CRD's
+    /// schema (a rule the schema cannot say, as a CEL rule or an admission webhook would):
+    /// when `rule` returns a message, the apply is refused with 422 Invalid, naming the
+    /// object and the message.
     pub fn validate_status(&self, rule: impl Fn(&Value) -> Option<String> + Send + Sync + 'static) {
         self.lock().rule = Some(Arc::new(rule));
     }
@@ -312,7 +337,6 @@ impl FakeCluster {
         let Some(mut object) = state.objects.remove(name) else {
             return;
         };
-        state.owners.remove(name);
         state.version += 1;
         object["metadata"]["resourceVersion"] = json!(state.version.to_string());
         let line = json!({"type": "DELETED", "object": object}).to_string() + "\n";
@@ -591,7 +615,8 @@ impl FakeCluster {
             tokio::time::sleep(Duration::from_secs(30)).await;
             return Answer::Fail(std::io::ErrorKind::TimedOut);
         }
-        let answer = self.write_status(name, &manager, &patch);
+        let force = query.get("force").is_some_and(|f| f == "true");
+        let answer = self.write_status(name, &manager, force, &patch);
         if lose_response {
             self.lock().stats.lost_responses += 1;
             tokio::time::sleep(Duration::from_secs(30)).await;
@@ -600,8 +625,10 @@ impl FakeCluster {
         answer
     }
 
-    /// Server-side apply of a status by `manager`, forced (see the module's documentation).
-    fn write_status(&self, name: &str, manager: &str, patch: &Value) -> Answer {
+    /// Server-side apply of a status by `manager`: the resourceVersion precondition here,
+    /// the merge and the schema's validation by the API server's libraries, then the
+    /// test's own rule.
+    fn write_status(&self, name: &str, manager: &str, force: bool, patch: &Value) -> Answer {
         let mut state = self.lock();
         let Some(stored) = state.objects.get(name).cloned() else {
             return not_found(name);
@@ -617,9 +644,40 @@ impl FakeCluster {
                 status(
                     409,
                     "Conflict",
-                    "the object has been modified; please apply your changes to the latest version and try again",
+                    &format!(
+                        "Operation cannot be fulfilled on {}.{} \"{name}\": the object has been \
+                         modified; please apply your changes to the latest version and try again",
+                        self.plural,
+                        self.api_version.split('/').next().unwrap_or_default()
+                    ),
                 ),
             );
+        }
+        let now = now(state.version);
+        let object = match self
+            .libraries
+            .apply(&stored, patch, manager, force, "status", &now)
+        {
+            Outcome::Stored { object, changed } => {
+                if !changed {
+                    state.stats.unchanged_applies += 1;
+                    return Answer::Json(200, stored);
+                }
+                object
+            }
+            Outcome::Refused { code, status } => {
+                match code {
+                    409 => state.stats.apply_conflicts += 1,
+                    422 => state.stats.invalid += 1,
+                    _ => {}
+                }
+                return Answer::Json(code, status);
+            }
+        };
+        if let Some(violation) = state.rule.clone().and_then(|rule| rule(&object["status"])) {
+            state.stats.invalid += 1;
+            let message = format!("{} \"{name}\" is invalid: {violation}", self.kind);
+            return Answer::Json(422, status(422, "Invalid", &message));
         }
         let applied = &patch["status"];
         let generation = &stored["metadata"]["generation"];
@@ -631,42 +689,10 @@ impl FakeCluster {
                     .is_some_and(|observed| observed != generation)
             })
         });
-        let mut owners = state.owners.get(name).cloned().unwrap_or_default();
-        let mut object = stored.clone();
-        let owned_before = owners.values().any(|managers| managers.contains(manager));
-        if !object["status"].is_object() {
-            object["status"] = json!({});
-        }
-        server_side_apply(&mut object["status"], &mut owners, manager, applied);
-        if let Some(fields) = object.as_object_mut()
-            && stored.get("status").is_none()
-            && fields["status"] == json!({})
-        {
-            fields.remove("status");
-        }
-        if let Some(violation) = state.rule.clone().and_then(|rule| rule(&object["status"])) {
-            state.stats.invalid += 1;
-            let message = format!("{} \"{name}\" is invalid: {violation}", self.kind);
-            return Answer::Json(422, status(422, "Invalid", &message));
-        }
-        if let Some(metadata) = object["metadata"].as_object_mut() {
-            if owners.is_empty() {
-                metadata.remove("managedFields");
-            } else {
-                metadata.insert(
-                    "managedFields".into(),
-                    managed_fields(&owners, &self.api_version),
-                );
-            }
-        }
-        if object == stored {
-            state.stats.unchanged_applies += 1;
-            return Answer::Json(200, stored);
-        }
         if stale_status || stale_condition {
             state.stats.stale_writes += 1;
         }
-        let released = owned_before && !owners.values().any(|m| m.contains(manager));
+        let released = manages(&stored, manager) && !manages(&object, manager);
         match (fallback, released) {
             (true, true) => state.stats.releases += 1,
             (true, false) => state.stats.fallback_writes += 1,
@@ -674,7 +700,6 @@ impl FakeCluster {
         }
         state.stats.writes += 1;
         *state.writes.entry(name.to_owned()).or_default() += 1;
-        state.owners.insert(name.to_owned(), owners);
         let object = state.commit(name, object, "MODIFIED");
         drop(state);
         self.changed.notify_waiters();
@@ -682,199 +707,23 @@ impl FakeCluster {
     }
 }
 
-/// The leaf fields of an applied status with their values: nested objects are followed, a
-/// list of objects with a `type` is a map keyed by it (as `conditions` is); the key itself
-/// is not a field of its own.
-fn leaves(value: &Value, prefix: &[String], out: &mut BTreeMap<Vec<String>, Value>) {
-    let Some(fields) = value.as_object() else {
-        return;
-    };
-    for (key, value) in fields {
-        let mut path = prefix.to_vec();
-        path.push(format!("f:{key}"));
-        match value {
-            Value::Object(inner) if !inner.is_empty() => leaves(value, &path, out),
-            Value::Array(items) if !items.is_empty() && items.iter().all(keyed) => {
-                for item in items {
-                    let mut item_path = path.clone();
-                    item_path.push(item_key(&item["type"]));
-                    for (field, value) in item.as_object().into_iter().flatten() {
-                        if field != "type" {
-                            let mut leaf = item_path.clone();
-                            leaf.push(format!("f:{field}"));
-                            out.insert(leaf, value.clone());
-                        }
-                    }
-                }
-            }
-            Value::Array(items) if items.is_empty() => {}
-            _ => {
-                out.insert(path, value.clone());
-            }
-        }
-    }
+/// The field manager that creates objects and changes their specs.
+pub const CREATOR: &str = "kondition-tests";
+
+/// Whether `manager` has an entry in `object`'s `managedFields`.
+fn manages(object: &Value, manager: &str) -> bool {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .is_some_and(|entries| entries.iter().any(|e| e["manager"] == manager))
 }
 
-fn keyed(item: &Value) -> bool {
-    item.get("type").is_some_and(Value::is_string)
-}
-
-fn item_key(type_: &Value) -> String {
-    format!("k:{}", json!({"type": type_}))
-}
-
-/// A forced apply of `applied` by `manager` over `status`, with the owners of its fields.
-fn server_side_apply(status: &mut Value, owners: &mut Owners, manager: &str, applied: &Value) {
-    let mut fields = BTreeMap::new();
-    leaves(applied, &[], &mut fields);
-    for (path, value) in &fields {
-        let managers = owners.entry(path.clone()).or_default();
-        // A changed value is taken over from its other owners; an equal one is shared.
-        if get_path(status, path) != Some(value) {
-            managers.clear();
-        }
-        managers.insert(manager.to_owned());
-        set_path(status, path, value.clone());
-    }
-    // What this manager applied before but not now goes, unless someone else owns it.
-    let dropped: Vec<Vec<String>> = owners
-        .iter()
-        .filter(|(path, managers)| managers.contains(manager) && !fields.contains_key(*path))
-        .map(|(path, _)| path.clone())
-        .collect();
-    for path in dropped {
-        let managers = owners.entry(path.clone()).or_default();
-        managers.remove(manager);
-        if managers.is_empty() {
-            owners.remove(&path);
-            remove_path(status, &path);
-        }
-    }
-}
-
-/// The field at `path`, if there is one.
-fn get_path<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
-    let Some((first, rest)) = path.split_first() else {
-        return Some(value);
-    };
-    let next = match first.strip_prefix("f:") {
-        Some(field) => value.get(field)?,
-        None => value
-            .as_array()?
-            .iter()
-            .find(|item| item_key(&item["type"]) == *first)?,
-    };
-    get_path(next, rest)
-}
-
-/// Sets the field at `path`, creating objects and keyed list items (at the end) on the way.
-fn set_path(value: &mut Value, path: &[String], leaf: Value) {
-    let Some((first, rest)) = path.split_first() else {
-        *value = leaf;
-        return;
-    };
-    let next = match first.strip_prefix("f:") {
-        Some(field) => {
-            if !value.is_object() {
-                *value = json!({});
-            }
-            let default = if rest.first().is_some_and(|s| s.starts_with("k:")) {
-                json!([])
-            } else {
-                json!({})
-            };
-            value
-                .as_object_mut()
-                .map(|fields| fields.entry(field).or_insert(default))
-        }
-        None => {
-            if !value.is_array() {
-                *value = json!([]);
-            }
-            let key = first.strip_prefix("k:").unwrap_or_default();
-            let type_: Value = serde_json::from_str(key).unwrap_or_default();
-            value.as_array_mut().map(|items| {
-                let at = match items.iter().position(|i| item_key(&i["type"]) == *first) {
-                    Some(at) => at,
-                    None => {
-                        items.push(json!({"type": type_["type"]}));
-                        items.len() - 1
-                    }
-                };
-                &mut items[at]
-            })
-        }
-    };
-    if let Some(next) = next {
-        set_path(next, rest, leaf);
-    }
-}
-
-/// Removes the field at `path`, and then list items left with only their key and objects
-/// left empty.
-fn remove_path(value: &mut Value, path: &[String]) {
-    let Some((first, rest)) = path.split_first() else {
-        return;
-    };
-    match first.strip_prefix("f:") {
-        Some(field) => {
-            let Some(fields) = value.as_object_mut() else {
-                return;
-            };
-            if rest.is_empty() {
-                fields.remove(field);
-                return;
-            }
-            if let Some(next) = fields.get_mut(field) {
-                remove_path(next, rest);
-                let empty = match next {
-                    Value::Object(inner) => inner.is_empty(),
-                    Value::Array(items) => items.is_empty(),
-                    _ => false,
-                };
-                if empty {
-                    fields.remove(field);
-                }
-            }
-        }
-        None => {
-            let Some(items) = value.as_array_mut() else {
-                return;
-            };
-            if let Some(item) = items.iter_mut().find(|i| item_key(&i["type"]) == *first) {
-                remove_path(item, rest);
-            }
-            items.retain(|item| item.as_object().is_some_and(|fields| fields.len() > 1));
-        }
-    }
-}
-
-/// `metadata.managedFields`: one entry per manager owning status fields, its fields as a
-/// `fieldsV1` tree.
-fn managed_fields(owners: &Owners, api_version: &str) -> Value {
-    let mut trees: BTreeMap<&str, Value> = BTreeMap::new();
-    for (path, managers) in owners {
-        for manager in managers {
-            let tree = trees.entry(manager).or_insert_with(|| json!({}));
-            let mut node = tree
-                .as_object_mut()
-                .map(|fields| fields.entry("f:status").or_insert_with(|| json!({})));
-            for segment in path {
-                node = node
-                    .and_then(Value::as_object_mut)
-                    .map(|fields| fields.entry(segment.as_str()).or_insert_with(|| json!({})));
-            }
-        }
-    }
-    json!(
-        trees
-            .into_iter()
-            .map(|(manager, fields)| json!({
-                "manager": manager, "operation": "Apply", "apiVersion": api_version,
-                "fieldsType": "FieldsV1", "fieldsV1": fields, "subresource": "status",
-            }))
-            .collect::<Vec<_>>()
-    )
+/// The time written into `managedFields`: derived from the resourceVersion, so that runs
+/// are reproducible.
+fn now(version: u64) -> String {
+    let second = 1_767_225_600 + version as i64; // 2026-01-01T00:00:00Z onwards
+    k8s_openapi::jiff::Timestamp::from_second(second)
+        .map(|t| t.to_string())
+        .unwrap_or_default()
 }
 
 fn status(code: u16, reason: &str, message: &str) -> Value {

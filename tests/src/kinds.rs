@@ -97,6 +97,7 @@ widget_kind!(
 /// endpoint without knowing the status type.
 pub trait TestKind:
     kondition::StatusResource
+    + kube::CustomResourceExt
     + Clone
     + std::fmt::Debug
     + Serialize

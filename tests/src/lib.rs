@@ -9,6 +9,7 @@ struct ReadmeExamples;
 
 pub mod fake_cluster;
 pub mod kinds;
+pub mod libraries;
 
 pub mod api_server {
     //! An HTTP stand-in for the API server behind a real `kube::Client`: it records every

@@ -275,7 +275,8 @@ async fn recovery_releases_the_fallback_manager() {
     assert_eq!(
         requests[1].body,
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
-               "metadata": {"name": "w1", "namespace": "team-a"}, "status": {}})
+               "metadata": {"name": "w1", "namespace": "team-a"}}),
+        "no status at all: an empty one would leave the fallback owning `status`"
     );
 }
 

@@ -308,7 +308,8 @@ async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
     assert_eq!(
         requests[1].body,
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
-               "metadata": {"name": "w1", "namespace": "team-a"}, "status": {}})
+               "metadata": {"name": "w1", "namespace": "team-a"}}),
+        "no status at all: an empty one would leave the fallback owning `status`"
     );
 }
 

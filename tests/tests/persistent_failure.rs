@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use kondition::controller::StatusReconciler;
 use kondition::{Failure, StatusResource};
-use kondition_tests::fake_cluster::FakeCluster;
+use kondition_tests::fake_cluster::{CREATOR, FakeCluster};
 use kondition_tests::kinds::{KstatusWidget, StandardWidget};
+use kube::CustomResourceExt;
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use serde_json::{Value, json};
@@ -19,14 +20,7 @@ const INVALID: &str = "status.endpoint: Invalid value: \"x\": must be host:port"
 
 /// A cluster of standard widgets whose status is invalid when its endpoint is `x`.
 fn cluster() -> FakeCluster {
-    let cluster = FakeCluster::new(
-        "example.com",
-        "v1",
-        "StandardWidget",
-        "standardwidgets",
-        "team-a",
-        1,
-    );
+    let cluster = FakeCluster::new(&StandardWidget::crd(), "team-a", 1);
     cluster.validate_status(|status| (status["endpoint"] == "x").then(|| INVALID.to_owned()));
     cluster
 }
@@ -141,7 +135,14 @@ async fn a_status_rejected_every_time_writes_once() {
         .flatten()
         .map(|m| m["manager"].clone())
         .collect();
-    assert_eq!(managers, [json!("example.com/standardwidget-controller")]);
+    // The fallback manager's entry is gone; the creator's (the spec) stays.
+    assert_eq!(
+        managers,
+        [
+            json!("example.com/standardwidget-controller"),
+            json!(CREATOR)
+        ]
+    );
     let stats = cluster.stats();
     assert_eq!(
         (stats.writes, stats.events),
@@ -175,14 +176,7 @@ async fn a_new_controller_meets_the_stored_fallback_without_writing() {
 /// A kstatus kind: the fallback's Ready, Reconciling and Stalled all stay put.
 #[tokio::test(start_paused = true)]
 async fn the_companions_of_a_rejected_status_stay_put() {
-    let cluster = FakeCluster::new(
-        "example.com",
-        "v1",
-        "KstatusWidget",
-        "kstatuswidgets",
-        "team-a",
-        1,
-    );
+    let cluster = FakeCluster::new(&KstatusWidget::crd(), "team-a", 1);
     cluster.validate_status(|status| (status["endpoint"] == "x").then(|| INVALID.to_owned()));
     cluster.create("w1", json!({"size": 3}));
     let reconciler = StatusReconciler::<KstatusWidget>::new(cluster.client());

@@ -10,7 +10,7 @@ use kondition::kstatus::{self, KStatus};
 use kondition::{Failure, KubeStatus};
 use kondition_tests::fake_cluster::FakeCluster;
 use kondition_tests::kinds::{AsoWidget, KstatusWidget, OrcWidget, StandardWidget, TestKind};
-use kube::Client;
+use kube::{Client, CustomResourceExt};
 use serde_json::{Value, json};
 
 /// How the reconcile goes.
@@ -47,14 +47,7 @@ impl<K: Send + Sync> PreReconcileCheck<K> for Paused {
 
 /// One reconcile of a new object of kind `K`; the stored object afterwards.
 async fn reconcile_once<K: TestKind>(case: Case) -> Value {
-    let cluster = FakeCluster::new(
-        "example.com",
-        "v1",
-        K::kind(&()).as_ref(),
-        K::PLURAL,
-        "team-a",
-        1,
-    );
+    let cluster = FakeCluster::new(&K::crd(), "team-a", 1);
     cluster.create("w1", json!({"size": 3}));
     cluster.validate_status(|status| {
         (status["endpoint"] == "x")
@@ -343,14 +336,7 @@ async fn kstatus_reads_current_in_progress_or_failed() {
 /// follows from Failed to Current.
 #[tokio::test]
 async fn a_kstatus_kind_recovers_from_failed_to_current() {
-    let cluster = FakeCluster::new(
-        "example.com",
-        "v1",
-        "KstatusWidget",
-        "kstatuswidgets",
-        "team-a",
-        1,
-    );
+    let cluster = FakeCluster::new(&KstatusWidget::crd(), "team-a", 1);
     cluster.create("w1", json!({"size": 3}));
     let reconciler = StatusReconciler::<KstatusWidget>::new(cluster.client());
     let mut seen = Vec::new();
@@ -416,7 +402,7 @@ async fn summary_and_success_reason_can_be_overridden() {
         (profile.name, profile.summary, profile.success_reason),
         ("kstatus", "Synced", "UpToDate")
     );
-    let cluster = FakeCluster::new("example.com", "v1", "Mirror", "mirrors", "team-a", 1);
+    let cluster = FakeCluster::new(&Mirror::crd(), "team-a", 1);
     cluster.create("m1", json!({"url": "https://example.com/repo.git"}));
     let object: Mirror = cluster.get("m1").expect("stored");
     StatusReconciler::<Mirror>::new(cluster.client())
@@ -444,7 +430,7 @@ async fn summary_and_success_reason_can_be_overridden() {
     );
 
     // And per reconciler, over the kind's profile.
-    let cluster = FakeCluster::new("example.com", "v1", "OrcWidget", "orcwidgets", "team-a", 1);
+    let cluster = FakeCluster::new(&OrcWidget::crd(), "team-a", 1);
     cluster.create("w1", json!({"size": 1}));
     let object: OrcWidget = cluster.get("w1").expect("stored");
     StatusReconciler::<OrcWidget>::new(cluster.client())
@@ -481,14 +467,7 @@ impl<K: Send + Sync> PreReconcileCheck<K> for Maintenance {
 /// postponement's reason, and the requeue waits for the resync (the pre-checks' table).
 #[tokio::test]
 async fn a_postponed_reconcile_leaves_the_companions_false() {
-    let cluster = FakeCluster::new(
-        "example.com",
-        "v1",
-        "KstatusWidget",
-        "kstatuswidgets",
-        "team-a",
-        1,
-    );
+    let cluster = FakeCluster::new(&KstatusWidget::crd(), "team-a", 1);
     cluster.create("w1", json!({"size": 3}));
     let object: KstatusWidget = cluster.get("w1").expect("stored");
     let action = StatusReconciler::<KstatusWidget>::new(cluster.client())

@@ -21,7 +21,7 @@ use kondition::{Conditions, Failure, KubeStatus, StatusResource};
 use kondition_tests::fake_cluster::{FakeCluster, Faults};
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::{Controller, watcher};
-use kube::{Api, CustomResource};
+use kube::{Api, CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -215,7 +215,7 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(SEED);
     eprintln!("KONDITION_SOAK_SEED={seed}");
-    let cluster = FakeCluster::new("example.com", "v1", "Widget", "widgets", "team-a", seed);
+    let cluster = FakeCluster::new(&Widget::crd(), "team-a", seed);
     if !preconditions {
         cluster.ignore_preconditions();
     }

@@ -13,7 +13,7 @@ use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::status::StatusApply;
+use crate::status::{ApplyMetadata, StatusApply};
 use crate::{Conditions, KubeStatus, StatusResource};
 
 /// The field manager of the conditions-only fallback apply.
@@ -57,7 +57,7 @@ where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
     let body = body.precondition(stored);
-    apply::<K, _>(client, &body.metadata.name, &K::field_owner(), &body).await
+    apply::<K, _>(client, &body.metadata, &K::field_owner(), &body).await
 }
 
 /// The conditions-only apply under the fallback manager, only if the object is still at
@@ -71,39 +71,56 @@ where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
     let body = stored.conditions_apply(conditions).precondition(stored);
-    apply::<K, _>(client, &body.metadata.name, &fallback_owner::<K>(), &body).await
+    apply::<K, _>(client, &body.metadata, &fallback_owner::<K>(), &body).await
 }
 
 /// `PATCH .../<name>/status` with the apply body, forced, as `owner`; works for namespaced
-/// and cluster-scoped kinds alike (the body's metadata says which).
-async fn apply<K, S>(
+/// and cluster-scoped kinds alike (`metadata` says which).
+async fn apply<K, B>(
     client: &Client,
-    name: &str,
+    metadata: &ApplyMetadata,
     owner: &str,
-    body: &StatusApply<S>,
+    body: &B,
 ) -> Result<(), kube::Error>
 where
     K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned,
-    S: Serialize + Debug,
+    B: Serialize + Debug,
 {
     let params = PatchParams::apply(owner).force();
-    let url = K::url_path(&(), body.metadata.namespace.as_deref());
+    let url = K::url_path(&(), metadata.namespace.as_deref());
     let request = Request::new(url)
-        .patch_subresource("status", name, &params, &Patch::Apply(body))
+        .patch_subresource("status", &metadata.name, &params, &Patch::Apply(body))
         .map_err(kube::Error::BuildRequest)?;
     client.request::<K>(request).await.map(drop)
 }
 
-/// An empty apply under the fallback manager: it then owns nothing, so conditions only it
-/// kept (stale ones) go, while those the main manager applied stay. Sent right after a full
-/// apply changed the object, so without a precondition: it writes no value.
+/// The body of the release: the object's identity and no `status` at all. An empty
+/// `status: {}` would not do: structured-merge-diff records an empty map as a field of its
+/// own, so the fallback manager would go on owning `status` itself, keep its
+/// `managedFields` entry, and be released again after every later full apply.
+#[derive(Debug, Serialize)]
+struct Identity<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'a str,
+    kind: &'a str,
+    metadata: &'a ApplyMetadata,
+}
+
+/// An empty apply under the fallback manager: it then owns nothing (so the API server drops
+/// its `managedFields` entry), conditions only it kept (stale ones) go, while those the main
+/// manager applied stay. Sent right after a full apply changed the object, so without a
+/// precondition: it writes no value.
 pub(crate) async fn release_fallback<K>(client: &Client, object: &K) -> Result<(), kube::Error>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
     let empty = StatusApply::new(object, <K::Status as KubeStatus>::Apply::default());
-    let name = &empty.metadata.name;
-    match apply::<K, _>(client, name, &fallback_owner::<K>(), &empty).await {
+    let body = Identity {
+        api_version: &empty.api_version,
+        kind: &empty.kind,
+        metadata: &empty.metadata,
+    };
+    match apply::<K, _>(client, &empty.metadata, &fallback_owner::<K>(), &body).await {
         Err(error) if is_not_found(&error) => Ok(()),
         other => other,
     }
