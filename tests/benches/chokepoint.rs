@@ -180,7 +180,7 @@ fn chokepoint(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let widget = Arc::new(steady_widget());
-    let server = ApiServer::new(&*widget);
+    let server = ApiServer::echo(&*widget);
     let reconciler = runtime.block_on(async { StatusReconciler::<Widget>::new(server.client()) });
 
     // The figures behind the timings.

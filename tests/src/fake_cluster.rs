@@ -204,7 +204,21 @@ pub struct FakeCluster {
     namespace: String,
 }
 
-type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+/// The body of the stand-in's responses.
+pub type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// A JSON response with `code`.
+pub fn json_response(code: u16, value: &Value) -> http::Response<Body> {
+    http::Response::builder()
+        .status(code)
+        .header("content-type", "application/json")
+        .body(
+            Full::new(Bytes::from(value.to_string()))
+                .map_err(|never| match never {})
+                .boxed_unsync(),
+        )
+        .expect("response")
+}
 
 /// An HTTP answer, or a transport failure.
 enum Answer {
@@ -285,6 +299,51 @@ impl FakeCluster {
         state.commit(name, object, "ADDED");
         drop(state);
         self.changed.notify_waiters();
+    }
+
+    /// Stores `object` as it is (status, generation and managedFields included), as if it
+    /// had been created and written before: the starting point of a test that reconciles a
+    /// given object. Its `resourceVersion` is kept when it has one, so a precondition taken
+    /// from the same object holds.
+    pub fn insert(&self, object: Value) {
+        let name = object["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let version = object["metadata"]["resourceVersion"]
+            .as_str()
+            .and_then(|v| v.parse::<u64>().ok());
+        let mut state = self.lock();
+        match version {
+            Some(version) => {
+                state.version = state.version.max(version);
+                let line = json!({"type": "ADDED", "object": object}).to_string() + "\n";
+                state.history.push((version, line));
+                state.objects.insert(name, object);
+            }
+            None => {
+                state.commit(&name, object, "ADDED");
+            }
+        }
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
+    /// Whether this stand-in answers `method` on `path`: the collection (LIST, WATCH), status
+    /// applies and events. Anything else (a JSON patch of the object itself, say) is not
+    /// modelled.
+    pub fn serves(&self, method: &str, path: &str) -> bool {
+        let collection = format!("/apis/{}/{}", self.api_version, self.plural);
+        let item_prefix = format!(
+            "/apis/{}/namespaces/{}/{}/",
+            self.api_version, self.namespace, self.plural
+        );
+        match method {
+            "GET" => path == collection,
+            "POST" | "PATCH" if path.starts_with("/apis/events.k8s.io/v1/namespaces/") => true,
+            "PATCH" => path.starts_with(&item_prefix) && path.ends_with("/status"),
+            _ => false,
+        }
     }
 
     /// Changes `name`'s spec with `change` and increments its generation.
@@ -399,37 +458,38 @@ impl FakeCluster {
                     .await
                     .map(|b| b.to_bytes())
                     .unwrap_or_default();
-                let query: BTreeMap<String, String> = parts
-                    .uri
-                    .query()
-                    .unwrap_or_default()
-                    .split('&')
-                    .filter_map(|pair| pair.split_once('='))
-                    .map(|(k, v)| (k.to_owned(), v.replace("%2F", "/")))
-                    .collect();
-                let answer = cluster
-                    .answer(parts.method.as_str(), parts.uri.path(), &query, &bytes)
-                    .await;
-                match answer {
-                    Answer::Fail(kind) => Err(std::io::Error::from(kind)),
-                    Answer::Stream(body) => Ok(http::Response::builder()
-                        .status(200)
-                        .header("content-type", "application/json")
-                        .body(body)
-                        .expect("response")),
-                    Answer::Json(code, value) => Ok(http::Response::builder()
-                        .status(code)
-                        .header("content-type", "application/json")
-                        .body(
-                            Full::new(Bytes::from(value.to_string()))
-                                .map_err(|never| match never {})
-                                .boxed_unsync(),
-                        )
-                        .expect("response")),
-                }
+                cluster.serve(&parts, &bytes).await
             }
         });
         Client::new(service, self.namespace.clone())
+    }
+
+    /// The answer to one request, or the transport error it ends in.
+    pub async fn serve(
+        &self,
+        parts: &http::request::Parts,
+        body: &[u8],
+    ) -> Result<http::Response<Body>, std::io::Error> {
+        let query: BTreeMap<String, String> = parts
+            .uri
+            .query()
+            .unwrap_or_default()
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.replace("%2F", "/")))
+            .collect();
+        let answer = self
+            .answer(parts.method.as_str(), parts.uri.path(), &query, body)
+            .await;
+        match answer {
+            Answer::Fail(kind) => Err(std::io::Error::from(kind)),
+            Answer::Stream(body) => Ok(http::Response::builder()
+                .status(200)
+                .header("content-type", "application/json")
+                .body(body)
+                .expect("response")),
+            Answer::Json(code, value) => Ok(json_response(code, &value)),
+        }
     }
 
     async fn answer(

@@ -13,16 +13,20 @@ pub mod libraries;
 
 pub mod api_server {
     //! An HTTP stand-in for the API server behind a real `kube::Client`: it records every
-    //! request and answers with canned responses, by default 200 with the object.
+    //! request and answers with the canned responses a test queued, and otherwise as the API
+    //! server would: status applies and events through a [`FakeCluster`] holding the object,
+    //! merged and validated by the API server's own libraries. Requests that cluster does not
+    //! model (a JSON patch of the object's finalizers) get the object back.
 
     use std::collections::VecDeque;
     use std::sync::{Arc, Mutex};
 
-    use bytes::Bytes;
-    use http_body_util::{BodyExt, Full};
-    use kube::Client;
+    use http_body_util::BodyExt;
+    use kube::{Client, CustomResourceExt};
     use serde::Serialize;
     use serde_json::Value;
+
+    use crate::fake_cluster::{FakeCluster, json_response};
 
     /// One request the stand-in received.
     #[derive(Debug, Clone)]
@@ -47,22 +51,53 @@ pub mod api_server {
         Reset,
     }
 
-    /// Answers requests in order with canned responses (200 with the object by default) and
-    /// records them.
-    #[derive(Clone, Default)]
+    /// Records requests and answers them in order with canned responses, then as the API
+    /// server would.
+    #[derive(Clone)]
     pub struct ApiServer {
         received: Arc<Mutex<Vec<Received>>>,
         responses: Arc<Mutex<VecDeque<Reply>>>,
         object: Arc<Mutex<Value>>,
+        /// Where requests without a canned answer go; `None`: 200 with the object.
+        cluster: Option<FakeCluster>,
     }
 
     impl ApiServer {
-        /// A stand-in whose default answer is `object`.
-        pub fn new(object: &impl Serialize) -> Self {
-            let server = Self::default();
-            *server.object.lock().expect("lock") =
-                serde_json::to_value(object).expect("object JSON");
+        /// A stand-in holding `object`, answering through the API server's libraries with
+        /// `K`'s CRD.
+        pub fn new<K: CustomResourceExt + Serialize + kube::Resource>(object: &K) -> Self {
+            let namespace = object
+                .meta()
+                .namespace
+                .clone()
+                .unwrap_or_else(|| "default".into());
+            let cluster = FakeCluster::new(&K::crd(), &namespace, 1);
+            let mut server = Self::echo(object);
+            cluster.insert(server.object.lock().expect("lock").clone());
+            server.cluster = Some(cluster);
             server
+        }
+
+        /// A stand-in whose every answer not queued is 200 with `object`, as it was: for
+        /// benchmarks that measure the client's side alone.
+        pub fn echo(object: &impl Serialize) -> Self {
+            Self {
+                received: Arc::default(),
+                responses: Arc::default(),
+                object: Arc::new(Mutex::new(
+                    serde_json::to_value(object).expect("object JSON"),
+                )),
+                cluster: None,
+            }
+        }
+
+        /// The object as the API server's libraries now store it (`None` without them).
+        pub fn stored(&self) -> Option<Value> {
+            let cluster = self.cluster.as_ref()?;
+            let name = self.object.lock().expect("lock")["metadata"]["name"]
+                .as_str()
+                .map(str::to_owned)?;
+            cluster.objects().remove(&name)
         }
 
         /// The next response is this status code and body.
@@ -119,19 +154,21 @@ pub mod api_server {
                         body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
                     });
                     let reply = server.responses.lock().expect("lock").pop_front();
-                    let (code, body) = match reply {
-                        Some(Reply::Http(code, body)) => (code, body),
-                        Some(Reply::Reset) => {
-                            return Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+                    match (reply, &server.cluster) {
+                        (Some(Reply::Http(code, body)), _) => Ok(json_response(code, &body)),
+                        (Some(Reply::Reset), _) => {
+                            Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset))
                         }
-                        None => (200, server.object.lock().expect("lock").clone()),
-                    };
-                    let response = http::Response::builder()
-                        .status(code)
-                        .header("content-type", "application/json")
-                        .body(Full::new(Bytes::from(body.to_string())))
-                        .expect("response");
-                    Ok(response)
+                        (None, Some(cluster))
+                            if cluster.serves(parts.method.as_str(), parts.uri.path()) =>
+                        {
+                            cluster.serve(&parts, &bytes).await
+                        }
+                        (None, _) => {
+                            let object = server.object.lock().expect("lock").clone();
+                            Ok(json_response(200, &object))
+                        }
+                    }
                 }
             });
             Client::new(service, "team-a")

@@ -251,12 +251,32 @@ async fn a_rejected_status_falls_back_to_its_valid_conditions() {
 
 #[tokio::test]
 async fn recovery_releases_the_fallback_manager() {
-    let mut object = widget(8, None);
+    // Stored: the fallback's Ready (StatusRejected, Warning), owned by the fallback manager.
+    let rejected = Condition::new("Ready", ConditionStatus::False, "StatusRejected")
+        .with_severity(kondition::Severity::Warning)
+        .with_message("the API server rejected the status")
+        .with_observed_generation(8)
+        .at(at(1_700_000_000));
+    let mut object = widget(
+        8,
+        Some(WidgetStatus {
+            conditions: [rejected].into_iter().collect(),
+            ..Default::default()
+        }),
+    );
+    let owned = json!({"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": {
+        ".": {}, "f:type": {}, "f:status": {}, "f:severity": {}, "f:reason": {}, "f:message": {},
+        "f:lastTransitionTime": {}, "f:observedGeneration": {}}}}});
     object.metadata.managed_fields = Some(vec![
         k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
             manager: Some("example.com/widget-controller-fallback".into()),
             operation: Some("Apply".into()),
             subresource: Some("status".into()),
+            api_version: Some("example.com/v1".into()),
+            fields_type: Some("FieldsV1".into()),
+            fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                owned,
+            )),
             ..Default::default()
         },
     ]);
@@ -278,6 +298,21 @@ async fn recovery_releases_the_fallback_manager() {
                "metadata": {"name": "w1", "namespace": "team-a"}}),
         "no status at all: an empty one would leave the fallback owning `status`"
     );
+    // As the API server's libraries store it: Ready as the full apply said (the severity
+    // only the fallback held is gone), and no entry of the fallback manager.
+    let stored = server.stored().expect("stored");
+    let ready = &stored["status"]["conditions"][0];
+    assert_eq!(
+        (&ready["status"], &ready["reason"], ready.get("severity")),
+        (&json!("True"), &json!("Succeeded"), None)
+    );
+    let managers: Vec<_> = stored["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|entry| entry["manager"].clone())
+        .collect();
+    assert_eq!(managers, [json!("example.com/widget-controller")]);
 }
 
 #[tokio::test]
