@@ -1165,8 +1165,13 @@ pub mod v1 {
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// A backup to create the database from; only read at creation.
-        #[serde(rename = "restore", default, skip_serializing_if = "Option::is_none")]
-        pub restore: ::core::option::Option<DatabaseSpecRestore>,
+        #[serde(
+            rename = "restore",
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "::kondition::nullable::deserialize"
+        )]
+        pub restore: ::core::option::Option<::core::option::Option<DatabaseSpecRestore>>,
         /// Scheduled backups.
         #[serde(rename = "backup", default, skip_serializing_if = "Option::is_none")]
         pub backup: ::core::option::Option<DatabaseSpecBackup>,
@@ -1276,9 +1281,12 @@ pub mod v1 {
         #[serde(
             rename = "storageClassName",
             default,
-            skip_serializing_if = "Option::is_none"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "::kondition::nullable::deserialize"
         )]
-        pub storage_class_name: ::core::option::Option<::std::string::String>,
+        pub storage_class_name: ::core::option::Option<
+            ::core::option::Option<::std::string::String>,
+        >,
     }
     /// Where the credentials and the initialisation script are.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -1308,9 +1316,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub point_in_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub point_in_time: ::core::option::Option<::std::string::String>,
     }
     /// Scheduled backups.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

@@ -1394,9 +1394,7 @@ pub mod v1alpha1 {
         pub sha: ::core::option::Option<::std::string::String>,
         /// When the commit was made.
         #[serde(rename = "commitTime", default, skip_serializing_if = "Option::is_none")]
-        pub commit_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub commit_time: ::core::option::Option<::std::string::String>,
         /// The first line of the commit message.
         #[serde(rename = "subject", default, skip_serializing_if = "Option::is_none")]
         pub subject: ::core::option::Option<::std::string::String>,

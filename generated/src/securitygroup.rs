@@ -754,9 +754,7 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub last_sync_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub last_sync_time: ::core::option::Option<::std::string::String>,
         /// The security group as OpenStack reports it.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
         pub resource: ::core::option::Option<SecurityGroupStatusResource>,
@@ -1015,8 +1013,6 @@ pub mod v1alpha1 {
         pub revision_number: ::core::option::Option<i64>,
         /// When the security group was created.
         #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
-        pub created_at: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub created_at: ::core::option::Option<::std::string::String>,
     }
 }

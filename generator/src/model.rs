@@ -317,7 +317,7 @@ pub enum Type {
     IntOrString,
     /// A resource quantity.
     Quantity,
-    /// An RFC 3339 time.
+    /// An RFC 3339 time, kept as the text it was written as.
     DateTime,
     /// Any JSON, preserved as is.
     Raw,
@@ -395,6 +395,9 @@ pub struct ObjectType {
     pub min_properties: Option<u64>,
     /// `maxProperties`
     pub max_properties: Option<u64>,
+    /// `x-kubernetes-preserve-unknown-fields`: keys beyond the fields are kept (the struct
+    /// holds them in a map of their own and writes them back).
+    pub preserve_unknown: bool,
 }
 
 /// A map's values.
