@@ -30,6 +30,7 @@ pub mod fidelity;
 pub mod inputs;
 pub mod model;
 pub mod names;
+pub mod objects;
 pub mod output;
 mod parallel;
 pub mod profile;
