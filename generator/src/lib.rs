@@ -35,6 +35,7 @@ pub mod output;
 mod parallel;
 pub mod profile;
 pub mod schema;
+pub mod select;
 pub mod source;
 
 use std::path::{Path, PathBuf};
