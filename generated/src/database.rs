@@ -927,9 +927,13 @@ pub mod v1beta1 {
         )]
         pub engine_version: ::core::option::Option<::std::string::String>,
         /// The number of instances.
+        ///
+        /// Default: `1`. Minimum: 1. Maximum: 9.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
         pub replicas: ::core::option::Option<i32>,
         /// The volume size of each instance, in GB.
+        ///
+        /// Default: `10`. Minimum: 1.
         #[serde(rename = "storageGB", default, skip_serializing_if = "Option::is_none")]
         pub storage_gb: ::core::option::Option<i32>,
         /// The key of a secret holding the admin password.
@@ -1111,6 +1115,8 @@ pub mod v1 {
         #[serde(rename = "engine")]
         pub engine: Engine,
         /// The engine's major version; it can be raised but never lowered.
+        ///
+        /// Default: `16`. One of: `14`, `15`, `16`, `17`.
         #[serde(
             rename = "majorVersion",
             default,
@@ -1118,9 +1124,13 @@ pub mod v1 {
         )]
         pub major_version: ::core::option::Option<i64>,
         /// The number of instances.
+        ///
+        /// Default: `1`. Minimum: 1. Maximum: 9.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
         pub replicas: ::core::option::Option<i32>,
         /// How many instances (or what percentage, such as "25%") may be down during an update.
+        ///
+        /// Default: `1`.
         #[serde(
             rename = "maxUnavailable",
             default,
@@ -1133,6 +1143,8 @@ pub mod v1 {
         #[serde(rename = "storage")]
         pub storage: DatabaseSpecStorage,
         /// Resource requests of each instance, by name (cpu, memory).
+        ///
+        /// Entries: at most 4.
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
         pub resources: ::core::option::Option<
             ::std::collections::BTreeMap<
@@ -1165,6 +1177,8 @@ pub mod v1 {
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// A backup to create the database from; only read at creation.
+        ///
+        /// May be `null`.
         #[serde(
             rename = "restore",
             default,
@@ -1183,6 +1197,8 @@ pub mod v1 {
         )]
         pub autoscaling: ::core::option::Option<DatabaseSpecAutoscaling>,
         /// Queries slower than this many seconds are logged.
+        ///
+        /// Default: `1.5`. Minimum: 0.
         #[serde(
             rename = "slowQueryThresholdSeconds",
             default,
@@ -1230,6 +1246,8 @@ pub mod v1 {
         #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
         pub selector: ::core::option::Option<::std::string::String>,
         /// The host name clients connect to.
+        ///
+        /// Format: `hostname`.
         #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
         pub endpoint: ::core::option::Option<::std::string::String>,
         /// The size of the data, in bytes.
@@ -1273,11 +1291,15 @@ pub mod v1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecStorage {
         /// The volume size, such as "50Gi".
+        ///
+        /// Default: `"10Gi"`.
         #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
         pub size: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
         >,
         /// The StorageClass of the volumes; null for the cluster's default.
+        ///
+        /// May be `null`.
         #[serde(
             rename = "storageClassName",
             default,
@@ -1311,6 +1333,8 @@ pub mod v1 {
         #[serde(rename = "backupRef")]
         pub backup_ref: ::k8s_openapi::api::core::v1::ObjectReference,
         /// The moment to recover to; the end of the backup when unset.
+        ///
+        /// Format: `date-time`.
         #[serde(
             rename = "pointInTime",
             default,
@@ -1322,9 +1346,13 @@ pub mod v1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecBackup {
         /// Whether scheduled backups run.
+        ///
+        /// Default: `true`.
         #[serde(rename = "enabled", default, skip_serializing_if = "Option::is_none")]
         pub enabled: ::core::option::Option<bool>,
         /// Minutes between backups, a multiple of 15.
+        ///
+        /// Default: `60`. Minimum: 15. Multiple of: 15.
         #[serde(
             rename = "intervalMinutes",
             default,
@@ -1335,6 +1363,8 @@ pub mod v1 {
         #[serde(rename = "retention", default, skip_serializing_if = "Option::is_none")]
         pub retention: ::core::option::Option<::std::string::String>,
         /// Who is told when a backup fails.
+        ///
+        /// Format: `email`.
         #[serde(rename = "contact", default, skip_serializing_if = "Option::is_none")]
         pub contact: ::core::option::Option<::std::string::String>,
     }
@@ -1342,6 +1372,8 @@ pub mod v1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecAutoscaling {
         /// The fewest instances.
+        ///
+        /// Default: `1`. Minimum: 1.
         #[serde(
             rename = "minReplicas",
             default,
@@ -1349,9 +1381,13 @@ pub mod v1 {
         )]
         pub min_replicas: ::core::option::Option<i32>,
         /// The most instances.
+        ///
+        /// Minimum: 1. Maximum: 9.
         #[serde(rename = "maxReplicas")]
         pub max_replicas: i32,
         /// The CPU use (0.1 to 1) to scale at.
+        ///
+        /// Default: `0.7`. Minimum: 0.1. Maximum: 1.
         #[serde(
             rename = "targetCPUUtilization",
             default,

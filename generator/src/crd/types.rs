@@ -225,12 +225,14 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
 fn struct_shape(docs: Option<&str>, fields: &[Field]) -> String {
     let mut shape = format!("struct {docs:?}");
     for field in fields {
+        // The facts are part of the field's docs (`docs::field`).
         shape.push_str(&format!(
-            " {:?} {} {} {:?} {}",
+            " {:?} {} {} {:?} {:?} {}",
             field.name,
             field.required,
             field.schema.nullable,
             field.schema.docs,
+            crate::emit::docs::facts(&field.schema),
             type_shape(&field.schema.ty)
         ));
     }

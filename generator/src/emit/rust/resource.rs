@@ -36,7 +36,7 @@ pub fn object_items(
         .map(|field| RootField {
             wire: field.name.clone(),
             shape: types::shape(field, &mut scope, field.name == "status"),
-            doc: field.schema.docs.clone(),
+            doc: docs::field(&field.schema),
         })
         .collect();
     let meta: syn::Path = syn::parse_str(META).unwrap_or_else(|_| syn::parse_quote!(ObjectMeta));

@@ -77,8 +77,8 @@ impl Writer {
         }
         let mut scope = names::Scope::default();
         for field in fields_in {
-            if let Some(doc) = &field.schema.docs {
-                self.doc(doc);
+            if let Some(doc) = docs::field(&field.schema) {
+                self.doc(&doc);
             }
             let presence = types::Presence::of(field, false);
             let rename = types::serde_rename(&field.name);

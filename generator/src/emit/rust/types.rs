@@ -223,7 +223,7 @@ pub fn fields(fields_in: &[Field], scope: &mut names::Scope, force_optional: boo
             let mut args = vec![serde_rename(&field.name)];
             args.extend(presence.serde_args().iter().map(|a| (*a).to_owned()));
             let serde_attr = tokens(&format!("#[serde({})]", args.join(", ")));
-            let doc = field.schema.docs.as_deref().map(docs::attrs);
+            let doc = docs::field(&field.schema).map(|d| docs::attrs(&d));
             quote! {
                 #doc
                 #serde_attr
