@@ -2,9 +2,9 @@
 //! script and compiled into this binary; here each file's `crds()` is compared, node by node,
 //! with the CRDs the file holds. Exit 1 unless every one is reproduced exactly.
 //!
-//! Then the objects: for each kind at each version, a full and a minimal object synthesized
-//! from the CRD's schema (`kondition_gen::objects`: unknown keys wherever the schema preserves
-//! them, explicit nulls in nullable fields) are read into the generated type and written
+//! Then the objects: for each kind at each version, a full, a minimal and a "nulls" object
+//! synthesized from the CRD's schema (`kondition_gen::objects`: unknown keys wherever the
+//! schema preserves them, explicit nulls in nullable fields) are read into the generated type and written
 //! back, and must come back identical. Exit 1 unless every one does.
 //!
 //! `--other DIR` also scores another tool's CRDs for the same files (`DIR/<file>.json`, a JSON
@@ -118,13 +118,21 @@ fn main() -> ExitCode {
     }
     println!("{total}");
     println!();
-    println!("| file | kind versions | full objects identical | minimal objects identical |");
-    println!("|---|---:|---:|---:|");
+    println!(
+        "| file | kind versions | full objects identical | minimal objects identical | nulls objects identical |"
+    );
+    println!("|---|---:|---:|---:|---:|");
     let mut sum = ObjectCounts::default();
     for (path, counts) in &object_rows {
         println!(
-            "| `{path}` | {} | {} / {} | {} / {} |",
-            counts.versions, counts.full.0, counts.full.1, counts.minimal.0, counts.minimal.1
+            "| `{path}` | {} | {} / {} | {} / {} | {} / {} |",
+            counts.versions,
+            counts.full.0,
+            counts.full.1,
+            counts.minimal.0,
+            counts.minimal.1,
+            counts.nulls_objects.0,
+            counts.nulls_objects.1
         );
         sum.versions += counts.versions;
         sum.full = (sum.full.0 + counts.full.0, sum.full.1 + counts.full.1);
@@ -138,11 +146,17 @@ fn main() -> ExitCode {
         );
         sum.nulls = (sum.nulls.0 + counts.nulls.0, sum.nulls.1 + counts.nulls.1);
     }
-    let identical = sum.full.0 + sum.minimal.0;
-    let objects = sum.full.1 + sum.minimal.1;
+    let identical = sum.full.0 + sum.minimal.0 + sum.nulls_objects.0;
+    let objects = sum.full.1 + sum.minimal.1 + sum.nulls_objects.1;
     println!(
-        "| **all** | {} | {} / {} | {} / {} |",
-        sum.versions, sum.full.0, sum.full.1, sum.minimal.0, sum.minimal.1
+        "| **all** | {} | {} / {} | {} / {} | {} / {} |",
+        sum.versions,
+        sum.full.0,
+        sum.full.1,
+        sum.minimal.0,
+        sum.minimal.1,
+        sum.nulls_objects.0,
+        sum.nulls_objects.1
     );
     println!(
         "\nobjects identical after a round trip: {identical} / {objects} ({})",
@@ -172,6 +186,7 @@ struct ObjectCounts {
     versions: usize,
     full: (usize, usize),
     minimal: (usize, usize),
+    nulls_objects: (usize, usize),
     /// Unknown keys (where the schema preserves them) written back, of those in the objects.
     unknown: (usize, usize),
     /// Explicit nulls (in nullable fields) written back, of those in the objects.
@@ -256,6 +271,7 @@ fn objects_of(corpus: &str, file: &CorpusFile, inputs: &[Json]) -> Result<Object
             let slot = match sample {
                 Sample::Full => &mut counts.full,
                 Sample::Minimal => &mut counts.minimal,
+                Sample::Nulls => &mut counts.nulls_objects,
             };
             slot.1 += 1;
             match difference {

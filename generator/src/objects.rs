@@ -4,8 +4,9 @@
 //! compares.
 //!
 //! Every object also has a key the schema does not name wherever the schema preserves
-//! unknown fields, and an explicit `null` in every nullable field of a minimal object
-//! (a full object gives them values), so both must survive a round trip.
+//! unknown fields; a full object gives nullable fields values, a minimal object and a
+//! "nulls" object (every field set, like a full one) give them an explicit `null`; both must
+//! survive a round trip.
 //!
 //! The normalizations of reused types (schema-format kinds only; the types generated for a
 //! CRD input reuse none that change anything), and no others:
@@ -15,6 +16,8 @@
 //!   whole seconds (`2024-01-02T03:04:05.678+01:00` comes back as `2024-01-02T02:04:05Z`).
 //! - `LocalObjectReference`, `SecretKeySelector`, `ConfigMapKeySelector`: k8s-openapi holds
 //!   `name` as a `String`, so an absent name comes back as `""` (the schema's default).
+//! - `Quantity` (the schema format's `quantity`): k8s-openapi holds it as text, so a number
+//!   comes back as a string (`3` as `"3"`).
 //!
 //! Numbers compare by value: a `number` field written `2` comes back as `2.0`, which is the
 //! same JSON number (and what the API server stores).
@@ -30,17 +33,20 @@ pub enum Sample {
     Full,
     /// Only the required fields, and `null` in every nullable field.
     Minimal,
+    /// Every field set, as in a full object, but `null` in every nullable field.
+    Nulls,
 }
 
 impl Sample {
-    /// Both samples.
-    pub const ALL: [Self; 2] = [Self::Full, Self::Minimal];
+    /// Every sample.
+    pub const ALL: [Self; 3] = [Self::Full, Self::Minimal, Self::Nulls];
 
-    /// `full` or `minimal`.
+    /// `full`, `minimal` or `nulls`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Full => "full",
             Self::Minimal => "minimal",
+            Self::Nulls => "nulls",
         }
     }
 }
@@ -89,7 +95,7 @@ pub fn value(schema: &Json, sample: Sample) -> Json {
     if schema["x-kubernetes-int-or-string"] == json!(true) {
         return match sample {
             Sample::Full => json!("50%"),
-            Sample::Minimal => json!(3),
+            Sample::Minimal | Sample::Nulls => json!(3),
         };
     }
     match schema["type"].as_str() {
@@ -126,7 +132,8 @@ fn object_value(schema: &Json, sample: Sample) -> Json {
             let nullable = property["nullable"] == json!(true);
             let value = match sample {
                 Sample::Full => Some(value(property, sample)),
-                Sample::Minimal if nullable => Some(Json::Null),
+                Sample::Minimal | Sample::Nulls if nullable => Some(Json::Null),
+                Sample::Nulls => Some(value(property, sample)),
                 Sample::Minimal if required.contains(&name.as_str()) => {
                     Some(value(property, sample))
                 }
@@ -251,6 +258,11 @@ impl Walker<'_> {
                     self.ty(value, &named.schema.ty);
                 }
             }
+            Type::Quantity => {
+                if let Json::Number(number) = value {
+                    *value = Json::String(number.to_string());
+                }
+            }
             Type::WellKnown(WellKnown::Time) => time(value),
             Type::WellKnown(WellKnown::Condition) => condition_time(value),
             Type::WellKnown(
@@ -349,6 +361,9 @@ mod tests {
             }))
         );
         assert_eq!(object(&crd(), "v2", Sample::Minimal), None);
+        let nulls = object(&crd(), "v1", Sample::Nulls).expect("an object");
+        assert_eq!(nulls["spec"]["ratio"], Json::Null);
+        assert_eq!(nulls["spec"]["ports"], json!([3]));
     }
 
     #[test]
