@@ -145,6 +145,7 @@ fn main() -> ExitCode {
             sum.unknown.1 + counts.unknown.1,
         );
         sum.nulls = (sum.nulls.0 + counts.nulls.0, sum.nulls.1 + counts.nulls.1);
+        sum.nulls_objects = add(sum.nulls_objects, counts.nulls_objects);
     }
     let identical = sum.full.0 + sum.minimal.0 + sum.nulls_objects.0;
     let objects = sum.full.1 + sum.minimal.1 + sum.nulls_objects.1;
