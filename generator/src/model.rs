@@ -182,6 +182,9 @@ pub struct Version {
     pub printer_columns: Vec<PrinterColumn>,
     /// The scale subresource.
     pub scale: Option<Scale>,
+    /// The root object preserves unknown fields (`x-kubernetes-preserve-unknown-fields`): the
+    /// object type keeps the keys it does not name and writes them back.
+    pub preserve_unknown: bool,
 }
 
 /// What a version's objects hold besides apiVersion, kind and metadata.

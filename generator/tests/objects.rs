@@ -1,6 +1,6 @@
 //! Objects come back as they went in, on a CRD made of what used to change: a root field
 //! that is optional (no `spec: {}` or `operation: {}` added), unknown keys under
-//! `x-kubernetes-preserve-unknown-fields` (kept, in place), explicit nulls in nullable fields
+//! `x-kubernetes-preserve-unknown-fields` (kept, in place, the root's included), explicit nulls in nullable fields
 //! (kept apart from absent), and date-times with fractions and offsets (kept as text). Every
 //! object `kondition_gen::objects` synthesizes from it (full, minimal, nulls) and a few
 //! written by hand are read into the generated types and written back unchanged.
@@ -25,6 +25,7 @@ fn crd() -> Value {
                 "name": "v1alpha1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {
                     "type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true,
                     "properties": {
                         "spec": {
                             "type": "object",
@@ -104,6 +105,10 @@ fn synthesized_and_written_objects_come_back_unchanged() {
     }})));
     samples.push(with(
         json!({"status": {"reconciledAt": "2024-01-02T03:04:05Z"}}),
+    ));
+    // The root preserves unknown fields too.
+    samples.push(with(
+        json!({"data": {"k": "v"}, "extra": 1, "spec": {"project": "p"}}),
     ));
     // build_and_run asserts that every object comes back exactly as it went in.
     let printed = support::build_and_run(&dir.join("crate"), &rust, &samples);

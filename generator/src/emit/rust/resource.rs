@@ -52,6 +52,18 @@ pub fn object_items(
         let doc = f.doc.as_deref().map(docs::attrs);
         quote!(#doc #serde pub #ident: #ty,)
     });
+    // A root that preserves unknown fields keeps them in a flattened map, written back.
+    let extra_ident = version
+        .preserve_unknown
+        .then(|| names::ident(&scope.unique("extra")));
+    let extra_declaration = extra_ident.as_ref().map(|ident| {
+        let ty = types::tokens(&types::unknown_fields().to_string());
+        quote! {
+            /// Keys the schema does not name, kept as they were (it preserves unknown fields).
+            #[serde(flatten)]
+            pub #ident: #ty,
+        }
+    });
     let doc = docs::attrs(kind.docs.as_deref().unwrap_or(&format!(
         "A {} object (`{}/{}`).",
         kind.kind, kind.group, version.name
@@ -64,37 +76,66 @@ pub fn object_items(
             #[serde(default)]
             pub metadata: #meta,
             #(#declarations)*
+            #extra_declaration
         }
     };
     let api_version = format!("{}/{}", kind.group, version.name);
     let kind_name = &kind.kind;
+    // A map when unknown keys follow the fields (a struct has a fixed set of fields).
+    let (put, skip) = if extra_ident.is_some() {
+        (quote!(serialize_entry), None)
+    } else {
+        (quote!(serialize_field), Some(quote!(state.skip_field)))
+    };
     let serialize_fields = fields.iter().map(|f| {
         let ident = &f.shape.ident;
         let wire = &f.wire;
         if f.shape.presence.skips_none() {
+            let none = match &skip {
+                Some(skip) => quote!(#skip(#wire)?),
+                None => quote!(()),
+            };
             quote! {
                 match &self.#ident {
-                    ::core::option::Option::Some(value) => state.serialize_field(#wire, value)?,
-                    ::core::option::Option::None => state.skip_field(#wire)?,
+                    ::core::option::Option::Some(value) => state.#put(#wire, value)?,
+                    ::core::option::Option::None => #none,
                 }
             }
         } else {
-            quote!(state.serialize_field(#wire, &self.#ident)?;)
+            quote!(state.#put(#wire, &self.#ident)?;)
         }
     });
     let len = Literal::usize_unsuffixed(fields.len() + 3);
-    let serialize = quote! {
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                use ::serde::ser::SerializeStruct as _;
-                let mut state = serializer.serialize_struct(#kind_name, #len)?;
-                state.serialize_field("apiVersion", #api_version)?;
-                state.serialize_field("kind", #kind_name)?;
-                state.serialize_field("metadata", &self.metadata)?;
-                #(#serialize_fields)*
-                state.end()
+    let serialize = match &extra_ident {
+        None => quote! {
+            impl ::serde::Serialize for #name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeStruct as _;
+                    let mut state = serializer.serialize_struct(#kind_name, #len)?;
+                    state.serialize_field("apiVersion", #api_version)?;
+                    state.serialize_field("kind", #kind_name)?;
+                    state.serialize_field("metadata", &self.metadata)?;
+                    #(#serialize_fields)*
+                    state.end()
+                }
             }
-        }
+        },
+        Some(extra) => quote! {
+            impl ::serde::Serialize for #name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeMap as _;
+                    let mut state = serializer.serialize_map(::core::option::Option::None)?;
+                    state.serialize_entry("apiVersion", #api_version)?;
+                    state.serialize_entry("kind", #kind_name)?;
+                    state.serialize_entry("metadata", &self.metadata)?;
+                    #(#serialize_fields)*
+                    for (key, value) in &self.#extra {
+                        state.serialize_entry(key, value)?;
+                    }
+                    state.end()
+                }
+            }
+        },
     };
     let resource = resource_impl(kind, version, &name);
     let spec = fields.iter().find(|f| {
@@ -153,6 +194,9 @@ pub fn object_items(
                 quote!(#ident: ::core::default::Default::default(),)
             });
             let doc = format!(" A {kind_name} named `name` with `spec`, the rest empty.");
+            let extra_init = extra_ident
+                .as_ref()
+                .map(|ident| quote!(#ident: ::core::default::Default::default(),));
             quote! {
                 impl #name {
                     #[doc = #doc]
@@ -164,6 +208,7 @@ pub fn object_items(
                             },
                             #spec_value
                             #(#others)*
+                            #extra_init
                         }
                     }
                 }
