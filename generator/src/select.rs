@@ -150,7 +150,8 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), String> {
                 kind.source_crd = Some(SourceSpec::new(&crd["spec"]));
             }
             kind.versions.retain(|v| versions.contains(&v.name));
-            if kind.versions.is_empty() {
+            // A kind chosen by name must have a version asked for; others are just left out.
+            if kind.versions.is_empty() && !chosen.is_empty() {
                 problems.push(format!(
                     "kondition: {} has none of the versions {}",
                     kind.kind,
@@ -158,7 +159,9 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), String> {
                 ));
                 continue;
             }
-            kept.push(kind);
+            if !kind.versions.is_empty() {
+                kept.push(kind);
+            }
         }
         file.kinds = kept;
     }

@@ -154,6 +154,18 @@ fn the_builder_chooses_kinds_and_versions() {
     assert!(rust.contains("pub struct Database {") && rust.contains("pub struct SecurityGroup {"));
     assert!(!rust.contains("pub mod v1beta1 {") && !rust.contains("pub struct Router {"));
 
+    // Versions alone: the kinds that have one of them, at those versions.
+    let path = kondition_gen::Builder::new()
+        .schemas([SCHEMAS])
+        .versions(["v1beta1"])
+        .out_dir(&dir)
+        .file_name("versions.rs")
+        .generate()
+        .expect("generates");
+    let rust = std::fs::read_to_string(path).expect("written");
+    assert!(rust.contains("pub mod v1beta1 {") && !rust.contains("pub mod v1 {"));
+    assert_eq!(rust.matches("::kondition::crd::from_json(").count(), 1);
+
     let error = kondition_gen::Builder::new()
         .schemas([SCHEMAS])
         .kinds(["SecurityGrup"])
