@@ -192,3 +192,20 @@ serde_json = "1"
         "firsts.example.com\nseconds.crd.example.com\nrooks.crd.example.com\nlibraries.example.com\nmodules.example.com\n"
     );
 }
+
+#[test]
+fn a_whole_file_problem_names_the_file_without_a_position() {
+    let dir = scratch("empty");
+    write(&dir.join("schemas/empty.yaml"), "");
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "schemas/empty.yaml", "--out", "out"])
+        .current_dir(&dir)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "schemas/empty.yaml: the file holds no kind\n"
+    );
+    assert!(!dir.join("out").exists(), "nothing written");
+}
