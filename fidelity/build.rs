@@ -45,13 +45,37 @@ fn main() {
             .unwrap_or(file)
             .display()
             .to_string();
+        // Each kind at each version with its generated type, for the object round trip.
+        let model = match kondition_gen::load(
+            std::slice::from_ref(file),
+            &kondition_gen::profile::Profiles::embedded(),
+        ) {
+            Ok(model) => model,
+            Err(error) => fail(&error.to_string()),
+        };
+        let mut types = String::new();
+        for schema_file in &model.files {
+            let module = kondition_gen::names::ident_text(&schema_file.module);
+            for kind in &schema_file.kinds {
+                for version in &kind.versions {
+                    let version_module = kondition_gen::names::ident_text(
+                        &kondition_gen::names::version_module(&version.name),
+                    );
+                    let _ = writeln!(
+                        types,
+                        "        KindVersion {{ kind: {:?}, version: {:?}, round_trip: round_trip::<corpus_{i}::{module}::{version_module}::{}> }},",
+                        kind.kind, version.name, kind.kind
+                    );
+                }
+            }
+        }
         let _ = writeln!(
             index,
             "/// Generated from `{relative}`.\n#[allow(missing_docs)]\npub mod corpus_{i} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{name}\")); }}"
         );
         let _ = writeln!(
             entries,
-            "    CorpusFile {{ path: {relative:?}, crds: corpus_{i}::crds }},"
+            "    CorpusFile {{ path: {relative:?}, crds: corpus_{i}::crds, kinds: &[\n{types}    ] }},"
         );
     }
     let _ = writeln!(

@@ -9,6 +9,25 @@ pub struct CorpusFile {
     pub path: &'static str,
     /// The generated `crds()`.
     pub crds: fn() -> Vec<CustomResourceDefinition>,
+    /// Every kind at every version, with its generated type.
+    pub kinds: &'static [KindVersion],
+}
+
+/// One kind at one version.
+pub struct KindVersion {
+    /// The kind.
+    pub kind: &'static str,
+    /// The version.
+    pub version: &'static str,
+    /// Reads an object into the generated type and writes it back.
+    pub round_trip: fn(serde_json::Value) -> Result<serde_json::Value, serde_json::Error>,
+}
+
+/// `object` read into `T` and written back.
+pub fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(
+    object: serde_json::Value,
+) -> Result<serde_json::Value, serde_json::Error> {
+    serde_json::to_value(serde_json::from_value::<T>(object)?)
 }
 
 include!(concat!(env!("OUT_DIR"), "/index.rs"));

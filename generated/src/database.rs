@@ -927,9 +927,13 @@ pub mod v1beta1 {
         )]
         pub engine_version: ::core::option::Option<::std::string::String>,
         /// The number of instances.
+        ///
+        /// Default: `1`. Minimum: 1. Maximum: 9.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
         pub replicas: ::core::option::Option<i32>,
         /// The volume size of each instance, in GB.
+        ///
+        /// Default: `10`. Minimum: 1.
         #[serde(rename = "storageGB", default, skip_serializing_if = "Option::is_none")]
         pub storage_gb: ::core::option::Option<i32>,
         /// The key of a secret holding the admin password.
@@ -1112,6 +1116,8 @@ pub mod v1 {
         #[serde(rename = "engine")]
         pub engine: Engine,
         /// The engine's major version; it can be raised but never lowered.
+        ///
+        /// Default: `16`. One of: `14`, `15`, `16`, `17`.
         #[serde(
             rename = "majorVersion",
             default,
@@ -1119,9 +1125,13 @@ pub mod v1 {
         )]
         pub major_version: ::core::option::Option<i64>,
         /// The number of instances.
+        ///
+        /// Default: `1`. Minimum: 1. Maximum: 9.
         #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
         pub replicas: ::core::option::Option<i32>,
         /// How many instances (or what percentage, such as "25%") may be down during an update.
+        ///
+        /// Default: `1`.
         #[serde(
             rename = "maxUnavailable",
             default,
@@ -1134,6 +1144,8 @@ pub mod v1 {
         #[serde(rename = "storage")]
         pub storage: DatabaseSpecStorage,
         /// Resource requests of each instance, by name (cpu, memory).
+        ///
+        /// Entries: at most 4.
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
         pub resources: ::core::option::Option<
             ::std::collections::BTreeMap<
@@ -1166,8 +1178,15 @@ pub mod v1 {
             ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// A backup to create the database from; only read at creation.
-        #[serde(rename = "restore", default, skip_serializing_if = "Option::is_none")]
-        pub restore: ::core::option::Option<DatabaseSpecRestore>,
+        ///
+        /// May be `null`.
+        #[serde(
+            rename = "restore",
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "::kondition::nullable::deserialize"
+        )]
+        pub restore: ::core::option::Option<::core::option::Option<DatabaseSpecRestore>>,
         /// Scheduled backups.
         #[serde(rename = "backup", default, skip_serializing_if = "Option::is_none")]
         pub backup: ::core::option::Option<DatabaseSpecBackup>,
@@ -1179,6 +1198,8 @@ pub mod v1 {
         )]
         pub autoscaling: ::core::option::Option<DatabaseSpecAutoscaling>,
         /// Queries slower than this many seconds are logged.
+        ///
+        /// Default: `1.5`. Minimum: 0.
         #[serde(
             rename = "slowQueryThresholdSeconds",
             default,
@@ -1227,6 +1248,8 @@ pub mod v1 {
         #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
         pub selector: ::core::option::Option<::std::string::String>,
         /// The host name clients connect to.
+        ///
+        /// Format: `hostname`.
         #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
         pub endpoint: ::core::option::Option<::std::string::String>,
         /// The size of the data, in bytes.
@@ -1270,17 +1293,24 @@ pub mod v1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecStorage {
         /// The volume size, such as "50Gi".
+        ///
+        /// Default: `"10Gi"`.
         #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
         pub size: ::core::option::Option<
             ::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
         >,
         /// The StorageClass of the volumes; null for the cluster's default.
+        ///
+        /// May be `null`.
         #[serde(
             rename = "storageClassName",
             default,
-            skip_serializing_if = "Option::is_none"
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "::kondition::nullable::deserialize"
         )]
-        pub storage_class_name: ::core::option::Option<::std::string::String>,
+        pub storage_class_name: ::core::option::Option<
+            ::core::option::Option<::std::string::String>,
+        >,
     }
     /// Where the credentials and the initialisation script are.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -1305,22 +1335,26 @@ pub mod v1 {
         #[serde(rename = "backupRef")]
         pub backup_ref: ::k8s_openapi::api::core::v1::ObjectReference,
         /// The moment to recover to; the end of the backup when unset.
+        ///
+        /// Format: `date-time`.
         #[serde(
             rename = "pointInTime",
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub point_in_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub point_in_time: ::core::option::Option<::std::string::String>,
     }
     /// Scheduled backups.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecBackup {
         /// Whether scheduled backups run.
+        ///
+        /// Default: `true`.
         #[serde(rename = "enabled", default, skip_serializing_if = "Option::is_none")]
         pub enabled: ::core::option::Option<bool>,
         /// Minutes between backups, a multiple of 15.
+        ///
+        /// Default: `60`. Minimum: 15. Multiple of: 15.
         #[serde(
             rename = "intervalMinutes",
             default,
@@ -1331,6 +1365,8 @@ pub mod v1 {
         #[serde(rename = "retention", default, skip_serializing_if = "Option::is_none")]
         pub retention: ::core::option::Option<::std::string::String>,
         /// Who is told when a backup fails.
+        ///
+        /// Format: `email`.
         #[serde(rename = "contact", default, skip_serializing_if = "Option::is_none")]
         pub contact: ::core::option::Option<::std::string::String>,
     }
@@ -1338,6 +1374,8 @@ pub mod v1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct DatabaseSpecAutoscaling {
         /// The fewest instances.
+        ///
+        /// Default: `1`. Minimum: 1.
         #[serde(
             rename = "minReplicas",
             default,
@@ -1345,9 +1383,13 @@ pub mod v1 {
         )]
         pub min_replicas: ::core::option::Option<i32>,
         /// The most instances.
+        ///
+        /// Minimum: 1. Maximum: 9.
         #[serde(rename = "maxReplicas")]
         pub max_replicas: i32,
         /// The CPU use (0.1 to 1) to scale at.
+        ///
+        /// Default: `0.7`. Minimum: 0.1. Maximum: 1.
         #[serde(
             rename = "targetCPUUtilization",
             default,

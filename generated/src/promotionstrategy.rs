@@ -1104,6 +1104,8 @@ pub mod v1alpha1 {
         #[serde(rename = "gitRepositoryRef")]
         pub git_repository_ref: RepositoryReference,
         /// The environments a dry commit is promoted through, in order.
+        ///
+        /// Items: 1 to 1000.
         #[serde(rename = "environments")]
         pub environments: ::std::vec::Vec<Environment>,
         /// Statuses that must pass on an environment's active branch before the next one is promoted.
@@ -1261,12 +1263,18 @@ pub mod v1alpha1 {
         #[serde(rename = "gitRepositoryRef")]
         pub git_repository_ref: RepositoryReference,
         /// The branch changes are proposed on.
+        ///
+        /// Length: at most 100.
         #[serde(rename = "proposedBranch")]
         pub proposed_branch: ::std::string::String,
         /// The branch changes are merged into.
+        ///
+        /// Length: at most 100.
         #[serde(rename = "activeBranch")]
         pub active_branch: ::std::string::String,
         /// Whether the pull request is merged once its checks pass.
+        ///
+        /// Default: `true`.
         #[serde(rename = "autoMerge", default, skip_serializing_if = "Option::is_none")]
         pub auto_merge: ::core::option::Option<bool>,
         /// The statuses monitored on the active branch.
@@ -1328,6 +1336,8 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RepositoryReference {
         /// The name of the GitRepository.
+        ///
+        /// Length: at most 253. Pattern: `^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`.
         #[serde(rename = "name")]
         pub name: ::std::string::String,
     }
@@ -1335,9 +1345,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Environment {
         /// The environment's active (hydrated) branch.
+        ///
+        /// Length: 1 to 100.
         #[serde(rename = "branch")]
         pub branch: ::std::string::String,
         /// Whether the pull request is merged once its checks pass.
+        ///
+        /// Default: `true`.
         #[serde(rename = "autoMerge", default, skip_serializing_if = "Option::is_none")]
         pub auto_merge: ::core::option::Option<bool>,
     }
@@ -1345,6 +1359,8 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CommitStatusSelector {
         /// The key of the commit status, such as argocd-health.
+        ///
+        /// Length: at most 63. Pattern: `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`.
         #[serde(rename = "key")]
         pub key: ::std::string::String,
     }
@@ -1390,17 +1406,21 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CommitState {
         /// The commit's SHA-1 or SHA-256 hash.
+        ///
+        /// Pattern: `^([a-f0-9]{40}|[a-f0-9]{64})$`.
         #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
         pub sha: ::core::option::Option<::std::string::String>,
         /// When the commit was made.
+        ///
+        /// Format: `date-time`.
         #[serde(rename = "commitTime", default, skip_serializing_if = "Option::is_none")]
-        pub commit_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub commit_time: ::core::option::Option<::std::string::String>,
         /// The first line of the commit message.
         #[serde(rename = "subject", default, skip_serializing_if = "Option::is_none")]
         pub subject: ::core::option::Option<::std::string::String>,
         /// The URL of the repository the commit is in.
+        ///
+        /// Format: `uri`.
         #[serde(rename = "repoURL", default, skip_serializing_if = "Option::is_none")]
         pub repo_url: ::core::option::Option<::std::string::String>,
     }
@@ -1440,9 +1460,13 @@ pub mod v1alpha1 {
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
         pub id: ::core::option::Option<::std::string::String>,
         /// The state of the pull request.
+        ///
+        /// One of: `open`, `merged`, `closed`.
         #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
         pub state: ::core::option::Option<ChangeTransferPolicyStatusPullRequestState>,
         /// The pull request's URL.
+        ///
+        /// Format: `uri`.
         #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
         pub url: ::core::option::Option<::std::string::String>,
         /// When the pull request was opened.

@@ -488,6 +488,8 @@ pub mod v1api20200601 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ResourceGroupSpec {
         /// The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.
+        ///
+        /// Length: 1 to 90. Pattern: `^[-\w._()]*[-\w_()]$`.
         #[serde(rename = "azureName", default, skip_serializing_if = "Option::is_none")]
         pub azure_name: ::core::option::Option<::std::string::String>,
         /// The Azure location of the resource group, such as westeurope. Cannot be changed.
@@ -500,6 +502,8 @@ pub mod v1api20200601 {
         #[serde(rename = "owner", default, skip_serializing_if = "Option::is_none")]
         pub owner: ::core::option::Option<ArbitraryOwnerReference>,
         /// The tags attached to the resource group (at most 50).
+        ///
+        /// Entries: at most 50.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         pub tags: ::core::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
@@ -572,6 +576,8 @@ pub mod v1api20200601 {
         #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
         pub kind: ::core::option::Option<::std::string::String>,
         /// The ARM ID of an Azure resource that Kubernetes does not manage.
+        ///
+        /// Pattern: `(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$`.
         #[serde(rename = "armId", default, skip_serializing_if = "Option::is_none")]
         pub arm_id: ::core::option::Option<::std::string::String>,
     }

@@ -568,6 +568,8 @@ pub mod v1alpha1 {
         #[serde(rename = "cloudCredentialsRef")]
         pub cloud_credentials_ref: CloudCredentialsReference,
         /// managed creates, updates and deletes the router; unmanaged only imports it.
+        ///
+        /// Default: `"managed"`. One of: `managed`, `unmanaged`.
         #[serde(
             rename = "managementPolicy",
             default,
@@ -614,6 +616,8 @@ pub mod v1alpha1 {
         )]
         pub observed_generation: ::core::option::Option<i64>,
         /// The OpenStack ID of the router.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
         pub id: ::core::option::Option<::std::string::String>,
         /// The router as OpenStack reports it.
@@ -624,9 +628,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CloudCredentialsReference {
         /// The secret with a clouds.yaml key.
+        ///
+        /// Length: 1 to 253.
         #[serde(rename = "secretName")]
         pub secret_name: ::std::string::String,
         /// The cloud's entry in clouds.yaml.
+        ///
+        /// Length: 1 to 256.
         #[serde(rename = "cloudName")]
         pub cloud_name: ::std::string::String,
     }
@@ -651,9 +659,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterSpecManagedOptions {
         /// What deleting the object does to the router.
+        ///
+        /// Default: `"delete"`. One of: `delete`, `detach`.
         #[serde(rename = "onDelete", default, skip_serializing_if = "Option::is_none")]
         pub on_delete: ::core::option::Option<RouterSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for every interface and route, not only the router.
+        ///
+        /// Default: `false`.
         #[serde(
             rename = "waitForSubResources",
             default,
@@ -682,9 +694,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterSpecResource {
         /// The name; by default the object's name.
+        ///
+        /// Length: 1 to 255. Pattern: `^[^,]+$`.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: ::core::option::Option<::std::string::String>,
         /// A human-readable description.
+        ///
+        /// Length: 1 to 255.
         #[serde(
             rename = "description",
             default,
@@ -692,6 +708,8 @@ pub mod v1alpha1 {
         )]
         pub description: ::core::option::Option<::std::string::String>,
         /// Whether the router is administratively up.
+        ///
+        /// Default: `true`.
         #[serde(
             rename = "adminStateUp",
             default,
@@ -706,6 +724,8 @@ pub mod v1alpha1 {
         )]
         pub distributed: ::core::option::Option<bool>,
         /// The external gateway; ORC supports at most one.
+        ///
+        /// Items: at most 1.
         #[serde(
             rename = "externalGateways",
             default,
@@ -713,12 +733,18 @@ pub mod v1alpha1 {
         )]
         pub external_gateways: ::core::option::Option<::std::vec::Vec<ExternalGateway>>,
         /// The subnets the router has an interface on.
+        ///
+        /// Items: at most 64.
         #[serde(rename = "interfaces", default, skip_serializing_if = "Option::is_none")]
         pub interfaces: ::core::option::Option<::std::vec::Vec<Interface>>,
         /// Static routes, each to one destination.
+        ///
+        /// Items: at most 128.
         #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
         pub routes: ::core::option::Option<::std::vec::Vec<Route>>,
         /// Tags applied to the router.
+        ///
+        /// Items: at most 64.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     }
@@ -726,6 +752,8 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ExternalGateway {
         /// The ORC Network of the gateway.
+        ///
+        /// Length: 1 to 253.
         #[serde(rename = "networkRef")]
         pub network_ref: ::std::string::String,
     }
@@ -733,9 +761,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Interface {
         /// The ORC Subnet to attach.
+        ///
+        /// Length: 1 to 253.
         #[serde(rename = "subnetRef")]
         pub subnet_ref: ::std::string::String,
         /// The interface's address; by default the subnet's gateway IP.
+        ///
+        /// Format: `ipv4`.
         #[serde(rename = "ipAddress", default, skip_serializing_if = "Option::is_none")]
         pub ip_address: ::core::option::Option<::std::string::String>,
     }
@@ -743,9 +775,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Route {
         /// The destination CIDR.
+        ///
+        /// Format: `cidr`.
         #[serde(rename = "destination")]
         pub destination: ::std::string::String,
         /// The IP address of the next hop.
+        ///
+        /// Format: `ipv4`.
         #[serde(rename = "nexthop")]
         pub nexthop: ::std::string::String,
     }
@@ -753,9 +789,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct RouterStatusResource {
         /// The router's name; might not be unique.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: ::core::option::Option<::std::string::String>,
         /// The router's status, such as ACTIVE.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
         pub status: ::core::option::Option<::std::string::String>,
         /// Whether the router is administratively up.
@@ -780,6 +820,8 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct GatewayStatus {
         /// The ID of the gateway's network.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "networkID", default, skip_serializing_if = "Option::is_none")]
         pub network_id: ::core::option::Option<::std::string::String>,
     }

@@ -692,6 +692,8 @@ pub mod v1alpha1 {
         #[serde(rename = "cloudCredentialsRef")]
         pub cloud_credentials_ref: CloudCredentialsReference,
         /// managed creates, updates and deletes the security group; unmanaged only imports it.
+        ///
+        /// Default: `"managed"`. One of: `managed`, `unmanaged`.
         #[serde(
             rename = "managementPolicy",
             default,
@@ -709,6 +711,8 @@ pub mod v1alpha1 {
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
         pub resource: ::core::option::Option<SecurityGroupSpecResource>,
         /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
+        ///
+        /// Fields set: exactly 1.
         #[serde(rename = "import", default, skip_serializing_if = "Option::is_none")]
         pub import: ::core::option::Option<SecurityGroupSpecImport>,
         /// How often to read the security group from OpenStack even when nothing changed.
@@ -747,17 +751,19 @@ pub mod v1alpha1 {
         )]
         pub observed_generation: ::core::option::Option<i64>,
         /// The OpenStack ID of the security group.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
         pub id: ::core::option::Option<::std::string::String>,
         /// When the controller last read the security group from OpenStack.
+        ///
+        /// Format: `date-time`.
         #[serde(
             rename = "lastSyncTime",
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub last_sync_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub last_sync_time: ::core::option::Option<::std::string::String>,
         /// The security group as OpenStack reports it.
         #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
         pub resource: ::core::option::Option<SecurityGroupStatusResource>,
@@ -766,9 +772,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct CloudCredentialsReference {
         /// The secret with a clouds.yaml key.
+        ///
+        /// Length: 1 to 253.
         #[serde(rename = "secretName")]
         pub secret_name: ::std::string::String,
         /// The cloud's entry in clouds.yaml.
+        ///
+        /// Length: 1 to 256.
         #[serde(rename = "cloudName")]
         pub cloud_name: ::std::string::String,
     }
@@ -793,9 +803,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecManagedOptions {
         /// Whether deleting the object deletes the OpenStack security group or leaves it.
+        ///
+        /// Default: `"delete"`. One of: `delete`, `detach`.
         #[serde(rename = "onDelete", default, skip_serializing_if = "Option::is_none")]
         pub on_delete: ::core::option::Option<SecurityGroupSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for SubResourcesReady, not only Available.
+        ///
+        /// Default: `false`.
         #[serde(
             rename = "waitForSubResources",
             default,
@@ -824,9 +838,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecResource {
         /// The name; by default the object's name.
+        ///
+        /// Length: 1 to 255. Pattern: `^[^,]+$`.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: ::core::option::Option<::std::string::String>,
         /// A human-readable description.
+        ///
+        /// Length: 1 to 255.
         #[serde(
             rename = "description",
             default,
@@ -837,9 +855,13 @@ pub mod v1alpha1 {
         #[serde(rename = "stateful", default, skip_serializing_if = "Option::is_none")]
         pub stateful: ::core::option::Option<bool>,
         /// Tags applied to the security group.
+        ///
+        /// Items: at most 64.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The rules of the security group.
+        ///
+        /// Items: at most 256.
         #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
         pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
     }
@@ -847,6 +869,8 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Rule {
         /// A human-readable description.
+        ///
+        /// Length: 1 to 255.
         #[serde(
             rename = "description",
             default,
@@ -854,12 +878,18 @@ pub mod v1alpha1 {
         )]
         pub description: ::core::option::Option<::std::string::String>,
         /// Whether the rule applies to incoming or outgoing traffic.
+        ///
+        /// One of: `ingress`, `egress`.
         #[serde(rename = "direction", default, skip_serializing_if = "Option::is_none")]
         pub direction: ::core::option::Option<RuleDirection>,
         /// The IP protocol the rule matches.
+        ///
+        /// One of: `ah`, `dccp`, `egp`, `esp`, `gre`, `icmp`, `icmpv6`, `igmp`, `ipip`, `ospf`, `pgm`, `rsvp`, `sctp`, `tcp`, `udp`, `udplite`, `vrrp`.
         #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
         pub protocol: ::core::option::Option<RuleProtocol>,
         /// The lowest port matched.
+        ///
+        /// Minimum: 0. Maximum: 65535.
         #[serde(
             rename = "portRangeMin",
             default,
@@ -867,6 +897,8 @@ pub mod v1alpha1 {
         )]
         pub port_range_min: ::core::option::Option<i32>,
         /// The highest port matched.
+        ///
+        /// Minimum: 0. Maximum: 65535.
         #[serde(
             rename = "portRangeMax",
             default,
@@ -874,6 +906,8 @@ pub mod v1alpha1 {
         )]
         pub port_range_max: ::core::option::Option<i32>,
         /// The remote IP address block, of the rule's ethertype.
+        ///
+        /// Format: `cidr`. Length: at most 49.
         #[serde(
             rename = "remoteIPPrefix",
             default,
@@ -881,6 +915,8 @@ pub mod v1alpha1 {
         )]
         pub remote_ip_prefix: ::core::option::Option<::std::string::String>,
         /// The IP version; CIDRs of the rule must match it.
+        ///
+        /// Default: `"IPv4"`. One of: `IPv4`, `IPv6`.
         #[serde(rename = "ethertype", default, skip_serializing_if = "Option::is_none")]
         pub ethertype: ::core::option::Option<RuleEthertype>,
     }
@@ -969,9 +1005,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecImport {
         /// The ID of the security group; it must exist.
+        ///
+        /// Format: `uuid`.
         #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
         pub id: ::core::option::Option<::std::string::String>,
         /// A query expected to match exactly one security group.
+        ///
+        /// Fields set: at least 1.
         #[serde(rename = "filter", default, skip_serializing_if = "Option::is_none")]
         pub filter: ::core::option::Option<SecurityGroupSpecImportFilter>,
     }
@@ -979,9 +1019,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupSpecImportFilter {
         /// The security group's name.
+        ///
+        /// Length: 1 to 255.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: ::core::option::Option<::std::string::String>,
         /// Tags it must all have.
+        ///
+        /// Items: at most 64.
         #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
         pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     }
@@ -989,9 +1033,13 @@ pub mod v1alpha1 {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SecurityGroupStatusResource {
         /// The security group's name; might not be unique.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
         pub name: ::core::option::Option<::std::string::String>,
         /// The security group's description.
+        ///
+        /// Length: at most 1024.
         #[serde(
             rename = "description",
             default,
@@ -999,6 +1047,8 @@ pub mod v1alpha1 {
         )]
         pub description: ::core::option::Option<::std::string::String>,
         /// The project that owns the security group.
+        ///
+        /// Length: at most 1024.
         #[serde(rename = "projectID", default, skip_serializing_if = "Option::is_none")]
         pub project_id: ::core::option::Option<::std::string::String>,
         /// Whether the security group is stateful.
@@ -1015,9 +1065,9 @@ pub mod v1alpha1 {
         )]
         pub revision_number: ::core::option::Option<i64>,
         /// When the security group was created.
+        ///
+        /// Format: `date-time`.
         #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
-        pub created_at: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        pub created_at: ::core::option::Option<::std::string::String>,
     }
 }

@@ -21,6 +21,7 @@ pub struct Builder {
     profiles: Vec<PathBuf>,
     out_dir: Option<PathBuf>,
     file_name: String,
+    selection: crate::select::Selection,
 }
 
 impl Default for Builder {
@@ -37,6 +38,7 @@ impl Builder {
             profiles: Vec::new(),
             out_dir: None,
             file_name: "kondition.rs".to_owned(),
+            selection: crate::select::Selection::default(),
         }
     }
 
@@ -52,6 +54,28 @@ impl Builder {
     #[must_use]
     pub fn profiles(mut self, dir: impl AsRef<Path>) -> Self {
         self.profiles.push(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Generates only these kinds (by default every kind of the inputs): `Kind`, `Kind/version`
+    /// for one version, `Kind.group` where two groups share a kind name. Only their types are
+    /// written, and `crds()` returns only their CRDs (each whole, every version). A kind that
+    /// is not in the inputs makes [`Builder::generate`] fail with a did-you-mean.
+    #[must_use]
+    pub fn kinds<S: Into<String>>(mut self, kinds: impl IntoIterator<Item = S>) -> Self {
+        self.selection
+            .kinds
+            .extend(kinds.into_iter().map(Into::into));
+        self
+    }
+
+    /// Generates only these versions of the kinds (by default every version); a version named
+    /// with a kind in [`Builder::kinds`] is generated too.
+    #[must_use]
+    pub fn versions<S: Into<String>>(mut self, versions: impl IntoIterator<Item = S>) -> Self {
+        self.selection
+            .versions
+            .extend(versions.into_iter().map(Into::into));
         self
     }
 
@@ -92,7 +116,8 @@ impl Builder {
         for file in &files {
             println!("cargo:rerun-if-changed={}", file.display());
         }
-        let model = crate::load(&files, &profiles).map_err(Error::Input)?;
+        let mut model = crate::load(&files, &profiles).map_err(Error::Input)?;
+        crate::select::apply(&mut model, &self.selection).map_err(Error::Selection)?;
         for note in &model.notes {
             println!("cargo:warning={note}");
         }
@@ -110,6 +135,9 @@ pub enum Error {
     Input(Diagnostics),
     /// Reading or writing failed.
     Io(std::io::Error),
+    /// A kind or version chosen with [`Builder::kinds`] or [`Builder::versions`] is not in
+    /// the inputs; one line per problem, with a did-you-mean where one is near.
+    Selection(String),
     /// Neither `out_dir` nor `$OUT_DIR` is set (not in a build script?).
     NoOutDir,
     /// A bug in kondition.
@@ -121,6 +149,7 @@ impl fmt::Display for Error {
         match self {
             Self::Input(diagnostics) => write!(f, "{diagnostics}"),
             Self::Io(error) => write!(f, "kondition: {error}"),
+            Self::Selection(message) => f.write_str(message.trim_end()),
             Self::NoOutDir => {
                 f.write_str("kondition: OUT_DIR is not set; call out_dir() outside a build script")
             }

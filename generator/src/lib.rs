@@ -30,10 +30,12 @@ pub mod fidelity;
 pub mod inputs;
 pub mod model;
 pub mod names;
+pub mod objects;
 pub mod output;
 mod parallel;
 pub mod profile;
 pub mod schema;
+pub mod select;
 pub mod source;
 
 use std::path::{Path, PathBuf};
@@ -63,6 +65,7 @@ pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics
         }
     }
     check_across_files(&model, &mut diagnostics);
+    assign_modules(&mut model.files);
     diagnostics.into_result(model)
 }
 
@@ -92,7 +95,77 @@ pub fn read_crd_text(
     crd::read_documents(path, &documents)
 }
 
-/// Rules that span files: a kind (group and kind) and a module name are declared once.
+/// The generated crate's own modules (`lib.rs`, `crds.rs`), which no input's module may be.
+const RESERVED_MODULES: &[&str] = &["lib", "crds"];
+
+/// Gives every file a module (and output file) name of its own, whatever the inputs are
+/// called: the file's stem, snake_cased; where stems clash, the stem after as many of the
+/// parent folders (below those the clashing files share) as tell the files apart
+/// (`schemas/a/bundle.yaml` and `schemas/b/bundle.yaml` are `a_bundle` and `b_bundle`); a
+/// name the generated crate uses itself gets a trailing `_` (`crds.yaml` is `crds_`); a name
+/// still taken, a number (`_2`). It depends only on the paths and their order, which is
+/// sorted within folders, so every run gives the same names.
+fn assign_modules(files: &mut [model::SchemaFile]) {
+    let bases: Vec<String> = files.iter().map(|f| f.module.clone()).collect();
+    let folders: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            f.path
+                .parent()
+                .into_iter()
+                .flat_map(Path::components)
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(name) => {
+                        Some(names::snake_case(&name.to_string_lossy()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut wanted = Vec::with_capacity(files.len());
+    for i in 0..files.len() {
+        let clashing: Vec<usize> = (0..files.len()).filter(|&j| bases[j] == bases[i]).collect();
+        // The folders every clashing file is in tell nothing apart.
+        let shared = (0..)
+            .take_while(|&n| {
+                let first = folders[clashing[0]].get(n);
+                first.is_some() && clashing.iter().all(|&j| folders[j].get(n) == first)
+            })
+            .count();
+        // The stem after the last `depth` folders of file `j` (as many as it has).
+        let qualified = |j: usize, depth: usize| -> String {
+            let own = &folders[j][shared.min(folders[j].len())..];
+            let mut parts: Vec<&str> = own[own.len().saturating_sub(depth)..]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            parts.push(&bases[j]);
+            parts.join("_")
+        };
+        let own_folders = folders[i].len().saturating_sub(shared);
+        let depth = (0..=own_folders)
+            .find(|&d| {
+                clashing
+                    .iter()
+                    .all(|&j| j == i || qualified(j, d) != qualified(i, d))
+            })
+            .unwrap_or(own_folders);
+        wanted.push(qualified(i, depth));
+    }
+    let mut scope = names::Scope::with_reserved(RESERVED_MODULES);
+    for (file, name) in files.iter_mut().zip(wanted) {
+        let name = if RESERVED_MODULES.contains(&name.as_str()) {
+            name + "_"
+        } else {
+            name
+        };
+        file.module = scope.unique(&names::module_name(name));
+    }
+}
+
+/// Rules that span files: a kind (group and kind) is declared once, and versions of one
+/// file's kinds do not become the same module.
 fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
     let mut seen: Vec<(&str, &str, &Path)> = Vec::new();
     for file in &model.files {
@@ -135,30 +208,6 @@ fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
                     None => modules.push((module, &version.name)),
                 }
             }
-        }
-    }
-    for (i, file) in model.files.iter().enumerate() {
-        // `lib.rs` and `crds.rs` are the generated crate's own files.
-        if file.module == "crds" || file.module == "lib" {
-            diagnostics.push(Diagnostic::new(
-                &file.path,
-                Default::default(),
-                format!(
-                    "a schema file may not be named {0}: the generated crate's own `{0}.rs` has that name",
-                    file.module
-                ),
-            ));
-        }
-        if let Some(other) = model.files[..i].iter().find(|f| f.module == file.module) {
-            diagnostics.push(Diagnostic::new(
-                &file.path,
-                Default::default(),
-                format!(
-                    "this file and {} would both become module `{}`; rename one",
-                    other.path.display(),
-                    file.module
-                ),
-            ));
         }
     }
 }

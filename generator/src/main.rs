@@ -42,6 +42,10 @@ struct GenerateArgs {
     /// A folder of additional status profiles.
     #[arg(long, value_name = "DIR")]
     profiles: Option<PathBuf>,
+    /// Generate only this kind (repeatable): `Kind`, `Kind/version`, or `Kind.group` where
+    /// two groups share a kind name. Default: every kind.
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -54,6 +58,9 @@ struct CrdArgs {
     /// A folder of additional status profiles.
     #[arg(long, value_name = "DIR")]
     profiles: Option<PathBuf>,
+    /// Only this kind's CRD (repeatable): `Kind` or `Kind.group`.
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -101,7 +108,7 @@ fn finish(result: Result<(), String>) -> ExitCode {
 
 fn crd(args: &CrdArgs) -> ExitCode {
     finish((|| {
-        let model = load(&args.paths, args.profiles.as_ref())?;
+        let model = load(&args.paths, args.profiles.as_ref(), &args.kinds)?;
         if args.out.as_os_str() == "-" {
             print!("{}", emit::crd_stream(&model));
             return Ok(());
@@ -169,6 +176,7 @@ fn report_writes(
 fn load(
     paths: &[PathBuf],
     profile_dir: Option<&PathBuf>,
+    kinds: &[String],
 ) -> Result<kondition_gen::model::Model, String> {
     let mut profiles = Profiles::embedded();
     if let Some(dir) = profile_dir {
@@ -180,10 +188,15 @@ fn load(
         paths.to_vec()
     };
     let files = inputs::schema_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
-    let model = kondition_gen::load(&files, &profiles).map_err(|d| d.to_string())?;
+    let mut model = kondition_gen::load(&files, &profiles).map_err(|d| d.to_string())?;
     for note in &model.notes {
         eprintln!("{note}");
     }
+    let selection = kondition_gen::select::Selection {
+        kinds: kinds.to_vec(),
+        versions: Vec::new(),
+    };
+    kondition_gen::select::apply(&mut model, &selection)?;
     Ok(model)
 }
 
@@ -236,7 +249,7 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
 
 /// Everything `generate` would write, or every problem found (as printed lines).
 fn generate(args: &GenerateArgs) -> Result<Vec<OutputFile>, String> {
-    let model = load(&args.paths, args.profiles.as_ref())?;
+    let model = load(&args.paths, args.profiles.as_ref(), &args.kinds)?;
     let files = emit::rust_tree(&model).map_err(|e| format!("kondition: {e}\n"));
     // The process ends right after writing: freeing the model node by node took a twentieth
     // of a run over the corpus (BENCHMARKS.md), and the system takes it back at exit anyway.

@@ -182,6 +182,9 @@ pub struct Version {
     pub printer_columns: Vec<PrinterColumn>,
     /// The scale subresource.
     pub scale: Option<Scale>,
+    /// The root object preserves unknown fields (`x-kubernetes-preserve-unknown-fields`): the
+    /// object type keeps the keys it does not name and writes them back.
+    pub preserve_unknown: bool,
 }
 
 /// What a version's objects hold besides apiVersion, kind and metadata.
@@ -317,7 +320,7 @@ pub enum Type {
     IntOrString,
     /// A resource quantity.
     Quantity,
-    /// An RFC 3339 time.
+    /// An RFC 3339 time, kept as the text it was written as.
     DateTime,
     /// Any JSON, preserved as is.
     Raw,
@@ -395,6 +398,9 @@ pub struct ObjectType {
     pub min_properties: Option<u64>,
     /// `maxProperties`
     pub max_properties: Option<u64>,
+    /// `x-kubernetes-preserve-unknown-fields`: keys beyond the fields are kept (the struct
+    /// holds them in a map of their own and writes them back).
+    pub preserve_unknown: bool,
 }
 
 /// A map's values.

@@ -40,6 +40,7 @@ pub mod crd;
 mod error;
 pub mod inherit;
 pub mod kstatus;
+pub mod nullable;
 pub mod profile;
 mod schema;
 mod status;

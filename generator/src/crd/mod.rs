@@ -453,5 +453,9 @@ fn read_version(
         body: Body::Root(fields),
         printer_columns,
         scale,
+        preserve_unknown: root.is_some_and(|root| {
+            root.get("x-kubernetes-preserve-unknown-fields")
+                .is_some_and(|v| v.value == Value::Bool(true))
+        }),
     }
 }

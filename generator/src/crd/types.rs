@@ -194,13 +194,18 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
         if has_properties {
             // Fields first: the shape is known only once their types are named.
             let fields = self.fields(node, name, &[]);
-            let shape = struct_shape(string(node, "description").as_deref(), &fields);
+            let preserve_unknown = flag(node, "x-kubernetes-preserve-unknown-fields");
+            let mut shape = struct_shape(string(node, "description").as_deref(), &fields);
+            if preserve_unknown {
+                shape.push_str(" +unknown");
+            }
             return Type::Object(ObjectType {
                 name: self.names.name(shape, name),
                 pos: node.pos,
                 fields,
                 min_properties: unsigned(node, "minProperties"),
                 max_properties: unsigned(node, "maxProperties"),
+                preserve_unknown,
             });
         }
         let values = match node.get("additionalProperties") {
@@ -220,12 +225,14 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
 fn struct_shape(docs: Option<&str>, fields: &[Field]) -> String {
     let mut shape = format!("struct {docs:?}");
     for field in fields {
+        // The facts are part of the field's docs (`docs::field`).
         shape.push_str(&format!(
-            " {:?} {} {} {:?} {}",
+            " {:?} {} {} {:?} {:?} {}",
             field.name,
             field.required,
             field.schema.nullable,
             field.schema.docs,
+            crate::emit::docs::facts(&field.schema),
             type_shape(&field.schema.ty)
         ));
     }

@@ -365,6 +365,7 @@ fn read_versions(
                 },
                 printer_columns: read_columns(map.list("printerColumns"), sink),
                 scale: shared_scale,
+                preserve_unknown: false,
             }]
         }
         (None, Some(node)) => {
@@ -403,6 +404,7 @@ fn read_versions(
                             .get("scale")
                             .and_then(|n| read_scale(n, sink))
                             .or_else(|| shared_scale.clone()),
+                        preserve_unknown: false,
                         name,
                     })
                 })

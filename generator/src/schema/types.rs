@@ -212,6 +212,7 @@ impl<'s> TypeReader<'s> {
                     fields,
                     min_properties: map.and_then(|m| m.count("minProperties")),
                     max_properties: map.and_then(|m| m.count("maxProperties")),
+                    preserve_unknown: false,
                 })
             }
             "map" => {

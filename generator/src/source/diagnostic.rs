@@ -1,4 +1,5 @@
-//! Problems in the input, reported as `path:line:col: message`.
+//! Problems in the input, reported as `path:line:col: message`, or `path: message` for a
+//! problem with the whole file (it cannot be read, it is empty, it holds no kind).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use super::yaml::Pos;
 pub struct Diagnostic {
     /// The input file.
     pub path: PathBuf,
-    /// Where in it (1-based line and column).
+    /// Where in it (1-based line and column); line 0 is the whole file.
     pub pos: Pos,
     /// What is wrong, and what to write instead where that is known.
     pub message: String,
@@ -68,6 +69,10 @@ pub fn read_limited(reader: impl std::io::Read) -> Result<String, String> {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.pos.line == 0 {
+            // The whole file: no place in it to point at.
+            return write!(f, "{}: {}", self.path.display(), self.message);
+        }
         write!(
             f,
             "{}:{}:{}: {}",

@@ -132,7 +132,8 @@ mod tests {
             "status": {"\"#": "z"}
         });
         let payload: Payload = serde_json::from_value(wire.clone()).expect("reads");
-        assert_eq!(payload.spec.choice, Some(PayloadSpecChoice::FnInjected));
+        let spec = payload.spec.as_ref().expect("a spec");
+        assert_eq!(spec.choice, Some(PayloadSpecChoice::FnInjected));
         assert_eq!(serde_json::to_value(&payload).expect("writes"), wire);
     }
 

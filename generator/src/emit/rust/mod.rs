@@ -203,7 +203,12 @@ impl<'m> TypeCollector<'m> {
             };
             match &schema.ty {
                 Type::Object(object) => {
-                    writer.struct_item(name, schema.docs.as_deref(), &object.fields);
+                    writer.struct_item(
+                        name,
+                        schema.docs.as_deref(),
+                        &object.fields,
+                        object.preserve_unknown,
+                    );
                 }
                 Type::Enum(e) => writer.enum_item(e, schema.docs.as_deref()),
                 _ => {}
@@ -259,7 +264,7 @@ fn kind_items<'m>(
             let object = resource::object_items(kind, version, &root, crd_const);
             let spec_doc = format!("The desired state of a {}.", kind.kind);
             let mut writer = text::Writer::new(indent);
-            writer.struct_item(&spec_name, Some(&spec_doc), spec);
+            writer.struct_item(&spec_name, Some(&spec_doc), spec, false);
             let spec = texts.marker(writer.finish());
             let status = resource::status_item(kind, status, &status_name, status_fields);
             quote! {

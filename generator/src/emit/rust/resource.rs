@@ -6,7 +6,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{self, FieldShape};
+use super::types::{self, FieldShape, Presence};
 use crate::emit::docs;
 use crate::model::{Field, Kind, Scope, StatusDef, Version};
 use crate::names;
@@ -18,8 +18,6 @@ struct RootField {
     wire: String,
     shape: FieldShape,
     doc: Option<String>,
-    /// Absent on the wire is allowed but the field is not an `Option` (it has a `Default`).
-    defaulted: bool,
 }
 
 /// The object struct and its impls. `crd_const` names the kind's CRD JSON in the file module.
@@ -31,23 +29,14 @@ pub fn object_items(
 ) -> TokenStream {
     let name = format_ident!("{}", kind.kind);
     let mut scope = names::Scope::with_reserved(&["metadata"]);
+    // Optional root fields are `Option`s like any other (a status always is: it is absent
+    // until a controller writes it), so an object without them is written back without them.
     let fields: Vec<RootField> = root_fields
         .iter()
-        .map(|field| {
-            // A status is always optional: it is absent until a controller writes it.
-            let status = field.name == "status";
-            let defaulted = !status && !field.required && types::has_default(&field.schema.ty);
-            let mut shape = types::shape(field, &mut scope, status);
-            if defaulted {
-                shape.optional = false;
-                shape.ty = types::rust_type(&field.schema.ty);
-            }
-            RootField {
-                wire: field.name.clone(),
-                shape,
-                doc: field.schema.docs.clone(),
-                defaulted,
-            }
+        .map(|field| RootField {
+            wire: field.name.clone(),
+            shape: types::shape(field, &mut scope, field.name == "status"),
+            doc: docs::field(&field.schema),
         })
         .collect();
     let meta: syn::Path = syn::parse_str(META).unwrap_or_else(|_| syn::parse_quote!(ObjectMeta));
@@ -55,18 +44,25 @@ pub fn object_items(
         let FieldShape {
             ident,
             ty,
-            optional,
+            presence,
         } = &f.shape;
-        let wire = &f.wire;
-        let serde = if *optional {
-            quote!(#[serde(rename = #wire, default, skip_serializing_if = "Option::is_none")])
-        } else if f.defaulted {
-            quote!(#[serde(rename = #wire, default)])
-        } else {
-            quote!(#[serde(rename = #wire)])
-        };
+        let mut args = vec![types::serde_rename(&f.wire)];
+        args.extend(presence.serde_args().iter().map(|a| (*a).to_owned()));
+        let serde = types::tokens(&format!("#[serde({})]", args.join(", ")));
         let doc = f.doc.as_deref().map(docs::attrs);
         quote!(#doc #serde pub #ident: #ty,)
+    });
+    // A root that preserves unknown fields keeps them in a flattened map, written back.
+    let extra_ident = version
+        .preserve_unknown
+        .then(|| names::ident(&scope.unique("extra")));
+    let extra_declaration = extra_ident.as_ref().map(|ident| {
+        let ty = types::tokens(&types::unknown_fields().to_string());
+        quote! {
+            /// Keys the schema does not name, kept as they were (it preserves unknown fields).
+            #[serde(flatten)]
+            pub #ident: #ty,
+        }
     });
     let doc = docs::attrs(kind.docs.as_deref().unwrap_or(&format!(
         "A {} object (`{}/{}`).",
@@ -80,46 +76,77 @@ pub fn object_items(
             #[serde(default)]
             pub metadata: #meta,
             #(#declarations)*
+            #extra_declaration
         }
     };
     let api_version = format!("{}/{}", kind.group, version.name);
     let kind_name = &kind.kind;
+    // A map when unknown keys follow the fields (a struct has a fixed set of fields).
+    let (put, skip) = if extra_ident.is_some() {
+        (quote!(serialize_entry), None)
+    } else {
+        (quote!(serialize_field), Some(quote!(state.skip_field)))
+    };
     let serialize_fields = fields.iter().map(|f| {
         let ident = &f.shape.ident;
         let wire = &f.wire;
-        if f.shape.optional {
+        if f.shape.presence.skips_none() {
+            let none = match &skip {
+                Some(skip) => quote!(#skip(#wire)?),
+                None => quote!(()),
+            };
             quote! {
                 match &self.#ident {
-                    ::core::option::Option::Some(value) => state.serialize_field(#wire, value)?,
-                    ::core::option::Option::None => state.skip_field(#wire)?,
+                    ::core::option::Option::Some(value) => state.#put(#wire, value)?,
+                    ::core::option::Option::None => #none,
                 }
             }
         } else {
-            quote!(state.serialize_field(#wire, &self.#ident)?;)
+            quote!(state.#put(#wire, &self.#ident)?;)
         }
     });
     let len = Literal::usize_unsuffixed(fields.len() + 3);
-    let serialize = quote! {
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                use ::serde::ser::SerializeStruct as _;
-                let mut state = serializer.serialize_struct(#kind_name, #len)?;
-                state.serialize_field("apiVersion", #api_version)?;
-                state.serialize_field("kind", #kind_name)?;
-                state.serialize_field("metadata", &self.metadata)?;
-                #(#serialize_fields)*
-                state.end()
+    let serialize = match &extra_ident {
+        None => quote! {
+            impl ::serde::Serialize for #name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeStruct as _;
+                    let mut state = serializer.serialize_struct(#kind_name, #len)?;
+                    state.serialize_field("apiVersion", #api_version)?;
+                    state.serialize_field("kind", #kind_name)?;
+                    state.serialize_field("metadata", &self.metadata)?;
+                    #(#serialize_fields)*
+                    state.end()
+                }
             }
-        }
+        },
+        Some(extra) => quote! {
+            impl ::serde::Serialize for #name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    use ::serde::ser::SerializeMap as _;
+                    let mut state = serializer.serialize_map(::core::option::Option::None)?;
+                    state.serialize_entry("apiVersion", #api_version)?;
+                    state.serialize_entry("kind", #kind_name)?;
+                    state.serialize_entry("metadata", &self.metadata)?;
+                    #(#serialize_fields)*
+                    for (key, value) in &self.#extra {
+                        state.serialize_entry(key, value)?;
+                    }
+                    state.end()
+                }
+            }
+        },
     };
     let resource = resource_impl(kind, version, &name);
-    let spec = fields
+    let spec = fields.iter().find(|f| {
+        f.wire == "spec" && matches!(f.shape.presence, Presence::Required | Presence::Optional)
+    });
+    let status = fields
         .iter()
-        .find(|f| f.wire == "spec" && !f.shape.optional);
-    let status = fields.iter().find(|f| f.wire == "status");
+        .find(|f| f.wire == "status" && f.shape.presence == Presence::Optional);
+    // An optional spec is `HasSpec::Spec = Option<...>`: absent stays absent.
     let has_spec = spec.map(|f| {
-        let FieldShape { ident, .. } = &f.shape;
-        let ty = root_type(root_fields, "spec");
+        let FieldShape { ident, ty, .. } = &f.shape;
         quote! {
             impl ::kube::core::object::HasSpec for #name {
                 type Spec = #ty;
@@ -152,16 +179,24 @@ pub fn object_items(
         .filter(|spec| {
             fields
                 .iter()
-                .all(|f| f.wire == spec.wire || f.shape.optional || f.defaulted)
+                .all(|f| f.wire == spec.wire || f.shape.presence.skips_none())
         })
         .map(|spec| {
             let spec_ident = &spec.shape.ident;
             let spec_ty = root_type(root_fields, "spec");
+            let spec_value = if spec.shape.presence == Presence::Optional {
+                quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
+            } else {
+                quote!(#spec_ident,)
+            };
             let others = fields.iter().filter(|f| f.wire != "spec").map(|f| {
                 let ident = &f.shape.ident;
                 quote!(#ident: ::core::default::Default::default(),)
             });
             let doc = format!(" A {kind_name} named `name` with `spec`, the rest empty.");
+            let extra_init = extra_ident
+                .as_ref()
+                .map(|ident| quote!(#ident: ::core::default::Default::default(),));
             quote! {
                 impl #name {
                     #[doc = #doc]
@@ -171,8 +206,9 @@ pub fn object_items(
                                 name: ::core::option::Option::Some(name.to_owned()),
                                 ..::core::default::Default::default()
                             },
-                            #spec_ident,
+                            #spec_value
                             #(#others)*
+                            #extra_init
                         }
                     }
                 }

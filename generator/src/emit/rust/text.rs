@@ -44,8 +44,16 @@ impl Writer {
         self.out
     }
 
-    /// A struct with `fields_in`; `Default` when every field is optional.
-    pub fn struct_item(&mut self, name: &str, doc: Option<&str>, fields_in: &[Field]) {
+    /// A struct with `fields_in`; `Default` when every field is optional. With
+    /// `preserve_unknown` it also holds the keys the schema does not name, in a flattened map
+    /// written back in place.
+    pub fn struct_item(
+        &mut self,
+        name: &str,
+        doc: Option<&str>,
+        fields_in: &[Field],
+        preserve_unknown: bool,
+    ) {
         if let Some(doc) = doc {
             self.doc(doc);
         }
@@ -62,26 +70,32 @@ impl Writer {
             &["Clone", "Debug", "PartialEq", SERIALIZE, DESERIALIZE]
         };
         self.attr("derive", derives);
-        self.open(&["pub struct ", name], fields_in.is_empty());
-        if fields_in.is_empty() {
+        let empty = fields_in.is_empty() && !preserve_unknown;
+        self.open(&["pub struct ", name], empty);
+        if empty {
             return;
         }
         let mut scope = names::Scope::default();
         for field in fields_in {
-            if let Some(doc) = &field.schema.docs {
-                self.doc(doc);
+            if let Some(doc) = docs::field(&field.schema) {
+                self.doc(&doc);
             }
-            let optional = types::is_optional(field, false);
+            let presence = types::Presence::of(field, false);
             let rename = types::serde_rename(&field.name);
-            if optional {
-                let [default, skip] = types::OPTIONAL_ARGS;
-                self.attr("serde", &[&rename, default, skip]);
-            } else {
-                self.attr("serde", &[&rename]);
-            }
+            let mut args = vec![rename.as_str()];
+            args.extend(presence.serde_args());
+            self.attr("serde", &args);
             let ident = names::ident_text(&scope.unique(&snake_case(&field.name)));
-            let ty = types::field_type(&field.schema.ty, optional);
+            let ty = types::field_type(&field.schema.ty, presence);
             self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
+        }
+        if preserve_unknown {
+            self.doc(
+                "Keys the schema does not name, kept as they were (it preserves unknown fields).",
+            );
+            self.attr("serde", &["flatten"]);
+            let ident = names::ident_text(&scope.unique("extra"));
+            self.typed_line(&["pub ", &ident, ": "], &types::unknown_fields(), ",", true);
         }
         self.close();
     }
@@ -287,7 +301,7 @@ mod tests {
             field("waitForSubResources", false, Type::Boolean),
             field("self", false, named("SelfRef")),
         ];
-        writer.struct_item("Widget", Some("A widget."), &fields);
+        writer.struct_item("Widget", Some("A widget."), &fields, false);
         let text = writer.finish();
         assert_eq!(
             text,
@@ -343,8 +357,9 @@ pub struct Widget {
         // Four levels: the derive lists break too; eighteen: the least space applies.
         for depth in [0, 1, 4, 18] {
             let mut writer = Writer::new(depth * 4);
-            writer.struct_item("Holder", None, &fields);
-            writer.struct_item("Empty", Some("Nothing."), &[]);
+            writer.struct_item("Holder", None, &fields, false);
+            writer.struct_item("Empty", Some("Nothing."), &[], false);
+            writer.struct_item("Open", None, &fields, true);
             writer.enum_item(&e, Some("A choice."));
             assert_prettyplease_layout(&writer.finish(), depth);
         }
@@ -389,7 +404,7 @@ pub struct Widget {
                 .collect();
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
-                writer.struct_item("Holder", None, &fields);
+                writer.struct_item("Holder", None, &fields, false);
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
@@ -410,7 +425,7 @@ pub struct Widget {
             };
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
-                writer.struct_item("Holder", None, &fields);
+                writer.struct_item("Holder", None, &fields, false);
                 writer.enum_item(&e, None);
                 assert_prettyplease_layout(&writer.finish(), depth);
             }

@@ -14,43 +14,89 @@ use crate::names::{self, ident, snake_case};
 
 /// Whether every field may be absent (so the struct can be `Default`).
 pub fn all_optional(fields: &[Field]) -> bool {
-    fields.iter().all(|f| !f.required || f.schema.nullable)
+    fields.iter().all(|f| Presence::of(f, false).is_option())
 }
 
-/// A field's Rust name (unique in `scope`) and type, and whether it is an `Option`.
-pub struct FieldShape {
-    /// The field's identifier.
-    pub ident: syn::Ident,
-    /// Its type, `Option<...>` when optional.
-    pub ty: TokenStream,
-    /// Whether it may be absent.
-    pub optional: bool,
+/// How a field's type is wrapped, from whether it may be absent and whether it may be `null`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// `T`: always present, never `null`.
+    Required,
+    /// `Option<T>`, absent when `None` (an optional field that is not nullable).
+    Optional,
+    /// `Option<T>`, `null` when `None` (a required field that is nullable).
+    RequiredNullable,
+    /// `Option<Option<T>>`: absent when `None`, `null` when `Some(None)` (an optional field
+    /// that is nullable), so an explicit `null` comes back as it went in.
+    OptionalNullable,
 }
 
-/// The Rust shape of `field`. `force_optional` makes it an `Option` whatever the schema says
-/// (status fields: a controller fills the status piece by piece).
-pub fn shape(field: &Field, scope: &mut names::Scope, force_optional: bool) -> FieldShape {
-    let ident = ident(&scope.unique(&snake_case(&field.name)));
-    let optional = is_optional(field, force_optional);
-    FieldShape {
-        ident,
-        ty: tokens(&field_type(&field.schema.ty, optional).to_string()),
-        optional,
+impl Presence {
+    /// The presence of `field`. `force_optional` makes it optional whatever the schema says
+    /// (status fields: a controller fills the status piece by piece).
+    pub fn of(field: &Field, force_optional: bool) -> Self {
+        match (force_optional || !field.required, field.schema.nullable) {
+            (false, false) => Self::Required,
+            (true, false) => Self::Optional,
+            (false, true) => Self::RequiredNullable,
+            (true, true) => Self::OptionalNullable,
+        }
+    }
+
+    /// Whether the Rust type is an `Option` (so the field has a `Default`).
+    pub fn is_option(self) -> bool {
+        self != Self::Required
+    }
+
+    /// Whether `None` is left out when writing.
+    pub fn skips_none(self) -> bool {
+        matches!(self, Self::Optional | Self::OptionalNullable)
+    }
+
+    /// The arguments after the rename of the field's `#[serde(...)]`.
+    pub fn serde_args(self) -> &'static [&'static str] {
+        match self {
+            Self::Required => &[],
+            Self::Optional => &OPTIONAL_ARGS,
+            Self::RequiredNullable => &["default"],
+            Self::OptionalNullable => &[
+                "default",
+                "skip_serializing_if = \"Option::is_none\"",
+                "deserialize_with = \"::kondition::nullable::deserialize\"",
+            ],
+        }
     }
 }
 
-/// Whether `field` is an `Option`.
-pub fn is_optional(field: &Field, force_optional: bool) -> bool {
-    force_optional || !field.required || field.schema.nullable
+/// A field's Rust name (unique in `scope`) and type, and how it is wrapped.
+pub struct FieldShape {
+    /// The field's identifier.
+    pub ident: syn::Ident,
+    /// Its type, `Option<...>` when optional or nullable.
+    pub ty: TokenStream,
+    /// How it is wrapped.
+    pub presence: Presence,
 }
 
-/// A field's Rust type: `Option<...>` when optional.
-pub fn field_type(ty: &Type, optional: bool) -> RustType {
+/// The Rust shape of `field`. `force_optional` makes it optional whatever the schema says.
+pub fn shape(field: &Field, scope: &mut names::Scope, force_optional: bool) -> FieldShape {
+    let ident = ident(&scope.unique(&snake_case(&field.name)));
+    let presence = Presence::of(field, force_optional);
+    FieldShape {
+        ident,
+        ty: tokens(&field_type(&field.schema.ty, presence).to_string()),
+        presence,
+    }
+}
+
+/// A field's Rust type, wrapped as `presence` says.
+pub fn field_type(ty: &Type, presence: Presence) -> RustType {
     let ty = RustType::of(ty);
-    if optional {
-        RustType::generic("::core::option::Option", vec![ty])
-    } else {
-        ty
+    let option = |ty| RustType::generic("::core::option::Option", vec![ty]);
+    match presence {
+        Presence::Required => ty,
+        Presence::Optional | Presence::RequiredNullable => option(ty),
+        Presence::OptionalNullable => option(option(ty)),
     }
 }
 
@@ -111,7 +157,8 @@ impl RustType {
             Type::Quantity => {
                 Self::path("::k8s_openapi::apimachinery::pkg::api::resource::Quantity")
             }
-            Type::DateTime => Self::path("::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time"),
+            // The text as written: k8s-openapi's `Time` would rewrite fractions and offsets.
+            Type::DateTime => Self::path("::std::string::String"),
             Type::Raw => Self::path("::serde_json::Value"),
             Type::WellKnown(known) => Self::path(format!("::{}", known.rust_path())),
         }
@@ -143,6 +190,17 @@ impl fmt::Display for RustType {
     }
 }
 
+/// The map a struct keeps unknown keys in: `BTreeMap<String, serde_json::Value>`.
+pub fn unknown_fields() -> RustType {
+    RustType::generic(
+        "::std::collections::BTreeMap",
+        vec![
+            RustType::path("::std::string::String"),
+            RustType::path("::serde_json::Value"),
+        ],
+    )
+}
+
 /// `rename = "wire"`: a field's or variant's wire name, as a `#[serde(...)]` argument.
 pub fn serde_rename(wire: &str) -> String {
     format!("rename = {}", Literal::string(wire))
@@ -160,15 +218,12 @@ pub fn fields(fields_in: &[Field], scope: &mut names::Scope, force_optional: boo
             let FieldShape {
                 ident,
                 ty,
-                optional,
+                presence,
             } = shape(field, scope, force_optional);
-            let rename = serde_rename(&field.name);
-            let serde_attr = if optional {
-                tokens(&format!("#[serde({rename}, {})]", OPTIONAL_ARGS.join(", ")))
-            } else {
-                tokens(&format!("#[serde({rename})]"))
-            };
-            let doc = field.schema.docs.as_deref().map(docs::attrs);
+            let mut args = vec![serde_rename(&field.name)];
+            args.extend(presence.serde_args().iter().map(|a| (*a).to_owned()));
+            let serde_attr = tokens(&format!("#[serde({})]", args.join(", ")));
+            let doc = docs::field(&field.schema).map(|d| docs::attrs(&d));
             quote! {
                 #doc
                 #serde_attr
@@ -184,23 +239,7 @@ pub fn rust_type(ty: &Type) -> TokenStream {
 }
 
 /// Text this module wrote (a type, an attribute) as tokens.
-fn tokens(text: &str) -> TokenStream {
+pub fn tokens(text: &str) -> TokenStream {
     text.parse()
         .unwrap_or_else(|e| panic!("internal error: `{text}` does not tokenize: {e}"))
-}
-
-/// Whether a value of this type has a `Default` (a root field that may be absent but is not
-/// an `Option`, such as a spec whose fields are all optional, needs one).
-pub fn has_default(ty: &Type) -> bool {
-    match ty {
-        Type::Object(object) => all_optional(&object.fields),
-        Type::String(_)
-        | Type::Integer(_)
-        | Type::Number(_)
-        | Type::Boolean
-        | Type::Map(_)
-        | Type::List(_)
-        | Type::Raw => true,
-        _ => false,
-    }
 }

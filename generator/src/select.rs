@@ -1,0 +1,192 @@
+//! Choosing the kinds to generate: `--kind Kind[/version]` (or `Kind.group` where two groups
+//! share a kind name) and a list of versions. Only the chosen kinds, at the chosen versions,
+//! are generated, and `crds()` returns only their CRDs. A CRD stays whole (every version):
+//! versions choose the Rust types, not what the API server serves.
+
+use crate::model::{Kind, Model, SourceSpec};
+use crate::schema::reader::suggest;
+
+/// Which kinds and versions to generate; empty lists choose everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// `Kind`, `Kind/version`, `Kind.group` or `Kind.group/version`.
+    pub kinds: Vec<String>,
+    /// Versions to generate of every chosen kind.
+    pub versions: Vec<String>,
+}
+
+impl Selection {
+    /// Whether it chooses everything.
+    pub fn is_all(&self) -> bool {
+        self.kinds.is_empty() && self.versions.is_empty()
+    }
+}
+
+/// One `--kind`: the kind, its group if given, its version if given.
+struct Selector<'s> {
+    text: &'s str,
+    kind: &'s str,
+    group: Option<&'s str>,
+    version: Option<&'s str>,
+}
+
+impl<'s> Selector<'s> {
+    fn parse(text: &'s str) -> Self {
+        let (name, version) = match text.split_once('/') {
+            Some((name, version)) => (name, Some(version)),
+            None => (text, None),
+        };
+        let (kind, group) = match name.split_once('.') {
+            Some((kind, group)) => (kind, Some(group)),
+            None => (name, None),
+        };
+        Self {
+            text,
+            kind,
+            group,
+            version,
+        }
+    }
+
+    fn matches(&self, kind: &Kind) -> bool {
+        kind.kind == self.kind && self.group.is_none_or(|g| g == kind.group)
+    }
+}
+
+/// Keeps in `model` only what `selection` chooses; every selector that chooses nothing is
+/// an error (with the nearest kind or version as a suggestion), each on a line of its own.
+pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), String> {
+    if selection.is_all() {
+        return Ok(());
+    }
+    let selectors: Vec<Selector> = selection.kinds.iter().map(|s| Selector::parse(s)).collect();
+    let all: Vec<&Kind> = model.files.iter().flat_map(|f| &f.kinds).collect();
+    let mut problems = Vec::new();
+    for selector in &selectors {
+        let found: Vec<&&Kind> = all.iter().filter(|k| selector.matches(k)).collect();
+        match found.as_slice() {
+            [] => {
+                let mut known: Vec<String> = all.iter().map(|k| k.kind.clone()).collect();
+                if selector.group.is_some() {
+                    known = all
+                        .iter()
+                        .map(|k| format!("{}.{}", k.kind, k.group))
+                        .collect();
+                }
+                let wanted = match selector.group {
+                    Some(group) => format!("{}.{group}", selector.kind),
+                    None => selector.kind.to_owned(),
+                };
+                let known: Vec<&str> = known.iter().map(String::as_str).collect();
+                let hint = match suggest(&wanted, &known) {
+                    Some(near) => format!("; did you mean `{near}`?"),
+                    None if known.len() <= 10 => format!("; the kinds are {}", known.join(", ")),
+                    None => String::new(),
+                };
+                problems.push(format!(
+                    "kondition: --kind {}: no kind `{wanted}` in the inputs{hint}",
+                    selector.text
+                ));
+            }
+            [kind] => {
+                if let Some(version) = selector.version
+                    && !kind.versions.iter().any(|v| v.name == version)
+                {
+                    let versions: Vec<&str> =
+                        kind.versions.iter().map(|v| v.name.as_str()).collect();
+                    let hint = match suggest(version, &versions) {
+                        Some(near) => format!("did you mean `{near}`?"),
+                        None => format!("its versions are {}", versions.join(", ")),
+                    };
+                    problems.push(format!(
+                        "kondition: --kind {}: {} has no version `{version}`; {hint}",
+                        selector.text, kind.kind
+                    ));
+                }
+            }
+            several => {
+                let qualified: Vec<String> = several
+                    .iter()
+                    .map(|k| format!("`{}.{}`", k.kind, k.group))
+                    .collect();
+                problems.push(format!(
+                    "kondition: --kind {}: {} groups have kind `{}`; write {}",
+                    selector.text,
+                    several.len(),
+                    selector.kind,
+                    qualified.join(" or ")
+                ));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems.join("\n") + "\n");
+    }
+    for file in &mut model.files {
+        let mut kept = Vec::new();
+        for mut kind in std::mem::take(&mut file.kinds) {
+            let chosen: Vec<&Selector> = selectors.iter().filter(|s| s.matches(&kind)).collect();
+            if !selectors.is_empty() && chosen.is_empty() {
+                continue;
+            }
+            // Versions named with the kind, else the versions asked for, else all.
+            let mut versions: Vec<&str> = chosen.iter().filter_map(|s| s.version).collect();
+            if versions.is_empty() || chosen.iter().any(|s| s.version.is_none()) {
+                versions = if selection.versions.is_empty() {
+                    kind.versions.iter().map(|v| v.name.as_str()).collect()
+                } else {
+                    selection.versions.iter().map(String::as_str).collect()
+                };
+                versions.extend(chosen.iter().filter_map(|s| s.version));
+            }
+            let versions: Vec<String> = versions.into_iter().map(str::to_owned).collect();
+            if kind.versions.iter().all(|v| versions.contains(&v.name)) {
+                kept.push(kind);
+                continue;
+            }
+            // The CRD keeps every version: pin it before the model loses some.
+            if kind.source_crd.is_none() {
+                let crd = crate::emit::crd::crd(&kind, &file.types);
+                kind.source_crd = Some(SourceSpec::new(&crd["spec"]));
+            }
+            kind.versions.retain(|v| versions.contains(&v.name));
+            // A kind chosen by name must have a version asked for; others are just left out.
+            if kind.versions.is_empty() && !chosen.is_empty() {
+                problems.push(format!(
+                    "kondition: {} has none of the versions {}",
+                    kind.kind,
+                    selection.versions.join(", ")
+                ));
+                continue;
+            }
+            if !kind.versions.is_empty() {
+                kept.push(kind);
+            }
+        }
+        file.kinds = kept;
+    }
+    model.files.retain(|f| !f.kinds.is_empty());
+    if !problems.is_empty() {
+        return Err(problems.join("\n") + "\n");
+    }
+    if model.files.is_empty() {
+        return Err("kondition: no kind has the versions chosen\n".to_owned());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_read_kind_group_and_version() {
+        let s = Selector::parse("Certificate.cert-manager.io/v1");
+        assert_eq!(
+            (s.kind, s.group, s.version),
+            ("Certificate", Some("cert-manager.io"), Some("v1"))
+        );
+        let s = Selector::parse("Router");
+        assert_eq!((s.kind, s.group, s.version), ("Router", None, None));
+    }
+}
