@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
 use kondition::controller::{StatusReconciler, error_policy};
 use kondition::{
     Condition, ConditionStatus, Conditions, Failure, KubeStatus, RequeuePolicy, Severity,
@@ -102,15 +102,31 @@ fn applied_status(body: &Value) -> WidgetStatus {
 const OWNER: &str = "example.com/widget-controller";
 const FALLBACK: &str = "example.com/widget-controller-fallback";
 
+/// Entries as the API server writes them after the status was rejected and the fallback
+/// applied: the controller owns Ready's fields from an earlier full apply, the fallback
+/// manager the severity only it sent.
 fn managed_by(managers: &[&str]) -> Option<Vec<ManagedFieldsEntry>> {
     Some(
         managers
             .iter()
-            .map(|manager| ManagedFieldsEntry {
-                manager: Some((*manager).into()),
-                operation: Some("Apply".into()),
-                subresource: Some("status".into()),
-                ..Default::default()
+            .map(|manager| {
+                let fields = if manager.ends_with("-fallback") {
+                    json!({".": {}, "f:type": {}, "f:severity": {}})
+                } else {
+                    json!({".": {}, "f:type": {}, "f:status": {}, "f:reason": {}, "f:message": {},
+                           "f:lastTransitionTime": {}, "f:observedGeneration": {}})
+                };
+                let owned =
+                    json!({"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": fields}}});
+                ManagedFieldsEntry {
+                    manager: Some((*manager).into()),
+                    operation: Some("Apply".into()),
+                    subresource: Some("status".into()),
+                    api_version: Some("example.com/v1".into()),
+                    fields_type: Some("FieldsV1".into()),
+                    fields_v1: Some(FieldsV1(owned)),
+                    ..Default::default()
+                }
             })
             .collect(),
     )
@@ -332,7 +348,9 @@ async fn reconcile_failing(
 
 #[tokio::test]
 async fn the_backoff_counts_the_bodys_failures_whether_or_not_their_status_was_written() {
-    let server = ApiServer::new(&widget(5));
+    // The same copy is reconciled again and again, each write answered as scripted: the
+    // echo stand-in, since a stored object would move on and refuse the copy's precondition.
+    let server = ApiServer::echo(&widget(5));
     let reconciler =
         StatusReconciler::<Widget>::new(server.client()).requeue_policy(RequeuePolicy {
             resync: Duration::from_secs(600),
@@ -395,14 +413,7 @@ async fn the_fallback_is_conditional_and_its_release_is_not() {
     // After a later full apply, the fallback manager's release carries no precondition:
     // the full apply has just changed the object's version.
     let mut stored = widget(6);
-    stored.metadata.managed_fields = Some(vec![
-        k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry {
-            manager: Some("example.com/widget-controller-fallback".into()),
-            operation: Some("Apply".into()),
-            subresource: Some("status".into()),
-            ..Default::default()
-        },
-    ]);
+    stored.metadata.managed_fields = managed_by(&[FALLBACK]);
     let server = ApiServer::new(&stored);
     reconcile(&server, stored).await.expect("written");
     let requests = server.received();
