@@ -45,7 +45,10 @@ fn sources_md_names_every_corpus_file() {
     let mut found = BTreeSet::new();
     yaml_files(root, root, &mut found);
     for file in &found {
-        assert!(sources.contains(&format!("`{file}`")), "{file} is not in SOURCES.md");
+        assert!(
+            sources.contains(&format!("`{file}`")),
+            "{file} is not in SOURCES.md"
+        );
     }
     for license in ["Apache-2.0.txt", "MIT-azure-service-operator.txt"] {
         assert!(root.join("LICENSES").join(license).is_file(), "{license}");
