@@ -6,7 +6,7 @@
 # (bench/measure.py: median wall, CPU and peak memory of the rustc run); then both are
 # normalised per 1,000 schema nodes of the CRD versions they emit.
 #
-#   bash bench/compile_cost.sh [RUNS=5]    (KONDITION_CORPUS overrides ../shared/crds)
+#   bash bench/compile_cost.sh [RUNS=5]    (KONDITION_CORPUS overrides corpus/)
 #
 # Runs bench/kopium_roundtrip.sh first when its crate is not there (kopium's modules that
 # compile are taken from it). Takes about 8 minutes per round on 2 cores.

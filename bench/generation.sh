@@ -4,7 +4,7 @@
 # against only reading the same YAML into values (the parse floor every generator pays).
 # Then where kondition's time goes, stage by stage.
 #
-#   bash bench/generation.sh [RUNS=5]    (KONDITION_CORPUS overrides ../shared/crds)
+#   bash bench/generation.sh [RUNS=5]    (KONDITION_CORPUS overrides corpus/)
 #
 # Builds the release binaries; installs kopium 0.24.1 into target/tools/kopium (once).
 # Each round runs the three commands in turn (bench/measure.py); ratios are per round.

@@ -13,12 +13,12 @@
 # Files holding several documents are refused by kopium; they are recorded as "rejected".
 # A module that does not compile is recorded as "compile-failed" and left out.
 #
-# Usage: bash bench/kopium_roundtrip.sh   (KONDITION_CORPUS overrides ../shared/crds)
+# Usage: bash bench/kopium_roundtrip.sh   (KONDITION_CORPUS overrides corpus/)
 # Writes target/kopium-roundtrip/summary.tsv; the build figures are for the generated crate
 # alone (dependencies built beforehand, incremental compilation off), as /usr/bin/time sees it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus=${KONDITION_CORPUS:-../shared/crds}
+corpus=${KONDITION_CORPUS:-corpus}
 [ -d "$corpus" ] || { echo "kopium_roundtrip: no CRD corpus at $corpus (set KONDITION_CORPUS)" >&2; exit 1; }
 corpus=$(cd "$corpus" && pwd)
 [ -x /usr/bin/time ] || { echo "kopium_roundtrip: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }

@@ -4,14 +4,14 @@
 # to its first 1, 2, ... 10 versions (the last one kept is the storage version), so every
 # point has the same kind of content; the parse floor is measured beside each.
 #
-#   bash bench/scaling.sh [RUNS=5]    (KONDITION_CORPUS overrides ../shared/crds)
+#   bash bench/scaling.sh [RUNS=5]    (KONDITION_CORPUS overrides corpus/)
 #
 # Prints per point the medians of RUNS rounds, time and memory per MB, and a least-squares
 # line through the times: linear scaling shows as a flat time per MB and a fit near 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-corpus=${KONDITION_CORPUS:-../shared/crds}
+corpus=${KONDITION_CORPUS:-corpus}
 crd=$corpus/azure-service-operator/containerservice.azure.com_managedclusters.extracted.yaml
 [ -f "$crd" ] || { echo "scaling: no $crd (set KONDITION_CORPUS)" >&2; exit 1; }
 

@@ -17,10 +17,10 @@ install_kopium() {
   fi
 }
 
-# The CRD corpus folder ($KONDITION_CORPUS, by default ../shared/crds) as an absolute path in
+# The CRD corpus folder ($KONDITION_CORPUS, by default corpus/) as an absolute path in
 # CORPUS; the calling script ($1 names it) stops when it is absent.
 find_corpus() {
-  CORPUS=${KONDITION_CORPUS:-../shared/crds}
+  CORPUS=${KONDITION_CORPUS:-corpus}
   [ -d "$CORPUS" ] || { echo "$1: no CRD corpus at $CORPUS (set KONDITION_CORPUS)" >&2; exit 1; }
   CORPUS=$(cd "$CORPUS" && pwd)
 }

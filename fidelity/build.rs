@@ -1,6 +1,6 @@
-//! Generates one module per CRD file of the corpus (`$KONDITION_CORPUS`, by default
-//! ../../shared/crds beside the repository) with `kondition_gen::Builder`, and an index of
-//! them. Without the corpus the index is empty and the binary says the check was skipped.
+//! Generates one module per CRD file of the corpus (`$KONDITION_CORPUS`, by default the
+//! repository's corpus/) with `kondition_gen::Builder`, and an index of them. A corpus folder
+//! that is not there fails the build: nothing is skipped.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -11,13 +11,10 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
     let corpus = std::env::var_os("KONDITION_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join("../../shared/crds"));
+        .unwrap_or_else(|| manifest.join("../corpus"));
     let mut index = String::new();
     if !corpus.is_dir() {
-        index.push_str("/// No corpus.\npub const CORPUS: Option<&str> = None;\n");
-        index.push_str("/// No files.\npub static FILES: &[CorpusFile] = &[];\n");
-        write(&out.join("index.rs"), &index);
-        return;
+        fail(&format!("no CRD corpus at {}", corpus.display()));
     }
     println!("cargo:rerun-if-changed={}", corpus.display());
     let files = match kondition_gen::inputs::schema_files(std::slice::from_ref(&corpus)) {

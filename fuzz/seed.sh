@@ -2,12 +2,13 @@
 # Fills corpus/<target>/ with the seeds: the project's own schemas and example inputs (the
 # CRD ones among them: crd-edge-cases.yaml, injection.yaml) and the inputs in seeds/; every
 # struct deriving KubeStatus in the project's tests, generated code and docs
-# (derive_items.awk); and the real CRDs of ../../shared/crds when that folder is there
-# (read from it, never copied into the project). Files over 256 KiB are left out: libFuzzer
+# (derive_items.awk); and the real CRDs of the repository's corpus/ (../corpus, read from
+# there). Files over 256 KiB are left out: libFuzzer
 # runs best on small inputs, and the corpus round trip in CI already reads the large ones.
 set -euo pipefail
 cd "$(dirname "$0")"
-shared="${KONDITION_CORPUS:-../../shared/crds}"
+crds="${KONDITION_CORPUS:-../corpus}"
+[ -d "$crds" ] || { echo "seed.sh: no CRD corpus at $crds" >&2; exit 1; }
 mkdir -p corpus/schema_file corpus/crd_file corpus/derive_attrs
 
 copy() { # copy FILE TARGET: under a name made from its path, unless too large
@@ -21,11 +22,7 @@ for f in ../schemas/*.yaml ../generator/examples/buildrs/schemas/*.yaml; do
   copy "$f" schema_file
   copy "$f" crd_file
 done
-if [ -d "$shared" ]; then
-  while IFS= read -r f; do copy "$f" crd_file; done < <(find "$shared" -name '*.yaml' | sort)
-else
-  echo "note: $shared is absent; fuzzing crd_file from the project's own seeds only"
-fi
+while IFS= read -r f; do copy "$f" crd_file; done < <(find "$crds" -name '*.yaml' | sort)
 for target in schema_file derive_attrs; do cp seeds/$target/* corpus/$target/; done
 find ../tests ../generated ../runtime ../derive -name '*.rs' -not -path '*/target/*' | sort |
   xargs awk -v out=corpus/derive_attrs -f derive_items.awk ../README.md ../docs/*.md >/dev/null

@@ -1,9 +1,32 @@
-//! `#[derive(KubeStatus)]` for kondition status structs; use it through `kondition::KubeStatus`.
+//! `#[derive(KubeStatus)]` for kondition status structs; use it through `kondition::KubeStatus`
+//! (the `kondition` crate re-exports it, and the code it writes refers to `::kondition`).
 //!
+//! ```
+//! use kondition::{Condition, ConditionStatus, Conditions, KubeStatus};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+//! #[kondition(profile = "standard", conditions(Synced))]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct WidgetStatus {
+//!     #[serde(default)]
+//!     pub conditions: Conditions,
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     pub observed_generation: Option<i64>,
+//! }
+//!
+//! let mut status = WidgetStatus::default();
+//! status.set_synced(Condition::new("Synced", ConditionStatus::True, "UpToDate"));
+//! status.set_observed_generation(2);
+//! assert!(status.is_synced());
+//! assert!(!status.is_ready()); // declared by the profile, not set yet
+//! assert_eq!(WidgetStatus::CONDITION_TYPES, ["Ready", "Synced"]);
+//! ```
+//!
+//! The `kondition` crate documents the attribute's keys and what the generated code gives.
 //! The derive reads the struct and its `#[kondition(...)]` and `#[serde(...)]` attributes
-//! into a model ([`model`]), reporting every misuse at once on its own span, then writes the
-//! code from the model ([`expand`]). See the `kondition` crate for what the generated code
-//! gives.
+//! into a model, reporting every misuse at once on its own span, then writes the code from
+//! the model.
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};

@@ -1,27 +1,44 @@
-//! Rust CRD types with kondition's standard status, generated from schema files.
+//! Rust CRD types with kondition's standard status, generated from schema files or CRDs.
 //!
 //! The pipeline runs one way: [`source`] reads YAML keeping every node's position,
 //! [`schema`] turns schema files and [`crd`] CustomResourceDefinitions into the typed,
 //! validated [`model`], and [`emit`] writes Rust, CRD manifests and schema files from the
 //! model. [`output`] replaces files atomically and only when they change.
-//! Use it from the `kondition` binary, or from a build script through [`Builder`]:
+//! Use it from the `kondition` binary (`cargo install kondition-gen`, or
+//! `cargo install --path generator` in the repository), or from a build script through
+//! [`Builder`]:
 //!
-//! ```no_run
-//! // build.rs
-//! # #[allow(clippy::needless_doctest_main)]
-//! fn main() {
-//!     if let Err(error) = kondition_gen::Builder::new()
-//!         .schemas(["schemas"])
-//!         .generate()
-//!     {
-//!         // Each problem is `path:line:col: message`.
-//!         eprintln!("{error}");
-//!         std::process::exit(1);
-//!     }
-//! }
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = std::env::temp_dir().join(format!("kondition-gen-doctest-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! // In a build script the schemas are the crate's own files and the output goes to
+//! // $OUT_DIR; here both are in a scratch folder.
+//! let schema = dir.join("widget.yaml");
+//! std::fs::write(&schema, "\
+//! group: example.com
+//! kind: Widget
+//! version: v1
+//! status:
+//!   profile: standard
+//! spec:
+//!   size: {type: int32, required: true, minimum: 1}
+//! ")?;
+//! let written = kondition_gen::Builder::new()
+//!     .schemas([&schema])
+//!     .out_dir(&dir)
+//!     .generate()?; // on bad input: every problem as `path:line:col: message`
+//! assert_eq!(written, dir.join("kondition.rs"));
+//! let rust = std::fs::read_to_string(&written)?;
+//! assert!(rust.contains("pub struct WidgetSpec"));
+//! assert!(rust.contains("pub fn crds()"));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
 //! ```
 //!
-//! and in the crate: `include!(concat!(env!("OUT_DIR"), "/kondition.rs"));`.
+//! In the crate, `include!(concat!(env!("OUT_DIR"), "/kondition.rs"));` brings the types in;
+//! such a crate depends on `kondition`, `kube`, `k8s-openapi`, `serde` and `serde_json`.
 
 pub mod builder;
 pub mod crd;

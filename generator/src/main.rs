@@ -2,17 +2,24 @@
 //!
 //! Exit codes: 0 success, 1 drift (`check`), 2 bad input or usage.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use kondition_gen::emit::{self, OutputFile};
 use kondition_gen::profile::Profiles;
 use kondition_gen::{inputs, output};
 
 /// Rust CRD types with kondition's standard status, from schema files.
 #[derive(Parser)]
-#[command(name = "kondition", version, about)]
+#[command(
+    name = "kondition",
+    version,
+    about,
+    after_long_help = "Exit codes: 0 success, 1 drift (check), 2 bad input or usage. \
+        Input errors are printed as path:line:col: message, and nothing is written."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,6 +37,18 @@ enum Command {
     Import(ImportArgs),
     /// Print the JSON Schema of the schema format.
     Schema,
+    /// Print a completion script for a shell (bash, zsh, fish, elvish or powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `kondition man > kondition.1`; with `--out DIR`,
+    /// write it and one page per subcommand into DIR instead.
+    Man {
+        /// The folder for kondition.1 and kondition-<subcommand>.1.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -92,7 +111,39 @@ fn main() -> ExitCode {
         Command::Check(args) => run(&args, true),
         Command::Crd(args) => crd(&args),
         Command::Import(args) => import(&args),
+        Command::Completions { shell } => {
+            // Written to memory first: clap_complete panics when its writer fails (a closed
+            // pipe), and the page is small.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kondition", &mut script);
+            print_bytes(&script)
+        }
+        Command::Man { out: Some(dir) } => finish(
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| clap_mangen::generate_to(Cli::command(), &dir))
+                .map_err(|e| format!("{}: {e}\n", dir.display())),
+        ),
+        Command::Man { out: None } => {
+            // The page --out writes as kondition.1: without the `help` subcommand, which has
+            // no page of its own.
+            let mut page = Vec::new();
+            let command = Cli::command().disable_help_subcommand(true);
+            match clap_mangen::Man::new(command).render(&mut page) {
+                Ok(()) => print_bytes(&page),
+                Err(error) => finish(Err(format!("man page: {error}\n"))),
+            }
+        }
     }
+}
+
+/// Writes `bytes` to stdout; a failed write (a closed pipe) is reported, not a panic.
+fn print_bytes(bytes: &[u8]) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    finish(
+        out.write_all(bytes)
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("stdout: {e}\n")),
+    )
 }
 
 /// Prints what `result` failed with and gives exit code 2, or the success code.

@@ -19,19 +19,13 @@ use crate::source::yaml::{self, Node};
 const EMBEDDED: &[(&str, &str)] = &[
     (
         "templates/standard.yaml",
-        include_str!("../../templates/standard.yaml"),
+        include_str!("../templates/standard.yaml"),
     ),
-    (
-        "templates/aso.yaml",
-        include_str!("../../templates/aso.yaml"),
-    ),
-    (
-        "templates/orc.yaml",
-        include_str!("../../templates/orc.yaml"),
-    ),
+    ("templates/aso.yaml", include_str!("../templates/aso.yaml")),
+    ("templates/orc.yaml", include_str!("../templates/orc.yaml")),
     (
         "templates/kstatus.yaml",
-        include_str!("../../templates/kstatus.yaml"),
+        include_str!("../templates/kstatus.yaml"),
     ),
 ];
 

@@ -246,3 +246,150 @@ fn import_writes_schema_files_that_generate() {
     assert_eq!(not_crd.status.code(), Some(2));
     assert!(text(&not_crd.stderr).contains("the file holds no CustomResourceDefinition"));
 }
+
+#[test]
+fn completions_print_a_script_for_each_shell() {
+    let dir = scratch("completions");
+    let first_lines = [
+        ("bash", "_kondition() {"),
+        ("zsh", "#compdef kondition"),
+        (
+            "fish",
+            "# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.",
+        ),
+        ("elvish", "use builtin;"),
+        ("powershell", "using namespace System.Management.Automation"),
+    ];
+    for (shell, first_line) in first_lines {
+        let output = kondition(&dir, &["completions", shell]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{shell}: {}",
+            text(&output.stderr)
+        );
+        assert_eq!(text(&output.stderr), "", "{shell}");
+        let script = text(&output.stdout);
+        let first = script.lines().find(|line| !line.is_empty());
+        assert_eq!(first, Some(first_line), "{shell}");
+        // Every subcommand is offered, completions and man included.
+        for subcommand in [
+            "generate",
+            "check",
+            "crd",
+            "import",
+            "schema",
+            "completions",
+            "man",
+        ] {
+            assert!(script.contains(subcommand), "{shell} lacks {subcommand}");
+        }
+    }
+    let bash = text(&kondition(&dir, &["completions", "bash"]).stdout);
+    assert!(
+        bash.ends_with(
+            "complete -F _kondition -o nosort -o bashdefault -o default kondition\n\
+         else\n    \
+         complete -F _kondition -o bashdefault -o default kondition\n\
+         fi\n"
+        ),
+        "{bash}"
+    );
+
+    let unknown = kondition(&dir, &["completions", "tcsh"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(text(&unknown.stdout), "");
+    assert!(
+        text(&unknown.stderr).starts_with("error: invalid value 'tcsh' for '<SHELL>'\n"),
+        "{}",
+        text(&unknown.stderr)
+    );
+    let missing = kondition(&dir, &["completions"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn man_prints_the_manual_page() {
+    let dir = scratch("man");
+    let output = kondition(&dir, &["man"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), "");
+    let page = text(&output.stdout);
+    let version = env!("CARGO_PKG_VERSION");
+    let mut lines = page.lines();
+    assert_eq!(lines.next(), Some(".ie \\n(.g .ds Aq \\(aq"));
+    assert_eq!(lines.next(), Some(".el .ds Aq '"));
+    assert_eq!(
+        lines.next(),
+        Some(format!(".TH kondition 1  \"kondition {version}\" ").as_str())
+    );
+    assert_eq!(lines.next(), Some(".SH NAME"));
+    let sections: Vec<&str> = page.lines().filter(|l| l.starts_with(".SH ")).collect();
+    assert_eq!(
+        sections,
+        [
+            ".SH NAME",
+            ".SH SYNOPSIS",
+            ".SH DESCRIPTION",
+            ".SH OPTIONS",
+            ".SH SUBCOMMANDS",
+            ".SH EXTRA",
+            ".SH VERSION"
+        ]
+    );
+    for subcommand in [
+        "generate",
+        "check",
+        "crd",
+        "import",
+        "schema",
+        "completions",
+        "man",
+    ] {
+        assert!(
+            page.contains(&format!("kondition\\-{subcommand}(1)")),
+            "{subcommand}"
+        );
+    }
+    assert!(page.contains("Exit codes: 0 success, 1 drift (check), 2 bad input or usage."));
+    // Extra arguments are a usage error.
+    assert_eq!(kondition(&dir, &["man", "extra"]).status.code(), Some(2));
+
+    // With --out, the page and one per subcommand, the same page as printed.
+    let written = kondition(&dir, &["man", "--out", "man"]);
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    assert_eq!(text(&written.stdout), "");
+    let mut pages: Vec<String> = std::fs::read_dir(dir.join("man"))
+        .expect("man/ written")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    pages.sort();
+    assert_eq!(
+        pages,
+        [
+            "kondition-check.1",
+            "kondition-completions.1",
+            "kondition-crd.1",
+            "kondition-generate.1",
+            "kondition-import.1",
+            "kondition-man.1",
+            "kondition-schema.1",
+            "kondition.1",
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("man/kondition.1")).expect("kondition.1"),
+        page
+    );
+    let generate = std::fs::read_to_string(dir.join("man/kondition-generate.1")).expect("page");
+    assert!(
+        generate.contains(".SH NAME\nkondition\\-generate \\- Write Rust types"),
+        "{generate}"
+    );
+}

@@ -1,7 +1,7 @@
 //! A CRD schema has no references: every use of a type declared under `types` is written
 //! out in full where it is used. So those types may not contain themselves, and written out
 //! they must stay within the nesting every other input is held to
-//! ([`MAX_DEPTH`](crate::source::yaml::MAX_DEPTH)) and within a size ([`MAX_SCHEMAS`]).
+//! ([`MAX_DEPTH`]) and within a size ([`MAX_SCHEMAS`]).
 //! Without these checks a type that contains itself, or a long chain of types, overflowed
 //! the stack while the CRD was written, and types that each use the next twice made it
 //! exponentially large.
