@@ -47,15 +47,9 @@ pub(super) fn deployment(
     let ready = fields.int(&["status", "readyReplicas"], 0);
     let available_replicas = fields.int(&["status", "availableReplicas"], 0);
 
-    if desired > replicas {
-        return KStatusResult::in_progress(format!(
-            "Deployment has {replicas} of {desired} replicas"
-        ));
-    }
-    if desired > updated {
-        return KStatusResult::in_progress(format!(
-            "Deployment has {updated} of {desired} replicas updated"
-        ));
+    let counts = [(replicas, "replicas"), (updated, "replicas updated")];
+    if let Some(short) = first_short("Deployment", desired, &counts) {
+        return short;
     }
     if replicas > desired {
         return KStatusResult::in_progress(format!(
@@ -68,10 +62,8 @@ pub(super) fn deployment(
             "Deployment has {available_replicas} of {updated} updated replicas available"
         ));
     }
-    if desired > ready {
-        return KStatusResult::in_progress(format!(
-            "Deployment has {ready} of {desired} replicas ready"
-        ));
+    if let Some(short) = first_short("Deployment", desired, &[(ready, "replicas ready")]) {
+        return short;
     }
     if !progressing {
         return KStatusResult::in_progress(
@@ -88,6 +80,17 @@ pub(super) fn deployment(
         "Deployment is Available with {}",
         count(replicas, "replica")
     ))
+}
+
+/// The first count short of `want`, in order, as kstatus reports it: `"<kind> has <have> of
+/// <want> <what>"`, in progress.
+fn first_short(kind: &str, want: i64, counts: &[(i64, &str)]) -> Option<KStatusResult> {
+    counts
+        .iter()
+        .find(|(have, _)| want > *have)
+        .map(|(have, what)| {
+            KStatusResult::in_progress(format!("{kind} has {have} of {want} {what}"))
+        })
 }
 
 /// ReplicaSet: a replica failure, then labeled, available and ready counts, then extras.
@@ -109,20 +112,13 @@ pub(super) fn replica_set(
     let available = fields.int(&["status", "availableReplicas"], 0);
     let ready = fields.int(&["status", "readyReplicas"], 0);
 
-    if desired > labeled {
-        return KStatusResult::in_progress(format!(
-            "ReplicaSet has {labeled} of {desired} replicas fully labeled"
-        ));
-    }
-    if desired > available {
-        return KStatusResult::in_progress(format!(
-            "ReplicaSet has {available} of {desired} replicas available"
-        ));
-    }
-    if desired > ready {
-        return KStatusResult::in_progress(format!(
-            "ReplicaSet has {ready} of {desired} replicas ready"
-        ));
+    let counts = [
+        (labeled, "replicas fully labeled"),
+        (available, "replicas available"),
+        (ready, "replicas ready"),
+    ];
+    if let Some(short) = first_short("ReplicaSet", desired, &counts) {
+        return short;
     }
     if replicas > desired {
         return KStatusResult::in_progress(format!(
@@ -159,15 +155,9 @@ pub(super) fn stateful_set(
         -1,
     );
 
-    if desired > replicas {
-        return KStatusResult::in_progress(format!(
-            "StatefulSet has {replicas} of {desired} replicas"
-        ));
-    }
-    if desired > ready {
-        return KStatusResult::in_progress(format!(
-            "StatefulSet has {ready} of {desired} replicas ready"
-        ));
+    let counts = [(replicas, "replicas"), (ready, "replicas ready")];
+    if let Some(short) = first_short("StatefulSet", desired, &counts) {
+        return short;
     }
     if replicas > desired {
         return KStatusResult::in_progress(format!(
@@ -188,10 +178,9 @@ pub(super) fn stateful_set(
             count(updated, "replica")
         ));
     }
-    if desired > current {
-        return KStatusResult::in_progress(format!(
-            "StatefulSet has {current} of {desired} replicas at the current revision"
-        ));
+    let counts = [(current, "replicas at the current revision")];
+    if let Some(short) = first_short("StatefulSet", desired, &counts) {
+        return short;
     }
     let current_revision = fields.string(&["status", "currentRevision"], "");
     let update_revision = fields.string(&["status", "updateRevision"], "");
@@ -232,25 +221,14 @@ pub(super) fn daemon_set(
     let available = fields.int(&["status", "numberAvailable"], 0);
     let ready = fields.int(&["status", "numberReady"], 0);
 
-    if desired > scheduled {
-        return KStatusResult::in_progress(format!(
-            "DaemonSet has {scheduled} of {desired} Pods scheduled"
-        ));
-    }
-    if desired > updated {
-        return KStatusResult::in_progress(format!(
-            "DaemonSet has {updated} of {desired} Pods updated"
-        ));
-    }
-    if desired > available {
-        return KStatusResult::in_progress(format!(
-            "DaemonSet has {available} of {desired} Pods available"
-        ));
-    }
-    if desired > ready {
-        return KStatusResult::in_progress(format!(
-            "DaemonSet has {ready} of {desired} Pods ready"
-        ));
+    let counts = [
+        (scheduled, "Pods scheduled"),
+        (updated, "Pods updated"),
+        (available, "Pods available"),
+        (ready, "Pods ready"),
+    ];
+    if let Some(short) = first_short("DaemonSet", desired, &counts) {
+        return short;
     }
     KStatusResult::current(format!("DaemonSet has all {} ready", count(desired, "Pod")))
 }
