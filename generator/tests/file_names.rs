@@ -7,6 +7,9 @@ use std::process::Command;
 
 use kondition_gen::profile::Profiles;
 
+#[allow(dead_code)] // Only the crate scaffold of the random tests' support.
+mod support;
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kondition-names-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -95,8 +98,6 @@ fn module_names_are_derived_from_the_paths() {
     );
 }
 
-const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
 #[test]
 fn crds_lib_mod_and_two_bundles_generate_and_compile() {
     let dir = scratch("compile");
@@ -133,34 +134,7 @@ fn crds_lib_mod_and_two_bundles_generate_and_compile() {
         .expect("run");
     assert_eq!(again.status.code(), Some(0), "{again:?}");
 
-    let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
-    let manifest = format!(
-        r#"[package]
-name = "file-names"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[profile.dev]
-debug = false
-
-[[bin]]
-name = "file-names"
-path = "main.rs"
-
-[dependencies]
-k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
-kondition = {{ path = "{runtime}" }}
-kube = {{ version = "5", default-features = false }}
-serde = {{ version = "1", features = ["derive"] }}
-serde_json = "1"
-"#,
-        runtime = workspace.join("runtime").display()
-    );
-    write(&dir.join("crate/Cargo.toml"), &manifest);
-    std::fs::copy(workspace.join("Cargo.lock"), dir.join("crate/Cargo.lock")).expect("lock");
+    let workspace = support::scaffold_crate(&dir.join("crate"), "file-names", "main.rs");
     write(
         &dir.join("crate/main.rs"),
         "#![allow(warnings)]\n\

@@ -50,15 +50,14 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-/// Builds and runs, in `dir`, a crate holding `rust` (a single generated file) whose
-/// binary prints `{"crds": crds(), "objects": [...]}`: each sample object read into the
-/// type at its path and written back. Every run shares one target folder, so only the
-/// generated code is compiled anew.
-pub fn build_and_run(dir: &Path, rust: &str, samples: &[(String, Value)]) -> Value {
+/// Writes, in `dir`, the manifest of a crate named `name` whose binary is `bin` and which
+/// depends on the runtime and what generated code needs, at the workspace's locked versions
+/// (so nothing is resolved anew). Returns the workspace folder.
+pub fn scaffold_crate(dir: &Path, name: &str, bin: &str) -> std::path::PathBuf {
     let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
     let manifest = format!(
         r#"[package]
-name = "random-inputs"
+name = "{name}"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -67,6 +66,10 @@ publish = false
 
 [profile.dev]
 debug = false
+
+[[bin]]
+name = "{name}"
+path = "{bin}"
 
 [dependencies]
 k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
@@ -79,8 +82,16 @@ serde_json = "1"
     );
     std::fs::create_dir_all(dir.join("src")).expect("mkdir");
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
-    // The workspace's versions, so nothing is resolved anew.
     std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
+    workspace
+}
+
+/// Builds and runs, in `dir`, a crate holding `rust` (a single generated file) whose
+/// binary prints `{"crds": crds(), "objects": [...]}`: each sample object read into the
+/// type at its path and written back. Every run shares one target folder, so only the
+/// generated code is compiled anew.
+pub fn build_and_run(dir: &Path, rust: &str, samples: &[(String, Value)]) -> Value {
+    let workspace = scaffold_crate(dir, "random-inputs", "src/main.rs");
     std::fs::write(dir.join("src/generated.rs"), rust).expect("generated");
     let objects: Vec<&Value> = samples.iter().map(|(_, v)| v).collect();
     std::fs::write(
