@@ -23,7 +23,7 @@ fn main() {
     };
     let _ = writeln!(
         index,
-        "/// The corpus folder.\npub const CORPUS: Option<&str> = Some({:?});",
+        "/// The corpus folder.\npub const CORPUS: &str = {:?};",
         corpus.display().to_string()
     );
     let mut entries = String::new();
