@@ -326,8 +326,24 @@ pub enum Type {
     Raw,
     /// A type declared under `types`.
     Named(String),
-    /// A type of k8s-openapi.
+    /// A type of k8s-openapi a schema file names (`type: ObjectReference`).
     WellKnown(WellKnown),
+    /// A type of k8s-openapi found to have the structure of a CRD's subtree.
+    Reused(Box<Reused>),
+}
+
+/// A k8s-openapi type used for a CRD subtree with its structure (`crate::reuse` decides when
+/// that is lossless).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reused {
+    /// The type's path below the crate root, `api::core::v1::Container`.
+    pub path: String,
+    /// The oldest Kubernetes minor version (`1.<since>`) whose k8s-openapi type holds the
+    /// subtree losslessly; every later version k8s-openapi supports does too.
+    pub since: u32,
+    /// The subtree as the CRD has it (an object type): objects synthesized from the schema
+    /// and the comparison of nested subtrees read it.
+    pub original: Type,
 }
 
 /// Constraints on a string.
@@ -412,6 +428,8 @@ pub struct MapType {
     pub min_properties: Option<u64>,
     /// `maxProperties`
     pub max_properties: Option<u64>,
+    /// `x-kubernetes-map-type: atomic`: replaced whole by server-side apply, not merged by key.
+    pub atomic: bool,
 }
 
 /// How server-side apply merges a list.

@@ -216,6 +216,7 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             values,
             min_properties: unsigned(node, "minProperties"),
             max_properties: unsigned(node, "maxProperties"),
+            atomic: string(node, "x-kubernetes-map-type").as_deref() == Some("atomic"),
         }))
     }
 }

@@ -345,6 +345,7 @@ impl Lowering<'_> {
                 }
                 out.append(&mut schema);
             }
+            Type::Reused(reused) => return self.ty(&reused.original, docs),
         }
         out
     }

@@ -250,6 +250,9 @@ impl Writer {
                     .map_or("raw", |(name, _)| name);
                 put("type", Some(name.into()));
             }
+            // The import writes the CRD's own structure; the schema format names no
+            // k8s-openapi types beyond the well-known ones.
+            Type::Reused(reused) => return self.ty(&reused.original),
         }
         out
     }

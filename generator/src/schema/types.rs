@@ -221,6 +221,7 @@ impl<'s> TypeReader<'s> {
                     values,
                     min_properties: map.and_then(|m| m.count("minProperties")),
                     max_properties: map.and_then(|m| m.count("maxProperties")),
+                    atomic: false,
                 }))
             }
             "list" => {

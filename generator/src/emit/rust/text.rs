@@ -339,6 +339,7 @@ pub struct Widget {
             }))),
             min_properties: None,
             max_properties: None,
+            atomic: false,
         }));
         let fields = [
             field("aFieldWithARatherLongWireName", false, named(long)),
@@ -380,6 +381,7 @@ pub struct Widget {
                 values: Schema::of(ty),
                 min_properties: None,
                 max_properties: None,
+                atomic: false,
             }))
         };
         // Every length of a type name up to past the margin, in each shape, required and

@@ -161,6 +161,7 @@ impl RustType {
             Type::DateTime => Self::path("::std::string::String"),
             Type::Raw => Self::path("::serde_json::Value"),
             Type::WellKnown(known) => Self::path(format!("::{}", known.rust_path())),
+            Type::Reused(reused) => Self::path(format!("::k8s_openapi::{}", reused.path)),
         }
     }
 
