@@ -89,8 +89,9 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
 
     let start = Instant::now();
     let mut lines = 0usize;
+    let plan = kondition_gen::share::plan(&model);
     for file in &model.files {
-        lines += emit::rust::file_module(file, 0)?.lines().count();
+        lines += emit::rust::file_module(file, 0, &plan)?.lines().count();
     }
     timings.push(("emit Rust, file by file", start.elapsed()));
 

@@ -53,6 +53,7 @@ mod parallel;
 pub mod profile;
 pub mod schema;
 pub mod select;
+pub mod share;
 pub mod source;
 
 use std::path::{Path, PathBuf};
@@ -112,8 +113,8 @@ pub fn read_crd_text(
     crd::read_documents(path, &documents)
 }
 
-/// The generated crate's own modules (`lib.rs`, `crds.rs`), which no input's module may be.
-const RESERVED_MODULES: &[&str] = &["lib", "crds"];
+/// The generated crate's own modules (`lib.rs`, `crds.rs`, `shared.rs`), which no input's module may be.
+const RESERVED_MODULES: &[&str] = &["lib", "crds", "shared"];
 
 /// Gives every file a module (and output file) name of its own, whatever the inputs are
 /// called: the file's stem, snake_cased; where stems clash, the stem after as many of the

@@ -188,6 +188,11 @@ impl Scope {
         }
     }
 
+    /// Takes `name` if it is free; whether it was.
+    pub fn take(&mut self, name: &str) -> bool {
+        !self.taken.contains(name) && self.taken.insert(name.to_owned())
+    }
+
     /// `base`, or `base_N` for the first N that is free (snake_case names); then taken.
     pub fn unique(&mut self, base: &str) -> String {
         self.unique_with(base, "_")

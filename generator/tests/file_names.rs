@@ -122,7 +122,9 @@ fn crds_lib_mod_and_two_bundles_generate_and_compile() {
             "crds_.rs",
             "lib.rs",
             "lib_.rs",
-            "mod.rs"
+            "mod.rs",
+            // The bundles' kinds have the same structures: defined once.
+            "shared.rs"
         ]
     );
 

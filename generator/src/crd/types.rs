@@ -1,10 +1,14 @@
 //! A CRD version's `openAPIV3Schema` into typed fields: each object with properties becomes a
-//! struct and each string enum an enum, named after its place (`CertificateSpecPrivateKey`),
-//! every name unique in its version module.
+//! struct and each string enum an enum, named after its kind and place, as short as it can be
+//! (see [`TypeNames`]).
 //!
-//! Objects and enums that would give identical Rust (same fields, types, docs) share one type:
-//! CRDs repeat whole subtrees (Argo CD's nested generators, ASO's per-resource references),
-//! and every duplicate struct is code the compiler would derive serde for again.
+//! Within one kind, objects and enums that would give identical Rust share one type: CRDs
+//! repeat whole subtrees (Argo CD's nested generators, ASO's per-resource references), and
+//! every duplicate struct is code the compiler would derive serde for again. What makes two
+//! subtrees identical is their fields (names, optionality, types, docs); the object's own
+//! description is not part of it, because it documents the place (controller-gen writes the
+//! holding field's doc there), and it stays on that field. Sharing across kinds, versions and
+//! files is decided later, over the whole run (`crate::share`).
 //!
 //! Only what decides the Rust type is interpreted; the CRD itself is kept whole elsewhere, so
 //! nothing here has to be exact about keywords Rust cannot express.
@@ -23,10 +27,19 @@ use crate::source::yaml::{Node, Value};
 const ROOT_OWN_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
 
 /// The struct and enum names of one version module, and which shape each was made for.
+///
+/// A type is named after its kind and the last field of its path: `spec.affinity` of kind
+/// `Prometheus` is `PrometheusAffinity`, `spec.alerting.alertmanagers.tlsConfig` is
+/// `PrometheusTlsConfig`. When that name is taken by a different structure (met earlier, in
+/// the schema's order), the fields above it are added one by one
+/// (`PrometheusAlertmanagersTlsConfig`), up to the whole path; a name still taken gets a
+/// number. Names depend only on the kind's own schema and on the kinds before it in its file,
+/// which share the module; since every name starts with its kind's, kinds meet only when one
+/// kind's name is another's followed by a field name.
 #[derive(Default)]
 pub struct TypeNames {
     scope: names::Scope,
-    by_shape: HashMap<String, String>,
+    by_shape: HashMap<(String, String), String>,
 }
 
 impl TypeNames {
@@ -38,13 +51,19 @@ impl TypeNames {
         }
     }
 
-    /// The name of the type with this shape: the one it already has, or `wanted` made unique.
-    fn name(&mut self, shape: String, wanted: &str) -> String {
-        if let Some(name) = self.by_shape.get(&shape) {
+    /// The name of `kind`'s type with this shape at `path`: the one it already has, or the
+    /// shortest free name the rule above gives.
+    fn name(&mut self, kind: &str, shape: String, path: &[String]) -> String {
+        let key = (kind.to_owned(), shape);
+        if let Some(name) = self.by_shape.get(&key) {
             return name.clone();
         }
-        let name = self.scope.unique_pascal(wanted);
-        self.by_shape.insert(shape, name.clone());
+        let words: Vec<String> = path.iter().map(|field| pascal_case(field)).collect();
+        let name = (1..=words.len())
+            .map(|n| format!("{kind}{}", words[words.len() - n..].concat()))
+            .find(|candidate| self.scope.take(candidate))
+            .unwrap_or_else(|| self.scope.unique_pascal(&format!("{kind}{}", words.concat())));
+        self.by_shape.insert(key, name.clone());
         name
     }
 }
@@ -53,21 +72,32 @@ impl TypeNames {
 pub struct SchemaReader<'s, 'n> {
     sink: &'s Sink<'s>,
     names: &'n mut TypeNames,
+    /// The kind being read.
+    kind: String,
+    /// The field names from the root to the schema being read.
+    path: Vec<String>,
 }
 
 impl<'s, 'n> SchemaReader<'s, 'n> {
     /// A reader reporting to `sink`, naming types in `names`.
     pub fn new(sink: &'s Sink<'s>, names: &'n mut TypeNames) -> Self {
-        Self { sink, names }
+        Self {
+            sink,
+            names,
+            kind: String::new(),
+            path: Vec::new(),
+        }
     }
 
     /// The fields of the object root of kind `kind`, but apiVersion, kind and metadata.
     pub fn root_fields(&mut self, root: &Node, kind: &str) -> Vec<Field> {
-        self.fields(root, kind, ROOT_OWN_FIELDS)
+        kind.clone_into(&mut self.kind);
+        self.path.clear();
+        self.fields(root, ROOT_OWN_FIELDS)
     }
 
-    /// The fields of an object schema but `skip`; nested types are named `<prefix><Field>`.
-    fn fields(&mut self, node: &Node, prefix: &str, skip: &[&str]) -> Vec<Field> {
+    /// The fields of an object schema but `skip`.
+    fn fields(&mut self, node: &Node, skip: &[&str]) -> Vec<Field> {
         let required: Vec<&str> = node
             .get("required")
             .and_then(Node::as_seq)
@@ -87,7 +117,9 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             .iter()
             .filter_map(|(key, value)| {
                 let name = key.as_str().filter(|name| !skip.contains(name))?;
-                let schema = self.schema(value, &format!("{prefix}{}", pascal_case(name)));
+                self.path.push(name.to_owned());
+                let schema = self.schema(value);
+                self.path.pop();
                 Some(Field {
                     name: name.to_owned(),
                     required: required.contains(&name),
@@ -97,8 +129,8 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             .collect()
     }
 
-    /// One schema; `name` is what a struct or enum made for it would be called.
-    fn schema(&mut self, node: &Node, name: &str) -> Schema {
+    /// One schema, at the reader's path.
+    fn schema(&mut self, node: &Node) -> Schema {
         if node.as_map().is_none() {
             self.sink.error(
                 node.pos,
@@ -109,7 +141,7 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             );
             return Schema::of(Type::Raw);
         }
-        let ty = self.ty(node, name);
+        let ty = self.ty(node);
         Schema {
             ty,
             docs: string(node, "description"),
@@ -119,12 +151,12 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
         }
     }
 
-    fn ty(&mut self, node: &Node, name: &str) -> Type {
+    fn ty(&mut self, node: &Node) -> Type {
         if flag(node, "x-kubernetes-int-or-string") {
             return Type::IntOrString;
         }
         match node.get("type").and_then(Node::as_str) {
-            Some("string") => self.string(node, name),
+            Some("string") => self.string(node),
             Some("integer") => integer(node),
             Some("number") => Type::Number(NumberType {
                 format: string(node, "format"),
@@ -133,7 +165,7 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             Some("boolean") => Type::Boolean,
             Some("array") => {
                 let items = match node.get("items") {
-                    Some(items) => self.schema(items, name),
+                    Some(items) => self.schema(items),
                     None => Schema::of(Type::Raw),
                 };
                 Type::List(Box::new(ListType {
@@ -143,7 +175,7 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
                     max_items: unsigned(node, "maxItems"),
                 }))
             }
-            Some("object") => self.object(node, name),
+            Some("object") => self.object(node),
             Some(other) => {
                 let pos = node.get("type").map_or(node.pos, |n| n.pos);
                 self.sink.error(
@@ -157,7 +189,7 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
         }
     }
 
-    fn string(&mut self, node: &Node, name: &str) -> Type {
+    fn string(&mut self, node: &Node) -> Type {
         let values: Option<Vec<String>> = node.get("enum").and_then(Node::as_seq).map(|values| {
             values
                 .iter()
@@ -167,9 +199,9 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
                 .unwrap_or_default()
         });
         if let Some(values) = values.filter(|v| !v.is_empty()) {
-            let shape = format!("enum {:?} {values:?}", string(node, "description"));
+            let shape = format!("enum {values:?}");
             return Type::Enum(EnumType {
-                name: self.names.name(shape, name),
+                name: self.names.name(&self.kind, shape, &self.path),
                 pos: node.pos,
                 values: EnumValues::Str(values),
             });
@@ -186,21 +218,21 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
         })
     }
 
-    fn object(&mut self, node: &Node, name: &str) -> Type {
+    fn object(&mut self, node: &Node) -> Type {
         let has_properties = node
             .get("properties")
             .and_then(Node::as_map)
             .is_some_and(|p| !p.is_empty());
         if has_properties {
             // Fields first: the shape is known only once their types are named.
-            let fields = self.fields(node, name, &[]);
+            let fields = self.fields(node, &[]);
             let preserve_unknown = flag(node, "x-kubernetes-preserve-unknown-fields");
-            let mut shape = struct_shape(string(node, "description").as_deref(), &fields);
+            let mut shape = struct_shape(&fields);
             if preserve_unknown {
                 shape.push_str(" +unknown");
             }
             return Type::Object(ObjectType {
-                name: self.names.name(shape, name),
+                name: self.names.name(&self.kind, shape, &self.path),
                 pos: node.pos,
                 fields,
                 min_properties: unsigned(node, "minProperties"),
@@ -209,7 +241,7 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             });
         }
         let values = match node.get("additionalProperties") {
-            Some(values) if values.as_map().is_some() => self.schema(values, name),
+            Some(values) if values.as_map().is_some() => self.schema(values),
             _ => Schema::of(Type::Raw),
         };
         Type::Map(Box::new(MapType {
@@ -221,10 +253,10 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
     }
 }
 
-/// What decides a struct's Rust code: its docs and each field's name, optionality, docs and
-/// type (nested structs and enums by their names, already shared).
-fn struct_shape(docs: Option<&str>, fields: &[Field]) -> String {
-    let mut shape = format!("struct {docs:?}");
+/// What decides a struct's Rust code: each field's name, optionality, docs and type (nested
+/// structs and enums by their names, already shared).
+fn struct_shape(fields: &[Field]) -> String {
+    let mut shape = "struct".to_owned();
     for field in fields {
         // The facts are part of the field's docs (`docs::field`).
         shape.push_str(&format!(

@@ -60,7 +60,10 @@ fn weight(file: &SchemaFile) -> u64 {
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
 pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
     let inputs = inputs(model);
-    let modules = crate::parallel::map(&model.files, weight, |file| rust::file_module(file, 0));
+    let plan = crate::share::plan(model);
+    let modules = crate::parallel::map(&model.files, weight, |file| {
+        rust::file_module(file, 0, &plan)
+    });
     let mut files = Vec::new();
     for ((file, input), module) in model.files.iter().zip(&inputs).zip(modules) {
         files.push(OutputFile {
@@ -68,6 +71,16 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
             contents: header(std::slice::from_ref(input)) + &module?,
         });
     }
+    let shared = (!plan.is_empty()).then(|| {
+        files.push(OutputFile {
+            path: PathBuf::from("shared.rs"),
+            contents: header(&inputs) + SHARED_MODULE_DOC_LINE + "\n" + &rust::shared_module(&plan, 0),
+        });
+        quote! {
+            #[rustfmt::skip]
+            pub mod shared;
+        }
+    });
     files.push(OutputFile {
         path: PathBuf::from("crds.rs"),
         contents: header(&inputs) + &format(crds_fn(model, &quote!(super::)))?,
@@ -81,6 +94,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
     let root = format(quote! {
         #![doc = #doc]
         #(#declarations)*
+        #shared
         #[rustfmt::skip]
         mod crds;
         pub use crds::crds;
@@ -98,10 +112,20 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
 /// One file holding everything, for `include!` from a build script.
 pub fn rust_single_file(model: &Model) -> Result<String, String> {
     let mut text = header(&inputs(model));
-    let modules = crate::parallel::map(&model.files, weight, |file| rust::file_module(file, 1));
+    let plan = crate::share::plan(model);
+    let modules = crate::parallel::map(&model.files, weight, |file| {
+        rust::file_module(file, 1, &plan)
+    });
     for (file, module) in model.files.iter().zip(modules) {
         text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
         text.push_str(&module?);
+        text.push_str("}\n");
+    }
+    if !plan.is_empty() {
+        text.push_str("pub mod shared {\n    ");
+        text.push_str(SHARED_MODULE_DOC_LINE);
+        text.push('\n');
+        text.push_str(&rust::shared_module(&plan, 1));
         text.push_str("}\n");
     }
     text.push_str(&format(crds_fn(model, &quote!()))?);
@@ -125,6 +149,9 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
         }
     }
 }
+
+/// The doc of the `shared` module.
+const SHARED_MODULE_DOC_LINE: &str = "//! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
 
 /// Every kind's CRD manifest, one file per kind (`<group>_<plural>.yaml`, as controller-gen
 /// names them), each starting with a `#` header naming its input.

@@ -18,12 +18,13 @@ use quote::{format_ident, quote};
 
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
+use crate::share::Plan;
 use layout::{Texts, format_at};
 
 /// The contents of one input file's module, laid out `depth` modules deep: its doc, each
 /// kind's CRD as a JSON constant and reasons enum (kind-level, so written once), and
 /// `pub mod <version> { ... }` for each version, which re-exports the reasons of its kinds.
-pub fn file_module(file: &SchemaFile, depth: usize) -> Result<String, String> {
+pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<String, String> {
     let mut versions: Vec<&str> = Vec::new();
     for kind in &file.kinds {
         for version in &kind.versions {
@@ -43,7 +44,7 @@ pub fn file_module(file: &SchemaFile, depth: usize) -> Result<String, String> {
             .iter()
             .filter(|k| k.status.is_some() && k.versions.iter().any(|v| v.name == *version))
             .map(|k| format_ident!("{}Reason", k.kind));
-        let items = version_items(file, version, &crd_consts, &mut texts, (depth + 1) * 4);
+        let items = version_items(file, version, &crd_consts, plan, &mut texts, depth + 1);
         modules.push(quote! {
             pub mod #module {
                 #![doc = #doc]
@@ -124,14 +125,17 @@ fn raw_string_hashes(text: &str) -> usize {
     longest + 1
 }
 
-/// The items of one version, `indent` deep: its kinds, then the types they use.
+/// The items of one version, `depth` modules deep: its kinds, then the types they use (those
+/// defined in `shared` by their own names here).
 fn version_items(
     file: &SchemaFile,
     version: &str,
     crd_consts: &[syn::Ident],
+    plan: &Plan,
     texts: &mut Texts,
-    indent: usize,
+    depth: usize,
 ) -> TokenStream {
+    let indent = depth * 4;
     let mut types = TypeCollector::new(file);
     let mut items = TokenStream::new();
     for (kind, crd_const) in file.kinds.iter().zip(crd_consts) {
@@ -140,6 +144,17 @@ fn version_items(
         };
         items.extend(kind_items(kind, v, crd_const, &mut types, texts, indent));
     }
+    let shared = types.take_shared(|name| plan.shared_name(&file.module, version, name));
+    let to_root = quote!(super::super);
+    items.extend(shared.iter().map(|(local, shared)| {
+        let local = format_ident!("{}", local);
+        let shared = format_ident!("{}", shared);
+        if local == shared {
+            quote!(pub use #to_root::shared::#shared;)
+        } else {
+            quote!(pub use #to_root::shared::#shared as #local;)
+        }
+    }));
     let written = types.write(indent);
     if !written.is_empty() {
         items.extend(texts.marker(written));
@@ -147,12 +162,43 @@ fn version_items(
     items
 }
 
+/// The `shared` module's items, `depth` modules deep.
+pub fn shared_module(plan: &Plan, depth: usize) -> String {
+    let mut writer = text::Writer::new(depth * 4);
+    for def in &plan.defs {
+        let docs = if def.docs_agree {
+            def.schema.docs.as_deref()
+        } else {
+            Some(SHARED_DOC)
+        };
+        match &def.schema.ty {
+            Type::Object(object) => {
+                writer.struct_item(&def.name, docs, &object.fields, object.preserve_unknown);
+            }
+            Type::Enum(e) => writer.enum_item(e, docs),
+            _ => {}
+        }
+    }
+    writer.finish()
+}
+
 /// Structs and enums to emit, by name, in the order first needed.
 struct TypeCollector<'m> {
     file: &'m SchemaFile,
     order: Vec<String>,
-    defs: BTreeMap<String, &'m Schema>,
+    defs: BTreeMap<String, Def<'m>>,
 }
+
+/// A struct or enum to emit: the first schema met of that name, and whether every place that
+/// holds it describes it the same way.
+struct Def<'m> {
+    schema: &'m Schema,
+    docs_agree: bool,
+}
+
+/// The doc of a type whose places describe it differently: each place's description stays
+/// on the field that holds it.
+pub const SHARED_DOC: &str = "Held by several fields, each of which documents its use.";
 
 impl<'m> TypeCollector<'m> {
     fn new(file: &'m SchemaFile) -> Self {
@@ -185,12 +231,33 @@ impl<'m> TypeCollector<'m> {
         }
     }
 
+    /// Takes out the types `shared` names, as (local name, shared name), in the order met.
+    fn take_shared<'p>(
+        &mut self,
+        shared: impl Fn(&str) -> Option<&'p str>,
+    ) -> Vec<(String, &'p str)> {
+        let mut taken = Vec::new();
+        self.order.retain(|name| match shared(name) {
+            Some(shared) => {
+                taken.push((name.clone(), shared));
+                false
+            }
+            None => true,
+        });
+        taken
+    }
+
     fn add(&mut self, name: &str, schema: &'m Schema) -> bool {
-        if self.defs.contains_key(name) {
+        if let Some(def) = self.defs.get_mut(name) {
+            def.docs_agree &= def.schema.docs == schema.docs;
             return false;
         }
         self.order.push(name.to_owned());
-        self.defs.insert(name.to_owned(), schema);
+        let def = Def {
+            schema,
+            docs_agree: true,
+        };
+        self.defs.insert(name.to_owned(), def);
         true
     }
 
@@ -198,19 +265,19 @@ impl<'m> TypeCollector<'m> {
     fn write(&self, indent: usize) -> String {
         let mut writer = text::Writer::new(indent);
         for name in &self.order {
-            let Some(schema) = self.defs.get(name) else {
+            let Some(Def { schema, docs_agree }) = self.defs.get(name) else {
                 continue;
+            };
+            let docs = if *docs_agree {
+                schema.docs.as_deref()
+            } else {
+                Some(SHARED_DOC)
             };
             match &schema.ty {
                 Type::Object(object) => {
-                    writer.struct_item(
-                        name,
-                        schema.docs.as_deref(),
-                        &object.fields,
-                        object.preserve_unknown,
-                    );
+                    writer.struct_item(name, docs, &object.fields, object.preserve_unknown);
                 }
-                Type::Enum(e) => writer.enum_item(e, schema.docs.as_deref()),
+                Type::Enum(e) => writer.enum_item(e, docs),
                 _ => {}
             }
         }

@@ -1,0 +1,248 @@
+//! One structure, one type: the structs and enums of kinds read from CRDs that have the same
+//! structure in more than one place of a run (versions of a kind, kinds of a bundle, input
+//! files) are defined once, in the generated `shared` module, and every place keeps its own
+//! name for them with `pub use`.
+//!
+//! - **Same structure** means the same Rust: the same fields (wire names, optionality,
+//!   nullability, docs and the facts written in them, types, nested types by structure), the
+//!   same unknown-field handling; for enums the same values. An object's own description is
+//!   not part of it: it documents the place (controller-gen writes the holding field's doc
+//!   there), and it stays on the field that holds it. Field docs are: two structures that
+//!   document their fields differently stay two types, so no field ever shows another
+//!   place's docs.
+//! - **A place** is a type name in a version module of an input file's module
+//!   (`prometheus::v1::PrometheusTlsConfig`). A structure with two places or more is shared;
+//!   so is every structure nested in a shared one.
+//! - **The shared name** is the shortest of its places' names (then the first in
+//!   alphabetical order); two structures that would get the same name keep it in the order of
+//!   their names' structure keys, the later one numbered. It can change when places are added
+//!   or removed; the places' own names do not, so code names types through its kind's module
+//!   (`prometheus::v1::PrometheusTlsConfig`), never through `shared`.
+//!
+//! Identical types across the versions of a kind are the same Rust type, so converting one
+//! version's object to another's needs no code for them at all.
+//!
+//! Kinds of schema files are not shared: their types are named by their authors.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::model::{EnumValues, Model, Schema, Type};
+use crate::names;
+
+/// Where a struct or enum is named: (input file module, version, name).
+type Place = (String, String, String);
+
+/// What is defined in `shared`, and the name each place gives it.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// The shared structs and enums, by name, with nested types named by their shared names.
+    pub defs: Vec<SharedDef>,
+    aliases: HashMap<Place, String>,
+}
+
+/// A struct or enum defined once in `shared`.
+#[derive(Debug)]
+pub struct SharedDef {
+    /// Its name in `shared`.
+    pub name: String,
+    /// Its schema: the first place's, nested types renamed to their shared names.
+    pub schema: Schema,
+    /// Whether every place describes it the same way (else it gets a neutral doc).
+    pub docs_agree: bool,
+}
+
+impl Plan {
+    /// The shared type that the type `local` of `version` in file module `module` names.
+    pub fn shared_name(&self, module: &str, version: &str, local: &str) -> Option<&str> {
+        self.aliases
+            .get(&(module.to_owned(), version.to_owned(), local.to_owned()))
+            .map(String::as_str)
+    }
+
+    /// Whether nothing is shared.
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+}
+
+/// One structure met in the run.
+struct Structure {
+    /// Its places, in the order met.
+    places: Vec<Place>,
+    /// The first place's schema.
+    schema: Schema,
+    /// The structures of its fields (directly or inside lists and maps).
+    children: BTreeSet<usize>,
+    docs_agree: bool,
+    /// Its key, for ordering structures that want the same name.
+    key: String,
+}
+
+#[derive(Default)]
+struct Census {
+    by_key: HashMap<String, usize>,
+    structures: Vec<Structure>,
+}
+
+impl Census {
+    /// Records `schema` met at `module`/`version`; the structure key of its type (for the
+    /// parent's key) and, for a struct or enum, its structure.
+    fn visit(&mut self, module: &str, version: &str, schema: &Schema) -> (String, Option<usize>) {
+        let (key, children) = match &schema.ty {
+            Type::Object(object) => {
+                let mut key = String::from("struct");
+                let mut children = BTreeSet::new();
+                for field in &object.fields {
+                    let (field_key, child) = self.visit(module, version, &field.schema);
+                    children.extend(child);
+                    key.push_str(&format!(
+                        " {:?} {} {} {:?} {:?} {field_key}",
+                        field.name,
+                        field.required,
+                        field.schema.nullable,
+                        field.schema.docs,
+                        crate::emit::docs::facts(&field.schema),
+                    ));
+                }
+                if object.preserve_unknown {
+                    key.push_str(" +unknown");
+                }
+                (key, children)
+            }
+            Type::Enum(e) => match &e.values {
+                EnumValues::Str(values) => (format!("enum {values:?}"), BTreeSet::new()),
+                EnumValues::Int(_) => return ("i64".to_owned(), None),
+            },
+            Type::List(list) => {
+                let (items, child) = self.visit(module, version, &list.items);
+                return (format!("[{items}]"), child);
+            }
+            Type::Map(map) => {
+                let (values, child) = self.visit(module, version, &map.values);
+                return (format!("{{{values}}}"), child);
+            }
+            Type::Reused(reused) => return (format!("k8s:{}", reused.path), None),
+            other => return (format!("{other:?}"), None),
+        };
+        let name = match &schema.ty {
+            Type::Object(object) => &object.name,
+            Type::Enum(e) => &e.name,
+            _ => unreachable!("only structs and enums get here"),
+        };
+        let place = (module.to_owned(), version.to_owned(), name.clone());
+        let next = self.structures.len();
+        let id = *self.by_key.entry(key.clone()).or_insert(next);
+        if id == next {
+            self.structures.push(Structure {
+                places: vec![place],
+                schema: schema.clone(),
+                children,
+                docs_agree: true,
+                key: key.clone(),
+            });
+        } else {
+            let structure = &mut self.structures[id];
+            structure.docs_agree &= structure.schema.docs == schema.docs;
+            if !structure.places.contains(&place) {
+                structure.places.push(place);
+            }
+        }
+        (format!("#{id}"), Some(id))
+    }
+}
+
+/// The shared types of every kind read from a CRD in `model`.
+pub fn plan(model: &Model) -> Plan {
+    let mut census = Census::default();
+    for file in &model.files {
+        for kind in file.kinds.iter().filter(|k| k.source_crd.is_some()) {
+            for version in &kind.versions {
+                for field in version.body.fields() {
+                    census.visit(&file.module, &version.name, &field.schema);
+                }
+            }
+        }
+    }
+    let structures = census.structures;
+    // Shared: two places or more, and everything nested in something shared.
+    let mut shared = vec![false; structures.len()];
+    let mut stack: Vec<usize> = (0..structures.len())
+        .filter(|&id| structures[id].places.len() > 1)
+        .collect();
+    while let Some(id) = stack.pop() {
+        if !std::mem::replace(&mut shared[id], true) {
+            stack.extend(structures[id].children.iter().copied());
+        }
+    }
+    let mut wanted: Vec<(String, &str, usize)> = (0..structures.len())
+        .filter(|&id| shared[id])
+        .map(|id| {
+            let structure = &structures[id];
+            let name = structure
+                .places
+                .iter()
+                .map(|(_, _, name)| name)
+                .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
+                .cloned()
+                .unwrap_or_default();
+            (name, structure.key.as_str(), id)
+        })
+        .collect();
+    wanted.sort();
+    let mut scope = names::Scope::default();
+    let mut aliases = HashMap::new();
+    let mut named = Vec::with_capacity(wanted.len());
+    for (name, _, id) in wanted {
+        let name = scope.unique_pascal(&name);
+        for place in &structures[id].places {
+            aliases.insert(place.clone(), name.clone());
+        }
+        named.push((name, id));
+    }
+    let mut defs: Vec<SharedDef> = named
+        .into_iter()
+        .map(|(name, id)| {
+            let structure = &structures[id];
+            let (module, version, _) = &structure.places[0];
+            let mut schema = structure.schema.clone();
+            rename_nested(&mut schema.ty, module, version, &aliases, true);
+            SharedDef {
+                name,
+                schema,
+                docs_agree: structure.docs_agree,
+            }
+        })
+        .collect();
+    defs.sort_by(|a, b| a.name.cmp(&b.name));
+    Plan { defs, aliases }
+}
+
+/// Gives the structs and enums under `ty` (`ty` itself too, unless `top`) their shared names.
+fn rename_nested(
+    ty: &mut Type,
+    module: &str,
+    version: &str,
+    aliases: &HashMap<Place, String>,
+    top: bool,
+) {
+    let rename = |name: &mut String| {
+        let place = (module.to_owned(), version.to_owned(), name.clone());
+        if let Some(shared) = aliases.get(&place) {
+            shared.clone_into(name);
+        }
+    };
+    match ty {
+        Type::Object(object) => {
+            if !top {
+                rename(&mut object.name);
+            }
+            for field in &mut object.fields {
+                rename_nested(&mut field.schema.ty, module, version, aliases, false);
+            }
+        }
+        Type::Enum(e) if !top => rename(&mut e.name),
+        Type::List(list) => rename_nested(&mut list.items.ty, module, version, aliases, false),
+        Type::Map(map) => rename_nested(&mut map.values.ty, module, version, aliases, false),
+        _ => {}
+    }
+}
