@@ -116,7 +116,12 @@ fn the_deepest_accepted_schemas_generate_on_a_small_stack() {
     // A CRD's envelope takes 7 levels and each object 2 more (properties, then the field):
     // 60 objects is 127 levels, the most accepted.
     let rust = load_text("deep-crd", "deep.yaml", deep_crd(60)).expect("accepted");
-    assert!(rust.contains(&format!("pub struct DeepSpec{} {{", "A".repeat(59))));
+    // The innermost object is named first, and takes the shortest name; the outer ones add
+    // the fields above them until a name is free (`spec.a` has only `DeepSpecA` left).
+    assert!(rust.contains("pub struct DeepA {"));
+    assert!(rust.contains(&format!("pub struct Deep{} {{", "A".repeat(30))));
+    assert!(rust.contains("pub struct DeepSpecA {"));
+    assert_eq!(rust.matches("pub struct Deep").count(), 61);
     // The schema format takes 1 level for its envelope and 2 per object (the field, then
     // `fields`): 63 objects is 128 levels, the most accepted.
     let rust = load_text("deep-schema", "deep.yaml", deep_schema(63)).expect("accepted");
