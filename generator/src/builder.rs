@@ -22,6 +22,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     file_name: String,
     selection: crate::select::Selection,
+    crd_options: crate::crd::Options,
 }
 
 impl Default for Builder {
@@ -39,6 +40,7 @@ impl Builder {
             out_dir: None,
             file_name: "kondition.rs".to_owned(),
             selection: crate::select::Selection::default(),
+            crd_options: crate::crd::Options::default(),
         }
     }
 
@@ -79,6 +81,37 @@ impl Builder {
         self
     }
 
+    /// Whether a CRD subtree with the structure of a k8s-openapi type (Container, Affinity,
+    /// ...) becomes that type (default `true`; `false` copies every structure, as
+    /// `kondition generate --no-well-known` does).
+    #[must_use]
+    pub fn well_known_types(mut self, reuse: bool) -> Self {
+        self.crd_options.reuse_k8s_types = reuse;
+        self
+    }
+
+    /// The condition types, beyond its profile's, of `kind`, a kind read from a CRD whose
+    /// status is the standard one (metav1 conditions and observedGeneration): its status
+    /// struct gets `KubeStatus` with them (`kondition generate --conditions Kind=A,B`).
+    #[must_use]
+    pub fn conditions<S: Into<String>>(
+        mut self,
+        kind: impl Into<String>,
+        types: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let choice = self.crd_options.statuses.entry(kind.into()).or_default();
+        choice.conditions.extend(types.into_iter().map(Into::into));
+        self
+    }
+
+    /// The profile of `kind`, a kind read from a CRD whose status is the standard one
+    /// (default `standard`; `kondition generate --profile Kind=kstatus`).
+    #[must_use]
+    pub fn profile(mut self, kind: impl Into<String>, profile: impl Into<String>) -> Self {
+        self.crd_options.statuses.entry(kind.into()).or_default().profile = Some(profile.into());
+        self
+    }
+
     /// Where to write (default: `$OUT_DIR`).
     #[must_use]
     pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
@@ -116,7 +149,8 @@ impl Builder {
         for file in &files {
             println!("cargo:rerun-if-changed={}", file.display());
         }
-        let mut model = crate::load(&files, &profiles).map_err(Error::Input)?;
+        let mut model =
+            crate::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
         crate::select::apply(&mut model, &self.selection).map_err(Error::Selection)?;
         for note in &model.notes {
             println!("cargo:warning={note}");

@@ -68,9 +68,18 @@ pub const FORMAT_JSON_SCHEMA: &str = include_str!("schema/format.schema.json");
 
 /// Reads every schema file into one model. Every problem of every file is reported.
 pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics> {
+    load_with(files, profiles, &crd::Options::default())
+}
+
+/// [`load`], with CRDs read as `options` say.
+pub fn load_with(
+    files: &[PathBuf],
+    profiles: &Profiles,
+    options: &crd::Options,
+) -> Result<Model, Diagnostics> {
     // Files are read independently, one per core at a time; results come in the files' order.
     let size = |path: &PathBuf| std::fs::metadata(path).map_or(0, |m| m.len());
-    let read = parallel::map(files, size, |path| read_file(path, profiles));
+    let read = parallel::map(files, size, |path| read_file(path, profiles, options));
     let mut diagnostics = Diagnostics::default();
     let mut model = Model::default();
     for result in read {
@@ -83,6 +92,7 @@ pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics
         }
     }
     check_across_files(&model, &mut diagnostics);
+    check_status_choices(&model, options, &mut diagnostics);
     assign_modules(&mut model.files);
     diagnostics.into_result(model)
 }
@@ -92,12 +102,13 @@ pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics
 fn read_file(
     path: &Path,
     profiles: &Profiles,
+    options: &crd::Options,
 ) -> Result<(model::SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let text = source::diagnostic::read_input(path)?;
     let documents = source::yaml::parse(&text)
         .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
     if documents.iter().any(crd::is_crd) {
-        crd::read_documents(path, &documents)
+        crd::read_documents(path, &documents, options, profiles)
     } else {
         schema::read_documents(path, &documents, profiles).map(|file| (file, Vec::new()))
     }
@@ -110,7 +121,7 @@ pub fn read_crd_text(
 ) -> Result<(model::SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let documents = source::yaml::parse(text)
         .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
-    crd::read_documents(path, &documents)
+    crd::read_documents(path, &documents, &crd::Options::default(), &Profiles::embedded())
 }
 
 /// The generated crate's own modules (`lib.rs`, `crds.rs`, `shared.rs`), which no input's module may be.
@@ -179,6 +190,24 @@ fn assign_modules(files: &mut [model::SchemaFile]) {
             name
         };
         file.module = scope.unique(&names::module_name(name));
+    }
+}
+
+/// Every kind `--conditions` or `--profile` names is among the inputs' CRDs.
+fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut Diagnostics) {
+    for kind in options.statuses.keys() {
+        let known = model
+            .files
+            .iter()
+            .flat_map(|f| &f.kinds)
+            .any(|k| k.source_crd.is_some() && &k.kind == kind);
+        if !known {
+            diagnostics.push(Diagnostic::new(
+                Path::new("<command line>"),
+                source::yaml::Pos::default(),
+                format!("`--conditions`/`--profile` name kind {kind}, which no input CRD defines"),
+            ));
+        }
     }
 }
 

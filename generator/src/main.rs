@@ -65,6 +65,48 @@ struct GenerateArgs {
     /// two groups share a kind name. Default: every kind.
     #[arg(long = "kind", value_name = "KIND")]
     kinds: Vec<String>,
+    /// Copy every structure of a CRD, instead of using k8s-openapi's type where a subtree
+    /// has its structure (Container, Affinity, ...).
+    #[arg(long)]
+    no_well_known: bool,
+    /// The condition types, beyond the profile's, of a kind read from a CRD whose status is
+    /// the standard one (repeatable): `Kind=Ready,Synced`.
+    #[arg(long = "conditions", value_name = "KIND=TYPES", value_parser = kind_and_value)]
+    conditions: Vec<(String, String)>,
+    /// The profile of a kind read from a CRD whose status is the standard one (repeatable):
+    /// `Kind=kstatus`. Default: standard.
+    #[arg(long = "profile", value_name = "KIND=PROFILE", value_parser = kind_and_value)]
+    profile: Vec<(String, String)>,
+}
+
+impl GenerateArgs {
+    /// How CRDs are read.
+    fn crd_options(&self) -> kondition_gen::crd::Options {
+        let mut options = kondition_gen::crd::Options {
+            reuse_k8s_types: !self.no_well_known,
+            ..Default::default()
+        };
+        for (kind, types) in &self.conditions {
+            let choice = options.statuses.entry(kind.clone()).or_default();
+            choice
+                .conditions
+                .extend(types.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned));
+        }
+        for (kind, profile) in &self.profile {
+            options.statuses.entry(kind.clone()).or_default().profile = Some(profile.clone());
+        }
+        options
+    }
+}
+
+/// `KIND=VALUE`, split.
+fn kind_and_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((kind, value)) if !kind.is_empty() && !value.is_empty() => {
+            Ok((kind.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("`{text}` is not KIND=VALUE")),
+    }
 }
 
 #[derive(clap::Args)]
@@ -159,7 +201,12 @@ fn finish(result: Result<(), String>) -> ExitCode {
 
 fn crd(args: &CrdArgs) -> ExitCode {
     finish((|| {
-        let model = load(&args.paths, args.profiles.as_ref(), &args.kinds)?;
+        let model = load(
+            &args.paths,
+            args.profiles.as_ref(),
+            &args.kinds,
+            &kondition_gen::crd::Options::default(),
+        )?;
         if args.out.as_os_str() == "-" {
             print!("{}", emit::crd_stream(&model));
             return Ok(());
@@ -228,6 +275,7 @@ fn load(
     paths: &[PathBuf],
     profile_dir: Option<&PathBuf>,
     kinds: &[String],
+    options: &kondition_gen::crd::Options,
 ) -> Result<kondition_gen::model::Model, String> {
     let mut profiles = Profiles::embedded();
     if let Some(dir) = profile_dir {
@@ -239,7 +287,8 @@ fn load(
         paths.to_vec()
     };
     let files = inputs::schema_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
-    let mut model = kondition_gen::load(&files, &profiles).map_err(|d| d.to_string())?;
+    let mut model =
+        kondition_gen::load_with(&files, &profiles, options).map_err(|d| d.to_string())?;
     for note in &model.notes {
         eprintln!("{note}");
     }
@@ -300,7 +349,12 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
 
 /// Everything `generate` would write, or every problem found (as printed lines).
 fn generate(args: &GenerateArgs) -> Result<Vec<OutputFile>, String> {
-    let model = load(&args.paths, args.profiles.as_ref(), &args.kinds)?;
+    let model = load(
+        &args.paths,
+        args.profiles.as_ref(),
+        &args.kinds,
+        &args.crd_options(),
+    )?;
     let files = emit::rust_tree(&model).map_err(|e| format!("kondition: {e}\n"));
     // The process ends right after writing: freeing the model node by node took a twentieth
     // of a run over the corpus (BENCHMARKS.md), and the system takes it back at exit anyway.

@@ -330,6 +330,10 @@ pub enum Type {
     WellKnown(WellKnown),
     /// A type of k8s-openapi found to have the structure of a CRD's subtree.
     Reused(Box<Reused>),
+    /// kondition's `Conditions`, for a status's metav1-shaped `conditions` list read from a
+    /// CRD (`crate::crd::status` decides when that is lossless); the list as the CRD has it
+    /// is kept.
+    Conditions(Box<Type>),
 }
 
 /// A k8s-openapi type used for a CRD subtree with its structure (`crate::reuse` decides when

@@ -122,6 +122,7 @@ impl Census {
                 return (format!("{{{values}}}"), child);
             }
             Type::Reused(reused) => return (format!("k8s:{}", reused.path), None),
+            Type::Conditions(_) => return ("conditions".to_owned(), None),
             other => return (format!("{other:?}"), None),
         };
         let name = match &schema.ty {
@@ -158,7 +159,25 @@ pub fn plan(model: &Model) -> Plan {
         for kind in file.kinds.iter().filter(|k| k.source_crd.is_some()) {
             for version in &kind.versions {
                 for field in version.body.fields() {
-                    census.visit(&file.module, &version.name, &field.schema);
+                    match &field.schema.ty {
+                        // A standard status is its kind's own (`KubeStatus` names the kind):
+                        // only what it holds may be shared.
+                        Type::Object(status)
+                            if kind.status.is_some()
+                                && field.name == "status"
+                                && status
+                                    .fields
+                                    .iter()
+                                    .any(|f| matches!(f.schema.ty, Type::Conditions(_))) =>
+                        {
+                            for inner in &status.fields {
+                                census.visit(&file.module, &version.name, &inner.schema);
+                            }
+                        }
+                        _ => {
+                            census.visit(&file.module, &version.name, &field.schema);
+                        }
+                    }
                 }
             }
         }

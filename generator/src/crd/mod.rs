@@ -5,6 +5,7 @@
 //! the CRD the generated code returns is the input's; the Rust types are read from each
 //! version's `openAPIV3Schema` by [`types`].
 
+pub mod status;
 pub mod types;
 
 use std::path::Path;
@@ -15,8 +16,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use k8s_openapi::serde::Deserialize as _;
 
 use crate::model::{
-    Body, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, SourceSpec, Version,
+    Body, ConditionDef, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, SourceSpec,
+    StatusDef, Version,
 };
+use crate::profile::Profiles;
 use crate::schema::kind::{check_group, is_dns_label};
 use crate::schema::module_name;
 use crate::schema::reader::Sink;
@@ -28,6 +31,26 @@ use types::{SchemaReader, TypeNames};
 pub const CRD_KIND: &str = "CustomResourceDefinition";
 const API_VERSION: &str = "apiextensions.k8s.io/v1";
 
+/// How CRDs are read into the model.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Use k8s-openapi's types for subtrees that have their structure (`crate::reuse`); on
+    /// by default, `--no-well-known` turns it off.
+    pub reuse_k8s_types: bool,
+    /// The condition types and profile of the kinds whose status is the standard one
+    /// ([`status`]); a kind not named gets the standard profile.
+    pub statuses: status::StatusChoices,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            reuse_k8s_types: true,
+            statuses: status::StatusChoices::new(),
+        }
+    }
+}
+
 /// Whether a document is a CustomResourceDefinition.
 pub fn is_crd(document: &Node) -> bool {
     document.get("kind").and_then(Node::as_str) == Some(CRD_KIND)
@@ -38,6 +61,8 @@ pub fn is_crd(document: &Node) -> bool {
 pub fn read_documents(
     path: &Path,
     documents: &[Node],
+    options: &Options,
+    profiles: &Profiles,
 ) -> Result<(SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let sink = Sink::new(path);
     let mut notes = Vec::new();
@@ -74,7 +99,12 @@ pub fn read_documents(
         })
         .collect();
     for crd in crds {
-        if let Some(kind) = read_crd(crd, &sink, &kind_names, &mut scopes) {
+        let context = Context {
+            sink: &sink,
+            options,
+            profiles,
+        };
+        if let Some(kind) = read_crd(crd, &context, &kind_names, &mut scopes) {
             if let Some(first) = kinds
                 .iter()
                 .find(|k| k.kind == kind.kind && k.group == kind.group)
@@ -262,12 +292,20 @@ fn strings(node: &Node, key: &str, sink: &Sink) -> Vec<String> {
         .collect()
 }
 
+/// What reading one CRD needs besides the CRD.
+struct Context<'a> {
+    sink: &'a Sink<'a>,
+    options: &'a Options,
+    profiles: &'a Profiles,
+}
+
 fn read_crd(
     crd: &Node,
-    sink: &Sink,
+    context: &Context<'_>,
     kind_names: &[&str],
     scopes: &mut Vec<(String, TypeNames)>,
 ) -> Option<Kind> {
+    let sink = context.sink;
     match crd.get("apiVersion").and_then(Node::as_str) {
         Some(API_VERSION) => {}
         Some(other) => {
@@ -356,7 +394,7 @@ fn read_crd(
                 &mut scopes[last].1
             }
         };
-        versions.push(read_version(node, name, kind, sink, scope));
+        versions.push(read_version(node, name, kind, context, scope));
     }
     let storage = versions.iter().filter(|v| v.storage).count();
     if storage != 1 && !versions.is_empty() {
@@ -386,6 +424,22 @@ fn read_crd(
         return None;
     }
     let source_crd = SourceSpec::new(&source);
+    let standard_status = versions.iter().any(|v| match &v.body {
+        Body::Root(fields) => status::standard_status(fields).is_some(),
+        Body::Standard { .. } => false,
+    });
+    let choice = context.options.statuses.get(kind);
+    let status = if standard_status {
+        Some(standard_status_def(kind, choice, context.profiles, crd.pos, sink)?)
+    } else {
+        if choice.is_some() {
+            sink.error(
+                crd.pos,
+                format!("`--conditions`/`--profile` name kind {kind}, but its status is not the standard one (metav1 conditions and observedGeneration, losslessly; see `kondition_gen::crd::status`)"),
+            );
+        }
+        None
+    };
     Some(Kind {
         origin: Origin {
             path: sink.path().to_owned(),
@@ -397,9 +451,62 @@ fn read_crd(
         names,
         docs,
         field_owner: None,
-        status: None,
+        status,
         versions,
         source_crd: Some(source_crd),
+    })
+}
+
+/// The status of a kind whose status is the standard one: the chosen profile's conditions
+/// (standard by default), then the user's.
+fn standard_status_def(
+    kind: &str,
+    choice: Option<&status::StatusChoice>,
+    profiles: &Profiles,
+    pos: Pos,
+    sink: &Sink,
+) -> Option<StatusDef> {
+    let name = choice
+        .and_then(|c| c.profile.clone())
+        .unwrap_or_else(|| "standard".to_owned());
+    let Some(profile) = profiles.get(&name) else {
+        sink.error(
+            pos,
+            format!(
+                "`--profile {kind}={name}`: no such profile; known profiles: {}",
+                profiles.names().join(", ")
+            ),
+        );
+        return None;
+    };
+    let mut conditions = profile.conditions.clone();
+    for type_ in choice.map(|c| c.conditions.as_slice()).unwrap_or_default() {
+        if !kondition::validation::is_valid_type(type_) {
+            sink.error(
+                pos,
+                format!("`--conditions {kind}=...`: condition type `{type_}` would be rejected by the API server"),
+            );
+            return None;
+        }
+        if conditions.iter().any(|c| &c.type_ == type_) {
+            sink.error(
+                pos,
+                format!("`--conditions {kind}=...`: condition type `{type_}` is already declared (by the profile or before)"),
+            );
+            return None;
+        }
+        conditions.push(ConditionDef {
+            type_: type_.clone(),
+            polarity: kondition::Polarity::Positive,
+            reasons: Vec::new(),
+            docs: None,
+        });
+    }
+    Some(StatusDef {
+        profile: name,
+        summary: profile.summary.clone(),
+        conditions,
+        sub_resources: Vec::new(),
     })
 }
 
@@ -407,14 +514,16 @@ fn read_version(
     node: &Node,
     name: &str,
     kind: &str,
-    sink: &Sink,
+    context: &Context<'_>,
     scope: &mut TypeNames,
 ) -> Version {
+    let sink = context.sink;
     let root = node.get("schema").and_then(|s| s.get("openAPIV3Schema"));
-    let mut reader = SchemaReader::new(sink, scope);
-    let fields = root
+    let mut reader = SchemaReader::new(sink, scope, context.options.reuse_k8s_types);
+    let mut fields = root
         .map(|root| reader.root_fields(root, kind))
         .unwrap_or_default();
+    status::recognize(&mut fields);
     let subresources = node.get("subresources");
     let scale = subresources.and_then(|s| s.get("scale")).and_then(|scale| {
         Some(Scale {

@@ -36,10 +36,15 @@ const ROOT_OWN_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
 /// number. Names depend only on the kind's own schema and on the kinds before it in its file,
 /// which share the module; since every name starts with its kind's, kinds meet only when one
 /// kind's name is another's followed by a field name.
+///
+/// The types of the root's fields (`PrometheusSpec`, `PrometheusStatus`) keep those names
+/// whatever is nested in them.
 #[derive(Default)]
 pub struct TypeNames {
     scope: names::Scope,
     by_shape: HashMap<(String, String), String>,
+    /// The names set aside for the root fields' types, by kind and field.
+    roots: HashMap<(String, String), String>,
 }
 
 impl TypeNames {
@@ -48,6 +53,16 @@ impl TypeNames {
         Self {
             scope: names::Scope::with_reserved(reserved),
             by_shape: HashMap::new(),
+            roots: HashMap::new(),
+        }
+    }
+
+    /// Sets `<kind><Field>` aside for the type of root field `field`, if it is free.
+    fn reserve_root(&mut self, kind: &str, field: &str) {
+        let name = format!("{kind}{}", pascal_case(field));
+        if self.scope.take(&name) {
+            self.roots
+                .insert((kind.to_owned(), field.to_owned()), name);
         }
     }
 
@@ -57,6 +72,12 @@ impl TypeNames {
         let key = (kind.to_owned(), shape);
         if let Some(name) = self.by_shape.get(&key) {
             return name.clone();
+        }
+        if let [field] = path
+            && let Some(name) = self.roots.remove(&(kind.to_owned(), field.clone()))
+        {
+            self.by_shape.insert(key, name.clone());
+            return name;
         }
         let words: Vec<String> = path.iter().map(|field| pascal_case(field)).collect();
         let name = (1..=words.len())
@@ -76,16 +97,20 @@ pub struct SchemaReader<'s, 'n> {
     kind: String,
     /// The field names from the root to the schema being read.
     path: Vec<String>,
+    /// Whether subtrees with the structure of a k8s-openapi type become that type.
+    reuse_k8s_types: bool,
 }
 
 impl<'s, 'n> SchemaReader<'s, 'n> {
-    /// A reader reporting to `sink`, naming types in `names`.
-    pub fn new(sink: &'s Sink<'s>, names: &'n mut TypeNames) -> Self {
+    /// A reader reporting to `sink`, naming types in `names`; with `reuse_k8s_types`, a
+    /// subtree with the structure of a k8s-openapi type becomes that type.
+    pub fn new(sink: &'s Sink<'s>, names: &'n mut TypeNames, reuse_k8s_types: bool) -> Self {
         Self {
             sink,
             names,
             kind: String::new(),
             path: Vec::new(),
+            reuse_k8s_types,
         }
     }
 
@@ -93,6 +118,16 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
     pub fn root_fields(&mut self, root: &Node, kind: &str) -> Vec<Field> {
         kind.clone_into(&mut self.kind);
         self.path.clear();
+        let root_names = root
+            .get("properties")
+            .and_then(Node::as_map)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|(key, _)| key.as_str())
+            .filter(|name| !ROOT_OWN_FIELDS.contains(name));
+        for name in root_names {
+            self.names.reserve_root(kind, name);
+        }
         self.fields(root, ROOT_OWN_FIELDS)
     }
 

@@ -346,6 +346,7 @@ impl Lowering<'_> {
                 out.append(&mut schema);
             }
             Type::Reused(reused) => return self.ty(&reused.original, docs),
+            Type::Conditions(original) => return self.ty(original, docs),
         }
         out
     }

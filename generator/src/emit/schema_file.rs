@@ -253,6 +253,7 @@ impl Writer {
             // The import writes the CRD's own structure; the schema format names no
             // k8s-openapi types beyond the well-known ones.
             Type::Reused(reused) => return self.ty(&reused.original),
+            Type::Conditions(original) => return self.ty(original),
         }
         out
     }

@@ -231,6 +231,11 @@ impl<'m> TypeCollector<'m> {
         }
     }
 
+    /// Leaves `name` out of what is written (it is written apart).
+    fn exclude(&mut self, name: &str) {
+        self.order.retain(|n| n != name);
+    }
+
     /// Takes out the types `shared` names, as (local name, shared name), in the order met.
     fn take_shared<'p>(
         &mut self,
@@ -340,7 +345,25 @@ fn kind_items<'m>(
                 #status
             }
         }
-        (body, _) => {
+        (Body::Root(fields), status) => {
+            let root: Vec<&Field> = fields.iter().collect();
+            let mut items = resource::object_items(kind, version, &root, crd_const);
+            // A standard status read from a CRD: its struct gets `KubeStatus`.
+            if let (Some(status), Some((schema, object))) =
+                (status, crate::crd::status::standard_status(fields))
+            {
+                types.exclude(&object.name);
+                items.extend(resource::crd_status_item(
+                    kind,
+                    status,
+                    &object.name,
+                    schema.docs.as_deref(),
+                    &object.fields,
+                ));
+            }
+            items
+        }
+        (body @ Body::Standard { .. }, None) => {
             let root: Vec<&Field> = body.fields().collect();
             resource::object_items(kind, version, &root, crd_const)
         }

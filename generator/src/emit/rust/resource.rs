@@ -374,3 +374,29 @@ pub fn status_item(
         }
     }
 }
+
+/// The status struct of a kind read from a CRD whose status is the standard one: the CRD's
+/// own fields, every one optional (so the struct is `Default`, and an object is written back
+/// with exactly the fields it had), with `KubeStatus`.
+pub fn crd_status_item(
+    kind: &Kind,
+    status: &StatusDef,
+    status_name: &str,
+    docs: Option<&str>,
+    fields: &[Field],
+) -> TokenStream {
+    let status_ident = format_ident!("{}", status_name);
+    let resource = format_ident!("{}", kind.kind);
+    let doc = docs.map(docs::attrs);
+    let profile = profile_attr(status);
+    let mut scope = names::Scope::default();
+    let fields = types::fields(fields, &mut scope, true);
+    quote! {
+        #doc
+        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize, ::kondition::KubeStatus)]
+        #[kondition(resource = #resource, #profile)]
+        pub struct #status_ident {
+            #fields
+        }
+    }
+}

@@ -162,6 +162,7 @@ impl RustType {
             Type::Raw => Self::path("::serde_json::Value"),
             Type::WellKnown(known) => Self::path(format!("::{}", known.rust_path())),
             Type::Reused(reused) => Self::path(format!("::k8s_openapi::{}", reused.path)),
+            Type::Conditions(_) => Self::path("::kondition::Conditions"),
         }
     }
 
