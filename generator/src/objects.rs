@@ -263,6 +263,11 @@ impl Walker<'_> {
                     *value = Json::String(number.to_string());
                 }
             }
+            Type::Conditions(_) => {
+                if let Json::Array(items) = value {
+                    items.iter_mut().for_each(condition_time);
+                }
+            }
             Type::WellKnown(WellKnown::Time) => time(value),
             Type::WellKnown(WellKnown::Condition) => condition_time(value),
             Type::WellKnown(

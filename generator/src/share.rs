@@ -158,18 +158,17 @@ pub fn plan(model: &Model) -> Plan {
     for file in &model.files {
         for kind in file.kinds.iter().filter(|k| k.source_crd.is_some()) {
             for version in &kind.versions {
+                // A standard status is its kind's own (`KubeStatus` names the kind): only
+                // what it holds may be shared.
+                let status = match &version.body {
+                    crate::model::Body::Root(fields) if kind.status.is_some() => {
+                        crate::crd::status::standard_status(fields).map(|(_, object)| object)
+                    }
+                    _ => None,
+                };
                 for field in version.body.fields() {
-                    match &field.schema.ty {
-                        // A standard status is its kind's own (`KubeStatus` names the kind):
-                        // only what it holds may be shared.
-                        Type::Object(status)
-                            if kind.status.is_some()
-                                && field.name == "status"
-                                && status
-                                    .fields
-                                    .iter()
-                                    .any(|f| matches!(f.schema.ty, Type::Conditions(_))) =>
-                        {
+                    match status {
+                        Some(status) if field.name == "status" => {
                             for inner in &status.fields {
                                 census.visit(&file.module, &version.name, &inner.schema);
                             }

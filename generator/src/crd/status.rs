@@ -1,7 +1,7 @@
-//! The standard status in a CRD: a `status` whose `conditions` are metav1 Conditions and
-//! that has `observedGeneration` becomes a status kondition drives, with
-//! `kondition::Conditions` for the list, `KubeStatus` on the struct and `StatusResource` on
-//! the kind, so the chokepoint, the condition accessors and the summary work with it.
+//! The standard status in a CRD: the `conditions` of a `status` that are metav1 Conditions
+//! become `kondition::Conditions`; when the status also has `observedGeneration`, it is a
+//! status kondition drives, with `KubeStatus` on the struct and `StatusResource` on the kind,
+//! so the chokepoint, the condition accessors and the summary work with it.
 //!
 //! It is recognized only when the change is lossless, when every object the CRD admits reads
 //! into `kondition::Condition` and is written back the same:
@@ -37,8 +37,9 @@ pub struct StatusChoice {
 /// Choices per kind name.
 pub type StatusChoices = BTreeMap<String, StatusChoice>;
 
-/// Makes the `conditions` of the root's `status` a `Type::Conditions` when the status is the
-/// standard one, losslessly; whether it did.
+/// Makes the `conditions` of the root's `status` a `Type::Conditions` when they are metav1
+/// conditions, losslessly; whether the status is then the standard one (it also has an int64
+/// `observedGeneration`, so it can have `KubeStatus`).
 pub fn recognize(root_fields: &mut [Field]) -> bool {
     let Some(status) = root_fields.iter_mut().find(|f| f.name == "status") else {
         return false;
@@ -46,24 +47,15 @@ pub fn recognize(root_fields: &mut [Field]) -> bool {
     let Type::Object(object) = &mut status.schema.ty else {
         return false;
     };
-    if object.preserve_unknown {
-        return false;
-    }
-    // `KubeStatus` keeps the generation as an `i64`.
-    let generation = object.fields.iter().any(|f| {
-        f.name == "observedGeneration"
-            && !f.schema.nullable
-            && matches!(&f.schema.ty, Type::Integer(int) if int.format == IntegerFormat::Int64)
-    });
     let Some(conditions) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
         return false;
     };
-    if !generation || conditions.schema.nullable || !is_condition_list(&conditions.schema.ty) {
+    if conditions.schema.nullable || !is_condition_list(&conditions.schema.ty) {
         return false;
     }
     let list = std::mem::replace(&mut conditions.schema.ty, Type::Raw);
     conditions.schema.ty = Type::Conditions(Box::new(list));
-    true
+    standard_status(root_fields).is_some()
 }
 
 /// Whether `ty` is a list of metav1-shaped conditions.
@@ -114,19 +106,23 @@ fn enum_within(ty: &Type, allowed: &[&str]) -> bool {
     }
 }
 
-/// The root's `status` of one version when it is the standard status (its `conditions` made
-/// `Type::Conditions` by [`recognize`]).
+/// The root's `status` of one version when it is the standard status: its `conditions` made
+/// `Type::Conditions` by [`recognize`], an int64 `observedGeneration` beside them, and no
+/// unknown fields kept (the derive writes only the fields it names).
 pub fn standard_status(root_fields: &[Field]) -> Option<(&Schema, &ObjectType)> {
     let status = root_fields.iter().find(|f| f.name == "status")?;
-    match &status.schema.ty {
-        Type::Object(object)
-            if object
-                .fields
-                .iter()
-                .any(|f| matches!(f.schema.ty, Type::Conditions(_))) =>
-        {
-            Some((&status.schema, object))
-        }
-        _ => None,
-    }
+    let Type::Object(object) = &status.schema.ty else {
+        return None;
+    };
+    let conditions = object
+        .fields
+        .iter()
+        .any(|f| matches!(f.schema.ty, Type::Conditions(_)));
+    // `KubeStatus` keeps the generation as an `i64`.
+    let generation = object.fields.iter().any(|f| {
+        f.name == "observedGeneration"
+            && !f.schema.nullable
+            && matches!(&f.schema.ty, Type::Integer(int) if int.format == IntegerFormat::Int64)
+    });
+    (conditions && generation && !object.preserve_unknown).then_some((&status.schema, object))
 }
