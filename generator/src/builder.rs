@@ -108,7 +108,11 @@ impl Builder {
     /// (default `standard`; `kondition generate --profile Kind=kstatus`).
     #[must_use]
     pub fn profile(mut self, kind: impl Into<String>, profile: impl Into<String>) -> Self {
-        self.crd_options.statuses.entry(kind.into()).or_default().profile = Some(profile.into());
+        self.crd_options
+            .statuses
+            .entry(kind.into())
+            .or_default()
+            .profile = Some(profile.into());
         self
     }
 

@@ -88,9 +88,13 @@ impl GenerateArgs {
         };
         for (kind, types) in &self.conditions {
             let choice = options.statuses.entry(kind.clone()).or_default();
-            choice
-                .conditions
-                .extend(types.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned));
+            choice.conditions.extend(
+                types
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned),
+            );
         }
         for (kind, profile) in &self.profile {
             options.statuses.entry(kind.clone()).or_default().profile = Some(profile.clone());

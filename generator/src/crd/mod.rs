@@ -430,7 +430,13 @@ fn read_crd(
     });
     let choice = context.options.statuses.get(kind);
     let status = if standard_status {
-        Some(standard_status_def(kind, choice, context.profiles, crd.pos, sink)?)
+        Some(standard_status_def(
+            kind,
+            choice,
+            context.profiles,
+            crd.pos,
+            sink,
+        )?)
     } else {
         if choice.is_some() {
             sink.error(

@@ -61,8 +61,7 @@ impl TypeNames {
     fn reserve_root(&mut self, kind: &str, field: &str) {
         let name = format!("{kind}{}", pascal_case(field));
         if self.scope.take(&name) {
-            self.roots
-                .insert((kind.to_owned(), field.to_owned()), name);
+            self.roots.insert((kind.to_owned(), field.to_owned()), name);
         }
     }
 
@@ -83,7 +82,10 @@ impl TypeNames {
         let name = (1..=words.len())
             .map(|n| format!("{kind}{}", words[words.len() - n..].concat()))
             .find(|candidate| self.scope.take(candidate))
-            .unwrap_or_else(|| self.scope.unique_pascal(&format!("{kind}{}", words.concat())));
+            .unwrap_or_else(|| {
+                self.scope
+                    .unique_pascal(&format!("{kind}{}", words.concat()))
+            });
         self.by_shape.insert(key, name.clone());
         name
     }

@@ -74,7 +74,10 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
     let shared = (!plan.is_empty()).then(|| {
         files.push(OutputFile {
             path: PathBuf::from("shared.rs"),
-            contents: header(&inputs) + SHARED_MODULE_DOC_LINE + "\n" + &rust::shared_module(&plan, 0),
+            contents: header(&inputs)
+                + SHARED_MODULE_DOC_LINE
+                + "\n"
+                + &rust::shared_module(&plan, 0),
         });
         quote! {
             #[rustfmt::skip]
