@@ -95,17 +95,54 @@ fn condition_type_enum(status: &Status) -> TokenStream {
 }
 
 fn set_observed_generation_body(status: &Status) -> TokenStream {
-    let (field, optional) = &status.observed_generation;
-    if *optional {
+    let field = &status.observed_generation.ident;
+    if status.observed_generation.optional {
         quote!(self.#field = ::core::option::Option::Some(generation);)
     } else {
         quote!(self.#field = generation;)
     }
 }
 
+/// How the generated code reaches the conditions list, held as `Conditions` or as
+/// `Option<Conditions>` (absent on the wire when `None`), from `&self` or `&mut self`.
+struct ConditionsAccess {
+    /// A `&Conditions`, empty when the list is absent.
+    read: TokenStream,
+    /// A `&mut Conditions`, inserted empty when the list is absent.
+    write: TokenStream,
+    /// An `Option<&mut Conditions>`, `None` when the list is absent (so removing from it
+    /// leaves it absent).
+    present: TokenStream,
+}
+
+fn conditions_access(status: &Status) -> ConditionsAccess {
+    let field = &status.conditions.ident;
+    if status.conditions.optional {
+        ConditionsAccess {
+            read: quote! {
+                match &self.#field {
+                    ::core::option::Option::Some(conditions) => conditions,
+                    ::core::option::Option::None => {
+                        static EMPTY: ::kondition::Conditions = ::kondition::Conditions::new();
+                        &EMPTY
+                    }
+                }
+            },
+            write: quote!(self.#field.get_or_insert_with(::kondition::Conditions::new)),
+            present: quote!(self.#field.as_mut()),
+        }
+    } else {
+        ConditionsAccess {
+            read: quote!(&self.#field),
+            write: quote!(&mut self.#field),
+            present: quote!(::core::option::Option::Some(&mut self.#field)),
+        }
+    }
+}
+
 fn accessors(status: &Status) -> TokenStream {
     let ident = &status.ident;
-    let conditions = &status.conditions;
+    let present = conditions_access(status).present;
     let set_generation = set_observed_generation_body(status);
     let methods = status.condition_types.iter().map(|t| {
         let name = &t.name;
@@ -123,25 +160,28 @@ fn accessors(status: &Status) -> TokenStream {
             #[doc = #get_doc]
             #[inline]
             pub fn #get(&self) -> ::core::option::Option<&::kondition::Condition> {
-                self.#conditions.get(#name)
+                ::kondition::KubeStatus::conditions(self).get(#name)
             }
 
             #[doc = #is_doc]
             #[inline]
             pub fn #is(&self) -> bool {
-                self.#conditions.is_true(#name)
+                ::kondition::KubeStatus::conditions(self).is_true(#name)
             }
 
             #[doc = #set_doc]
             #[inline]
             pub fn #set(&mut self, condition: ::kondition::Condition) -> ::kondition::SetOutcome {
-                self.#conditions.set(condition.with_type(#name))
+                ::kondition::KubeStatus::conditions_mut(self).set(condition.with_type(#name))
             }
 
             #[doc = #remove_doc]
             #[inline]
             pub fn #remove(&mut self) -> ::core::option::Option<::kondition::Condition> {
-                self.#conditions.remove(#name)
+                match #present {
+                    ::core::option::Option::Some(conditions) => conditions.remove(#name),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
             }
         }
     });
@@ -218,7 +258,7 @@ fn apply_configuration(status: &Status) -> TokenStream {
         .fields
         .iter()
         .any(|f| syn::ext::IdentExt::unraw(&f.ident) == "condition");
-    let conditions = &status.conditions;
+    let conditions = &status.conditions.ident;
     let with_condition = (!has_condition_field).then(|| {
         quote! {
             /// Adds one condition (by the rules of `Conditions::set`), keeping the others.
@@ -348,9 +388,10 @@ fn serialize_with_serde_derive(status: &Status) -> TokenStream {
 fn kube_status_impl(status: &Status) -> TokenStream {
     let ident = &status.ident;
     let apply = apply_ident(status);
-    let conditions = &status.conditions;
-    let (generation, optional) = &status.observed_generation;
-    let get_generation = if *optional {
+    let conditions = &status.conditions.ident;
+    let ConditionsAccess { read, write, .. } = conditions_access(status);
+    let generation = &status.observed_generation.ident;
+    let get_generation = if status.observed_generation.optional {
         quote!(self.#generation)
     } else {
         quote!(::core::option::Option::Some(self.#generation))
@@ -374,12 +415,12 @@ fn kube_status_impl(status: &Status) -> TokenStream {
 
             #[inline]
             fn conditions(&self) -> &::kondition::Conditions {
-                &self.#conditions
+                #read
             }
 
             #[inline]
             fn conditions_mut(&mut self) -> &mut ::kondition::Conditions {
-                &mut self.#conditions
+                #write
             }
 
             #[inline]

@@ -23,6 +23,35 @@
 //! assert_eq!(WidgetStatus::CONDITION_TYPES, ["Ready", "Synced"]);
 //! ```
 //!
+//! The `conditions` field is a `kondition::Conditions` or an `Option<kondition::Conditions>`,
+//! and `observedGeneration` an `Option<i64>` or an `i64`. The `Option` form of `conditions`
+//! is for a status read from an existing CRD, where an object may have no `conditions` key
+//! at all: `None` keeps that absence apart from an empty list, so an object is written back
+//! as it was read (no key stays no key, `[]` stays `[]`). An absent list reads as empty, and
+//! the first write to it (`set_*`, `conditions_mut`) creates it:
+//!
+//! ```
+//! use kondition::{Condition, ConditionStatus, Conditions, KubeStatus};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+//! #[kondition(profile = "standard")]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct GadgetStatus {
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     pub conditions: Option<Conditions>,
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     pub observed_generation: Option<i64>,
+//! }
+//!
+//! let mut status = GadgetStatus::default(); // as read from `status: {}`
+//! assert!(status.conditions().is_empty());
+//! assert!(status.remove_ready().is_none()); // removing leaves the list absent
+//! assert_eq!(status.conditions, None);
+//! status.set_ready(Condition::new("Ready", ConditionStatus::True, "Succeeded"));
+//! assert_eq!(status.conditions.as_ref().map(|c| c.len()), Some(1));
+//! ```
+//!
 //! The `kondition` crate documents the attribute's keys and what the generated code gives.
 //! The derive reads the struct and its `#[kondition(...)]` and `#[serde(...)]` attributes
 //! into a model, reporting every misuse at once on its own span, then writes the code from

@@ -18,6 +18,11 @@ use crate::serde_attrs;
 const CONDITIONS: &str = "conditions";
 /// The wire name of the observed generation.
 const OBSERVED_GENERATION: &str = "observedGeneration";
+/// The error on a `conditions` field of another type.
+const CONDITIONS_TYPE_ERROR: &str = "the `conditions` field must be a `kondition::Conditions` (or `Option<kondition::Conditions>`), the list that merges by type under server-side apply";
+/// The error on an `observedGeneration` field of another type.
+const GENERATION_TYPE_ERROR: &str =
+    "the `observedGeneration` field must be an `Option<i64>` (or `i64`)";
 
 /// A status struct, ready for code generation.
 pub struct Status {
@@ -31,13 +36,21 @@ pub struct Status {
     pub summary: Option<LitStr>,
     /// `success_reason = "..."`, overriding the profile's.
     pub success_reason: Option<LitStr>,
-    /// The field holding `conditions`.
-    pub conditions: Ident,
-    /// The field holding `observedGeneration`, and whether it is an `Option<i64>`.
-    pub observed_generation: (Ident, bool),
+    /// The field holding `conditions`: a `Conditions` or an `Option<Conditions>`.
+    pub conditions: StandardField,
+    /// The field holding `observedGeneration`: an `i64` or an `Option<i64>`.
+    pub observed_generation: StandardField,
     /// Every field that reaches the wire, in order.
     pub fields: Vec<ApplyField>,
     pub condition_types: Vec<ConditionType>,
+}
+
+/// A field of the standard block (`conditions`, `observedGeneration`).
+pub struct StandardField {
+    pub ident: Ident,
+    /// Whether the struct holds it in an `Option`, so that an absent field stays absent
+    /// (`None`) and apart from an empty or zero one.
+    pub optional: bool,
 }
 
 /// A field of the status as its apply configuration holds it.
@@ -56,8 +69,6 @@ pub enum FieldKind {
     Optional,
     /// `T` in the status: `Some(value)` in the apply configuration.
     Required,
-    /// The conditions list (required, and with a `with_condition` builder).
-    Conditions,
     /// `#[serde(flatten)]`: `Option<T>`, flattened.
     Flatten,
     /// `#[serde(with)]` or `serialize_with`: `Some(value)`, serialized by `serialize`,
@@ -141,24 +152,22 @@ impl Status {
                     );
                 }
             }
-            let kind = if is_conditions && !serde.flatten {
-                if !is_named(&field.ty, "Conditions") {
-                    errors.spanned(
-                        &field.ty,
-                        "the `conditions` field must be a `kondition::Conditions`, the list that merges by type under server-side apply",
-                    );
-                }
-                conditions = Some(ident.clone());
-                FieldKind::Conditions
-            } else if is_generation && !serde.flatten {
-                let optional = option_inner(&field.ty).is_some_and(|t| is_named(t, "i64"));
-                if !optional && !is_named(&field.ty, "i64") {
-                    errors.spanned(
-                        &field.ty,
-                        "the `observedGeneration` field must be an `Option<i64>` (or `i64`)",
-                    );
-                }
-                observed_generation = Some((ident.clone(), optional));
+            // The standard fields: where each is recorded, the type it holds, the error if not.
+            let standard = match (is_conditions, is_generation) {
+                _ if serde.flatten => None,
+                (true, _) => Some((&mut conditions, "Conditions", CONDITIONS_TYPE_ERROR)),
+                (false, true) => Some((&mut observed_generation, "i64", GENERATION_TYPE_ERROR)),
+                (false, false) => None,
+            };
+            let kind = if let Some((slot, expected, message)) = standard {
+                let optional = standard_field_type(&field.ty, expected).unwrap_or_else(|| {
+                    errors.spanned(&field.ty, message);
+                    false
+                });
+                *slot = Some(StandardField {
+                    ident: ident.clone(),
+                    optional,
+                });
                 if optional {
                     FieldKind::Optional
                 } else {
@@ -338,6 +347,15 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// Whether `ty` is the type `name` of a standard field (`Some(false)`) or an `Option` of it
+/// (`Some(true)`); `None` for anything else, `Option<Option<name>>` included.
+fn standard_field_type(ty: &Type, name: &str) -> Option<bool> {
+    match option_inner(ty) {
+        Some(inner) => is_named(inner, name).then_some(true),
+        None => is_named(ty, name).then_some(false),
     }
 }
 

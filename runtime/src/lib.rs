@@ -72,6 +72,15 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 /// | `summary = "Synced"` | the summary condition (declared), instead of the profile's |
 /// | `success_reason = "UpToDate"` | the summary's reason on success, instead of the profile's |
 /// | `field_owner = "..."` | the field manager, instead of `<group>/<kind>-controller` |
+///
+/// The struct needs a `conditions` field (wire name `conditions`) of type [`Conditions`] or
+/// `Option<Conditions>`, and an `observedGeneration` field of type `Option<i64>` or `i64`;
+/// any other type is a compile error on the field. `Option<Conditions>` (with
+/// `#[serde(default, skip_serializing_if = "Option::is_none")]`) is for a status read from
+/// an existing CRD: it keeps an object without a `conditions` key apart from one with
+/// `conditions: []`, so each is written back as it was read, by the status and by its apply
+/// configuration alike. [`KubeStatus::conditions`] reads an absent list as empty;
+/// [`KubeStatus::conditions_mut`] and the `set_*` accessors create it.
 #[cfg(feature = "derive")]
 pub use kondition_derive::KubeStatus;
 

@@ -32,10 +32,11 @@ pub trait KubeStatus {
     /// `success_reason = "..."`; by default Ready, `Succeeded`, nothing beside it.
     const PROFILE: Profile = profile::CUSTOM;
 
-    /// The conditions.
+    /// The conditions (empty when the status holds no list).
     fn conditions(&self) -> &Conditions;
 
-    /// The conditions, to change them through [`Conditions::set`].
+    /// The conditions, to change them through [`Conditions::set`] (an empty list is
+    /// inserted first when the status holds none).
     fn conditions_mut(&mut self) -> &mut Conditions;
 
     /// `status.observedGeneration`.

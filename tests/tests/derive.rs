@@ -468,3 +468,239 @@ mod profiles {
         );
     }
 }
+
+mod optional_conditions {
+    //! `conditions` as `Option<Conditions>`, as a status read from an existing CRD holds it:
+    //! an object without the list is written back without it, one with `[]` with `[]`.
+
+    use super::*;
+    use kondition::controller::StatusReconciler;
+    use kondition::{Failure, StatusApply};
+    use kondition_tests::api_server::ApiServer;
+    use std::sync::Arc;
+
+    /// A gadget's desired state.
+    #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[kube(
+        group = "example.com",
+        version = "v1",
+        kind = "Gadget",
+        namespaced,
+        status = "GadgetStatus"
+    )]
+    pub struct GadgetSpec {
+        /// How big.
+        pub size: i32,
+    }
+
+    /// A gadget's observed state, every field optional.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+    #[kondition(resource = Gadget, conditions(Ready, SubResourcesReady))]
+    #[serde(rename_all = "camelCase")]
+    pub struct GadgetStatus {
+        /// The conditions, absent until something sets one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Conditions>,
+        /// The generation the status was computed from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
+        /// Where the gadget answers.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub endpoint: Option<String>,
+    }
+
+    fn ready_json() -> Value {
+        json!({
+            "type": "Ready",
+            "status": "True",
+            "lastTransitionTime": "2023-11-14T22:13:20Z",
+            "reason": "Succeeded",
+            "message": "",
+            "observedGeneration": 4
+        })
+    }
+
+    fn ready() -> Condition {
+        Condition::new("Ready", ConditionStatus::True, "Succeeded")
+            .with_observed_generation(4)
+            .at(at(1_700_000_000))
+    }
+
+    fn read(status: Value) -> GadgetStatus {
+        serde_json::from_value(status).expect("reads")
+    }
+
+    fn json_of(value: impl Serialize) -> Value {
+        serde_json::to_value(value).expect("serializes")
+    }
+
+    #[test]
+    fn absent_and_empty_lists_round_trip() {
+        for status in [
+            json!({}),
+            json!({"conditions": []}),
+            json!({"conditions": [ready_json()]}),
+            json!({"conditions": [ready_json()], "observedGeneration": 4, "endpoint": "e:1"}),
+        ] {
+            let read = read(status.clone());
+            assert_eq!(json_of(&read), status);
+        }
+        assert_eq!(read(json!({})).conditions, None);
+        assert_eq!(
+            read(json!({"conditions": []})).conditions,
+            Some(Conditions::new())
+        );
+        assert_eq!(
+            read(json!({"conditions": [ready_json()]})).conditions,
+            Some(Conditions::from_iter([ready()]))
+        );
+    }
+
+    #[test]
+    fn an_absent_list_reads_as_empty() {
+        let mut status = GadgetStatus::default();
+        assert!(KubeStatus::conditions(&status).is_empty());
+        assert!(status.ready().is_none());
+        assert!(!status.is_ready());
+        // Removing from an absent list leaves it absent.
+        assert_eq!(status.remove_ready(), None);
+        assert_eq!(status.conditions, None);
+        assert_eq!(json_of(&status), json!({}));
+    }
+
+    #[test]
+    fn writing_to_an_absent_list_creates_it() {
+        let mut status = GadgetStatus::default();
+        assert_eq!(
+            status.set_ready(ready().with_type("Anything")),
+            SetOutcome::Transitioned
+        );
+        assert!(status.is_ready());
+        assert_eq!(status.conditions, Some(Conditions::from_iter([ready()])));
+        // Removing the last condition keeps the (now empty) list.
+        assert_eq!(status.remove_ready(), Some(ready()));
+        assert_eq!(json_of(&status), json!({"conditions": []}));
+
+        let mut status = GadgetStatus::default();
+        assert_eq!(
+            status.conditions_mut().set(ready()),
+            SetOutcome::Transitioned
+        );
+        assert_eq!(json_of(&status), json!({"conditions": [ready_json()]}));
+
+        // Reaching for the list to write is enough to create it, empty.
+        let mut status = GadgetStatus::default();
+        status.conditions_mut();
+        assert_eq!(json_of(&status), json!({"conditions": []}));
+    }
+
+    #[test]
+    fn the_full_apply_keeps_absent_and_empty_apart() {
+        assert_eq!(json_of(read(json!({})).to_apply()), json!({}));
+        assert_eq!(
+            json_of(read(json!({"conditions": []})).to_apply()),
+            json!({"conditions": []})
+        );
+        let full =
+            json!({"conditions": [ready_json()], "observedGeneration": 4, "endpoint": "e:1"});
+        assert_eq!(json_of(read(full.clone()).to_apply()), full);
+
+        // Through the resource: a status without conditions applies none.
+        let mut gadget = Gadget::new("g1", GadgetSpec { size: 1 });
+        gadget.status_mut().set_observed_generation(4);
+        assert_eq!(
+            json_of(gadget.status_apply()),
+            json!({
+                "apiVersion": "example.com/v1",
+                "kind": "Gadget",
+                "metadata": {"name": "g1"},
+                "status": {"observedGeneration": 4}
+            })
+        );
+    }
+
+    #[test]
+    fn the_conditions_only_apply_and_the_builders_are_exact() {
+        let body: StatusApply<GadgetStatusApply> = Gadget::new("g1", GadgetSpec { size: 1 })
+            .conditions_apply(Conditions::from_iter([ready()]));
+        assert_eq!(
+            json_of(body),
+            json!({
+                "apiVersion": "example.com/v1",
+                "kind": "Gadget",
+                "metadata": {"name": "g1"},
+                "status": {"conditions": [ready_json()]}
+            })
+        );
+        assert_eq!(
+            json_of(GadgetStatus::conditions_apply(Conditions::new())),
+            json!({"conditions": []})
+        );
+        assert_eq!(
+            json_of(
+                GadgetStatusApply::default()
+                    .with_condition(ready())
+                    .with_endpoint("e:1")
+            ),
+            json!({"conditions": [ready_json()], "endpoint": "e:1"})
+        );
+        assert_eq!(
+            json_of(GadgetStatusApply::default().with_conditions(Conditions::new())),
+            json!({"conditions": []})
+        );
+    }
+
+    #[test]
+    fn the_crd_still_has_conditions_as_a_map_keyed_by_type() {
+        let crd = json_of(Gadget::crd());
+        let conditions = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]
+            ["properties"]["conditions"];
+        assert_eq!(conditions["x-kubernetes-list-type"], "map");
+        assert_eq!(conditions["x-kubernetes-list-map-keys"], json!(["type"]));
+    }
+
+    /// Through the status chokepoint, against the API server's libraries: a stored status
+    /// without a conditions list gets one holding the summary condition, and nothing else
+    /// of the status changes.
+    #[tokio::test]
+    async fn the_chokepoint_stores_the_list_a_status_lacked() {
+        let mut gadget = Gadget::new("g1", GadgetSpec { size: 1 });
+        gadget.metadata.namespace = Some("team-a".into());
+        gadget.metadata.generation = Some(2);
+        gadget.status = Some(read(json!({"endpoint": "10.0.0.7:443"})));
+        let server = ApiServer::new(&gadget);
+        StatusReconciler::<Gadget>::new(server.client())
+            .reconcile(Arc::new(gadget), async |_: &mut Gadget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("status written");
+
+        let requests = server.received();
+        assert_eq!(requests.len(), 1, "one apply: {requests:?}");
+        let stored = server.stored().expect("stored");
+        // It reads back as the status type, with the list present.
+        let back: Gadget = serde_json::from_value(stored.clone()).expect("reads back");
+        assert!(back.status.as_ref().is_some_and(GadgetStatus::is_ready));
+
+        let expected = json!({
+            "conditions": [{
+                "type": "Ready",
+                "status": "True",
+                "lastTransitionTime": "<now>",
+                "reason": "Succeeded",
+                "message": "",
+                "observedGeneration": 2
+            }],
+            "observedGeneration": 2,
+            "endpoint": "10.0.0.7:443"
+        });
+        // What was applied and what is stored, each with its one time blanked.
+        for mut status in [requests[0].body["status"].clone(), stored["status"].clone()] {
+            let time = &mut status["conditions"][0]["lastTransitionTime"];
+            assert!(time.is_string(), "{time}");
+            *time = json!("<now>");
+            assert_eq!(status, expected);
+        }
+    }
+}

@@ -4,7 +4,7 @@ use kondition::{Conditions, KubeStatus};
 #[kondition(conditions(Ready, Ready), field_owner = "")]
 #[serde(rename_all = "camelCase")]
 pub struct WidgetStatus<T> {
-    pub conditions: Option<Conditions>,
+    pub conditions: Option<Option<Conditions>>,
     pub value: T,
 }
 
