@@ -223,7 +223,7 @@ pub fn plan(model: &Model) -> Plan {
             let structure = &structures[id];
             let (module, version, _) = &structure.places[0];
             let mut schema = structure.schema.clone();
-            rename_nested(&mut schema.ty, module, version, &aliases, true);
+            rename_nested(&mut schema.ty, module, version, &aliases);
             SharedDef {
                 name,
                 schema,
@@ -235,14 +235,8 @@ pub fn plan(model: &Model) -> Plan {
     Plan { defs, aliases }
 }
 
-/// Gives the structs and enums under `ty` (`ty` itself too, unless `top`) their shared names.
-fn rename_nested(
-    ty: &mut Type,
-    module: &str,
-    version: &str,
-    aliases: &HashMap<Place, String>,
-    top: bool,
-) {
+/// Gives the structs and enums in `ty` (`ty` itself too) their shared names.
+fn rename_nested(ty: &mut Type, module: &str, version: &str, aliases: &HashMap<Place, String>) {
     let rename = |name: &mut String| {
         let place = (module.to_owned(), version.to_owned(), name.clone());
         if let Some(shared) = aliases.get(&place) {
@@ -251,16 +245,14 @@ fn rename_nested(
     };
     match ty {
         Type::Object(object) => {
-            if !top {
-                rename(&mut object.name);
-            }
+            rename(&mut object.name);
             for field in &mut object.fields {
-                rename_nested(&mut field.schema.ty, module, version, aliases, false);
+                rename_nested(&mut field.schema.ty, module, version, aliases);
             }
         }
-        Type::Enum(e) if !top => rename(&mut e.name),
-        Type::List(list) => rename_nested(&mut list.items.ty, module, version, aliases, false),
-        Type::Map(map) => rename_nested(&mut map.values.ty, module, version, aliases, false),
+        Type::Enum(e) => rename(&mut e.name),
+        Type::List(list) => rename_nested(&mut list.items.ty, module, version, aliases),
+        Type::Map(map) => rename_nested(&mut map.values.ty, module, version, aliases),
         _ => {}
     }
 }

@@ -17,6 +17,7 @@ use support::scratch;
 /// there from the first). Written as JSON, which is YAML.
 fn crd(kind: &str, plural: &str, versions: &[&str], extra: bool) -> String {
     let ca = json!({"type": "string", "description": "The CA bundle."});
+    let mode = json!({"type": "string", "enum": ["strict", "lax"]});
     let versions: Vec<serde_json::Value> = versions
         .iter()
         .enumerate()
@@ -34,6 +35,7 @@ fn crd(kind: &str, plural: &str, versions: &[&str], extra: bool) -> String {
                 "required": ["url"],
                 "properties": {
                     "url": {"type": "string", "description": "Where to send."},
+                    "mode": mode,
                     "tls": {"description": "TLS of one endpoint.", "type": "object", "properties": {"ca": ca}}
                 }
             });
@@ -194,11 +196,15 @@ fn adding_a_kind_renames_nothing() {
 fn shared_types_are_the_same_rust_type_in_every_version() {
     let dir = scratch("sharing-compile");
     let crd_path = dir.join("alpha.yaml");
-    std::fs::write(&crd_path, crd("Alpha", "alphas", &["v1", "v2"], true)).expect("write");
+    // With Beta beside it, shared structs and enums take Beta's (shorter) names.
+    let bundle = crd("Alpha", "alphas", &["v1", "v2"], true)
+        + "---\n"
+        + &crd("Beta", "betas", &["v1"], false);
+    std::fs::write(&crd_path, bundle).expect("write");
     let model = kondition_gen::load(&[crd_path], &Profiles::embedded()).expect("loads");
     let rust = emit::rust_single_file(&model).expect("emits");
     // v1 and v2 differ in the spec's TLS only: an endpoint moves between them as it is.
-    let sample = json!({"url": "https://example.com", "tls": {"ca": "x"}});
+    let sample = json!({"url": "https://example.com", "mode": "lax", "tls": {"ca": "x"}});
     let crate_dir = dir.join("crate");
     std::fs::create_dir_all(&crate_dir).expect("mkdir");
     let rust =
