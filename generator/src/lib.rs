@@ -51,6 +51,7 @@ pub mod objects;
 pub mod output;
 mod parallel;
 pub mod profile;
+pub mod reuse;
 pub mod schema;
 pub mod select;
 pub mod share;

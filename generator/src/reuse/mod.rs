@@ -1,0 +1,182 @@
+//! k8s-openapi types for CRD subtrees that have their structure.
+//!
+//! CRDs embed Kubernetes structures (a `Container`, an `Affinity`) as copies of their schemas.
+//! [`Catalog::find`] tells, by structure, when a CRD's object subtree is exactly a k8s-openapi
+//! 0.29 type, so the generated code can name `::k8s_openapi::api::core::v1::Container`
+//! instead of a struct of its own; [`Catalog::normalize`] predicts what that type writes back
+//! for an object it read.
+//!
+//! The catalog ([`catalog`]) holds every type of `api::core::v1`, `api::apps::v1`,
+//! `api::batch::v1` and `apimachinery::pkg::apis::meta::v1`, and every type they reference,
+//! at every Kubernetes version k8s-openapi supports (1.33 to 1.37), as extracted from
+//! k8s-openapi's own source (`tests/k8s_openapi_catalog.rs` checks it is up to date).
+//!
+//! # The rule
+//!
+//! This is the contract: the generator may use a k8s-openapi type for a subtree only when
+//! it holds.
+//!
+//! A CRD object subtree (an [`ObjectType`]) is held by type T at Kubernetes version v when
+//! all of these hold:
+//!
+//! - Its property names are exactly T's at v: with one property more, or one fewer, it is
+//!   not.
+//! - Every property's schema is compatible with T's, recursively at the same v:
+//!   - a string (or a string enum) is held by a string; a `date-time` string also by `Time`
+//!     and `MicroTime` (which rewrite it: see [`Catalog::normalize`]); base64 bytes hold
+//!     only a `byte` string; an int-or-string is held by `IntOrString` and `Quantity`;
+//!   - integers have the same width: `int32` only for an `i32`, `int64` (or an integer enum)
+//!     only for an `i64`; a number is held by a number, a boolean by a boolean;
+//!   - any JSON (no type, or an object without properties) only by an any-JSON type;
+//!   - a list by a list whose items are compatible and whose merge is the same: atomic (also
+//!     when the CRD says nothing), set, or map, where every key k8s-openapi merges items by
+//!     is among the CRD's `x-kubernetes-list-map-keys` (`Container.ports` merges by
+//!     `containerPort`; a CRD keying them by `containerPort` and `protocol` is fine, one
+//!     keying them by `name` is not);
+//!   - a string-keyed map by a map whose values are compatible and that is atomic exactly
+//!     when the CRD's is (`x-kubernetes-map-type: atomic`);
+//!   - a nested object (or one already [`Type::Reused`]: its original is compared) by the
+//!     type T references, by this same rule at the same v.
+//! - Every property T requires is required in the subtree: k8s-openapi fails or invents a
+//!   value when a required property is absent. A property the subtree leaves optional but
+//!   defaults to exactly the value k8s-openapi invents (`""` for a string, `0`, `false`,
+//!   `[]`, `{}`) counts as required: the API server fills the default in before anyone reads
+//!   the object, and k8s-openapi writes the same value back. That is how every CRD made with
+//!   controller-gen has the `name` of a `LocalObjectReference` (`default: ""`).
+//! - Nothing in the subtree is `nullable` (k8s-openapi writes a null back as absent), and no
+//!   object in it preserves unknown fields (k8s-openapi drops unknown keys).
+//! - Small structures coincide by chance: when T has fewer than 3 properties at v, one
+//!   description must agree, compared with whitespace runs made one space and the ends
+//!   trimmed: the subtree's own (with T's, or, nested, with that of the property referencing
+//!   T) or one of its properties' (with T's property of the same name). Descriptions of any
+//!   supported version count: a rewording is no change of structure. So a `{name: string}`
+//!   "Name of the tenant" is not a `LocalObjectReference`.
+//!
+//! T holds the subtree *as a superset* at v when all the same holds except that T has more
+//! properties, all optional (Kubernetes added fields).
+//!
+//! Let E be the versions at which T holds the subtree exactly. T matches when E is not empty
+//! and every version from the oldest of E up to the newest k8s-openapi supports (1.37) holds
+//! it exactly or as a superset; [`Reused::since`] is the oldest of E. So a subtree with a
+//! property only newer versions have is held from the version that added it, and a subtree
+//! lacking a property every version has is held by none.
+//!
+//! When several types match, the one with the most agreeing descriptions (the subtree's own
+//! and its properties', as above) is taken, then the first by module (`core/v1`, `apps/v1`,
+//! `batch/v1`, `meta/v1`, any other), then by path. Returned is
+//! `Reused { path, since, original: Type::Object(object.clone()) }`.
+
+pub mod catalog;
+mod matching;
+mod normalize;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use crate::model::{ObjectType, Reused, Type};
+use catalog::{CatalogData, DocHash, Shape};
+
+/// The committed catalog: k8s-openapi 0.29's types by shape, every version.
+const CATALOG_TEXT: &str = include_str!("../../data/k8s-openapi-0.29.json");
+
+/// The k8s-openapi types by structure, for every Kubernetes version k8s-openapi supports.
+#[derive(Debug)]
+pub struct Catalog {
+    data: CatalogData,
+    /// The descriptions of each object type in any version: its own and its properties'.
+    docs: BTreeMap<String, TypeDocs>,
+    /// Object types by property name (in any version).
+    by_property: BTreeMap<String, Vec<String>>,
+}
+
+/// Every description hash an object type has had.
+#[derive(Debug, Default)]
+struct TypeDocs {
+    own: BTreeSet<DocHash>,
+    properties: BTreeMap<String, BTreeSet<DocHash>>,
+    /// Every property name, in any version.
+    names: BTreeSet<String>,
+}
+
+impl Catalog {
+    /// The catalog of k8s-openapi 0.29 (parsed once).
+    pub fn get() -> &'static Self {
+        static CATALOG: OnceLock<Catalog> = OnceLock::new();
+        CATALOG.get_or_init(|| {
+            // The file is part of the crate and a test reads it; a broken one reuses nothing.
+            Self::new(CatalogData::from_text(CATALOG_TEXT).unwrap_or_default())
+        })
+    }
+
+    /// A catalog of `data`.
+    pub fn new(data: CatalogData) -> Self {
+        let mut docs: BTreeMap<String, TypeDocs> = BTreeMap::new();
+        let mut by_property: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (path, variants) in &data.types {
+            for variant in variants {
+                let Shape::Object(object) = &variant.shape else {
+                    continue;
+                };
+                let entry = docs.entry(path.clone()).or_default();
+                entry.own.extend(object.doc);
+                for (name, property) in &object.properties {
+                    entry
+                        .properties
+                        .entry(name.clone())
+                        .or_default()
+                        .extend(property.doc);
+                    if entry.names.insert(name.clone()) {
+                        by_property
+                            .entry(name.clone())
+                            .or_default()
+                            .push(path.clone());
+                    }
+                }
+            }
+        }
+        Self {
+            data,
+            docs,
+            by_property,
+        }
+    }
+
+    /// The catalog's data.
+    pub fn data(&self) -> &CatalogData {
+        &self.data
+    }
+
+    /// The k8s-openapi type that holds objects of this shape losslessly, if any, by the
+    /// module's rule; `docs` is the description of the schema the object is (a property's,
+    /// or a list's items').
+    pub fn find(&self, object: &ObjectType, docs: Option<&str>) -> Option<Reused> {
+        let (path, since) = matching::find(self, object, docs)?;
+        Some(Reused {
+            path,
+            since,
+            original: Type::Object(object.clone()),
+        })
+    }
+
+    /// Rewrites `value` (an object the type at `path` read) as that k8s-openapi type writes
+    /// it back, as the newest version has the type (every version from [`Reused::since`] on
+    /// has the subtree's properties). Used by the object round trip to predict the written
+    /// object. What k8s-openapi's serde impls change:
+    ///
+    /// - `Time`: UTC, whole seconds (`2024-01-02T03:04:05.678+01:00` is written
+    ///   `2024-01-02T02:04:05Z`); `MicroTime`: UTC with 6 fraction digits.
+    /// - `Quantity`: text; a number is written as its text (`3` as `"3"`).
+    /// - base64 bytes: decoded and encoded again (canonical padding).
+    /// - a `number` is an `f64` (`2` is written `2.0`).
+    /// - keys the type does not have are dropped, and so are nulls of optional properties.
+    /// - a required property that is absent (or null) gets the Rust type's default: `""`,
+    ///   `0`, `false`, `[]`, `{}`, an object of its own required properties' defaults (a
+    ///   `Time` has none: k8s-openapi fails, and the value is left as it is).
+    ///
+    /// Values that are not what the type reads (a string where an object belongs) are left
+    /// as they are: k8s-openapi would fail to read them. Key order is not predicted
+    /// (k8s-openapi writes properties in its fields' order): compare objects by key.
+    pub fn normalize(&self, path: &str, value: &mut serde_json::Value) {
+        normalize::value(self, &catalog::PropertyType::Ref(path.to_owned()), value);
+    }
+}
