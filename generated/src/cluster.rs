@@ -3553,6 +3553,9 @@ pub mod v1beta1 {
     }
     pub use super::super::shared::ClusterAvailabilityGates;
     pub use super::super::shared::ClusterPolarity;
+    pub use super::super::shared::ClusterMachineHealthCheck;
+    pub use super::super::shared::ClusterUnhealthyConditions;
+    pub use super::super::shared::ClusterUnhealthyMachineConditions;
     pub use super::super::shared::ClusterUnhealthyMachineConditionsStatus;
     pub use super::super::shared::ClusterMetadata;
     pub use super::super::shared::ClusterReadinessGates;
@@ -3560,6 +3563,7 @@ pub mod v1beta1 {
     pub use super::super::shared::ClusterTaints;
     pub use super::super::shared::ClusterEffect;
     pub use super::super::shared::ClusterPropagation;
+    pub use super::super::shared::ClusterMachineHealthCheck as ClusterMachineDeploymentsMachineHealthCheck;
     pub use super::super::shared::ClusterOrder as ClusterDeletePolicy;
     pub use super::super::shared::ClusterType;
     pub use super::super::shared::ClusterConditions;
@@ -3608,7 +3612,9 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub control_plane_ref: ::core::option::Option<ClusterControlPlaneRef>,
+        pub control_plane_ref: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ObjectReference,
+        >,
         /// infrastructureRef is a reference to a provider-specific resource that holds the details
         /// for provisioning infrastructure for a cluster in said provider.
         #[serde(
@@ -3616,7 +3622,9 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub infrastructure_ref: ::core::option::Option<ClusterControlPlaneRef>,
+        pub infrastructure_ref: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ObjectReference,
+        >,
         /// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
         #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
         pub paused: ::core::option::Option<bool>,
@@ -3673,46 +3681,6 @@ pub mod v1beta1 {
         /// port is the port on which the API server is serving.
         #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
         pub port: ::core::option::Option<i32>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct ClusterControlPlaneRef {
-        /// API version of the referent.
-        #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-        pub api_version: ::core::option::Option<::std::string::String>,
-        /// If referring to a piece of an object instead of an entire object, this string
-        /// should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].
-        /// For example, if the object reference is to a container within a pod, this would take on a value like:
-        /// "spec.containers{name}" (where "name" refers to the name of the container that triggered
-        /// the event) or if no container name is specified "spec.containers[2]" (container with
-        /// index 2 in this pod). This syntax is chosen only to have some well-defined way of
-        /// referencing a part of an object.
-        #[serde(rename = "fieldPath", default, skip_serializing_if = "Option::is_none")]
-        pub field_path: ::core::option::Option<::std::string::String>,
-        /// Kind of the referent.
-        /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-        #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-        pub kind: ::core::option::Option<::std::string::String>,
-        /// Name of the referent.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// Namespace of the referent.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
-        #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-        pub namespace: ::core::option::Option<::std::string::String>,
-        /// Specific resourceVersion to which this reference is made, if any.
-        /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
-        #[serde(
-            rename = "resourceVersion",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resource_version: ::core::option::Option<::std::string::String>,
-        /// UID of the referent.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids
-        #[serde(rename = "uid", default, skip_serializing_if = "Option::is_none")]
-        pub uid: ::core::option::Option<::std::string::String>,
     }
     /// topology encapsulates the topology for the cluster.
     /// NOTE: It is required to enable the ClusterTopology
@@ -3866,146 +3834,6 @@ pub mod v1beta1 {
     }
     /// Held by several fields, each of which documents its use.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct ClusterMachineHealthCheck {
-        /// enable controls if a MachineHealthCheck should be created for the target machines.
-        ///
-        /// If false: No MachineHealthCheck will be created.
-        ///
-        /// If not set(default): A MachineHealthCheck will be created if it is defined here or
-        /// in the associated ClusterClass. If no MachineHealthCheck is defined then none will be created.
-        ///
-        /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
-        /// block if `enable` is true and no MachineHealthCheck definition is available.
-        #[serde(rename = "enable", default, skip_serializing_if = "Option::is_none")]
-        pub enable: ::core::option::Option<bool>,
-        /// maxUnhealthy specifies the maximum number of unhealthy machines allowed.
-        /// Any further remediation is only allowed if at most "maxUnhealthy" machines selected by
-        /// "selector" are not healthy.
-        #[serde(
-            rename = "maxUnhealthy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_unhealthy: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-        /// nodeStartupTimeout allows to set the maximum time for MachineHealthCheck
-        /// to consider a Machine unhealthy if a corresponding Node isn't associated
-        /// through a `Spec.ProviderID` field.
-        ///
-        /// The duration set in this field is compared to the greatest of:
-        /// - Cluster's infrastructure ready condition timestamp (if and when available)
-        /// - Control Plane's initialized condition timestamp (if and when available)
-        /// - Machine's infrastructure ready condition timestamp (if and when available)
-        /// - Machine's metadata creation timestamp
-        ///
-        /// Defaults to 10 minutes.
-        /// If you wish to disable this feature, set the value explicitly to 0.
-        #[serde(
-            rename = "nodeStartupTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_startup_timeout: ::core::option::Option<::std::string::String>,
-        /// remediationTemplate is a reference to a remediation template
-        /// provided by an infrastructure provider.
-        ///
-        /// This field is completely optional, when filled, the MachineHealthCheck controller
-        /// creates a new object from the template referenced and hands off remediation of the machine to
-        /// a controller that lives outside of Cluster API.
-        #[serde(
-            rename = "remediationTemplate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remediation_template: ::core::option::Option<ClusterControlPlaneRef>,
-        /// unhealthyConditions contains a list of the conditions that determine
-        /// whether a node is considered unhealthy. The conditions are combined in a
-        /// logical OR, i.e. if any of the conditions is met, the node is unhealthy.
-        ///
-        /// Items: at most 100.
-        #[serde(
-            rename = "unhealthyConditions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_conditions: ::core::option::Option<
-            ::std::vec::Vec<ClusterUnhealthyConditions>,
-        >,
-        /// unhealthyMachineConditions contains a list of the machine conditions that determine
-        /// whether a machine is considered unhealthy.  The conditions are combined in a
-        /// logical OR, i.e. if any of the conditions is met, the machine is unhealthy.
-        ///
-        /// Items: 1 to 100.
-        #[serde(
-            rename = "unhealthyMachineConditions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_machine_conditions: ::core::option::Option<
-            ::std::vec::Vec<ClusterUnhealthyMachineConditions>,
-        >,
-        /// unhealthyRange specifies the range of unhealthy machines allowed.
-        /// Any further remediation is only allowed if the number of machines selected by "selector" as not healthy
-        /// is within the range of "unhealthyRange". Takes precedence over maxUnhealthy.
-        /// Eg. "[3-5]" - This means that remediation will be allowed only when:
-        /// (a) there are at least 3 unhealthy machines (and)
-        /// (b) there are at most 5 unhealthy machines
-        ///
-        /// Length: 1 to 32. Pattern: `^\[[0-9]+-[0-9]+\]$`.
-        #[serde(
-            rename = "unhealthyRange",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_range: ::core::option::Option<::std::string::String>,
-    }
-    /// UnhealthyCondition represents a Node condition type and value with a timeout
-    /// specified as a duration.  When the named condition has been in the given
-    /// status for at least the timeout value, a node is considered unhealthy.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct ClusterUnhealthyConditions {
-        /// status of the condition, one of True, False, Unknown.
-        ///
-        /// Length: at least 1.
-        #[serde(rename = "status")]
-        pub status: ::std::string::String,
-        /// timeout is the duration that a node must be in a given status for,
-        /// after which the node is considered unhealthy.
-        /// For example, with a value of "1h", the node must match the status
-        /// for at least 1 hour before being considered unhealthy.
-        #[serde(rename = "timeout")]
-        pub timeout: ::std::string::String,
-        /// type of Node condition
-        ///
-        /// Length: at least 1.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
-    }
-    /// UnhealthyMachineCondition represents a Machine condition type and value with a timeout
-    /// specified as a duration.  When the named condition has been in the given
-    /// status for at least the timeout value, a machine is considered unhealthy.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct ClusterUnhealthyMachineConditions {
-        /// status of the condition, one of True, False, Unknown.
-        ///
-        /// One of: `True`, `False`, `Unknown`.
-        #[serde(rename = "status")]
-        pub status: ClusterUnhealthyMachineConditionsStatus,
-        /// timeout is the duration that a Machine must be in a given status for,
-        /// after which the Machine is considered unhealthy.
-        /// For example, with a value of "1h", the Machine must match the status
-        /// for at least 1 hour before being considered unhealthy.
-        #[serde(rename = "timeout")]
-        pub timeout: ::std::string::String,
-        /// type of Machine condition
-        ///
-        /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ClusterVariables {
         /// overrides can be used to override Cluster level variables.
         ///
@@ -4096,7 +3924,9 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub machine_health_check: ::core::option::Option<ClusterMachineHealthCheck>,
+        pub machine_health_check: ::core::option::Option<
+            ClusterMachineDeploymentsMachineHealthCheck,
+        >,
         /// metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
@@ -4512,7 +4342,7 @@ pub mod v1beta1 {
         /// Items: at most 32.
         #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
         pub conditions: ::core::option::Option<
-            ::std::vec::Vec<ClusterV1beta2Conditions>,
+            ::std::vec::Vec<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
         >,
         /// controlPlane groups all the observations about Cluster's ControlPlane current state.
         #[serde(
@@ -4524,52 +4354,6 @@ pub mod v1beta1 {
         /// workers groups all the observations about Cluster's Workers current state.
         #[serde(rename = "workers", default, skip_serializing_if = "Option::is_none")]
         pub workers: ::core::option::Option<ClusterV1beta2Workers>,
-    }
-    /// Condition contains details for one aspect of the current state of this API Resource.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct ClusterV1beta2Conditions {
-        /// lastTransitionTime is the last time the condition transitioned from one status to another.
-        /// This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.
-        ///
-        /// Format: `date-time`.
-        #[serde(rename = "lastTransitionTime")]
-        pub last_transition_time: ::std::string::String,
-        /// message is a human readable message indicating details about the transition.
-        /// This may be an empty string.
-        ///
-        /// Length: at most 32768.
-        #[serde(rename = "message")]
-        pub message: ::std::string::String,
-        /// observedGeneration represents the .metadata.generation that the condition was set based upon.
-        /// For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date
-        /// with respect to the current state of the instance.
-        ///
-        /// Minimum: 0.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
-        /// reason contains a programmatic identifier indicating the reason for the condition's last transition.
-        /// Producers of specific condition types may define expected values and meanings for this field,
-        /// and whether the values are considered a guaranteed API.
-        /// The value should be a CamelCase string.
-        /// This field may not be empty.
-        ///
-        /// Length: 1 to 1024. Pattern: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`.
-        #[serde(rename = "reason")]
-        pub reason: ::std::string::String,
-        /// status of the condition, one of True, False, Unknown.
-        ///
-        /// One of: `True`, `False`, `Unknown`.
-        #[serde(rename = "status")]
-        pub status: ClusterUnhealthyMachineConditionsStatus,
-        /// type of condition in CamelCase or in foo.example.com/CamelCase.
-        ///
-        /// Length: at most 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
     }
 }
 pub mod v1beta2 {
@@ -4765,7 +4549,7 @@ pub mod v1beta2 {
     pub use super::super::shared::ClusterStatusControlPlane;
     pub use super::super::shared::ClusterUpgradePlan;
     pub use super::super::shared::ClusterVersions;
-    pub use super::super::shared::ClusterConditions as ClusterV1beta1Conditions;
+    pub use super::super::shared::ClusterConditions;
     pub use super::super::shared::ClusterPhase;
     pub use super::super::shared::ClusterStatusWorkers;
     /// spec is the desired state of Cluster.
@@ -4810,7 +4594,9 @@ pub mod v1beta2 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub control_plane_ref: ::core::option::Option<ClusterControlPlaneRef>,
+        pub control_plane_ref: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::TypedLocalObjectReference,
+        >,
         /// infrastructureRef is a reference to a provider-specific resource that holds the details
         /// for provisioning infrastructure for a cluster in said provider.
         #[serde(
@@ -4818,7 +4604,9 @@ pub mod v1beta2 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub infrastructure_ref: ::core::option::Option<ClusterControlPlaneRef>,
+        pub infrastructure_ref: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::TypedLocalObjectReference,
+        >,
         /// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
         #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
         pub paused: ::core::option::Option<bool>,
@@ -4879,30 +4667,6 @@ pub mod v1beta2 {
         /// Minimum: 1. Maximum: 65535.
         #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
         pub port: ::core::option::Option<i32>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct ClusterControlPlaneRef {
-        /// apiGroup is the group of the resource being referenced.
-        /// apiGroup must be fully qualified domain name.
-        /// The corresponding version for this reference will be looked up from the contract
-        /// labels of the corresponding CRD of the resource being referenced.
-        ///
-        /// Length: 1 to 253. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
-        #[serde(rename = "apiGroup")]
-        pub api_group: ::std::string::String,
-        /// kind of the resource being referenced.
-        /// kind must consist of alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character.
-        ///
-        /// Length: 1 to 63. Pattern: `^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`.
-        #[serde(rename = "kind")]
-        pub kind: ::std::string::String,
-        /// name of the resource being referenced.
-        /// name must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.
-        ///
-        /// Length: 1 to 253. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
     }
     /// topology encapsulates the topology for the cluster.
     /// NOTE: It is required to enable the ClusterTopology
@@ -5846,9 +5610,7 @@ pub mod v1beta2 {
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
         #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<
-            ::std::vec::Vec<ClusterV1beta1Conditions>,
-        >,
+        pub conditions: ::core::option::Option<::std::vec::Vec<ClusterConditions>>,
         /// failureMessage indicates that there is a fatal problem reconciling the
         /// state, and will be set to a descriptive error message.
         ///

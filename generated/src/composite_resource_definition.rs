@@ -1360,8 +1360,6 @@ pub mod v1 {
     pub use super::super::shared::CompositeResourceDefinitionService;
     pub use super::super::shared::CompositeResourceDefinitionDefaultCompositeDeletePolicy;
     pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionRef;
-    pub use super::super::shared::PrometheusLabelSelector as CompositeResourceDefinitionDefaultCompositionRevisionSelector;
-    pub use super::super::shared::PrometheusLabelSelectorMatchExpressions as CompositeResourceDefinitionMatchExpressions;
     pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionUpdatePolicy;
     pub use super::super::shared::CompositeResourceDefinitionMetadata;
     pub use super::super::shared::CompositeResourceDefinitionVersions;
@@ -1432,7 +1430,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub default_composition_revision_selector: ::core::option::Option<
-            CompositeResourceDefinitionDefaultCompositionRevisionSelector,
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
         /// Composition Revision has been created if no policy has been specified on the composite.
@@ -1642,8 +1640,6 @@ pub mod v2 {
     pub use super::super::shared::CompositeResourceDefinitionService;
     pub use super::super::shared::CompositeResourceDefinitionDefaultCompositeDeletePolicy;
     pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionRef;
-    pub use super::super::shared::PrometheusLabelSelector as CompositeResourceDefinitionDefaultCompositionRevisionSelector;
-    pub use super::super::shared::PrometheusLabelSelectorMatchExpressions as CompositeResourceDefinitionMatchExpressions;
     pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionUpdatePolicy;
     pub use super::super::shared::CompositeResourceDefinitionMetadata;
     pub use super::super::shared::CompositeResourceDefinitionVersions;
@@ -1721,7 +1717,7 @@ pub mod v2 {
             skip_serializing_if = "Option::is_none"
         )]
         pub default_composition_revision_selector: ::core::option::Option<
-            CompositeResourceDefinitionDefaultCompositionRevisionSelector,
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
         /// Composition Revision has been created if no policy has been specified on the composite.

@@ -2,6 +2,9 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/crds/prometheus.yaml`.
+::k8s_openapi::k8s_if_le_1_34! {
+    ::core::compile_error!("these types use k8s-openapi types as Kubernetes 1.35 defines them: enable k8s-openapi's `v1_35` feature or a later one");
+}
 /// `Prometheus`'s CustomResourceDefinition as JSON, every version.
 pub const PROMETHEUS_CRD: &str = r#"{
   "apiVersion": "apiextensions.k8s.io/v1",
@@ -11592,8 +11595,53 @@ pub mod v1 {
             &["prom"]
         }
     }
-    pub use super::super::shared::PrometheusLabelSelector;
-    pub use super::super::shared::PrometheusLabelSelectorMatchExpressions;
+    pub use super::super::shared::PrometheusBasicAuth;
+    pub use super::super::shared::PrometheusSigv4;
+    pub use super::super::shared::PrometheusTlsConfig;
+    pub use super::super::shared::PrometheusCa;
+    pub use super::super::shared::PrometheusCa as PrometheusCert;
+    pub use super::super::shared::PrometheusMaxVersion;
+    pub use super::super::shared::PrometheusRemoteReadAuthorization as PrometheusApiserverConfigAuthorization;
+    pub use super::super::shared::PrometheusBasicAuth as PrometheusApiserverConfigBasicAuth;
+    pub use super::super::shared::PrometheusTlsConfig as PrometheusApiserverConfigTlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusTlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusTlsConfigCert;
+    pub use super::super::shared::PrometheusRemoteReadAuthorization;
+    pub use super::super::shared::PrometheusBasicAuth as PrometheusRemoteReadBasicAuth;
+    pub use super::super::shared::PrometheusOauth2;
+    pub use super::super::shared::PrometheusCa as PrometheusClientId;
+    pub use super::super::shared::PrometheusOauth2TlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusOauth2TlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusOauth2TlsConfigCert;
+    pub use super::super::shared::PrometheusTlsConfig as PrometheusRemoteReadTlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusRemoteReadTlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusRemoteReadTlsConfigCert;
+    pub use super::super::shared::PrometheusRemoteReadAuthorization as PrometheusRemoteWriteAuthorization;
+    pub use super::super::shared::PrometheusBasicAuth as PrometheusRemoteWriteBasicAuth;
+    pub use super::super::shared::PrometheusOauth2 as PrometheusRemoteWriteOauth2;
+    pub use super::super::shared::PrometheusCa as PrometheusOauth2ClientId;
+    pub use super::super::shared::PrometheusOauth2TlsConfig as PrometheusRemoteWriteOauth2TlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusRemoteWriteOauth2TlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusRemoteWriteOauth2TlsConfigCert;
+    pub use super::super::shared::PrometheusSigv4 as PrometheusRemoteWriteSigv4;
+    pub use super::super::shared::PrometheusTlsConfig as PrometheusRemoteWriteTlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusRemoteWriteTlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusRemoteWriteTlsConfigCert;
+    pub use super::super::shared::PrometheusRemoteReadAuthorization as PrometheusScrapeClassesAuthorization;
+    pub use super::super::shared::PrometheusTlsConfig as PrometheusScrapeClassesTlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusScrapeClassesTlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusScrapeClassesTlsConfigCert;
+    pub use super::super::shared::PrometheusEphemeral;
+    pub use super::super::shared::PrometheusVolumeClaimTemplate;
+    pub use super::super::shared::PrometheusCa as PrometheusGrpcServerTlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusGrpcServerTlsConfigCert;
+    pub use super::super::shared::PrometheusTlsConfig as PrometheusTracingConfigTlsConfig;
+    pub use super::super::shared::PrometheusCa as PrometheusTracingConfigTlsConfigCa;
+    pub use super::super::shared::PrometheusCa as PrometheusTracingConfigTlsConfigCert;
+    pub use super::super::shared::PrometheusEphemeral as PrometheusVolumesEphemeral;
+    pub use super::super::shared::PrometheusVolumeClaimTemplate as PrometheusEphemeralVolumeClaimTemplate;
+    pub use super::super::shared::PrometheusCa as PrometheusWebTlsConfigCert;
+    pub use super::super::shared::PrometheusCa as PrometheusClientCa;
     /// spec defines the specification of the desired behavior of the Prometheus cluster. More info:
     /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -11618,7 +11666,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub additional_alert_manager_configs: ::core::option::Option<
-            PrometheusAdditionalAlertManagerConfigs,
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
         /// additionalAlertRelabelConfigs defines a key of a Secret containing
         /// additional Prometheus alert relabel configurations. The alert relabel
@@ -11640,7 +11688,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub additional_alert_relabel_configs: ::core::option::Option<
-            PrometheusAdditionalAlertManagerConfigs,
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
         /// additionalArgs allows setting additional arguments for the 'prometheus' container.
         ///
@@ -11677,11 +11725,11 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub additional_scrape_configs: ::core::option::Option<
-            PrometheusAdditionalAlertManagerConfigs,
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
         /// affinity defines the Pods' affinity scheduling rules if specified.
         #[serde(rename = "affinity", default, skip_serializing_if = "Option::is_none")]
-        pub affinity: ::core::option::Option<PrometheusAffinity>,
+        pub affinity: ::core::option::Option<::k8s_openapi::api::core::v1::Affinity>,
         /// alerting defines the settings related to Alertmanager.
         #[serde(rename = "alerting", default, skip_serializing_if = "Option::is_none")]
         pub alerting: ::core::option::Option<PrometheusAlerting>,
@@ -11772,7 +11820,9 @@ pub mod v1 {
         /// Overriding containers which are managed by the operator require careful
         /// testing, especially when upgrading to a new version of the operator.
         #[serde(rename = "containers", default, skip_serializing_if = "Option::is_none")]
-        pub containers: ::core::option::Option<::std::vec::Vec<PrometheusContainers>>,
+        pub containers: ::core::option::Option<
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::Container>,
+        >,
         /// convertClassicHistogramsToNHCB defines whether to convert all scraped classic histograms into a native
         /// histogram with custom buckets.
         ///
@@ -12087,7 +12137,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub host_aliases: ::core::option::Option<::std::vec::Vec<PrometheusHostAliases>>,
+        pub host_aliases: ::core::option::Option<
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::HostAlias>,
+        >,
         /// hostNetwork defines the host's network namespace if true.
         ///
         /// Make sure to understand the security implications if you want to enable
@@ -12150,7 +12202,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub image_pull_secrets: ::core::option::Option<
-            ::std::vec::Vec<PrometheusImagePullSecrets>,
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::LocalObjectReference>,
         >,
         /// initContainers allows injecting initContainers to the Pod definition. Those
         /// can be used to e.g. fetch secrets for injection into the Prometheus
@@ -12173,7 +12225,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub init_containers: ::core::option::Option<
-            ::std::vec::Vec<PrometheusContainers>,
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::Container>,
         >,
         /// keepDroppedTargets defines the per-scrape limit on the number of targets dropped by relabeling
         /// that will be kept in memory. 0 means no limit.
@@ -12338,7 +12390,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub persistent_volume_claim_retention_policy: ::core::option::Option<
-            PrometheusPersistentVolumeClaimRetentionPolicy,
+            ::k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy,
         >,
         /// podManagementPolicy defines the policy for creating/deleting pods when
         /// scaling up and down.
@@ -12383,7 +12435,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub pod_monitor_namespace_selector: ::core::option::Option<
-            PrometheusLabelSelector,
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// podMonitorSelector defines the podMonitors to be selected for target discovery. An empty label selector
         /// matches all objects. A null label selector matches no objects.
@@ -12401,7 +12453,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub pod_monitor_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub pod_monitor_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// podTargetLabels are appended to the `spec.podTargetLabels` field of all
         /// PodMonitor and ServiceMonitor objects.
         #[serde(
@@ -12433,7 +12487,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub probe_namespace_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub probe_namespace_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// probeSelector defines the probes to be selected for target discovery. An empty label selector
         /// matches all objects. A null label selector matches no objects.
         ///
@@ -12450,7 +12506,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub probe_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub probe_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// prometheusExternalLabelName defines the name of Prometheus external label used to denote the Prometheus instance
         /// name. The external label will _not_ be added when the field is set to
         /// the empty string (`""`).
@@ -12550,7 +12608,9 @@ pub mod v1 {
         pub replicas: ::core::option::Option<i32>,
         /// resources defines the resources requests and limits of the 'prometheus' container.
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<PrometheusResources>,
+        pub resources: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ResourceRequirements,
+        >,
         /// retention defines how long to retain the Prometheus data.
         ///
         /// Default: "24h" if `spec.retention` and `spec.retentionSize` are empty.
@@ -12587,7 +12647,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub rule_namespace_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub rule_namespace_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// ruleQueryOffset defines the offset the rule evaluation timestamp of this particular group by the specified duration into the past.
         /// It requires Prometheus >= v2.53.0.
         ///
@@ -12606,7 +12668,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub rule_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub rule_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// rules defines the configuration of the Prometheus rules' engine.
         #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
         pub rules: ::core::option::Option<PrometheusRules>,
@@ -12671,7 +12735,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub scrape_config_namespace_selector: ::core::option::Option<
-            PrometheusLabelSelector,
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// scrapeConfigSelector defines the scrapeConfigs to be selected for target discovery. An empty label
         /// selector matches all objects. A null label selector matches no objects.
@@ -12692,7 +12756,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub scrape_config_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub scrape_config_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// scrapeFailureLogFile defines the file to which scrape failures are logged.
         /// Reloading the configuration will reopen the file.
         ///
@@ -12767,7 +12833,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub security_context: ::core::option::Option<PrometheusSpecSecurityContext>,
+        pub security_context: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::PodSecurityContext,
+        >,
         /// serviceAccountName is the name of the ServiceAccount to use to run the
         /// Prometheus Pods.
         #[serde(
@@ -12800,7 +12868,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub service_monitor_namespace_selector: ::core::option::Option<
-            PrometheusLabelSelector,
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
         >,
         /// serviceMonitorSelector defines the serviceMonitors to be selected for target discovery. An empty label
         /// selector matches all objects. A null label selector matches no objects.
@@ -12818,7 +12886,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub service_monitor_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub service_monitor_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// serviceName defines the name of the service name used by the underlying StatefulSet(s) as the governing service.
         /// If defined, the Service  must be created before the Prometheus/PrometheusAgent resource in the same namespace and it must define a selector that matches the pod labels.
         /// If empty, the operator will create and manage a headless service named `prometheus-operated` for Prometheus resources,
@@ -12930,7 +13000,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub tolerations: ::core::option::Option<::std::vec::Vec<PrometheusTolerations>>,
+        pub tolerations: ::core::option::Option<
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::Toleration>,
+        >,
         /// topologySpreadConstraints defines the pod's topology spread constraints if specified.
         #[serde(
             rename = "topologySpreadConstraints",
@@ -12983,7 +13055,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub volume_mounts: ::core::option::Option<
-            ::std::vec::Vec<PrometheusVolumeMounts>,
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::VolumeMount>,
         >,
         /// volumes allows the configuration of additional volumes on the output
         /// StatefulSet definition. Volumes specified will be appended to other
@@ -13005,25 +13077,6 @@ pub mod v1 {
         #[serde(rename = "web", default, skip_serializing_if = "Option::is_none")]
         pub web: ::core::option::Option<PrometheusWeb>,
     }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusAdditionalAlertManagerConfigs {
-        /// The key of the secret to select from.  Must be a valid secret key.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// Specify whether the Secret or its key must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
     /// Argument as part of the AdditionalArgs list.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct PrometheusAdditionalArgs {
@@ -13035,283 +13088,6 @@ pub mod v1 {
         /// value defines the argument value, e.g. 30s. Can be empty for name-only arguments (e.g. --storage.tsdb.no-lockfile)
         #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
         pub value: ::core::option::Option<::std::string::String>,
-    }
-    /// affinity defines the Pods' affinity scheduling rules if specified.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusAffinity {
-        /// Describes node affinity scheduling rules for the pod.
-        #[serde(
-            rename = "nodeAffinity",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_affinity: ::core::option::Option<PrometheusNodeAffinity>,
-        /// Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
-        #[serde(
-            rename = "podAffinity",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_affinity: ::core::option::Option<PrometheusPodAffinity>,
-        /// Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
-        #[serde(
-            rename = "podAntiAffinity",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_anti_affinity: ::core::option::Option<PrometheusPodAntiAffinity>,
-    }
-    /// Describes node affinity scheduling rules for the pod.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusNodeAffinity {
-        /// The scheduler will prefer to schedule pods to nodes that satisfy
-        /// the affinity expressions specified by this field, but it may choose
-        /// a node that violates one or more of the expressions. The node that is
-        /// most preferred is the one with the greatest sum of weights, i.e.
-        /// for each node that meets all of the scheduling requirements (resource
-        /// request, requiredDuringScheduling affinity expressions, etc.),
-        /// compute a sum by iterating through the elements of this field and adding
-        /// "weight" to the sum if the node matches the corresponding matchExpressions; the
-        /// node(s) with the highest sum are the most preferred.
-        #[serde(
-            rename = "preferredDuringSchedulingIgnoredDuringExecution",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub preferred_during_scheduling_ignored_during_execution: ::core::option::Option<
-            ::std::vec::Vec<PrometheusPreferredDuringSchedulingIgnoredDuringExecution>,
-        >,
-        /// If the affinity requirements specified by this field are not met at
-        /// scheduling time, the pod will not be scheduled onto the node.
-        /// If the affinity requirements specified by this field cease to be met
-        /// at some point during pod execution (e.g. due to an update), the system
-        /// may or may not try to eventually evict the pod from its node.
-        #[serde(
-            rename = "requiredDuringSchedulingIgnoredDuringExecution",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub required_during_scheduling_ignored_during_execution: ::core::option::Option<
-            PrometheusRequiredDuringSchedulingIgnoredDuringExecution,
-        >,
-    }
-    /// An empty preferred scheduling term matches all objects with implicit weight 0
-    /// (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPreferredDuringSchedulingIgnoredDuringExecution {
-        /// A node selector term, associated with the corresponding weight.
-        #[serde(rename = "preference")]
-        pub preference: PrometheusPreference,
-        /// Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
-        #[serde(rename = "weight")]
-        pub weight: i32,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPreference {
-        /// A list of node selector requirements by node's labels.
-        #[serde(
-            rename = "matchExpressions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub match_expressions: ::core::option::Option<
-            ::std::vec::Vec<PrometheusMatchExpressions>,
-        >,
-        /// A list of node selector requirements by node's fields.
-        #[serde(
-            rename = "matchFields",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub match_fields: ::core::option::Option<
-            ::std::vec::Vec<PrometheusMatchExpressions>,
-        >,
-    }
-    /// A node selector requirement is a selector that contains values, a key, and an operator
-    /// that relates the key and values.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusMatchExpressions {
-        /// The label key that the selector applies to.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
-        /// Represents a key's relationship to a set of values.
-        /// Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
-        #[serde(rename = "operator")]
-        pub operator: ::std::string::String,
-        /// An array of string values. If the operator is In or NotIn,
-        /// the values array must be non-empty. If the operator is Exists or DoesNotExist,
-        /// the values array must be empty. If the operator is Gt or Lt, the values
-        /// array must have a single element, which will be interpreted as an integer.
-        /// This array is replaced during a strategic merge patch.
-        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
-        pub values: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    }
-    /// If the affinity requirements specified by this field are not met at
-    /// scheduling time, the pod will not be scheduled onto the node.
-    /// If the affinity requirements specified by this field cease to be met
-    /// at some point during pod execution (e.g. due to an update), the system
-    /// may or may not try to eventually evict the pod from its node.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusRequiredDuringSchedulingIgnoredDuringExecution {
-        /// Required. A list of node selector terms. The terms are ORed.
-        #[serde(rename = "nodeSelectorTerms")]
-        pub node_selector_terms: ::std::vec::Vec<PrometheusPreference>,
-    }
-    /// Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPodAffinity {
-        /// The scheduler will prefer to schedule pods to nodes that satisfy
-        /// the affinity expressions specified by this field, but it may choose
-        /// a node that violates one or more of the expressions. The node that is
-        /// most preferred is the one with the greatest sum of weights, i.e.
-        /// for each node that meets all of the scheduling requirements (resource
-        /// request, requiredDuringScheduling affinity expressions, etc.),
-        /// compute a sum by iterating through the elements of this field and adding
-        /// "weight" to the sum if the node has pods which matches the corresponding podAffinityTerm; the
-        /// node(s) with the highest sum are the most preferred.
-        #[serde(
-            rename = "preferredDuringSchedulingIgnoredDuringExecution",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub preferred_during_scheduling_ignored_during_execution: ::core::option::Option<
-            ::std::vec::Vec<
-                PrometheusPodAffinityPreferredDuringSchedulingIgnoredDuringExecution,
-            >,
-        >,
-        /// If the affinity requirements specified by this field are not met at
-        /// scheduling time, the pod will not be scheduled onto the node.
-        /// If the affinity requirements specified by this field cease to be met
-        /// at some point during pod execution (e.g. due to a pod label update), the
-        /// system may or may not try to eventually evict the pod from its node.
-        /// When there are multiple elements, the lists of nodes corresponding to each
-        /// podAffinityTerm are intersected, i.e. all terms must be satisfied.
-        #[serde(
-            rename = "requiredDuringSchedulingIgnoredDuringExecution",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub required_during_scheduling_ignored_during_execution: ::core::option::Option<
-            ::std::vec::Vec<PrometheusPodAffinityTerm>,
-        >,
-    }
-    /// The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPodAffinityPreferredDuringSchedulingIgnoredDuringExecution {
-        /// Required. A pod affinity term, associated with the corresponding weight.
-        #[serde(rename = "podAffinityTerm")]
-        pub pod_affinity_term: PrometheusPodAffinityTerm,
-        /// weight associated with matching the corresponding podAffinityTerm,
-        /// in the range 1-100.
-        #[serde(rename = "weight")]
-        pub weight: i32,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPodAffinityTerm {
-        /// A label query over a set of resources, in this case pods.
-        /// If it's null, this PodAffinityTerm matches with no Pods.
-        #[serde(
-            rename = "labelSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_selector: ::core::option::Option<PrometheusLabelSelector>,
-        /// MatchLabelKeys is a set of pod label keys to select which pods will
-        /// be taken into consideration. The keys are used to lookup values from the
-        /// incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)`
-        /// to select the group of existing pods which pods will be taken into consideration
-        /// for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming
-        /// pod labels will be ignored. The default value is empty.
-        /// The same key is forbidden to exist in both matchLabelKeys and labelSelector.
-        /// Also, matchLabelKeys cannot be set when labelSelector isn't set.
-        #[serde(
-            rename = "matchLabelKeys",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub match_label_keys: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
-        /// MismatchLabelKeys is a set of pod label keys to select which pods will
-        /// be taken into consideration. The keys are used to lookup values from the
-        /// incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)`
-        /// to select the group of existing pods which pods will be taken into consideration
-        /// for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming
-        /// pod labels will be ignored. The default value is empty.
-        /// The same key is forbidden to exist in both mismatchLabelKeys and labelSelector.
-        /// Also, mismatchLabelKeys cannot be set when labelSelector isn't set.
-        #[serde(
-            rename = "mismatchLabelKeys",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub mismatch_label_keys: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
-        /// A label query over the set of namespaces that the term applies to.
-        /// The term is applied to the union of the namespaces selected by this field
-        /// and the ones listed in the namespaces field.
-        /// null selector and null or empty namespaces list means "this pod's namespace".
-        /// An empty selector ({}) matches all namespaces.
-        #[serde(
-            rename = "namespaceSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub namespace_selector: ::core::option::Option<PrometheusLabelSelector>,
-        /// namespaces specifies a static list of namespace names that the term applies to.
-        /// The term is applied to the union of the namespaces listed in this field
-        /// and the ones selected by namespaceSelector.
-        /// null or empty namespaces list and null namespaceSelector means "this pod's namespace".
-        #[serde(rename = "namespaces", default, skip_serializing_if = "Option::is_none")]
-        pub namespaces: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching
-        /// the labelSelector in the specified namespaces, where co-located is defined as running on a node
-        /// whose value of the label with key topologyKey matches that of any node on which any of the
-        /// selected pods is running.
-        /// Empty topologyKey is not allowed.
-        #[serde(rename = "topologyKey")]
-        pub topology_key: ::std::string::String,
-    }
-    /// Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPodAntiAffinity {
-        /// The scheduler will prefer to schedule pods to nodes that satisfy
-        /// the anti-affinity expressions specified by this field, but it may choose
-        /// a node that violates one or more of the expressions. The node that is
-        /// most preferred is the one with the greatest sum of weights, i.e.
-        /// for each node that meets all of the scheduling requirements (resource
-        /// request, requiredDuringScheduling anti-affinity expressions, etc.),
-        /// compute a sum by iterating through the elements of this field and subtracting
-        /// "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the
-        /// node(s) with the highest sum are the most preferred.
-        #[serde(
-            rename = "preferredDuringSchedulingIgnoredDuringExecution",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub preferred_during_scheduling_ignored_during_execution: ::core::option::Option<
-            ::std::vec::Vec<
-                PrometheusPodAffinityPreferredDuringSchedulingIgnoredDuringExecution,
-            >,
-        >,
-        /// If the anti-affinity requirements specified by this field are not met at
-        /// scheduling time, the pod will not be scheduled onto the node.
-        /// If the anti-affinity requirements specified by this field cease to be met
-        /// at some point during pod execution (e.g. due to a pod label update), the
-        /// system may or may not try to eventually evict the pod from its node.
-        /// When there are multiple elements, the lists of nodes corresponding to each
-        /// podAffinityTerm are intersected, i.e. all terms must be satisfied.
-        #[serde(
-            rename = "requiredDuringSchedulingIgnoredDuringExecution",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub required_during_scheduling_ignored_during_execution: ::core::option::Option<
-            ::std::vec::Vec<PrometheusPodAffinityTerm>,
-        >,
     }
     /// alerting defines the settings related to Alertmanager.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -13413,7 +13189,7 @@ pub mod v1 {
         pub proxy_connect_header: ::core::option::Option<
             ::std::collections::BTreeMap<
                 ::std::string::String,
-                ::std::vec::Vec<PrometheusAdditionalAlertManagerConfigs>,
+                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
             >,
         >,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
@@ -13619,7 +13395,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub credentials: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
+        pub credentials: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
+        >,
         /// type defines the authentication type. The value is case-insensitive.
         ///
         /// "Basic" is not a supported value.
@@ -13627,18 +13405,6 @@ pub mod v1 {
         /// Default: "Bearer"
         #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
         pub r#type: ::core::option::Option<::std::string::String>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusBasicAuth {
-        /// password defines a key of a Secret containing the password for
-        /// authentication.
-        #[serde(rename = "password", default, skip_serializing_if = "Option::is_none")]
-        pub password: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-        /// username defines a key of a Secret containing the username for
-        /// authentication.
-        #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
-        pub username: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
     }
     /// scheme defines the HTTP scheme to use when sending alerts.
     #[derive(
@@ -13660,137 +13426,6 @@ pub mod v1 {
         Http2,
         #[serde(rename = "HTTPS")]
         Https2,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSigv4 {
-        /// accessKey defines the AWS API key. If not specified, the environment variable
-        /// `AWS_ACCESS_KEY_ID` is used.
-        #[serde(rename = "accessKey", default, skip_serializing_if = "Option::is_none")]
-        pub access_key: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-        /// externalId defines the external ID used when assuming an AWS role. Can only be used with roleArn.
-        /// It requires Prometheus >= v3.11.0 or Alertmanager >= v0.33.0. Currently not supported by Thanos.
-        ///
-        /// Length: at least 1.
-        #[serde(rename = "externalId", default, skip_serializing_if = "Option::is_none")]
-        pub external_id: ::core::option::Option<::std::string::String>,
-        /// profile defines the named AWS profile used to authenticate.
-        #[serde(rename = "profile", default, skip_serializing_if = "Option::is_none")]
-        pub profile: ::core::option::Option<::std::string::String>,
-        /// region defines the AWS region. If blank, the region from the default credentials chain used.
-        #[serde(rename = "region", default, skip_serializing_if = "Option::is_none")]
-        pub region: ::core::option::Option<::std::string::String>,
-        /// roleArn defines the named AWS profile used to authenticate.
-        #[serde(rename = "roleArn", default, skip_serializing_if = "Option::is_none")]
-        pub role_arn: ::core::option::Option<::std::string::String>,
-        /// secretKey defines the AWS API secret. If not specified, the environment
-        /// variable `AWS_SECRET_ACCESS_KEY` is used.
-        #[serde(rename = "secretKey", default, skip_serializing_if = "Option::is_none")]
-        pub secret_key: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-        /// useFIPSSTSEndpoint defines the FIPS mode for the AWS STS endpoint.
-        /// It requires Prometheus >= v2.54.0.
-        #[serde(
-            rename = "useFIPSSTSEndpoint",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub use_fipssts_endpoint: ::core::option::Option<bool>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusTlsConfig {
-        /// ca defines the Certificate authority used when verifying server certificates.
-        #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
-        pub ca: ::core::option::Option<PrometheusCa>,
-        /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
-        #[serde(rename = "caFile", default, skip_serializing_if = "Option::is_none")]
-        pub ca_file: ::core::option::Option<::std::string::String>,
-        /// cert defines the Client certificate to present when doing client-authentication.
-        #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-        pub cert: ::core::option::Option<PrometheusCa>,
-        /// certFile defines the path to the client cert file in the Prometheus container for the targets.
-        #[serde(rename = "certFile", default, skip_serializing_if = "Option::is_none")]
-        pub cert_file: ::core::option::Option<::std::string::String>,
-        /// insecureSkipVerify defines how to disable target certificate validation.
-        #[serde(
-            rename = "insecureSkipVerify",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub insecure_skip_verify: ::core::option::Option<bool>,
-        /// keyFile defines the path to the client key file in the Prometheus container for the targets.
-        #[serde(rename = "keyFile", default, skip_serializing_if = "Option::is_none")]
-        pub key_file: ::core::option::Option<::std::string::String>,
-        /// keySecret defines the Secret containing the client key file for the targets.
-        #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-        pub key_secret: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-        /// maxVersion defines the maximum acceptable TLS version.
-        ///
-        /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
-        ///
-        /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
-        pub max_version: ::core::option::Option<PrometheusMaxVersion>,
-        /// minVersion defines the minimum acceptable TLS version.
-        ///
-        /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
-        ///
-        /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
-        pub min_version: ::core::option::Option<PrometheusMaxVersion>,
-        /// serverName is used to verify the hostname for the targets.
-        #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
-        pub server_name: ::core::option::Option<::std::string::String>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusCa {
-        /// configMap defines the ConfigMap containing data to use for the targets.
-        #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-        pub config_map: ::core::option::Option<PrometheusConfigMap>,
-        /// secret defines the Secret containing data to use for the targets.
-        #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-        pub secret: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusConfigMap {
-        /// The key to select.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// Specify whether the ConfigMap or its key must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
-    pub enum PrometheusMaxVersion {
-        #[serde(rename = "TLS10")]
-        Tls10,
-        #[serde(rename = "TLS11")]
-        Tls11,
-        #[serde(rename = "TLS12")]
-        Tls12,
-        #[serde(rename = "TLS13")]
-        Tls13,
     }
     /// apiserverConfig allows specifying a host and auth methods to access the
     /// Kuberntees API server.
@@ -13816,7 +13451,7 @@ pub mod v1 {
         /// Cannot be set at the same time as `authorization`, `bearerToken`, or
         /// `bearerTokenFile`.
         #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusBasicAuth>,
+        pub basic_auth: ::core::option::Option<PrometheusApiserverConfigBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
@@ -13860,7 +13495,7 @@ pub mod v1 {
         pub proxy_connect_header: ::core::option::Option<
             ::std::collections::BTreeMap<
                 ::std::string::String,
-                ::std::vec::Vec<PrometheusAdditionalAlertManagerConfigs>,
+                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
             >,
         >,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
@@ -13879,32 +13514,7 @@ pub mod v1 {
         pub proxy_url: ::core::option::Option<::std::string::String>,
         /// tlsConfig to use for the API server.
         #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTlsConfig>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusApiserverConfigAuthorization {
-        /// credentials defines a key of a Secret in the namespace that contains the credentials for authentication.
-        #[serde(
-            rename = "credentials",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub credentials: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-        /// credentialsFile defines the file to read a secret from, mutually exclusive with `credentials`.
-        #[serde(
-            rename = "credentialsFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub credentials_file: ::core::option::Option<::std::string::String>,
-        /// type defines the authentication type. The value is case-insensitive.
-        ///
-        /// "Basic" is not a supported value.
-        ///
-        /// Default: "Bearer"
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: ::core::option::Option<::std::string::String>,
+        pub tls_config: ::core::option::Option<PrometheusApiserverConfigTlsConfig>,
     }
     /// arbitraryFSAccessThroughSMs when true, ServiceMonitor, PodMonitor and Probe object are forbidden to
     /// reference arbitrary files on the file system of the 'prometheus'
@@ -13925,1023 +13535,6 @@ pub mod v1 {
         #[serde(rename = "deny", default, skip_serializing_if = "Option::is_none")]
         pub deny: ::core::option::Option<bool>,
     }
-    /// A single application container that you want to run within a pod.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusContainers {
-        /// Arguments to the entrypoint.
-        /// The container image's CMD is used if this is not provided.
-        /// Variable references $(VAR_NAME) are expanded using the container's environment. If a variable
-        /// cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced
-        /// to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will
-        /// produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless
-        /// of whether the variable exists or not. Cannot be updated.
-        /// More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-        #[serde(rename = "args", default, skip_serializing_if = "Option::is_none")]
-        pub args: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// Entrypoint array. Not executed within a shell.
-        /// The container image's ENTRYPOINT is used if this is not provided.
-        /// Variable references $(VAR_NAME) are expanded using the container's environment. If a variable
-        /// cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced
-        /// to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will
-        /// produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless
-        /// of whether the variable exists or not. Cannot be updated.
-        /// More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
-        #[serde(rename = "command", default, skip_serializing_if = "Option::is_none")]
-        pub command: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// List of environment variables to set in the container.
-        /// Cannot be updated.
-        #[serde(rename = "env", default, skip_serializing_if = "Option::is_none")]
-        pub env: ::core::option::Option<::std::vec::Vec<PrometheusEnv>>,
-        /// List of sources to populate environment variables in the container.
-        /// The keys defined within a source may consist of any printable ASCII characters except '='.
-        /// When a key exists in multiple
-        /// sources, the value associated with the last source will take precedence.
-        /// Values defined by an Env with a duplicate key will take precedence.
-        /// Cannot be updated.
-        #[serde(rename = "envFrom", default, skip_serializing_if = "Option::is_none")]
-        pub env_from: ::core::option::Option<::std::vec::Vec<PrometheusEnvFrom>>,
-        /// Container image name.
-        /// More info: https://kubernetes.io/docs/concepts/containers/images
-        /// This field is optional to allow higher level config management to default or override
-        /// container images in workload controllers like Deployments and StatefulSets.
-        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-        pub image: ::core::option::Option<::std::string::String>,
-        /// Image pull policy.
-        /// One of Always, Never, IfNotPresent.
-        /// Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.
-        /// Cannot be updated.
-        /// More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
-        #[serde(
-            rename = "imagePullPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub image_pull_policy: ::core::option::Option<::std::string::String>,
-        /// Actions that the management system should take in response to container lifecycle events.
-        /// Cannot be updated.
-        #[serde(rename = "lifecycle", default, skip_serializing_if = "Option::is_none")]
-        pub lifecycle: ::core::option::Option<PrometheusLifecycle>,
-        /// Periodic probe of container liveness.
-        /// Container will be restarted if the probe fails.
-        /// Cannot be updated.
-        /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-        #[serde(
-            rename = "livenessProbe",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub liveness_probe: ::core::option::Option<PrometheusLivenessProbe>,
-        /// Name of the container specified as a DNS_LABEL.
-        /// Each container in a pod must have a unique name (DNS_LABEL).
-        /// Cannot be updated.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// List of ports to expose from the container. Not specifying a port here
-        /// DOES NOT prevent that port from being exposed. Any port which is
-        /// listening on the default "0.0.0.0" address inside a container will be
-        /// accessible from the network.
-        /// Modifying this array with strategic merge patch may corrupt the data.
-        /// For more information See https://github.com/kubernetes/kubernetes/issues/108255.
-        /// Cannot be updated.
-        #[serde(rename = "ports", default, skip_serializing_if = "Option::is_none")]
-        pub ports: ::core::option::Option<::std::vec::Vec<PrometheusPorts>>,
-        /// Periodic probe of container service readiness.
-        /// Container will be removed from service endpoints if the probe fails.
-        /// Cannot be updated.
-        /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-        #[serde(
-            rename = "readinessProbe",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub readiness_probe: ::core::option::Option<PrometheusLivenessProbe>,
-        /// Resources resize policy for the container.
-        /// This field cannot be set on ephemeral containers.
-        #[serde(
-            rename = "resizePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resize_policy: ::core::option::Option<
-            ::std::vec::Vec<PrometheusResizePolicy>,
-        >,
-        /// Compute Resources required by this container.
-        /// Cannot be updated.
-        /// More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-        #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<PrometheusResources>,
-        /// RestartPolicy defines the restart behavior of individual containers in a pod.
-        /// This overrides the pod-level restart policy. When this field is not specified,
-        /// the restart behavior is defined by the Pod's restart policy and the container type.
-        /// Additionally, setting the RestartPolicy as "Always" for the init container will
-        /// have the following effect:
-        /// this init container will be continually restarted on
-        /// exit until all regular containers have terminated. Once all regular
-        /// containers have completed, all init containers with restartPolicy "Always"
-        /// will be shut down. This lifecycle differs from normal init containers and
-        /// is often referred to as a "sidecar" container. Although this init
-        /// container still starts in the init container sequence, it does not wait
-        /// for the container to complete before proceeding to the next init
-        /// container. Instead, the next init container starts immediately after this
-        /// init container is started, or after any startupProbe has successfully
-        /// completed.
-        #[serde(
-            rename = "restartPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub restart_policy: ::core::option::Option<::std::string::String>,
-        /// Represents a list of rules to be checked to determine if the
-        /// container should be restarted on exit. The rules are evaluated in
-        /// order. Once a rule matches a container exit condition, the remaining
-        /// rules are ignored. If no rule matches the container exit condition,
-        /// the Container-level restart policy determines the whether the container
-        /// is restarted or not. Constraints on the rules:
-        /// - At most 20 rules are allowed.
-        /// - Rules can have the same action.
-        /// - Identical rules are not forbidden in validations.
-        /// When rules are specified, container MUST set RestartPolicy explicitly
-        /// even it if matches the Pod's RestartPolicy.
-        #[serde(
-            rename = "restartPolicyRules",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub restart_policy_rules: ::core::option::Option<
-            ::std::vec::Vec<PrometheusRestartPolicyRules>,
-        >,
-        /// SecurityContext defines the security options the container should be run with.
-        /// If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
-        /// More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
-        #[serde(
-            rename = "securityContext",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub security_context: ::core::option::Option<PrometheusSecurityContext>,
-        /// StartupProbe indicates that the Pod has successfully initialized.
-        /// If specified, no other probes are executed until this completes successfully.
-        /// If this probe fails, the Pod will be restarted, just as if the livenessProbe failed.
-        /// This can be used to provide different probe parameters at the beginning of a Pod's lifecycle,
-        /// when it might take a long time to load data or warm a cache, than during steady-state operation.
-        /// This cannot be updated.
-        /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-        #[serde(
-            rename = "startupProbe",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub startup_probe: ::core::option::Option<PrometheusLivenessProbe>,
-        /// Whether this container should allocate a buffer for stdin in the container runtime. If this
-        /// is not set, reads from stdin in the container will always result in EOF.
-        /// Default is false.
-        #[serde(rename = "stdin", default, skip_serializing_if = "Option::is_none")]
-        pub stdin: ::core::option::Option<bool>,
-        /// Whether the container runtime should close the stdin channel after it has been opened by
-        /// a single attach. When stdin is true the stdin stream will remain open across multiple attach
-        /// sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the
-        /// first client attaches to stdin, and then remains open and accepts data until the client disconnects,
-        /// at which time stdin is closed and remains closed until the container is restarted. If this
-        /// flag is false, a container processes that reads from stdin will never receive an EOF.
-        /// Default is false
-        #[serde(rename = "stdinOnce", default, skip_serializing_if = "Option::is_none")]
-        pub stdin_once: ::core::option::Option<bool>,
-        /// Optional: Path at which the file to which the container's termination message
-        /// will be written is mounted into the container's filesystem.
-        /// Message written is intended to be brief final status, such as an assertion failure message.
-        /// Will be truncated by the node if greater than 4096 bytes. The total message length across
-        /// all containers will be limited to 12kb.
-        /// Defaults to /dev/termination-log.
-        /// Cannot be updated.
-        #[serde(
-            rename = "terminationMessagePath",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub termination_message_path: ::core::option::Option<::std::string::String>,
-        /// Indicate how the termination message should be populated. File will use the contents of
-        /// terminationMessagePath to populate the container status message on both success and failure.
-        /// FallbackToLogsOnError will use the last chunk of container log output if the termination
-        /// message file is empty and the container exited with an error.
-        /// The log output is limited to 2048 bytes or 80 lines, whichever is smaller.
-        /// Defaults to File.
-        /// Cannot be updated.
-        #[serde(
-            rename = "terminationMessagePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub termination_message_policy: ::core::option::Option<::std::string::String>,
-        /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
-        /// Default is false.
-        #[serde(rename = "tty", default, skip_serializing_if = "Option::is_none")]
-        pub tty: ::core::option::Option<bool>,
-        /// volumeDevices is the list of block devices to be used by the container.
-        #[serde(
-            rename = "volumeDevices",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_devices: ::core::option::Option<
-            ::std::vec::Vec<PrometheusVolumeDevices>,
-        >,
-        /// Pod volumes to mount into the container's filesystem.
-        /// Cannot be updated.
-        #[serde(
-            rename = "volumeMounts",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_mounts: ::core::option::Option<
-            ::std::vec::Vec<PrometheusVolumeMounts>,
-        >,
-        /// Container's working directory.
-        /// If not specified, the container runtime's default will be used, which
-        /// might be configured in the container image.
-        /// Cannot be updated.
-        #[serde(rename = "workingDir", default, skip_serializing_if = "Option::is_none")]
-        pub working_dir: ::core::option::Option<::std::string::String>,
-    }
-    /// EnvVar represents an environment variable present in a Container.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusEnv {
-        /// Name of the environment variable.
-        /// May consist of any printable ASCII characters except '='.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// Variable references $(VAR_NAME) are expanded
-        /// using the previously defined environment variables in the container and
-        /// any service environment variables. If a variable cannot be resolved,
-        /// the reference in the input string will be unchanged. Double $$ are reduced
-        /// to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e.
-        /// "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)".
-        /// Escaped references will never be expanded, regardless of whether the variable
-        /// exists or not.
-        /// Defaults to "".
-        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-        pub value: ::core::option::Option<::std::string::String>,
-        /// Source for the environment variable's value. Cannot be used if value is not empty.
-        #[serde(rename = "valueFrom", default, skip_serializing_if = "Option::is_none")]
-        pub value_from: ::core::option::Option<PrometheusValueFrom>,
-    }
-    /// Source for the environment variable's value. Cannot be used if value is not empty.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusValueFrom {
-        /// Selects a key of a ConfigMap.
-        #[serde(
-            rename = "configMapKeyRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub config_map_key_ref: ::core::option::Option<PrometheusConfigMap>,
-        /// Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`,
-        /// spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
-        #[serde(rename = "fieldRef", default, skip_serializing_if = "Option::is_none")]
-        pub field_ref: ::core::option::Option<PrometheusFieldRef>,
-        /// FileKeyRef selects a key of the env file.
-        /// Requires the EnvFiles feature gate to be enabled.
-        #[serde(rename = "fileKeyRef", default, skip_serializing_if = "Option::is_none")]
-        pub file_key_ref: ::core::option::Option<PrometheusFileKeyRef>,
-        /// Selects a resource of the container: only resources limits and requests
-        /// (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
-        #[serde(
-            rename = "resourceFieldRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resource_field_ref: ::core::option::Option<PrometheusResourceFieldRef>,
-        /// Selects a key of a secret in the pod's namespace
-        #[serde(
-            rename = "secretKeyRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub secret_key_ref: ::core::option::Option<
-            PrometheusAdditionalAlertManagerConfigs,
-        >,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusFieldRef {
-        /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
-        #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-        pub api_version: ::core::option::Option<::std::string::String>,
-        /// Path of the field to select in the specified API version.
-        #[serde(rename = "fieldPath")]
-        pub field_path: ::std::string::String,
-    }
-    /// FileKeyRef selects a key of the env file.
-    /// Requires the EnvFiles feature gate to be enabled.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusFileKeyRef {
-        /// The key within the env file. An invalid key will prevent the pod from starting.
-        /// The keys defined within a source may consist of any printable ASCII characters except '='.
-        /// During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
-        /// Specify whether the file or its key must be defined. If the file or key
-        /// does not exist, then the env var is not published.
-        /// If optional is set to true and the specified key does not exist,
-        /// the environment variable will not be set in the Pod's containers.
-        ///
-        /// If optional is set to false and the specified key does not exist,
-        /// an error will be returned during Pod creation.
-        ///
-        /// Default: `false`.
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-        /// The path within the volume from which to select the file.
-        /// Must be relative and may not contain the '..' path or start with '..'.
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-        /// The name of the volume mount containing the env file.
-        #[serde(rename = "volumeName")]
-        pub volume_name: ::std::string::String,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusResourceFieldRef {
-        /// Container name: required for volumes, optional for env vars
-        #[serde(
-            rename = "containerName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub container_name: ::core::option::Option<::std::string::String>,
-        /// Specifies the output format of the exposed resources, defaults to "1"
-        #[serde(rename = "divisor", default, skip_serializing_if = "Option::is_none")]
-        pub divisor: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-        /// Required: resource to select
-        #[serde(rename = "resource")]
-        pub resource: ::std::string::String,
-    }
-    /// EnvFromSource represents the source of a set of ConfigMaps or Secrets
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusEnvFrom {
-        /// The ConfigMap to select from
-        #[serde(
-            rename = "configMapRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub config_map_ref: ::core::option::Option<PrometheusConfigMapRef>,
-        /// Optional text to prepend to the name of each environment variable.
-        /// May consist of any printable ASCII characters except '='.
-        #[serde(rename = "prefix", default, skip_serializing_if = "Option::is_none")]
-        pub prefix: ::core::option::Option<::std::string::String>,
-        /// The Secret to select from
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusSecretRef>,
-    }
-    /// The ConfigMap to select from
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusConfigMapRef {
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// Specify whether the ConfigMap must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
-    /// The Secret to select from
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSecretRef {
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// Specify whether the Secret must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
-    /// Actions that the management system should take in response to container lifecycle events.
-    /// Cannot be updated.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusLifecycle {
-        /// PostStart is called immediately after a container is created. If the handler fails,
-        /// the container is terminated and restarted according to its restart policy.
-        /// Other management of the container blocks until the hook completes.
-        /// More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
-        #[serde(rename = "postStart", default, skip_serializing_if = "Option::is_none")]
-        pub post_start: ::core::option::Option<PrometheusPostStart>,
-        /// PreStop is called immediately before a container is terminated due to an
-        /// API request or management event such as liveness/startup probe failure,
-        /// preemption, resource contention, etc. The handler is not called if the
-        /// container crashes or exits. The Pod's termination grace period countdown begins before the
-        /// PreStop hook is executed. Regardless of the outcome of the handler, the
-        /// container will eventually terminate within the Pod's termination grace
-        /// period (unless delayed by finalizers). Other management of the container blocks until the hook completes
-        /// or until the termination grace period is reached.
-        /// More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
-        #[serde(rename = "preStop", default, skip_serializing_if = "Option::is_none")]
-        pub pre_stop: ::core::option::Option<PrometheusPostStart>,
-        /// StopSignal defines which signal will be sent to a container when it is being stopped.
-        /// If not specified, the default is defined by the container runtime in use.
-        /// StopSignal can only be set for Pods with a non-empty .spec.os.name
-        #[serde(rename = "stopSignal", default, skip_serializing_if = "Option::is_none")]
-        pub stop_signal: ::core::option::Option<::std::string::String>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPostStart {
-        /// Exec specifies a command to execute in the container.
-        #[serde(rename = "exec", default, skip_serializing_if = "Option::is_none")]
-        pub exec: ::core::option::Option<PrometheusExec>,
-        /// HTTPGet specifies an HTTP GET request to perform.
-        #[serde(rename = "httpGet", default, skip_serializing_if = "Option::is_none")]
-        pub http_get: ::core::option::Option<PrometheusHttpGet>,
-        /// Sleep represents a duration that the container should sleep.
-        #[serde(rename = "sleep", default, skip_serializing_if = "Option::is_none")]
-        pub sleep: ::core::option::Option<PrometheusSleep>,
-        /// Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept
-        /// for backward compatibility. There is no validation of this field and
-        /// lifecycle hooks will fail at runtime when it is specified.
-        #[serde(rename = "tcpSocket", default, skip_serializing_if = "Option::is_none")]
-        pub tcp_socket: ::core::option::Option<PrometheusTcpSocket>,
-    }
-    /// Exec specifies a command to execute in the container.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusExec {
-        /// Command is the command line to execute inside the container, the working directory for the
-        /// command  is root ('/') in the container's filesystem. The command is simply exec'd, it is
-        /// not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use
-        /// a shell, you need to explicitly call out to that shell.
-        /// Exit status of 0 is treated as live/healthy and non-zero is unhealthy.
-        #[serde(rename = "command", default, skip_serializing_if = "Option::is_none")]
-        pub command: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    }
-    /// HTTPGet specifies an HTTP GET request to perform.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusHttpGet {
-        /// Host name to connect to, defaults to the pod IP. You probably want to set
-        /// "Host" in httpHeaders instead.
-        #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-        pub host: ::core::option::Option<::std::string::String>,
-        /// Custom headers to set in the request. HTTP allows repeated headers.
-        #[serde(
-            rename = "httpHeaders",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub http_headers: ::core::option::Option<::std::vec::Vec<PrometheusHttpHeaders>>,
-        /// Path to access on the HTTP server.
-        #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-        pub path: ::core::option::Option<::std::string::String>,
-        /// Name or number of the port to access on the container.
-        /// Number must be in the range 1 to 65535.
-        /// Name must be an IANA_SVC_NAME.
-        #[serde(rename = "port")]
-        pub port: ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        /// Scheme to use for connecting to the host.
-        /// Defaults to HTTP.
-        #[serde(rename = "scheme", default, skip_serializing_if = "Option::is_none")]
-        pub scheme: ::core::option::Option<::std::string::String>,
-    }
-    /// HTTPHeader describes a custom header to be used in HTTP probes
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusHttpHeaders {
-        /// The header field name.
-        /// This will be canonicalized upon output, so case-variant names will be understood as the same header.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// The header field value
-        #[serde(rename = "value")]
-        pub value: ::std::string::String,
-    }
-    /// Sleep represents a duration that the container should sleep.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSleep {
-        /// Seconds is the number of seconds to sleep.
-        #[serde(rename = "seconds")]
-        pub seconds: i64,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusTcpSocket {
-        /// Optional: Host name to connect to, defaults to the pod IP.
-        #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-        pub host: ::core::option::Option<::std::string::String>,
-        /// Number or name of the port to access on the container.
-        /// Number must be in the range 1 to 65535.
-        /// Name must be an IANA_SVC_NAME.
-        #[serde(rename = "port")]
-        pub port: ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusLivenessProbe {
-        /// Exec specifies a command to execute in the container.
-        #[serde(rename = "exec", default, skip_serializing_if = "Option::is_none")]
-        pub exec: ::core::option::Option<PrometheusExec>,
-        /// Minimum consecutive failures for the probe to be considered failed after having succeeded.
-        /// Defaults to 3. Minimum value is 1.
-        #[serde(
-            rename = "failureThreshold",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_threshold: ::core::option::Option<i32>,
-        /// GRPC specifies a GRPC HealthCheckRequest.
-        #[serde(rename = "grpc", default, skip_serializing_if = "Option::is_none")]
-        pub grpc: ::core::option::Option<PrometheusGrpc>,
-        /// HTTPGet specifies an HTTP GET request to perform.
-        #[serde(rename = "httpGet", default, skip_serializing_if = "Option::is_none")]
-        pub http_get: ::core::option::Option<PrometheusHttpGet>,
-        /// Number of seconds after the container has started before liveness probes are initiated.
-        /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-        #[serde(
-            rename = "initialDelaySeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub initial_delay_seconds: ::core::option::Option<i32>,
-        /// How often (in seconds) to perform the probe.
-        /// Default to 10 seconds. Minimum value is 1.
-        #[serde(
-            rename = "periodSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub period_seconds: ::core::option::Option<i32>,
-        /// Minimum consecutive successes for the probe to be considered successful after having failed.
-        /// Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
-        #[serde(
-            rename = "successThreshold",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub success_threshold: ::core::option::Option<i32>,
-        /// TCPSocket specifies a connection to a TCP port.
-        #[serde(rename = "tcpSocket", default, skip_serializing_if = "Option::is_none")]
-        pub tcp_socket: ::core::option::Option<PrometheusTcpSocket>,
-        /// Optional duration in seconds the pod needs to terminate gracefully upon probe failure.
-        /// The grace period is the duration in seconds after the processes running in the pod are sent
-        /// a termination signal and the time when the processes are forcibly halted with a kill signal.
-        /// Set this value longer than the expected cleanup time for your process.
-        /// If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this
-        /// value overrides the value provided by the pod spec.
-        /// Value must be non-negative integer. The value zero indicates stop immediately via
-        /// the kill signal (no opportunity to shut down).
-        /// This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate.
-        /// Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
-        #[serde(
-            rename = "terminationGracePeriodSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub termination_grace_period_seconds: ::core::option::Option<i64>,
-        /// Number of seconds after which the probe times out.
-        /// Defaults to 1 second. Minimum value is 1.
-        /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
-        #[serde(
-            rename = "timeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub timeout_seconds: ::core::option::Option<i32>,
-    }
-    /// GRPC specifies a GRPC HealthCheckRequest.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusGrpc {
-        /// Port number of the gRPC service. Number must be in the range 1 to 65535.
-        #[serde(rename = "port")]
-        pub port: i32,
-        /// Service is the name of the service to place in the gRPC HealthCheckRequest
-        /// (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
-        ///
-        /// If this is not specified, the default behavior is defined by gRPC.
-        ///
-        /// Default: `""`.
-        #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
-        pub service: ::core::option::Option<::std::string::String>,
-    }
-    /// ContainerPort represents a network port in a single container.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPorts {
-        /// Number of port to expose on the pod's IP address.
-        /// This must be a valid port number, 0 < x < 65536.
-        #[serde(rename = "containerPort")]
-        pub container_port: i32,
-        /// What host IP to bind the external port to.
-        #[serde(rename = "hostIP", default, skip_serializing_if = "Option::is_none")]
-        pub host_ip: ::core::option::Option<::std::string::String>,
-        /// Number of port to expose on the host.
-        /// If specified, this must be a valid port number, 0 < x < 65536.
-        /// If HostNetwork is specified, this must match ContainerPort.
-        /// Most containers do not need this.
-        #[serde(rename = "hostPort", default, skip_serializing_if = "Option::is_none")]
-        pub host_port: ::core::option::Option<i32>,
-        /// If specified, this must be an IANA_SVC_NAME and unique within the pod. Each
-        /// named port in a pod must have a unique name. Name for the port that can be
-        /// referred to by services.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// Protocol for port. Must be UDP, TCP, or SCTP.
-        /// Defaults to "TCP".
-        ///
-        /// Default: `"TCP"`.
-        #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-        pub protocol: ::core::option::Option<::std::string::String>,
-    }
-    /// ContainerResizePolicy represents resource resize policy for the container.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusResizePolicy {
-        /// Name of the resource to which this resource resize policy applies.
-        /// Supported values: cpu, memory.
-        #[serde(rename = "resourceName")]
-        pub resource_name: ::std::string::String,
-        /// Restart policy to apply when specified resource is resized.
-        /// If not specified, it defaults to NotRequired.
-        #[serde(rename = "restartPolicy")]
-        pub restart_policy: ::std::string::String,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusResources {
-        /// Claims lists the names of resources, defined in spec.resourceClaims,
-        /// that are used by this container.
-        ///
-        /// This field depends on the
-        /// DynamicResourceAllocation feature gate.
-        ///
-        /// This field is immutable. It can only be set for containers.
-        #[serde(rename = "claims", default, skip_serializing_if = "Option::is_none")]
-        pub claims: ::core::option::Option<::std::vec::Vec<PrometheusClaims>>,
-        /// Limits describes the maximum amount of compute resources allowed.
-        /// More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-        #[serde(rename = "limits", default, skip_serializing_if = "Option::is_none")]
-        pub limits: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-            >,
-        >,
-        /// Requests describes the minimum amount of compute resources required.
-        /// If Requests is omitted for a container, it defaults to Limits if that is explicitly specified,
-        /// otherwise to an implementation-defined value. Requests cannot exceed Limits.
-        /// More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-        #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
-        pub requests: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-            >,
-        >,
-    }
-    /// ResourceClaim references one entry in PodSpec.ResourceClaims.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusClaims {
-        /// Name must match the name of one entry in pod.spec.resourceClaims of
-        /// the Pod where this field is used. It makes that resource available
-        /// inside a container.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// Request is the name chosen for a request in the referenced claim.
-        /// If empty, everything from the claim is made available, otherwise
-        /// only the result of this request.
-        #[serde(rename = "request", default, skip_serializing_if = "Option::is_none")]
-        pub request: ::core::option::Option<::std::string::String>,
-    }
-    /// ContainerRestartRule describes how a container exit is handled.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusRestartPolicyRules {
-        /// Specifies the action taken on a container exit if the requirements
-        /// are satisfied. The only possible value is "Restart" to restart the
-        /// container.
-        #[serde(rename = "action")]
-        pub action: ::std::string::String,
-        /// Represents the exit codes to check on container exits.
-        #[serde(rename = "exitCodes", default, skip_serializing_if = "Option::is_none")]
-        pub exit_codes: ::core::option::Option<PrometheusExitCodes>,
-    }
-    /// Represents the exit codes to check on container exits.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusExitCodes {
-        /// Represents the relationship between the container exit code(s) and the
-        /// specified values. Possible values are:
-        /// - In: the requirement is satisfied if the container exit code is in the
-        /// set of specified values.
-        /// - NotIn: the requirement is satisfied if the container exit code is
-        /// not in the set of specified values.
-        #[serde(rename = "operator")]
-        pub operator: ::std::string::String,
-        /// Specifies the set of values to check for container exit codes.
-        /// At most 255 elements are allowed.
-        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
-        pub values: ::core::option::Option<::std::vec::Vec<i32>>,
-    }
-    /// SecurityContext defines the security options the container should be run with.
-    /// If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
-    /// More info: https://kubernetes.io/docs/tasks/configure-pod-container/security-context/
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSecurityContext {
-        /// AllowPrivilegeEscalation controls whether a process can gain more
-        /// privileges than its parent process. This bool directly controls if
-        /// the no_new_privs flag will be set on the container process.
-        /// AllowPrivilegeEscalation is true always when the container is:
-        /// 1) run as Privileged
-        /// 2) has CAP_SYS_ADMIN
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "allowPrivilegeEscalation",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub allow_privilege_escalation: ::core::option::Option<bool>,
-        /// appArmorProfile is the AppArmor options to use by this container. If set, this profile
-        /// overrides the pod's appArmorProfile.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "appArmorProfile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub app_armor_profile: ::core::option::Option<PrometheusAppArmorProfile>,
-        /// The capabilities to add/drop when running containers.
-        /// Defaults to the default set of capabilities granted by the container runtime.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "capabilities",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub capabilities: ::core::option::Option<PrometheusCapabilities>,
-        /// Run container in privileged mode.
-        /// Processes in privileged containers are essentially equivalent to root on the host.
-        /// Defaults to false.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "privileged", default, skip_serializing_if = "Option::is_none")]
-        pub privileged: ::core::option::Option<bool>,
-        /// procMount denotes the type of proc mount to use for the containers.
-        /// The default value is Default which uses the container runtime defaults for
-        /// readonly paths and masked paths.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "procMount", default, skip_serializing_if = "Option::is_none")]
-        pub proc_mount: ::core::option::Option<::std::string::String>,
-        /// Whether this container has a read-only root filesystem.
-        /// Default is false.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "readOnlyRootFilesystem",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub read_only_root_filesystem: ::core::option::Option<bool>,
-        /// The GID to run the entrypoint of the container process.
-        /// Uses runtime default if unset.
-        /// May also be set in PodSecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "runAsGroup", default, skip_serializing_if = "Option::is_none")]
-        pub run_as_group: ::core::option::Option<i64>,
-        /// Indicates that the container must run as a non-root user.
-        /// If true, the Kubelet will validate the image at runtime to ensure that it
-        /// does not run as UID 0 (root) and fail to start the container if it does.
-        /// If unset or false, no such validation will be performed.
-        /// May also be set in PodSecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence.
-        #[serde(
-            rename = "runAsNonRoot",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub run_as_non_root: ::core::option::Option<bool>,
-        /// The UID to run the entrypoint of the container process.
-        /// Defaults to user specified in image metadata if unspecified.
-        /// May also be set in PodSecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "runAsUser", default, skip_serializing_if = "Option::is_none")]
-        pub run_as_user: ::core::option::Option<i64>,
-        /// The SELinux context to be applied to the container.
-        /// If unspecified, the container runtime will allocate a random SELinux context for each
-        /// container.  May also be set in PodSecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "seLinuxOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub se_linux_options: ::core::option::Option<PrometheusSeLinuxOptions>,
-        /// The seccomp options to use by this container. If seccomp options are
-        /// provided at both the pod & container level, the container options
-        /// override the pod options.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "seccompProfile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub seccomp_profile: ::core::option::Option<PrometheusSeccompProfile>,
-        /// The Windows specific settings applied to all containers.
-        /// If unspecified, the options from the PodSecurityContext will be used.
-        /// If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
-        /// Note that this field cannot be set when spec.os.name is linux.
-        #[serde(
-            rename = "windowsOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub windows_options: ::core::option::Option<PrometheusWindowsOptions>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusAppArmorProfile {
-        /// localhostProfile indicates a profile loaded on the node that should be used.
-        /// The profile must be preconfigured on the node to work.
-        /// Must match the loaded name of the profile.
-        /// Must be set if and only if type is "Localhost".
-        #[serde(
-            rename = "localhostProfile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub localhost_profile: ::core::option::Option<::std::string::String>,
-        /// type indicates which kind of AppArmor profile will be applied.
-        /// Valid options are:
-        /// Localhost - a profile pre-loaded on the node.
-        /// RuntimeDefault - the container runtime's default profile.
-        /// Unconfined - no AppArmor enforcement.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
-    }
-    /// The capabilities to add/drop when running containers.
-    /// Defaults to the default set of capabilities granted by the container runtime.
-    /// Note that this field cannot be set when spec.os.name is windows.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusCapabilities {
-        /// Added capabilities
-        #[serde(rename = "add", default, skip_serializing_if = "Option::is_none")]
-        pub add: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// Removed capabilities
-        #[serde(rename = "drop", default, skip_serializing_if = "Option::is_none")]
-        pub drop: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSeLinuxOptions {
-        /// Level is SELinux level label that applies to the container.
-        #[serde(rename = "level", default, skip_serializing_if = "Option::is_none")]
-        pub level: ::core::option::Option<::std::string::String>,
-        /// Role is a SELinux role label that applies to the container.
-        #[serde(rename = "role", default, skip_serializing_if = "Option::is_none")]
-        pub role: ::core::option::Option<::std::string::String>,
-        /// Type is a SELinux type label that applies to the container.
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: ::core::option::Option<::std::string::String>,
-        /// User is a SELinux user label that applies to the container.
-        #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-        pub user: ::core::option::Option<::std::string::String>,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSeccompProfile {
-        /// localhostProfile indicates a profile defined in a file on the node should be used.
-        /// The profile must be preconfigured on the node to work.
-        /// Must be a descending path, relative to the kubelet's configured seccomp profile location.
-        /// Must be set if type is "Localhost". Must NOT be set for any other type.
-        #[serde(
-            rename = "localhostProfile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub localhost_profile: ::core::option::Option<::std::string::String>,
-        /// type indicates which kind of seccomp profile will be applied.
-        /// Valid options are:
-        ///
-        /// Localhost - a profile defined in a file on the node should be used.
-        /// RuntimeDefault - the container runtime default profile should be used.
-        /// Unconfined - no profile should be applied.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusWindowsOptions {
-        /// GMSACredentialSpec is where the GMSA admission webhook
-        /// (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the
-        /// GMSA credential spec named by the GMSACredentialSpecName field.
-        #[serde(
-            rename = "gmsaCredentialSpec",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub gmsa_credential_spec: ::core::option::Option<::std::string::String>,
-        /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
-        #[serde(
-            rename = "gmsaCredentialSpecName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub gmsa_credential_spec_name: ::core::option::Option<::std::string::String>,
-        /// HostProcess determines if a container should be run as a 'Host Process' container.
-        /// All of a Pod's containers must have the same effective HostProcess value
-        /// (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers).
-        /// In addition, if HostProcess is true then HostNetwork must also be set to true.
-        #[serde(
-            rename = "hostProcess",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub host_process: ::core::option::Option<bool>,
-        /// The UserName in Windows to run the entrypoint of the container process.
-        /// Defaults to the user specified in image metadata if unspecified.
-        /// May also be set in PodSecurityContext. If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence.
-        #[serde(
-            rename = "runAsUserName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub run_as_user_name: ::core::option::Option<::std::string::String>,
-    }
-    /// volumeDevice describes a mapping of a raw block device within a container.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumeDevices {
-        /// devicePath is the path inside of the container that the device will be mapped to.
-        #[serde(rename = "devicePath")]
-        pub device_path: ::std::string::String,
-        /// name must match the name of a persistentVolumeClaim in the pod
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-    }
-    /// VolumeMount describes a mounting of a Volume within a container.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumeMounts {
-        /// Path within the container at which the volume should be mounted.  Must
-        /// not contain ':'.
-        #[serde(rename = "mountPath")]
-        pub mount_path: ::std::string::String,
-        /// mountPropagation determines how mounts are propagated from the host
-        /// to container and the other way around.
-        /// When not set, MountPropagationNone is used.
-        /// This field is beta in 1.10.
-        /// When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified
-        /// (which defaults to None).
-        #[serde(
-            rename = "mountPropagation",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub mount_propagation: ::core::option::Option<::std::string::String>,
-        /// This must match the Name of a Volume.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// Mounted read-only if true, read-write otherwise (false or unspecified).
-        /// Defaults to false.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// RecursiveReadOnly specifies whether read-only mounts should be handled
-        /// recursively.
-        ///
-        /// If ReadOnly is false, this field has no meaning and must be unspecified.
-        ///
-        /// If ReadOnly is true, and this field is set to Disabled, the mount is not made
-        /// recursively read-only.  If this field is set to IfPossible, the mount is made
-        /// recursively read-only, if it is supported by the container runtime.  If this
-        /// field is set to Enabled, the mount is made recursively read-only if it is
-        /// supported by the container runtime, otherwise the pod will not be started and
-        /// an error will be generated to indicate the reason.
-        ///
-        /// If this field is set to IfPossible or Enabled, MountPropagation must be set to
-        /// None (or be unspecified, which defaults to None).
-        ///
-        /// If this field is not specified, it is treated as an equivalent of Disabled.
-        #[serde(
-            rename = "recursiveReadOnly",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub recursive_read_only: ::core::option::Option<::std::string::String>,
-        /// Path within the volume from which the container's volume should be mounted.
-        /// Defaults to "" (volume's root).
-        #[serde(rename = "subPath", default, skip_serializing_if = "Option::is_none")]
-        pub sub_path: ::core::option::Option<::std::string::String>,
-        /// Expanded path within the volume from which the container's volume should be mounted.
-        /// Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment.
-        /// Defaults to "" (volume's root).
-        /// SubPathExpr and SubPath are mutually exclusive.
-        #[serde(
-            rename = "subPathExpr",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub sub_path_expr: ::core::option::Option<::std::string::String>,
-    }
     /// dnsConfig defines the DNS configuration for the pods.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct PrometheusDnsConfig {
@@ -14958,23 +13551,13 @@ pub mod v1 {
         /// Resolution options given in Options
         /// will override those that appear in the base DNSPolicy.
         #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
-        pub options: ::core::option::Option<::std::vec::Vec<PrometheusOptions>>,
+        pub options: ::core::option::Option<
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::PodDNSConfigOption>,
+        >,
         /// searches defines the list of DNS search domains for host-name lookup.
         /// This will be appended to the base search paths generated from DNSPolicy.
         #[serde(rename = "searches", default, skip_serializing_if = "Option::is_none")]
         pub searches: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    }
-    /// PodDNSConfigOption defines DNS resolver options of a pod.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusOptions {
-        /// name is required and must be unique.
-        ///
-        /// Length: at least 1.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// value is optional.
-        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-        pub value: ::core::option::Option<::std::string::String>,
     }
     /// dnsPolicy defines the DNS policy for the pods.
     #[derive(
@@ -15072,17 +13655,6 @@ pub mod v1 {
         #[serde(rename = "maxSize", default, skip_serializing_if = "Option::is_none")]
         pub max_size: ::core::option::Option<i64>,
     }
-    /// HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the
-    /// pod's hosts file.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusHostAliases {
-        /// hostnames defines hostnames for the above IP address.
-        #[serde(rename = "hostnames")]
-        pub hostnames: ::std::vec::Vec<::std::string::String>,
-        /// ip defines the IP address of the host file entry.
-        #[serde(rename = "ip")]
-        pub ip: ::std::string::String,
-    }
     /// imagePullPolicy defines the image pull policy for the 'prometheus', 'init-config-reloader' and 'config-reloader' containers.
     /// See https://kubernetes.io/docs/concepts/containers/images/#image-pull-policy for more details.
     #[derive(
@@ -15104,19 +13676,6 @@ pub mod v1 {
         Never,
         #[serde(rename = "IfNotPresent")]
         IfNotPresent,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusImagePullSecrets {
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
     }
     /// Held by several fields, each of which documents its use.
     #[derive(
@@ -15332,30 +13891,6 @@ pub mod v1 {
         #[serde(rename = "UnderscoreEscapingWithoutSuffixes")]
         UnderscoreEscapingWithoutSuffixes,
     }
-    /// persistentVolumeClaimRetentionPolicy defines the field controls if and how PVCs are deleted during the lifecycle of a StatefulSet.
-    /// The default behavior is all PVCs are retained.
-    /// This is an alpha field from kubernetes 1.23 until 1.26 and a beta field from 1.26.
-    /// It requires enabling the StatefulSetAutoDeletePVC feature gate.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPersistentVolumeClaimRetentionPolicy {
-        /// WhenDeleted specifies what happens to PVCs created from StatefulSet
-        /// VolumeClaimTemplates when the StatefulSet is deleted. The default policy
-        /// of `Retain` causes PVCs to not be affected by StatefulSet deletion. The
-        /// `Delete` policy causes those PVCs to be deleted.
-        #[serde(
-            rename = "whenDeleted",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub when_deleted: ::core::option::Option<::std::string::String>,
-        /// WhenScaled specifies what happens to PVCs created from StatefulSet
-        /// VolumeClaimTemplates when the StatefulSet is scaled down. The default
-        /// policy of `Retain` causes PVCs to not be affected by a scaledown. The
-        /// `Delete` policy causes the associated PVCs for any excess pods above
-        /// the replica count to be deleted.
-        #[serde(rename = "whenScaled", default, skip_serializing_if = "Option::is_none")]
-        pub when_scaled: ::core::option::Option<::std::string::String>,
-    }
     /// podManagementPolicy defines the policy for creating/deleting pods when
     /// scaling up and down.
     ///
@@ -15487,14 +14022,12 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub authorization: ::core::option::Option<
-            PrometheusApiserverConfigAuthorization,
-        >,
+        pub authorization: ::core::option::Option<PrometheusRemoteReadAuthorization>,
         /// basicAuth configuration for the URL.
         ///
         /// Cannot be set at the same time as `authorization`, or `oauth2`.
         #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusBasicAuth>,
+        pub basic_auth: ::core::option::Option<PrometheusRemoteReadBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
@@ -15571,7 +14104,7 @@ pub mod v1 {
         pub proxy_connect_header: ::core::option::Option<
             ::std::collections::BTreeMap<
                 ::std::string::String,
-                ::std::vec::Vec<PrometheusAdditionalAlertManagerConfigs>,
+                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
             >,
         >,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
@@ -15613,7 +14146,7 @@ pub mod v1 {
         >,
         /// tlsConfig to use for the URL.
         #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTlsConfig>,
+        pub tls_config: ::core::option::Option<PrometheusRemoteReadTlsConfig>,
         /// url defines the URL of the endpoint to query from.
         ///
         /// It must use the HTTP or HTTPS scheme.
@@ -15621,114 +14154,6 @@ pub mod v1 {
         /// Pattern: `^(http|https)://.+$`.
         #[serde(rename = "url")]
         pub url: ::std::string::String,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusOauth2 {
-        /// clientId defines a key of a Secret or ConfigMap containing the
-        /// OAuth2 client's ID.
-        #[serde(rename = "clientId")]
-        pub client_id: PrometheusCa,
-        /// clientSecret defines a key of a Secret containing the OAuth2
-        /// client's secret.
-        #[serde(rename = "clientSecret")]
-        pub client_secret: PrometheusAdditionalAlertManagerConfigs,
-        /// endpointParams configures the HTTP parameters to append to the token
-        /// URL.
-        #[serde(
-            rename = "endpointParams",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub endpoint_params: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
-        /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
-        /// that should be excluded from proxying. IP and domain names can
-        /// contain port numbers.
-        ///
-        /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
-        pub no_proxy: ::core::option::Option<::std::string::String>,
-        /// proxyConnectHeader optionally specifies headers to send to
-        /// proxies during CONNECT requests.
-        ///
-        /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyConnectHeader",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_connect_header: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<PrometheusAdditionalAlertManagerConfigs>,
-            >,
-        >,
-        /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
-        ///
-        /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyFromEnvironment",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_from_environment: ::core::option::Option<bool>,
-        /// proxyUrl defines the HTTP proxy server to use.
-        ///
-        /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
-        pub proxy_url: ::core::option::Option<::std::string::String>,
-        /// scopes defines the OAuth2 scopes used for the token request.
-        #[serde(rename = "scopes", default, skip_serializing_if = "Option::is_none")]
-        pub scopes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
-        /// It requires Prometheus >= v2.43.0.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusOauth2TlsConfig>,
-        /// tokenUrl defines the URL to fetch the token from.
-        ///
-        /// Pattern: `^(http|https)://.+$`.
-        #[serde(rename = "tokenUrl")]
-        pub token_url: ::std::string::String,
-    }
-    /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
-    /// It requires Prometheus >= v2.43.0.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusOauth2TlsConfig {
-        /// ca defines the Certificate authority used when verifying server certificates.
-        #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
-        pub ca: ::core::option::Option<PrometheusCa>,
-        /// cert defines the Client certificate to present when doing client-authentication.
-        #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-        pub cert: ::core::option::Option<PrometheusCa>,
-        /// insecureSkipVerify defines how to disable target certificate validation.
-        #[serde(
-            rename = "insecureSkipVerify",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub insecure_skip_verify: ::core::option::Option<bool>,
-        /// keySecret defines the Secret containing the client key file for the targets.
-        #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-        pub key_secret: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
-        /// maxVersion defines the maximum acceptable TLS version.
-        ///
-        /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
-        ///
-        /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
-        pub max_version: ::core::option::Option<PrometheusMaxVersion>,
-        /// minVersion defines the minimum acceptable TLS version.
-        ///
-        /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
-        ///
-        /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
-        pub min_version: ::core::option::Option<PrometheusMaxVersion>,
-        /// serverName is used to verify the hostname for the targets.
-        #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
-        pub server_name: ::core::option::Option<::std::string::String>,
     }
     /// RemoteWriteSpec defines the configuration to write samples from Prometheus
     /// to a remote endpoint.
@@ -15744,9 +14169,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub authorization: ::core::option::Option<
-            PrometheusApiserverConfigAuthorization,
-        >,
+        pub authorization: ::core::option::Option<PrometheusRemoteWriteAuthorization>,
         /// azureAd for the URL.
         ///
         /// It requires Prometheus >= v2.45.0 or Thanos >= v0.31.0.
@@ -15758,7 +14181,7 @@ pub mod v1 {
         ///
         /// Cannot be set at the same time as `sigv4`, `authorization`, `oauth2`, or `azureAd`.
         #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusBasicAuth>,
+        pub basic_auth: ::core::option::Option<PrometheusRemoteWriteBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
@@ -15850,7 +14273,7 @@ pub mod v1 {
         ///
         /// Cannot be set at the same time as `sigv4`, `authorization`, `basicAuth`, or `azureAd`.
         #[serde(rename = "oauth2", default, skip_serializing_if = "Option::is_none")]
-        pub oauth2: ::core::option::Option<PrometheusOauth2>,
+        pub oauth2: ::core::option::Option<PrometheusRemoteWriteOauth2>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
@@ -15863,7 +14286,7 @@ pub mod v1 {
         pub proxy_connect_header: ::core::option::Option<
             ::std::collections::BTreeMap<
                 ::std::string::String,
-                ::std::vec::Vec<PrometheusAdditionalAlertManagerConfigs>,
+                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
             >,
         >,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
@@ -15943,10 +14366,10 @@ pub mod v1 {
         ///
         /// Cannot be set at the same time as `authorization`, `basicAuth`, `oauth2`, or `azureAd`.
         #[serde(rename = "sigv4", default, skip_serializing_if = "Option::is_none")]
-        pub sigv4: ::core::option::Option<PrometheusSigv4>,
+        pub sigv4: ::core::option::Option<PrometheusRemoteWriteSigv4>,
         /// tlsConfig to use for the URL.
         #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTlsConfig>,
+        pub tls_config: ::core::option::Option<PrometheusRemoteWriteTlsConfig>,
         /// url defines the URL of the endpoint to send samples to.
         ///
         /// It must use the HTTP or HTTPS scheme.
@@ -16058,7 +14481,7 @@ pub mod v1 {
         pub client_id: ::std::string::String,
         /// clientSecret specifies a key of a Secret containing the client secret of the Azure Active Directory application that is being used to authenticate.
         #[serde(rename = "clientSecret")]
-        pub client_secret: PrometheusAdditionalAlertManagerConfigs,
+        pub client_secret: ::k8s_openapi::api::core::v1::SecretKeySelector,
         /// tenantId is the tenant ID of the Azure Active Directory application that is being used to authenticate.
         ///
         /// Length: at least 1. Pattern: `^[0-9a-zA-Z-.]+$`.
@@ -16276,9 +14699,7 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub authorization: ::core::option::Option<
-            PrometheusApiserverConfigAuthorization,
-        >,
+        pub authorization: ::core::option::Option<PrometheusScrapeClassesAuthorization>,
         /// default defines that the scrape applies to all scrape objects that
         /// don't configure an explicit scrape class name.
         ///
@@ -16341,7 +14762,7 @@ pub mod v1 {
         ///
         /// For now only the `caFile`, `certFile` and `keyFile` fields are supported.
         #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTlsConfig>,
+        pub tls_config: ::core::option::Option<PrometheusScrapeClassesTlsConfig>,
     }
     /// attachMetadata defines additional metadata to the discovered targets.
     /// When the scrape object defines its own configuration, it takes
@@ -16382,172 +14803,6 @@ pub mod v1 {
         PrometheusText004,
         #[serde(rename = "PrometheusText1.0.0")]
         PrometheusText100,
-    }
-    /// securityContext holds pod-level security attributes and common container settings.
-    /// This defaults to the default PodSecurityContext.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSpecSecurityContext {
-        /// appArmorProfile is the AppArmor options to use by the containers in this pod.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "appArmorProfile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub app_armor_profile: ::core::option::Option<PrometheusAppArmorProfile>,
-        /// A special supplemental group that applies to all containers in a pod.
-        /// Some volume types allow the Kubelet to change the ownership of that volume
-        /// to be owned by the pod:
-        ///
-        /// 1. The owning GID will be the FSGroup
-        /// 2. The setgid bit is set (new files created in the volume will be owned by FSGroup)
-        /// 3. The permission bits are OR'd with rw-rw----
-        ///
-        /// If unset, the Kubelet will not modify the ownership and permissions of any volume.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "fsGroup", default, skip_serializing_if = "Option::is_none")]
-        pub fs_group: ::core::option::Option<i64>,
-        /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume
-        /// before being exposed inside Pod. This field will only apply to
-        /// volume types which support fsGroup based ownership(and permissions).
-        /// It will have no effect on ephemeral volume types such as: secret, configmaps
-        /// and emptydir.
-        /// Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "fsGroupChangePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub fs_group_change_policy: ::core::option::Option<::std::string::String>,
-        /// The GID to run the entrypoint of the container process.
-        /// Uses runtime default if unset.
-        /// May also be set in SecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence
-        /// for that container.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "runAsGroup", default, skip_serializing_if = "Option::is_none")]
-        pub run_as_group: ::core::option::Option<i64>,
-        /// Indicates that the container must run as a non-root user.
-        /// If true, the Kubelet will validate the image at runtime to ensure that it
-        /// does not run as UID 0 (root) and fail to start the container if it does.
-        /// If unset or false, no such validation will be performed.
-        /// May also be set in SecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence.
-        #[serde(
-            rename = "runAsNonRoot",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub run_as_non_root: ::core::option::Option<bool>,
-        /// The UID to run the entrypoint of the container process.
-        /// Defaults to user specified in image metadata if unspecified.
-        /// May also be set in SecurityContext.  If set in both SecurityContext and
-        /// PodSecurityContext, the value specified in SecurityContext takes precedence
-        /// for that container.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "runAsUser", default, skip_serializing_if = "Option::is_none")]
-        pub run_as_user: ::core::option::Option<i64>,
-        /// seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod.
-        /// It has no effect on nodes that do not support SELinux or to volumes does not support SELinux.
-        /// Valid values are "MountOption" and "Recursive".
-        ///
-        /// "Recursive" means relabeling of all files on all Pod volumes by the container runtime.
-        /// This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.
-        ///
-        /// "MountOption" mounts all eligible Pod volumes with `-o context` mount option.
-        /// This requires all Pods that share the same volume to use the same SELinux label.
-        /// It is not possible to share the same volume among privileged and unprivileged Pods.
-        /// Eligible volumes are in-tree FibreChannel and iSCSI volumes, and all CSI volumes
-        /// whose CSI driver announces SELinux support by setting spec.seLinuxMount: true in their
-        /// CSIDriver instance. Other volumes are always re-labelled recursively.
-        /// "MountOption" value is allowed only when SELinuxMount feature gate is enabled.
-        ///
-        /// If not specified and SELinuxMount feature gate is enabled, "MountOption" is used.
-        /// If not specified and SELinuxMount feature gate is disabled, "MountOption" is used for ReadWriteOncePod volumes
-        /// and "Recursive" for all other volumes.
-        ///
-        /// This field affects only Pods that have SELinux label set, either in PodSecurityContext or in SecurityContext of all containers.
-        ///
-        /// All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "seLinuxChangePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub se_linux_change_policy: ::core::option::Option<::std::string::String>,
-        /// The SELinux context to be applied to all containers.
-        /// If unspecified, the container runtime will allocate a random SELinux context for each
-        /// container.  May also be set in SecurityContext.  If set in
-        /// both SecurityContext and PodSecurityContext, the value specified in SecurityContext
-        /// takes precedence for that container.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "seLinuxOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub se_linux_options: ::core::option::Option<PrometheusSeLinuxOptions>,
-        /// The seccomp options to use by the containers in this pod.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "seccompProfile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub seccomp_profile: ::core::option::Option<PrometheusSeccompProfile>,
-        /// A list of groups applied to the first process run in each container, in
-        /// addition to the container's primary GID and fsGroup (if specified).  If
-        /// the SupplementalGroupsPolicy feature is enabled, the
-        /// supplementalGroupsPolicy field determines whether these are in addition
-        /// to or instead of any group memberships defined in the container image.
-        /// If unspecified, no additional groups are added, though group memberships
-        /// defined in the container image may still be used, depending on the
-        /// supplementalGroupsPolicy field.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "supplementalGroups",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub supplemental_groups: ::core::option::Option<::std::vec::Vec<i64>>,
-        /// Defines how supplemental groups of the first container processes are calculated.
-        /// Valid values are "Merge" and "Strict". If not specified, "Merge" is used.
-        /// (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled
-        /// and the container runtime must implement support for this feature.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(
-            rename = "supplementalGroupsPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub supplemental_groups_policy: ::core::option::Option<::std::string::String>,
-        /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported
-        /// sysctls (by the container runtime) might fail to launch.
-        /// Note that this field cannot be set when spec.os.name is windows.
-        #[serde(rename = "sysctls", default, skip_serializing_if = "Option::is_none")]
-        pub sysctls: ::core::option::Option<::std::vec::Vec<PrometheusSysctls>>,
-        /// The Windows specific settings applied to all containers.
-        /// If unspecified, the options within a container's SecurityContext will be used.
-        /// If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
-        /// Note that this field cannot be set when spec.os.name is linux.
-        #[serde(
-            rename = "windowsOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub windows_options: ::core::option::Option<PrometheusWindowsOptions>,
-    }
-    /// Sysctl defines a kernel parameter to be set
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSysctls {
-        /// Name of a property to set
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// Value of a property to set
-        #[serde(rename = "value")]
-        pub value: ::std::string::String,
     }
     /// serviceDiscoveryRole defines the service discovery role used to discover targets from
     /// `ServiceMonitor` objects and Alertmanager endpoints.
@@ -16712,7 +14967,9 @@ pub mod v1 {
         /// If specified, it takes precedence over `ephemeral` and `volumeClaimTemplate`.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
         #[serde(rename = "emptyDir", default, skip_serializing_if = "Option::is_none")]
-        pub empty_dir: ::core::option::Option<PrometheusEmptyDir>,
+        pub empty_dir: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::EmptyDirVolumeSource,
+        >,
         /// ephemeral to be used by the StatefulSet.
         /// This is a beta field in k8s 1.21 and GA in 1.15.
         /// For lower versions, starting with k8s 1.19, it requires enabling the GenericEphemeralVolume feature gate.
@@ -16729,278 +14986,6 @@ pub mod v1 {
         )]
         pub volume_claim_template: ::core::option::Option<
             PrometheusStorageVolumeClaimTemplate,
-        >,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusEmptyDir {
-        /// medium represents what type of storage medium should back this directory.
-        /// The default is "" which means to use the node's default medium.
-        /// Must be an empty string (default) or Memory.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
-        #[serde(rename = "medium", default, skip_serializing_if = "Option::is_none")]
-        pub medium: ::core::option::Option<::std::string::String>,
-        /// sizeLimit is the total amount of local storage required for this EmptyDir volume.
-        /// The size limit is also applicable for memory medium.
-        /// The maximum usage on memory medium EmptyDir would be the minimum value between
-        /// the SizeLimit specified here and the sum of memory limits of all containers in a pod.
-        /// The default is nil which means that the limit is undefined.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
-        #[serde(rename = "sizeLimit", default, skip_serializing_if = "Option::is_none")]
-        pub size_limit: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusEphemeral {
-        /// Will be used to create a stand-alone PVC to provision the volume.
-        /// The pod in which this EphemeralVolumeSource is embedded will be the
-        /// owner of the PVC, i.e. the PVC will be deleted together with the
-        /// pod.  The name of the PVC will be `<pod name>-<volume name>` where
-        /// `<volume name>` is the name from the `PodSpec.Volumes` array
-        /// entry. Pod validation will reject the pod if the concatenated name
-        /// is not valid for a PVC (for example, too long).
-        ///
-        /// An existing PVC with that name that is not owned by the pod
-        /// will *not* be used for the pod to avoid using an unrelated
-        /// volume by mistake. Starting the pod is then blocked until
-        /// the unrelated PVC is removed. If such a pre-created PVC is
-        /// meant to be used by the pod, the PVC has to updated with an
-        /// owner reference to the pod once the pod exists. Normally
-        /// this should not be necessary, but it may be useful when
-        /// manually reconstructing a broken cluster.
-        ///
-        /// This field is read-only and no changes will be made by Kubernetes
-        /// to the PVC after it has been created.
-        ///
-        /// Required, must not be nil.
-        #[serde(
-            rename = "volumeClaimTemplate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_claim_template: ::core::option::Option<PrometheusVolumeClaimTemplate>,
-    }
-    /// Will be used to create a stand-alone PVC to provision the volume.
-    /// The pod in which this EphemeralVolumeSource is embedded will be the
-    /// owner of the PVC, i.e. the PVC will be deleted together with the
-    /// pod.  The name of the PVC will be `<pod name>-<volume name>` where
-    /// `<volume name>` is the name from the `PodSpec.Volumes` array
-    /// entry. Pod validation will reject the pod if the concatenated name
-    /// is not valid for a PVC (for example, too long).
-    ///
-    /// An existing PVC with that name that is not owned by the pod
-    /// will *not* be used for the pod to avoid using an unrelated
-    /// volume by mistake. Starting the pod is then blocked until
-    /// the unrelated PVC is removed. If such a pre-created PVC is
-    /// meant to be used by the pod, the PVC has to updated with an
-    /// owner reference to the pod once the pod exists. Normally
-    /// this should not be necessary, but it may be useful when
-    /// manually reconstructing a broken cluster.
-    ///
-    /// This field is read-only and no changes will be made by Kubernetes
-    /// to the PVC after it has been created.
-    ///
-    /// Required, must not be nil.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumeClaimTemplate {
-        /// May contain labels and annotations that will be copied into the PVC
-        /// when creating it. No other fields are allowed and will be rejected during
-        /// validation.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// The specification for the PersistentVolumeClaim. The entire content is
-        /// copied unchanged into the PVC that gets created from this
-        /// template. The same fields as in a PersistentVolumeClaim
-        /// are also valid here.
-        #[serde(rename = "spec")]
-        pub spec: PrometheusVolumeClaimTemplateSpec,
-    }
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumeClaimTemplateSpec {
-        /// accessModes contains the desired access modes the volume should have.
-        /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
-        #[serde(
-            rename = "accessModes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub access_modes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// dataSource field can be used to specify either:
-        /// * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot)
-        /// * An existing PVC (PersistentVolumeClaim)
-        /// If the provisioner or an external controller can support the specified data source,
-        /// it will create a new volume based on the contents of the specified data source.
-        /// When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef,
-        /// and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified.
-        /// If the namespace is specified, then dataSourceRef will not be copied to dataSource.
-        #[serde(rename = "dataSource", default, skip_serializing_if = "Option::is_none")]
-        pub data_source: ::core::option::Option<PrometheusDataSource>,
-        /// dataSourceRef specifies the object from which to populate the volume with data, if a non-empty
-        /// volume is desired. This may be any object from a non-empty API group (non
-        /// core object) or a PersistentVolumeClaim object.
-        /// When this field is specified, volume binding will only succeed if the type of
-        /// the specified object matches some installed volume populator or dynamic
-        /// provisioner.
-        /// This field will replace the functionality of the dataSource field and as such
-        /// if both fields are non-empty, they must have the same value. For backwards
-        /// compatibility, when namespace isn't specified in dataSourceRef,
-        /// both fields (dataSource and dataSourceRef) will be set to the same
-        /// value automatically if one of them is empty and the other is non-empty.
-        /// When namespace is specified in dataSourceRef,
-        /// dataSource isn't set to the same value and must be empty.
-        /// There are three important differences between dataSource and dataSourceRef:
-        /// * While dataSource only allows two specific types of objects, dataSourceRef
-        /// allows any non-core object, as well as PersistentVolumeClaim objects.
-        /// * While dataSource ignores disallowed values (dropping them), dataSourceRef
-        /// preserves all values, and generates an error if a disallowed value is
-        /// specified.
-        /// * While dataSource only allows local objects, dataSourceRef allows objects
-        /// in any namespaces.
-        /// (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled.
-        /// (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
-        #[serde(
-            rename = "dataSourceRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub data_source_ref: ::core::option::Option<PrometheusDataSourceRef>,
-        /// resources represents the minimum resources the volume should have.
-        /// Users are allowed to specify resource requirements
-        /// that are lower than previous value but must still be higher than capacity recorded in the
-        /// status field of the claim.
-        /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
-        #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<PrometheusSpecResources>,
-        /// selector is a label query over volumes to consider for binding.
-        #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        pub selector: ::core::option::Option<PrometheusLabelSelector>,
-        /// storageClassName is the name of the StorageClass required by the claim.
-        /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
-        #[serde(
-            rename = "storageClassName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub storage_class_name: ::core::option::Option<::std::string::String>,
-        /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.
-        /// If specified, the CSI driver will create or update the volume with the attributes defined
-        /// in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName,
-        /// it can be changed after the claim is created. An empty string or nil value indicates that no
-        /// VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state,
-        /// this field can be reset to its previous value (including nil) to cancel the modification.
-        /// If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be
-        /// set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource
-        /// exists.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
-        #[serde(
-            rename = "volumeAttributesClassName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_attributes_class_name: ::core::option::Option<::std::string::String>,
-        /// volumeMode defines what type of volume is required by the claim.
-        /// Value of Filesystem is implied when not included in claim spec.
-        #[serde(rename = "volumeMode", default, skip_serializing_if = "Option::is_none")]
-        pub volume_mode: ::core::option::Option<::std::string::String>,
-        /// volumeName is the binding reference to the PersistentVolume backing this claim.
-        #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
-        pub volume_name: ::core::option::Option<::std::string::String>,
-    }
-    /// dataSource field can be used to specify either:
-    /// * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot)
-    /// * An existing PVC (PersistentVolumeClaim)
-    /// If the provisioner or an external controller can support the specified data source,
-    /// it will create a new volume based on the contents of the specified data source.
-    /// When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef,
-    /// and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified.
-    /// If the namespace is specified, then dataSourceRef will not be copied to dataSource.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusDataSource {
-        /// APIGroup is the group for the resource being referenced.
-        /// If APIGroup is not specified, the specified Kind must be in the core API group.
-        /// For any other third-party types, APIGroup is required.
-        #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
-        pub api_group: ::core::option::Option<::std::string::String>,
-        /// Kind is the type of resource being referenced
-        #[serde(rename = "kind")]
-        pub kind: ::std::string::String,
-        /// Name is the name of resource being referenced
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-    }
-    /// dataSourceRef specifies the object from which to populate the volume with data, if a non-empty
-    /// volume is desired. This may be any object from a non-empty API group (non
-    /// core object) or a PersistentVolumeClaim object.
-    /// When this field is specified, volume binding will only succeed if the type of
-    /// the specified object matches some installed volume populator or dynamic
-    /// provisioner.
-    /// This field will replace the functionality of the dataSource field and as such
-    /// if both fields are non-empty, they must have the same value. For backwards
-    /// compatibility, when namespace isn't specified in dataSourceRef,
-    /// both fields (dataSource and dataSourceRef) will be set to the same
-    /// value automatically if one of them is empty and the other is non-empty.
-    /// When namespace is specified in dataSourceRef,
-    /// dataSource isn't set to the same value and must be empty.
-    /// There are three important differences between dataSource and dataSourceRef:
-    /// * While dataSource only allows two specific types of objects, dataSourceRef
-    /// allows any non-core object, as well as PersistentVolumeClaim objects.
-    /// * While dataSource ignores disallowed values (dropping them), dataSourceRef
-    /// preserves all values, and generates an error if a disallowed value is
-    /// specified.
-    /// * While dataSource only allows local objects, dataSourceRef allows objects
-    /// in any namespaces.
-    /// (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled.
-    /// (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusDataSourceRef {
-        /// APIGroup is the group for the resource being referenced.
-        /// If APIGroup is not specified, the specified Kind must be in the core API group.
-        /// For any other third-party types, APIGroup is required.
-        #[serde(rename = "apiGroup", default, skip_serializing_if = "Option::is_none")]
-        pub api_group: ::core::option::Option<::std::string::String>,
-        /// Kind is the type of resource being referenced
-        #[serde(rename = "kind")]
-        pub kind: ::std::string::String,
-        /// Name is the name of resource being referenced
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
-        /// Namespace is the namespace of resource being referenced
-        /// Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details.
-        /// (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
-        #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-        pub namespace: ::core::option::Option<::std::string::String>,
-    }
-    /// resources represents the minimum resources the volume should have.
-    /// Users are allowed to specify resource requirements
-    /// that are lower than previous value but must still be higher than capacity recorded in the
-    /// status field of the claim.
-    /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSpecResources {
-        /// Limits describes the maximum amount of compute resources allowed.
-        /// More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-        #[serde(rename = "limits", default, skip_serializing_if = "Option::is_none")]
-        pub limits: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-            >,
-        >,
-        /// Requests describes the minimum amount of compute resources required.
-        /// If Requests is omitted for a container, it defaults to Limits if that is explicitly specified,
-        /// otherwise to an implementation-defined value. Requests cannot exceed Limits.
-        /// More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
-        #[serde(rename = "requests", default, skip_serializing_if = "Option::is_none")]
-        pub requests: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-            >,
         >,
     }
     /// volumeClaimTemplate defines the PVC spec to be used by the Prometheus StatefulSets.
@@ -17027,191 +15012,13 @@ pub mod v1 {
         /// spec defines the specification of the  characteristics of a volume requested by a pod author.
         /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
         #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
-        pub spec: ::core::option::Option<PrometheusVolumeClaimTemplateSpec>,
+        pub spec: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::PersistentVolumeClaimSpec,
+        >,
         /// status is deprecated: this field is never set.
         #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<PrometheusVolumeClaimTemplateStatus>,
-    }
-    /// status is deprecated: this field is never set.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumeClaimTemplateStatus {
-        /// accessModes contains the actual access modes the volume backing the PVC has.
-        /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
-        #[serde(
-            rename = "accessModes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub access_modes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// allocatedResourceStatuses stores status of resource being resized for the given PVC.
-        /// Key names follow standard Kubernetes label syntax. Valid values are either:
-        /// * Un-prefixed keys:
-        /// - storage - the capacity of the volume.
-        /// * Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
-        /// Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered
-        /// reserved and hence may not be used.
-        ///
-        /// ClaimResourceStatus can be in any of following states:
-        /// - ControllerResizeInProgress:
-        /// State set when resize controller starts resizing the volume in control-plane.
-        /// - ControllerResizeFailed:
-        /// State set when resize has failed in resize controller with a terminal error.
-        /// - NodeResizePending:
-        /// State set when resize controller has finished resizing the volume but further resizing of
-        /// volume is needed on the node.
-        /// - NodeResizeInProgress:
-        /// State set when kubelet starts resizing the volume.
-        /// - NodeResizeFailed:
-        /// State set when resizing has failed in kubelet with a terminal error. Transient errors don't set
-        /// NodeResizeFailed.
-        /// For example: if expanding a PVC for more capacity - this field can be one of the following states:
-        /// - pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeInProgress"
-        /// - pvc.status.allocatedResourceStatus['storage'] = "ControllerResizeFailed"
-        /// - pvc.status.allocatedResourceStatus['storage'] = "NodeResizePending"
-        /// - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeInProgress"
-        /// - pvc.status.allocatedResourceStatus['storage'] = "NodeResizeFailed"
-        /// When this field is not set, it means that no resize operation is in progress for the given PVC.
-        ///
-        /// A controller that receives PVC update with previously unknown resourceName or ClaimResourceStatus
-        /// should ignore the update for the purpose it was designed. For example - a controller that
-        /// only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid
-        /// resources associated with PVC.
-        #[serde(
-            rename = "allocatedResourceStatuses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub allocated_resource_statuses: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
-        /// allocatedResources tracks the resources allocated to a PVC including its capacity.
-        /// Key names follow standard Kubernetes label syntax. Valid values are either:
-        /// * Un-prefixed keys:
-        /// - storage - the capacity of the volume.
-        /// * Custom resources must use implementation-defined prefixed names such as "example.com/my-custom-resource"
-        /// Apart from above values - keys that are unprefixed or have kubernetes.io prefix are considered
-        /// reserved and hence may not be used.
-        ///
-        /// Capacity reported here may be larger than the actual capacity when a volume expansion operation
-        /// is requested.
-        /// For storage quota, the larger value from allocatedResources and PVC.spec.resources is used.
-        /// If allocatedResources is not set, PVC.spec.resources alone is used for quota calculation.
-        /// If a volume expansion capacity request is lowered, allocatedResources is only
-        /// lowered if there are no expansion operations in progress and if the actual volume capacity
-        /// is equal or lower than the requested capacity.
-        ///
-        /// A controller that receives PVC update with previously unknown resourceName
-        /// should ignore the update for the purpose it was designed. For example - a controller that
-        /// only is responsible for resizing capacity of the volume, should ignore PVC updates that change other valid
-        /// resources associated with PVC.
-        #[serde(
-            rename = "allocatedResources",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub allocated_resources: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-            >,
-        >,
-        /// capacity represents the actual resources of the underlying volume.
-        #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
-        pub capacity: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-            >,
-        >,
-        /// conditions is the current Condition of persistent volume claim. If underlying persistent volume is being
-        /// resized then the Condition will be set to 'Resizing'.
-        #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<::std::vec::Vec<PrometheusConditions>>,
-        /// currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC is using.
-        /// When unset, there is no VolumeAttributeClass applied to this PersistentVolumeClaim
-        #[serde(
-            rename = "currentVolumeAttributesClassName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub current_volume_attributes_class_name: ::core::option::Option<
-            ::std::string::String,
-        >,
-        /// ModifyVolumeStatus represents the status object of ControllerModifyVolume operation.
-        /// When this is unset, there is no ModifyVolume operation being attempted.
-        #[serde(
-            rename = "modifyVolumeStatus",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub modify_volume_status: ::core::option::Option<PrometheusModifyVolumeStatus>,
-        /// phase represents the current phase of PersistentVolumeClaim.
-        #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-        pub phase: ::core::option::Option<::std::string::String>,
-    }
-    /// PersistentVolumeClaimCondition contains details about state of pvc
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusConditions {
-        /// lastProbeTime is the time we probed the condition.
-        ///
-        /// Format: `date-time`.
-        #[serde(
-            rename = "lastProbeTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub last_probe_time: ::core::option::Option<::std::string::String>,
-        /// lastTransitionTime is the time the condition transitioned from one status to another.
-        ///
-        /// Format: `date-time`.
-        #[serde(
-            rename = "lastTransitionTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub last_transition_time: ::core::option::Option<::std::string::String>,
-        /// message is the human-readable message indicating details about last transition.
-        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-        pub message: ::core::option::Option<::std::string::String>,
-        /// reason is a unique, this should be a short, machine understandable string that gives the reason
-        /// for condition's last transition. If it reports "Resizing" that means the underlying
-        /// persistent volume is being resized.
-        #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-        pub reason: ::core::option::Option<::std::string::String>,
-        /// Status is the status of the condition.
-        /// Can be True, False, Unknown.
-        /// More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=state%20of%20pvc-,conditions.status,-(string)%2C%20required
-        #[serde(rename = "status")]
-        pub status: ::std::string::String,
-        /// Type is the type of the condition.
-        /// More info: https://kubernetes.io/docs/reference/kubernetes-api/config-and-storage-resources/persistent-volume-claim-v1/#:~:text=set%20to%20%27ResizeStarted%27.-,PersistentVolumeClaimCondition,-contains%20details%20about
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
-    }
-    /// ModifyVolumeStatus represents the status object of ControllerModifyVolume operation.
-    /// When this is unset, there is no ModifyVolume operation being attempted.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusModifyVolumeStatus {
-        /// status is the status of the ControllerModifyVolume operation. It can be in any of following states:
-        /// - Pending
-        /// Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as
-        /// the specified VolumeAttributesClass not existing.
-        /// - InProgress
-        /// InProgress indicates that the volume is being modified.
-        /// - Infeasible
-        /// Infeasible indicates that the request has been rejected as invalid by the CSI driver. To
-        /// resolve the error, a valid VolumeAttributesClass needs to be specified.
-        /// Note: New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately.
-        #[serde(rename = "status")]
-        pub status: ::std::string::String,
-        /// targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled
-        #[serde(
-            rename = "targetVolumeAttributesClassName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub target_volume_attributes_class_name: ::core::option::Option<
-            ::std::string::String,
+        pub status: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::PersistentVolumeClaimStatus,
         >,
     }
     /// thanos defines the configuration of the optional Thanos sidecar.
@@ -17341,7 +15148,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub object_storage_config: ::core::option::Option<
-            PrometheusAdditionalAlertManagerConfigs,
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
         /// objectStorageConfigFile defines the Thanos sidecar's configuration file to upload TSDB blocks to object storage.
         ///
@@ -17366,7 +15173,9 @@ pub mod v1 {
         pub ready_timeout: ::core::option::Option<::std::string::String>,
         /// resources defines the resources requests and limits of the Thanos sidecar.
         #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<PrometheusResources>,
+        pub resources: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ResourceRequirements,
+        >,
         /// sha is deprecated: use 'image' instead.  The image digest can be specified as part of the image name.
         #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
         pub sha: ::core::option::Option<::std::string::String>,
@@ -17387,7 +15196,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub tracing_config: ::core::option::Option<
-            PrometheusAdditionalAlertManagerConfigs,
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
         >,
         /// tracingConfigFile defines the tracing configuration file for the Thanos sidecar.
         ///
@@ -17420,7 +15229,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub volume_mounts: ::core::option::Option<
-            ::std::vec::Vec<PrometheusVolumeMounts>,
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::VolumeMount>,
         >,
     }
     /// grpcServerTlsConfig defines the TLS parameters for the gRPC server providing the StoreAPI.
@@ -17430,13 +15239,13 @@ pub mod v1 {
     pub struct PrometheusGrpcServerTlsConfig {
         /// ca defines the Certificate authority used when verifying server certificates.
         #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
-        pub ca: ::core::option::Option<PrometheusCa>,
+        pub ca: ::core::option::Option<PrometheusGrpcServerTlsConfigCa>,
         /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
         #[serde(rename = "caFile", default, skip_serializing_if = "Option::is_none")]
         pub ca_file: ::core::option::Option<::std::string::String>,
         /// cert defines the Client certificate to present when doing client-authentication.
         #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-        pub cert: ::core::option::Option<PrometheusCa>,
+        pub cert: ::core::option::Option<PrometheusGrpcServerTlsConfigCert>,
         /// certFile defines the path to the client cert file in the Prometheus container for the targets.
         #[serde(rename = "certFile", default, skip_serializing_if = "Option::is_none")]
         pub cert_file: ::core::option::Option<::std::string::String>,
@@ -17484,7 +15293,9 @@ pub mod v1 {
         pub key_file: ::core::option::Option<::std::string::String>,
         /// keySecret defines the Secret containing the client key file for the targets.
         #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-        pub key_secret: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
+        pub key_secret: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
+        >,
         /// maxVersion defines the maximum acceptable TLS version.
         ///
         /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
@@ -17502,40 +15313,6 @@ pub mod v1 {
         /// serverName is used to verify the hostname for the targets.
         #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
         pub server_name: ::core::option::Option<::std::string::String>,
-    }
-    /// The pod this Toleration is attached to tolerates any taint that matches
-    /// the triple <key,value,effect> using the matching operator <operator>.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusTolerations {
-        /// Effect indicates the taint effect to match. Empty means match all taint effects.
-        /// When specified, allowed values are NoSchedule, PreferNoSchedule and NoExecute.
-        #[serde(rename = "effect", default, skip_serializing_if = "Option::is_none")]
-        pub effect: ::core::option::Option<::std::string::String>,
-        /// Key is the taint key that the toleration applies to. Empty means match all taint keys.
-        /// If the key is empty, operator must be Exists; this combination means to match all values and all keys.
-        #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
-        pub key: ::core::option::Option<::std::string::String>,
-        /// Operator represents a key's relationship to the value.
-        /// Valid operators are Exists, Equal, Lt, and Gt. Defaults to Equal.
-        /// Exists is equivalent to wildcard for value, so that a pod can
-        /// tolerate all taints of a particular category.
-        /// Lt and Gt perform numeric comparisons (requires feature gate TaintTolerationComparisonOperators).
-        #[serde(rename = "operator", default, skip_serializing_if = "Option::is_none")]
-        pub operator: ::core::option::Option<::std::string::String>,
-        /// TolerationSeconds represents the period of time the toleration (which must be
-        /// of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default,
-        /// it is not set, which means tolerate the taint forever (do not evict). Zero and
-        /// negative values will be treated as 0 (evict immediately) by the system.
-        #[serde(
-            rename = "tolerationSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub toleration_seconds: ::core::option::Option<i64>,
-        /// Value is the taint value the toleration matches to.
-        /// If the operator is Exists, the value should be empty, otherwise just a regular string.
-        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-        pub value: ::core::option::Option<::std::string::String>,
     }
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct PrometheusTopologySpreadConstraints {
@@ -17558,7 +15335,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub label_selector: ::core::option::Option<PrometheusLabelSelector>,
+        pub label_selector: ::core::option::Option<
+            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
         /// MatchLabelKeys is a set of pod label keys to select the pods over which
         /// spreading will be calculated. The keys are used to lookup values from the
         /// incoming pod labels, those key-value labels are ANDed with labelSelector
@@ -17741,7 +15520,7 @@ pub mod v1 {
         pub timeout: ::core::option::Option<::std::string::String>,
         /// tlsConfig to use when sending traces.
         #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTlsConfig>,
+        pub tls_config: ::core::option::Option<PrometheusTracingConfigTlsConfig>,
     }
     /// clientType defines the client used to export the traces. Supported values are `HTTP` and `GRPC`.
     #[derive(
@@ -17959,45 +15738,59 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub aws_elastic_block_store: ::core::option::Option<
-            PrometheusAwsElasticBlockStore,
+            ::k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource,
         >,
         /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
         /// Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type
         /// are redirected to the disk.csi.azure.com CSI driver.
         #[serde(rename = "azureDisk", default, skip_serializing_if = "Option::is_none")]
-        pub azure_disk: ::core::option::Option<PrometheusAzureDisk>,
+        pub azure_disk: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::AzureDiskVolumeSource,
+        >,
         /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
         /// Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type
         /// are redirected to the file.csi.azure.com CSI driver.
         #[serde(rename = "azureFile", default, skip_serializing_if = "Option::is_none")]
-        pub azure_file: ::core::option::Option<PrometheusAzureFile>,
+        pub azure_file: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::AzureFileVolumeSource,
+        >,
         /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
         /// Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
         #[serde(rename = "cephfs", default, skip_serializing_if = "Option::is_none")]
-        pub cephfs: ::core::option::Option<PrometheusCephfs>,
+        pub cephfs: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::CephFSVolumeSource,
+        >,
         /// cinder represents a cinder volume attached and mounted on kubelets host machine.
         /// Deprecated: Cinder is deprecated. All operations for the in-tree cinder type
         /// are redirected to the cinder.csi.openstack.org CSI driver.
         /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
         #[serde(rename = "cinder", default, skip_serializing_if = "Option::is_none")]
-        pub cinder: ::core::option::Option<PrometheusCinder>,
+        pub cinder: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::CinderVolumeSource,
+        >,
         /// configMap represents a configMap that should populate this volume
         #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-        pub config_map: ::core::option::Option<PrometheusVolumesConfigMap>,
+        pub config_map: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ConfigMapVolumeSource,
+        >,
         /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
         #[serde(rename = "csi", default, skip_serializing_if = "Option::is_none")]
-        pub csi: ::core::option::Option<PrometheusCsi>,
+        pub csi: ::core::option::Option<::k8s_openapi::api::core::v1::CSIVolumeSource>,
         /// downwardAPI represents downward API about the pod that should populate this volume
         #[serde(
             rename = "downwardAPI",
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub downward_api: ::core::option::Option<PrometheusDownwardApi>,
+        pub downward_api: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::DownwardAPIVolumeSource,
+        >,
         /// emptyDir represents a temporary directory that shares a pod's lifetime.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
         #[serde(rename = "emptyDir", default, skip_serializing_if = "Option::is_none")]
-        pub empty_dir: ::core::option::Option<PrometheusEmptyDir>,
+        pub empty_dir: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::EmptyDirVolumeSource,
+        >,
         /// ephemeral represents a volume that is handled by a cluster storage driver.
         /// The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts,
         /// and deleted when the pod is removed.
@@ -18023,19 +15816,23 @@ pub mod v1 {
         /// A pod can use both types of ephemeral volumes and
         /// persistent volumes at the same time.
         #[serde(rename = "ephemeral", default, skip_serializing_if = "Option::is_none")]
-        pub ephemeral: ::core::option::Option<PrometheusEphemeral>,
+        pub ephemeral: ::core::option::Option<PrometheusVolumesEphemeral>,
         /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
         #[serde(rename = "fc", default, skip_serializing_if = "Option::is_none")]
-        pub fc: ::core::option::Option<PrometheusFc>,
+        pub fc: ::core::option::Option<::k8s_openapi::api::core::v1::FCVolumeSource>,
         /// flexVolume represents a generic volume resource that is
         /// provisioned/attached using an exec based plugin.
         /// Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
         #[serde(rename = "flexVolume", default, skip_serializing_if = "Option::is_none")]
-        pub flex_volume: ::core::option::Option<PrometheusFlexVolume>,
+        pub flex_volume: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::FlexVolumeSource,
+        >,
         /// flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running.
         /// Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
         #[serde(rename = "flocker", default, skip_serializing_if = "Option::is_none")]
-        pub flocker: ::core::option::Option<PrometheusFlocker>,
+        pub flocker: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::FlockerVolumeSource,
+        >,
         /// gcePersistentDisk represents a GCE Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree
@@ -18046,24 +15843,32 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub gce_persistent_disk: ::core::option::Option<PrometheusGcePersistentDisk>,
+        pub gce_persistent_disk: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource,
+        >,
         /// gitRepo represents a git repository at a particular revision.
         /// Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an
         /// EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir
         /// into the Pod's container.
         #[serde(rename = "gitRepo", default, skip_serializing_if = "Option::is_none")]
-        pub git_repo: ::core::option::Option<PrometheusGitRepo>,
+        pub git_repo: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::GitRepoVolumeSource,
+        >,
         /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
         /// Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
         #[serde(rename = "glusterfs", default, skip_serializing_if = "Option::is_none")]
-        pub glusterfs: ::core::option::Option<PrometheusGlusterfs>,
+        pub glusterfs: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::GlusterfsVolumeSource,
+        >,
         /// hostPath represents a pre-existing file or directory on the host
         /// machine that is directly exposed to the container. This is generally
         /// used for system agents or other privileged things that are allowed
         /// to see the host machine. Most containers will NOT need this.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
         #[serde(rename = "hostPath", default, skip_serializing_if = "Option::is_none")]
-        pub host_path: ::core::option::Option<PrometheusHostPath>,
+        pub host_path: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::HostPathVolumeSource,
+        >,
         /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
         /// The volume is resolved at pod startup depending on which PullPolicy value is provided:
         ///
@@ -18079,12 +15884,16 @@ pub mod v1 {
         /// Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33.
         /// The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
         #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-        pub image: ::core::option::Option<PrometheusImage>,
+        pub image: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ImageVolumeSource,
+        >,
         /// iscsi represents an ISCSI Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
         #[serde(rename = "iscsi", default, skip_serializing_if = "Option::is_none")]
-        pub iscsi: ::core::option::Option<PrometheusIscsi>,
+        pub iscsi: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ISCSIVolumeSource,
+        >,
         /// name of the volume.
         /// Must be a DNS_LABEL and unique within the pod.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
@@ -18093,7 +15902,7 @@ pub mod v1 {
         /// nfs represents an NFS mount on the host that shares a pod's lifetime
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
         #[serde(rename = "nfs", default, skip_serializing_if = "Option::is_none")]
-        pub nfs: ::core::option::Option<PrometheusNfs>,
+        pub nfs: ::core::option::Option<::k8s_openapi::api::core::v1::NFSVolumeSource>,
         /// persistentVolumeClaimVolumeSource represents a reference to a
         /// PersistentVolumeClaim in the same namespace.
         /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
@@ -18103,7 +15912,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub persistent_volume_claim: ::core::option::Option<
-            PrometheusPersistentVolumeClaim,
+            ::k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource,
         >,
         /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine.
         /// Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
@@ -18113,7 +15922,7 @@ pub mod v1 {
             skip_serializing_if = "Option::is_none"
         )]
         pub photon_persistent_disk: ::core::option::Option<
-            PrometheusPhotonPersistentDisk,
+            ::k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource,
         >,
         /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
         /// Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type
@@ -18123,30 +15932,42 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub portworx_volume: ::core::option::Option<PrometheusPortworxVolume>,
+        pub portworx_volume: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::PortworxVolumeSource,
+        >,
         /// projected items for all in one resources secrets, configmaps, and downward API
         #[serde(rename = "projected", default, skip_serializing_if = "Option::is_none")]
-        pub projected: ::core::option::Option<PrometheusProjected>,
+        pub projected: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ProjectedVolumeSource,
+        >,
         /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
         /// Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
         #[serde(rename = "quobyte", default, skip_serializing_if = "Option::is_none")]
-        pub quobyte: ::core::option::Option<PrometheusQuobyte>,
+        pub quobyte: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::QuobyteVolumeSource,
+        >,
         /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
         /// Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
         #[serde(rename = "rbd", default, skip_serializing_if = "Option::is_none")]
-        pub rbd: ::core::option::Option<PrometheusRbd>,
+        pub rbd: ::core::option::Option<::k8s_openapi::api::core::v1::RBDVolumeSource>,
         /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
         /// Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
         #[serde(rename = "scaleIO", default, skip_serializing_if = "Option::is_none")]
-        pub scale_io: ::core::option::Option<PrometheusScaleIo>,
+        pub scale_io: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::ScaleIOVolumeSource,
+        >,
         /// secret represents a secret that should populate this volume.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
         #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-        pub secret: ::core::option::Option<PrometheusVolumesSecret>,
+        pub secret: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::SecretVolumeSource,
+        >,
         /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
         /// Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
         #[serde(rename = "storageos", default, skip_serializing_if = "Option::is_none")]
-        pub storageos: ::core::option::Option<PrometheusStorageos>,
+        pub storageos: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::StorageOSVolumeSource,
+        >,
         /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
         /// Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type
         /// are redirected to the csi.vsphere.vmware.com CSI driver.
@@ -18155,1196 +15976,9 @@ pub mod v1 {
             default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub vsphere_volume: ::core::option::Option<PrometheusVsphereVolume>,
-    }
-    /// awsElasticBlockStore represents an AWS Disk resource that is attached to a
-    /// kubelet's host machine and then exposed to the pod.
-    /// Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree
-    /// awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
-    /// More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusAwsElasticBlockStore {
-        /// fsType is the filesystem type of the volume that you want to mount.
-        /// Tip: Ensure that the filesystem type is supported by the host operating system.
-        /// Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// partition is the partition in the volume that you want to mount.
-        /// If omitted, the default is to mount by volume name.
-        /// Examples: For volume /dev/sda1, you specify the partition as "1".
-        /// Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
-        #[serde(rename = "partition", default, skip_serializing_if = "Option::is_none")]
-        pub partition: ::core::option::Option<i32>,
-        /// readOnly value true will force the readOnly setting in VolumeMounts.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume).
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
-        #[serde(rename = "volumeID")]
-        pub volume_id: ::std::string::String,
-    }
-    /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
-    /// Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type
-    /// are redirected to the disk.csi.azure.com CSI driver.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusAzureDisk {
-        /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
-        #[serde(
-            rename = "cachingMode",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub caching_mode: ::core::option::Option<::std::string::String>,
-        /// diskName is the Name of the data disk in the blob storage
-        #[serde(rename = "diskName")]
-        pub disk_name: ::std::string::String,
-        /// diskURI is the URI of data disk in the blob storage
-        #[serde(rename = "diskURI")]
-        pub disk_uri: ::std::string::String,
-        /// fsType is Filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        ///
-        /// Default: `"ext4"`.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
-        #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-        pub kind: ::core::option::Option<::std::string::String>,
-        /// readOnly Defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        ///
-        /// Default: `false`.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-    }
-    /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
-    /// Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type
-    /// are redirected to the file.csi.azure.com CSI driver.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusAzureFile {
-        /// readOnly defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretName is the  name of secret that contains Azure Storage Account Name and Key
-        #[serde(rename = "secretName")]
-        pub secret_name: ::std::string::String,
-        /// shareName is the azure share Name
-        #[serde(rename = "shareName")]
-        pub share_name: ::std::string::String,
-    }
-    /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
-    /// Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusCephfs {
-        /// monitors is Required: Monitors is a collection of Ceph monitors
-        /// More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-        #[serde(rename = "monitors")]
-        pub monitors: ::std::vec::Vec<::std::string::String>,
-        /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
-        #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-        pub path: ::core::option::Option<::std::string::String>,
-        /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        /// More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret
-        /// More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-        #[serde(rename = "secretFile", default, skip_serializing_if = "Option::is_none")]
-        pub secret_file: ::core::option::Option<::std::string::String>,
-        /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty.
-        /// More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-        /// user is optional: User is the rados user name, default is admin
-        /// More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-        #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-        pub user: ::core::option::Option<::std::string::String>,
-    }
-    /// cinder represents a cinder volume attached and mounted on kubelets host machine.
-    /// Deprecated: Cinder is deprecated. All operations for the in-tree cinder type
-    /// are redirected to the cinder.csi.openstack.org CSI driver.
-    /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusCinder {
-        /// fsType is the filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// readOnly defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretRef is optional: points to a secret object containing parameters used to connect
-        /// to OpenStack.
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-        /// volumeID used to identify the volume in cinder.
-        /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
-        #[serde(rename = "volumeID")]
-        pub volume_id: ::std::string::String,
-    }
-    /// configMap represents a configMap that should populate this volume
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumesConfigMap {
-        /// defaultMode is optional: mode bits used to set permissions on created files by default.
-        /// Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
-        /// YAML accepts both octal and decimal values, JSON requires decimal values for mode bits.
-        /// Defaults to 0644.
-        /// Directories within the path are not affected by this setting.
-        /// This might be in conflict with other options that affect the file
-        /// mode, like fsGroup, and the result can be other mode bits set.
-        #[serde(
-            rename = "defaultMode",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_mode: ::core::option::Option<i32>,
-        /// items if unspecified, each key-value pair in the Data field of the referenced
-        /// ConfigMap will be projected into the volume as a file whose name is the
-        /// key and content is the value. If specified, the listed keys will be
-        /// projected into the specified paths, and unlisted keys will not be
-        /// present. If a key is specified which is not present in the ConfigMap,
-        /// the volume setup will error unless it is marked optional. Paths must be
-        /// relative and may not contain the '..' path or start with '..'.
-        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
-        pub items: ::core::option::Option<::std::vec::Vec<PrometheusItems>>,
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// optional specify whether the ConfigMap or its keys must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
-    /// Maps a string key to a path within a volume.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusItems {
-        /// key is the key to project.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
-        /// mode is Optional: mode bits used to set permissions on this file.
-        /// Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
-        /// YAML accepts both octal and decimal values, JSON requires decimal values for mode bits.
-        /// If not specified, the volume defaultMode will be used.
-        /// This might be in conflict with other options that affect the file
-        /// mode, like fsGroup, and the result can be other mode bits set.
-        #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
-        pub mode: ::core::option::Option<i32>,
-        /// path is the relative path of the file to map the key to.
-        /// May not be an absolute path.
-        /// May not contain the path element '..'.
-        /// May not start with the string '..'.
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-    }
-    /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusCsi {
-        /// driver is the name of the CSI driver that handles this volume.
-        /// Consult with your admin for the correct name as registered in the cluster.
-        #[serde(rename = "driver")]
-        pub driver: ::std::string::String,
-        /// fsType to mount. Ex. "ext4", "xfs", "ntfs".
-        /// If not provided, the empty value is passed to the associated CSI driver
-        /// which will determine the default filesystem to apply.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// nodePublishSecretRef is a reference to the secret object containing
-        /// sensitive information to pass to the CSI driver to complete the CSI
-        /// NodePublishVolume and NodeUnpublishVolume calls.
-        /// This field is optional, and  may be empty if no secret is required. If the
-        /// secret object contains more than one secret, all secret references are passed.
-        #[serde(
-            rename = "nodePublishSecretRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_publish_secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-        /// readOnly specifies a read-only configuration for the volume.
-        /// Defaults to false (read/write).
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// volumeAttributes stores driver-specific properties that are passed to the CSI
-        /// driver. Consult your driver's documentation for supported values.
-        #[serde(
-            rename = "volumeAttributes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_attributes: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        pub vsphere_volume: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource,
         >,
-    }
-    /// downwardAPI represents downward API about the pod that should populate this volume
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusDownwardApi {
-        /// Optional: mode bits to use on created files by default. Must be a
-        /// Optional: mode bits used to set permissions on created files by default.
-        /// Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
-        /// YAML accepts both octal and decimal values, JSON requires decimal values for mode bits.
-        /// Defaults to 0644.
-        /// Directories within the path are not affected by this setting.
-        /// This might be in conflict with other options that affect the file
-        /// mode, like fsGroup, and the result can be other mode bits set.
-        #[serde(
-            rename = "defaultMode",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_mode: ::core::option::Option<i32>,
-        /// Items is a list of downward API volume file
-        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
-        pub items: ::core::option::Option<::std::vec::Vec<PrometheusDownwardApiItems>>,
-    }
-    /// DownwardAPIVolumeFile represents information to create the file containing the pod field
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusDownwardApiItems {
-        /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
-        #[serde(rename = "fieldRef", default, skip_serializing_if = "Option::is_none")]
-        pub field_ref: ::core::option::Option<PrometheusFieldRef>,
-        /// Optional: mode bits used to set permissions on this file, must be an octal value
-        /// between 0000 and 0777 or a decimal value between 0 and 511.
-        /// YAML accepts both octal and decimal values, JSON requires decimal values for mode bits.
-        /// If not specified, the volume defaultMode will be used.
-        /// This might be in conflict with other options that affect the file
-        /// mode, like fsGroup, and the result can be other mode bits set.
-        #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
-        pub mode: ::core::option::Option<i32>,
-        /// Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-        /// Selects a resource of the container: only resources limits and requests
-        /// (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
-        #[serde(
-            rename = "resourceFieldRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resource_field_ref: ::core::option::Option<PrometheusResourceFieldRef>,
-    }
-    /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusFc {
-        /// fsType is the filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// lun is Optional: FC target lun number
-        #[serde(rename = "lun", default, skip_serializing_if = "Option::is_none")]
-        pub lun: ::core::option::Option<i32>,
-        /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// targetWWNs is Optional: FC target worldwide names (WWNs)
-        #[serde(rename = "targetWWNs", default, skip_serializing_if = "Option::is_none")]
-        pub target_ww_ns: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// wwids Optional: FC volume world wide identifiers (wwids)
-        /// Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
-        #[serde(rename = "wwids", default, skip_serializing_if = "Option::is_none")]
-        pub wwids: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    }
-    /// flexVolume represents a generic volume resource that is
-    /// provisioned/attached using an exec based plugin.
-    /// Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusFlexVolume {
-        /// driver is the name of the driver to use for this volume.
-        #[serde(rename = "driver")]
-        pub driver: ::std::string::String,
-        /// fsType is the filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs". The default filesystem depends on FlexVolume script.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// options is Optional: this field holds extra command options if any.
-        #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
-        pub options: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
-        /// readOnly is Optional: defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretRef is Optional: secretRef is reference to the secret object containing
-        /// sensitive information to pass to the plugin scripts. This may be
-        /// empty if no secret object is specified. If the secret object
-        /// contains more than one secret, all secrets are passed to the plugin
-        /// scripts.
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-    }
-    /// flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running.
-    /// Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusFlocker {
-        /// datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker
-        /// should be considered as deprecated
-        #[serde(
-            rename = "datasetName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub dataset_name: ::core::option::Option<::std::string::String>,
-        /// datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
-        #[serde(
-            rename = "datasetUUID",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub dataset_uuid: ::core::option::Option<::std::string::String>,
-    }
-    /// gcePersistentDisk represents a GCE Disk resource that is attached to a
-    /// kubelet's host machine and then exposed to the pod.
-    /// Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree
-    /// gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
-    /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusGcePersistentDisk {
-        /// fsType is filesystem type of the volume that you want to mount.
-        /// Tip: Ensure that the filesystem type is supported by the host operating system.
-        /// Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// partition is the partition in the volume that you want to mount.
-        /// If omitted, the default is to mount by volume name.
-        /// Examples: For volume /dev/sda1, you specify the partition as "1".
-        /// Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-        #[serde(rename = "partition", default, skip_serializing_if = "Option::is_none")]
-        pub partition: ::core::option::Option<i32>,
-        /// pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-        #[serde(rename = "pdName")]
-        pub pd_name: ::std::string::String,
-        /// readOnly here will force the ReadOnly setting in VolumeMounts.
-        /// Defaults to false.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-    }
-    /// gitRepo represents a git repository at a particular revision.
-    /// Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an
-    /// EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir
-    /// into the Pod's container.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusGitRepo {
-        /// directory is the target directory name.
-        /// Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the
-        /// git repository.  Otherwise, if specified, the volume will contain the git repository in
-        /// the subdirectory with the given name.
-        #[serde(rename = "directory", default, skip_serializing_if = "Option::is_none")]
-        pub directory: ::core::option::Option<::std::string::String>,
-        /// repository is the URL
-        #[serde(rename = "repository")]
-        pub repository: ::std::string::String,
-        /// revision is the commit hash for the specified revision.
-        #[serde(rename = "revision", default, skip_serializing_if = "Option::is_none")]
-        pub revision: ::core::option::Option<::std::string::String>,
-    }
-    /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
-    /// Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusGlusterfs {
-        /// endpoints is the endpoint name that details Glusterfs topology.
-        #[serde(rename = "endpoints")]
-        pub endpoints: ::std::string::String,
-        /// path is the Glusterfs volume path.
-        /// More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-        /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions.
-        /// Defaults to false.
-        /// More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-    }
-    /// hostPath represents a pre-existing file or directory on the host
-    /// machine that is directly exposed to the container. This is generally
-    /// used for system agents or other privileged things that are allowed
-    /// to see the host machine. Most containers will NOT need this.
-    /// More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusHostPath {
-        /// path of the directory on the host.
-        /// If the path is a symlink, it will follow the link to the real path.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-        /// type for HostPath Volume
-        /// Defaults to ""
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: ::core::option::Option<::std::string::String>,
-    }
-    /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
-    /// The volume is resolved at pod startup depending on which PullPolicy value is provided:
-    ///
-    /// - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails.
-    /// - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present.
-    /// - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
-    ///
-    /// The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation.
-    /// A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message.
-    /// The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field.
-    /// The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images.
-    /// The volume will be mounted read-only (ro).
-    /// Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33.
-    /// The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusImage {
-        /// Policy for pulling OCI objects. Possible values are:
-        /// Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails.
-        /// Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present.
-        /// IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
-        /// Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.
-        #[serde(rename = "pullPolicy", default, skip_serializing_if = "Option::is_none")]
-        pub pull_policy: ::core::option::Option<::std::string::String>,
-        /// Required: Image or artifact reference to be used.
-        /// Behaves in the same way as pod.spec.containers[*].image.
-        /// Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets.
-        /// More info: https://kubernetes.io/docs/concepts/containers/images
-        /// This field is optional to allow higher level config management to default or override
-        /// container images in workload controllers like Deployments and StatefulSets.
-        #[serde(rename = "reference", default, skip_serializing_if = "Option::is_none")]
-        pub reference: ::core::option::Option<::std::string::String>,
-    }
-    /// iscsi represents an ISCSI Disk resource that is attached to a
-    /// kubelet's host machine and then exposed to the pod.
-    /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusIscsi {
-        /// chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication
-        #[serde(
-            rename = "chapAuthDiscovery",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub chap_auth_discovery: ::core::option::Option<bool>,
-        /// chapAuthSession defines whether support iSCSI Session CHAP authentication
-        #[serde(
-            rename = "chapAuthSession",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub chap_auth_session: ::core::option::Option<bool>,
-        /// fsType is the filesystem type of the volume that you want to mount.
-        /// Tip: Ensure that the filesystem type is supported by the host operating system.
-        /// Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// initiatorName is the custom iSCSI Initiator Name.
-        /// If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface
-        /// <target portal>:<volume name> will be created for the connection.
-        #[serde(
-            rename = "initiatorName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub initiator_name: ::core::option::Option<::std::string::String>,
-        /// iqn is the target iSCSI Qualified Name.
-        #[serde(rename = "iqn")]
-        pub iqn: ::std::string::String,
-        /// iscsiInterface is the interface Name that uses an iSCSI transport.
-        /// Defaults to 'default' (tcp).
-        ///
-        /// Default: `"default"`.
-        #[serde(
-            rename = "iscsiInterface",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub iscsi_interface: ::core::option::Option<::std::string::String>,
-        /// lun represents iSCSI Target Lun number.
-        #[serde(rename = "lun")]
-        pub lun: i32,
-        /// portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port
-        /// is other than default (typically TCP ports 860 and 3260).
-        #[serde(rename = "portals", default, skip_serializing_if = "Option::is_none")]
-        pub portals: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// readOnly here will force the ReadOnly setting in VolumeMounts.
-        /// Defaults to false.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-        /// targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port
-        /// is other than default (typically TCP ports 860 and 3260).
-        #[serde(rename = "targetPortal")]
-        pub target_portal: ::std::string::String,
-    }
-    /// nfs represents an NFS mount on the host that shares a pod's lifetime
-    /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusNfs {
-        /// path that is exported by the NFS server.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-        /// readOnly here will force the NFS export to be mounted with read-only permissions.
-        /// Defaults to false.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// server is the hostname or IP address of the NFS server.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
-        #[serde(rename = "server")]
-        pub server: ::std::string::String,
-    }
-    /// persistentVolumeClaimVolumeSource represents a reference to a
-    /// PersistentVolumeClaim in the same namespace.
-    /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPersistentVolumeClaim {
-        /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume.
-        /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-        #[serde(rename = "claimName")]
-        pub claim_name: ::std::string::String,
-        /// readOnly Will force the ReadOnly setting in VolumeMounts.
-        /// Default false.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-    }
-    /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine.
-    /// Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPhotonPersistentDisk {
-        /// fsType is the filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// pdID is the ID that identifies Photon Controller persistent disk
-        #[serde(rename = "pdID")]
-        pub pd_id: ::std::string::String,
-    }
-    /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
-    /// Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type
-    /// are redirected to the pxd.portworx.com CSI driver.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPortworxVolume {
-        /// fSType represents the filesystem type to mount
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// readOnly defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// volumeID uniquely identifies a Portworx volume
-        #[serde(rename = "volumeID")]
-        pub volume_id: ::std::string::String,
-    }
-    /// projected items for all in one resources secrets, configmaps, and downward API
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusProjected {
-        /// defaultMode are the mode bits used to set permissions on created files by default.
-        /// Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
-        /// YAML accepts both octal and decimal values, JSON requires decimal values for mode bits.
-        /// Directories within the path are not affected by this setting.
-        /// This might be in conflict with other options that affect the file
-        /// mode, like fsGroup, and the result can be other mode bits set.
-        #[serde(
-            rename = "defaultMode",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_mode: ::core::option::Option<i32>,
-        /// sources is the list of volume projections. Each entry in this list
-        /// handles one source.
-        #[serde(rename = "sources", default, skip_serializing_if = "Option::is_none")]
-        pub sources: ::core::option::Option<::std::vec::Vec<PrometheusSources>>,
-    }
-    /// Projection that may be projected along with other supported volume types.
-    /// Exactly one of these fields must be set.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSources {
-        /// ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field
-        /// of ClusterTrustBundle objects in an auto-updating file.
-        ///
-        /// Alpha, gated by the ClusterTrustBundleProjection feature gate.
-        ///
-        /// ClusterTrustBundle objects can either be selected by name, or by the
-        /// combination of signer name and a label selector.
-        ///
-        /// Kubelet performs aggressive normalization of the PEM contents written
-        /// into the pod filesystem.  Esoteric PEM features such as inter-block
-        /// comments and block headers are stripped.  Certificates are deduplicated.
-        /// The ordering of certificates within the file is arbitrary, and Kubelet
-        /// may change the order over time.
-        #[serde(
-            rename = "clusterTrustBundle",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub cluster_trust_bundle: ::core::option::Option<PrometheusClusterTrustBundle>,
-        /// configMap information about the configMap data to project
-        #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-        pub config_map: ::core::option::Option<PrometheusSourcesConfigMap>,
-        /// downwardAPI information about the downwardAPI data to project
-        #[serde(
-            rename = "downwardAPI",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub downward_api: ::core::option::Option<PrometheusSourcesDownwardApi>,
-        /// Projects an auto-rotating credential bundle (private key and certificate
-        /// chain) that the pod can use either as a TLS client or server.
-        ///
-        /// Kubelet generates a private key and uses it to send a
-        /// PodCertificateRequest to the named signer.  Once the signer approves the
-        /// request and issues a certificate chain, Kubelet writes the key and
-        /// certificate chain to the pod filesystem.  The pod does not start until
-        /// certificates have been issued for each podCertificate projected volume
-        /// source in its spec.
-        ///
-        /// Kubelet will begin trying to rotate the certificate at the time indicated
-        /// by the signer using the PodCertificateRequest.Status.BeginRefreshAt
-        /// timestamp.
-        ///
-        /// Kubelet can write a single file, indicated by the credentialBundlePath
-        /// field, or separate files, indicated by the keyPath and
-        /// certificateChainPath fields.
-        ///
-        /// The credential bundle is a single file in PEM format.  The first PEM
-        /// entry is the private key (in PKCS#8 format), and the remaining PEM
-        /// entries are the certificate chain issued by the signer (typically,
-        /// signers will return their certificate chain in leaf-to-root order).
-        ///
-        /// Prefer using the credential bundle format, since your application code
-        /// can read it atomically.  If you use keyPath and certificateChainPath,
-        /// your application must make two separate file reads. If these coincide
-        /// with a certificate rotation, it is possible that the private key and leaf
-        /// certificate you read may not correspond to each other.  Your application
-        /// will need to check for this condition, and re-read until they are
-        /// consistent.
-        ///
-        /// The named signer controls chooses the format of the certificate it
-        /// issues; consult the signer implementation's documentation to learn how to
-        /// use the certificates it issues.
-        #[serde(
-            rename = "podCertificate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_certificate: ::core::option::Option<PrometheusPodCertificate>,
-        /// secret information about the secret data to project
-        #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-        pub secret: ::core::option::Option<PrometheusSecret>,
-        /// serviceAccountToken is information about the serviceAccountToken data to project
-        #[serde(
-            rename = "serviceAccountToken",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_account_token: ::core::option::Option<PrometheusServiceAccountToken>,
-    }
-    /// ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field
-    /// of ClusterTrustBundle objects in an auto-updating file.
-    ///
-    /// Alpha, gated by the ClusterTrustBundleProjection feature gate.
-    ///
-    /// ClusterTrustBundle objects can either be selected by name, or by the
-    /// combination of signer name and a label selector.
-    ///
-    /// Kubelet performs aggressive normalization of the PEM contents written
-    /// into the pod filesystem.  Esoteric PEM features such as inter-block
-    /// comments and block headers are stripped.  Certificates are deduplicated.
-    /// The ordering of certificates within the file is arbitrary, and Kubelet
-    /// may change the order over time.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusClusterTrustBundle {
-        /// Select all ClusterTrustBundles that match this label selector.  Only has
-        /// effect if signerName is set.  Mutually-exclusive with name.  If unset,
-        /// interpreted as "match nothing".  If set but empty, interpreted as "match
-        /// everything".
-        #[serde(
-            rename = "labelSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_selector: ::core::option::Option<PrometheusLabelSelector>,
-        /// Select a single ClusterTrustBundle by object name.  Mutually-exclusive
-        /// with signerName and labelSelector.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// If true, don't block pod startup if the referenced ClusterTrustBundle(s)
-        /// aren't available.  If using name, then the named ClusterTrustBundle is
-        /// allowed not to exist.  If using signerName, then the combination of
-        /// signerName and labelSelector is allowed to match zero
-        /// ClusterTrustBundles.
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-        /// Relative path from the volume root to write the bundle.
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-        /// Select all ClusterTrustBundles that match this signer name.
-        /// Mutually-exclusive with name.  The contents of all selected
-        /// ClusterTrustBundles will be unified and deduplicated.
-        #[serde(rename = "signerName", default, skip_serializing_if = "Option::is_none")]
-        pub signer_name: ::core::option::Option<::std::string::String>,
-    }
-    /// configMap information about the configMap data to project
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSourcesConfigMap {
-        /// items if unspecified, each key-value pair in the Data field of the referenced
-        /// ConfigMap will be projected into the volume as a file whose name is the
-        /// key and content is the value. If specified, the listed keys will be
-        /// projected into the specified paths, and unlisted keys will not be
-        /// present. If a key is specified which is not present in the ConfigMap,
-        /// the volume setup will error unless it is marked optional. Paths must be
-        /// relative and may not contain the '..' path or start with '..'.
-        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
-        pub items: ::core::option::Option<::std::vec::Vec<PrometheusItems>>,
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// optional specify whether the ConfigMap or its keys must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
-    /// downwardAPI information about the downwardAPI data to project
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSourcesDownwardApi {
-        /// Items is a list of DownwardAPIVolume file
-        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
-        pub items: ::core::option::Option<::std::vec::Vec<PrometheusDownwardApiItems>>,
-    }
-    /// Projects an auto-rotating credential bundle (private key and certificate
-    /// chain) that the pod can use either as a TLS client or server.
-    ///
-    /// Kubelet generates a private key and uses it to send a
-    /// PodCertificateRequest to the named signer.  Once the signer approves the
-    /// request and issues a certificate chain, Kubelet writes the key and
-    /// certificate chain to the pod filesystem.  The pod does not start until
-    /// certificates have been issued for each podCertificate projected volume
-    /// source in its spec.
-    ///
-    /// Kubelet will begin trying to rotate the certificate at the time indicated
-    /// by the signer using the PodCertificateRequest.Status.BeginRefreshAt
-    /// timestamp.
-    ///
-    /// Kubelet can write a single file, indicated by the credentialBundlePath
-    /// field, or separate files, indicated by the keyPath and
-    /// certificateChainPath fields.
-    ///
-    /// The credential bundle is a single file in PEM format.  The first PEM
-    /// entry is the private key (in PKCS#8 format), and the remaining PEM
-    /// entries are the certificate chain issued by the signer (typically,
-    /// signers will return their certificate chain in leaf-to-root order).
-    ///
-    /// Prefer using the credential bundle format, since your application code
-    /// can read it atomically.  If you use keyPath and certificateChainPath,
-    /// your application must make two separate file reads. If these coincide
-    /// with a certificate rotation, it is possible that the private key and leaf
-    /// certificate you read may not correspond to each other.  Your application
-    /// will need to check for this condition, and re-read until they are
-    /// consistent.
-    ///
-    /// The named signer controls chooses the format of the certificate it
-    /// issues; consult the signer implementation's documentation to learn how to
-    /// use the certificates it issues.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusPodCertificate {
-        /// Write the certificate chain at this path in the projected volume.
-        ///
-        /// Most applications should use credentialBundlePath.  When using keyPath
-        /// and certificateChainPath, your application needs to check that the key
-        /// and leaf certificate are consistent, because it is possible to read the
-        /// files mid-rotation.
-        #[serde(
-            rename = "certificateChainPath",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub certificate_chain_path: ::core::option::Option<::std::string::String>,
-        /// Write the credential bundle at this path in the projected volume.
-        ///
-        /// The credential bundle is a single file that contains multiple PEM blocks.
-        /// The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private
-        /// key.
-        ///
-        /// The remaining blocks are CERTIFICATE blocks, containing the issued
-        /// certificate chain from the signer (leaf and any intermediates).
-        ///
-        /// Using credentialBundlePath lets your Pod's application code make a single
-        /// atomic read that retrieves a consistent key and certificate chain.  If you
-        /// project them to separate files, your application code will need to
-        /// additionally check that the leaf certificate was issued to the key.
-        #[serde(
-            rename = "credentialBundlePath",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub credential_bundle_path: ::core::option::Option<::std::string::String>,
-        /// Write the key at this path in the projected volume.
-        ///
-        /// Most applications should use credentialBundlePath.  When using keyPath
-        /// and certificateChainPath, your application needs to check that the key
-        /// and leaf certificate are consistent, because it is possible to read the
-        /// files mid-rotation.
-        #[serde(rename = "keyPath", default, skip_serializing_if = "Option::is_none")]
-        pub key_path: ::core::option::Option<::std::string::String>,
-        /// The type of keypair Kubelet will generate for the pod.
-        ///
-        /// Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384",
-        /// "ECDSAP521", and "ED25519".
-        #[serde(rename = "keyType")]
-        pub key_type: ::std::string::String,
-        /// maxExpirationSeconds is the maximum lifetime permitted for the
-        /// certificate.
-        ///
-        /// Kubelet copies this value verbatim into the PodCertificateRequests it
-        /// generates for this projection.
-        ///
-        /// If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver
-        /// will reject values shorter than 3600 (1 hour).  The maximum allowable
-        /// value is 7862400 (91 days).
-        ///
-        /// The signer implementation is then free to issue a certificate with any
-        /// lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600
-        /// seconds (1 hour).  This constraint is enforced by kube-apiserver.
-        /// `kubernetes.io` signers will never issue certificates with a lifetime
-        /// longer than 24 hours.
-        #[serde(
-            rename = "maxExpirationSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_expiration_seconds: ::core::option::Option<i32>,
-        /// Kubelet's generated CSRs will be addressed to this signer.
-        #[serde(rename = "signerName")]
-        pub signer_name: ::std::string::String,
-        /// userAnnotations allow pod authors to pass additional information to
-        /// the signer implementation.  Kubernetes does not restrict or validate this
-        /// metadata in any way.
-        ///
-        /// These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of
-        /// the PodCertificateRequest objects that Kubelet creates.
-        ///
-        /// Entries are subject to the same validation as object metadata annotations,
-        /// with the addition that all keys must be domain-prefixed. No restrictions
-        /// are placed on values, except an overall size limitation on the entire field.
-        ///
-        /// Signers should document the keys and values they support. Signers should
-        /// deny requests that contain keys they do not recognize.
-        #[serde(
-            rename = "userAnnotations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub user_annotations: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
-    }
-    /// secret information about the secret data to project
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusSecret {
-        /// items if unspecified, each key-value pair in the Data field of the referenced
-        /// Secret will be projected into the volume as a file whose name is the
-        /// key and content is the value. If specified, the listed keys will be
-        /// projected into the specified paths, and unlisted keys will not be
-        /// present. If a key is specified which is not present in the Secret,
-        /// the volume setup will error unless it is marked optional. Paths must be
-        /// relative and may not contain the '..' path or start with '..'.
-        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
-        pub items: ::core::option::Option<::std::vec::Vec<PrometheusItems>>,
-        /// Name of the referent.
-        /// This field is effectively required, but due to backwards compatibility is
-        /// allowed to be empty. Instances of this type with an empty value here are
-        /// almost certainly wrong.
-        /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        ///
-        /// Default: `""`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
-        /// optional field specify whether the Secret or its key must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-    }
-    /// serviceAccountToken is information about the serviceAccountToken data to project
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusServiceAccountToken {
-        /// audience is the intended audience of the token. A recipient of a token
-        /// must identify itself with an identifier specified in the audience of the
-        /// token, and otherwise should reject the token. The audience defaults to the
-        /// identifier of the apiserver.
-        #[serde(rename = "audience", default, skip_serializing_if = "Option::is_none")]
-        pub audience: ::core::option::Option<::std::string::String>,
-        /// expirationSeconds is the requested duration of validity of the service
-        /// account token. As the token approaches expiration, the kubelet volume
-        /// plugin will proactively rotate the service account token. The kubelet will
-        /// start trying to rotate the token if the token is older than 80 percent of
-        /// its time to live or if the token is older than 24 hours.Defaults to 1 hour
-        /// and must be at least 10 minutes.
-        #[serde(
-            rename = "expirationSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub expiration_seconds: ::core::option::Option<i64>,
-        /// path is the path relative to the mount point of the file to project the
-        /// token into.
-        #[serde(rename = "path")]
-        pub path: ::std::string::String,
-    }
-    /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
-    /// Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusQuobyte {
-        /// group to map volume access to
-        /// Default is no group
-        #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-        pub group: ::core::option::Option<::std::string::String>,
-        /// readOnly here will force the Quobyte volume to be mounted with read-only permissions.
-        /// Defaults to false.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// registry represents a single or multiple Quobyte Registry services
-        /// specified as a string as host:port pair (multiple entries are separated with commas)
-        /// which acts as the central registry for volumes
-        #[serde(rename = "registry")]
-        pub registry: ::std::string::String,
-        /// tenant owning the given Quobyte volume in the Backend
-        /// Used with dynamically provisioned Quobyte volumes, value is set by the plugin
-        #[serde(rename = "tenant", default, skip_serializing_if = "Option::is_none")]
-        pub tenant: ::core::option::Option<::std::string::String>,
-        /// user to map volume access to
-        /// Defaults to serivceaccount user
-        #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-        pub user: ::core::option::Option<::std::string::String>,
-        /// volume is a string that references an already created Quobyte volume by name.
-        #[serde(rename = "volume")]
-        pub volume: ::std::string::String,
-    }
-    /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
-    /// Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusRbd {
-        /// fsType is the filesystem type of the volume that you want to mount.
-        /// Tip: Ensure that the filesystem type is supported by the host operating system.
-        /// Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// image is the rados image name.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        #[serde(rename = "image")]
-        pub image: ::std::string::String,
-        /// keyring is the path to key ring for RBDUser.
-        /// Default is /etc/ceph/keyring.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        ///
-        /// Default: `"/etc/ceph/keyring"`.
-        #[serde(rename = "keyring", default, skip_serializing_if = "Option::is_none")]
-        pub keyring: ::core::option::Option<::std::string::String>,
-        /// monitors is a collection of Ceph monitors.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        #[serde(rename = "monitors")]
-        pub monitors: ::std::vec::Vec<::std::string::String>,
-        /// pool is the rados pool name.
-        /// Default is rbd.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        ///
-        /// Default: `"rbd"`.
-        #[serde(rename = "pool", default, skip_serializing_if = "Option::is_none")]
-        pub pool: ::core::option::Option<::std::string::String>,
-        /// readOnly here will force the ReadOnly setting in VolumeMounts.
-        /// Defaults to false.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretRef is name of the authentication secret for RBDUser. If provided
-        /// overrides keyring.
-        /// Default is nil.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-        /// user is the rados user name.
-        /// Default is admin.
-        /// More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it
-        ///
-        /// Default: `"admin"`.
-        #[serde(rename = "user", default, skip_serializing_if = "Option::is_none")]
-        pub user: ::core::option::Option<::std::string::String>,
-    }
-    /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
-    /// Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusScaleIo {
-        /// fsType is the filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs".
-        /// Default is "xfs".
-        ///
-        /// Default: `"xfs"`.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// gateway is the host address of the ScaleIO API Gateway.
-        #[serde(rename = "gateway")]
-        pub gateway: ::std::string::String,
-        /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
-        #[serde(
-            rename = "protectionDomain",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub protection_domain: ::core::option::Option<::std::string::String>,
-        /// readOnly Defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretRef references to the secret for ScaleIO user and other
-        /// sensitive information. If this is not provided, Login operation will fail.
-        #[serde(rename = "secretRef")]
-        pub secret_ref: PrometheusImagePullSecrets,
-        /// sslEnabled Flag enable/disable SSL communication with Gateway, default false
-        #[serde(rename = "sslEnabled", default, skip_serializing_if = "Option::is_none")]
-        pub ssl_enabled: ::core::option::Option<bool>,
-        /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned.
-        /// Default is ThinProvisioned.
-        ///
-        /// Default: `"ThinProvisioned"`.
-        #[serde(
-            rename = "storageMode",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub storage_mode: ::core::option::Option<::std::string::String>,
-        /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
-        #[serde(
-            rename = "storagePool",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub storage_pool: ::core::option::Option<::std::string::String>,
-        /// system is the name of the storage system as configured in ScaleIO.
-        #[serde(rename = "system")]
-        pub system: ::std::string::String,
-        /// volumeName is the name of a volume already created in the ScaleIO system
-        /// that is associated with this volume source.
-        #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
-        pub volume_name: ::core::option::Option<::std::string::String>,
-    }
-    /// secret represents a secret that should populate this volume.
-    /// More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVolumesSecret {
-        /// defaultMode is Optional: mode bits used to set permissions on created files by default.
-        /// Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
-        /// YAML accepts both octal and decimal values, JSON requires decimal values
-        /// for mode bits. Defaults to 0644.
-        /// Directories within the path are not affected by this setting.
-        /// This might be in conflict with other options that affect the file
-        /// mode, like fsGroup, and the result can be other mode bits set.
-        #[serde(
-            rename = "defaultMode",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_mode: ::core::option::Option<i32>,
-        /// items If unspecified, each key-value pair in the Data field of the referenced
-        /// Secret will be projected into the volume as a file whose name is the
-        /// key and content is the value. If specified, the listed keys will be
-        /// projected into the specified paths, and unlisted keys will not be
-        /// present. If a key is specified which is not present in the Secret,
-        /// the volume setup will error unless it is marked optional. Paths must be
-        /// relative and may not contain the '..' path or start with '..'.
-        #[serde(rename = "items", default, skip_serializing_if = "Option::is_none")]
-        pub items: ::core::option::Option<::std::vec::Vec<PrometheusItems>>,
-        /// optional field specify whether the Secret or its keys must be defined
-        #[serde(rename = "optional", default, skip_serializing_if = "Option::is_none")]
-        pub optional: ::core::option::Option<bool>,
-        /// secretName is the name of the secret in the pod's namespace to use.
-        /// More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
-        #[serde(rename = "secretName", default, skip_serializing_if = "Option::is_none")]
-        pub secret_name: ::core::option::Option<::std::string::String>,
-    }
-    /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
-    /// Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusStorageos {
-        /// fsType is the filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// readOnly defaults to false (read/write). ReadOnly here will force
-        /// the ReadOnly setting in VolumeMounts.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none")]
-        pub read_only: ::core::option::Option<bool>,
-        /// secretRef specifies the secret to use for obtaining the StorageOS API
-        /// credentials.  If not specified, default values will be attempted.
-        #[serde(rename = "secretRef", default, skip_serializing_if = "Option::is_none")]
-        pub secret_ref: ::core::option::Option<PrometheusImagePullSecrets>,
-        /// volumeName is the human-readable name of the StorageOS volume.  Volume
-        /// names are only unique within a namespace.
-        #[serde(rename = "volumeName", default, skip_serializing_if = "Option::is_none")]
-        pub volume_name: ::core::option::Option<::std::string::String>,
-        /// volumeNamespace specifies the scope of the volume within StorageOS.  If no
-        /// namespace is specified then the Pod's namespace will be used.  This allows the
-        /// Kubernetes name scoping to be mirrored within StorageOS for tighter integration.
-        /// Set VolumeName to any name to override the default behaviour.
-        /// Set to "default" if you are not using namespaces within StorageOS.
-        /// Namespaces that do not pre-exist within StorageOS will be created.
-        #[serde(
-            rename = "volumeNamespace",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_namespace: ::core::option::Option<::std::string::String>,
-    }
-    /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
-    /// Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type
-    /// are redirected to the csi.vsphere.vmware.com CSI driver.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusVsphereVolume {
-        /// fsType is filesystem type to mount.
-        /// Must be a filesystem type supported by the host operating system.
-        /// Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
-        #[serde(rename = "fsType", default, skip_serializing_if = "Option::is_none")]
-        pub fs_type: ::core::option::Option<::std::string::String>,
-        /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
-        #[serde(
-            rename = "storagePolicyID",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub storage_policy_id: ::core::option::Option<::std::string::String>,
-        /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
-        #[serde(
-            rename = "storagePolicyName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub storage_policy_name: ::core::option::Option<::std::string::String>,
-        /// volumePath is the path that identifies vSphere volume vmdk
-        #[serde(rename = "volumePath")]
-        pub volume_path: ::std::string::String,
     }
     /// web defines the configuration of the Prometheus web server.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -19487,7 +16121,7 @@ pub mod v1 {
         ///
         /// It is mutually exclusive with `certFile`.
         #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-        pub cert: ::core::option::Option<PrometheusCa>,
+        pub cert: ::core::option::Option<PrometheusWebTlsConfigCert>,
         /// certFile defines the path to the TLS certificate file in the container for the web server.
         ///
         /// Either `keySecret` or `keyFile` must be defined.
@@ -19513,7 +16147,7 @@ pub mod v1 {
         ///
         /// It is mutually exclusive with `clientCAFile`.
         #[serde(rename = "client_ca", default, skip_serializing_if = "Option::is_none")]
-        pub client_ca: ::core::option::Option<PrometheusCa>,
+        pub client_ca: ::core::option::Option<PrometheusClientCa>,
         /// clientAuthType defines the server policy for client TLS authentication.
         ///
         /// For more detail on clientAuth options:
@@ -19560,7 +16194,9 @@ pub mod v1 {
         ///
         /// It is mutually exclusive with `keyFile`.
         #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-        pub key_secret: ::core::option::Option<PrometheusAdditionalAlertManagerConfigs>,
+        pub key_secret: ::core::option::Option<
+            ::k8s_openapi::api::core::v1::SecretKeySelector,
+        >,
         /// maxVersion defines the Maximum TLS version that is acceptable.
         #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
         pub max_version: ::core::option::Option<::std::string::String>,
@@ -19594,9 +16230,7 @@ pub mod v1 {
         pub available_replicas: ::core::option::Option<i32>,
         /// conditions defines the current state of the Prometheus deployment.
         #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<
-            ::std::vec::Vec<PrometheusStatusConditions>,
-        >,
+        pub conditions: ::core::option::Option<::std::vec::Vec<PrometheusConditions>>,
         /// paused defines whether any actions on the underlying managed objects are
         /// being performed. Only delete actions will be performed.
         #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
@@ -19639,7 +16273,7 @@ pub mod v1 {
     /// Condition represents the state of the resources associated with the
     /// Prometheus, Alertmanager or ThanosRuler resource.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    pub struct PrometheusStatusConditions {
+    pub struct PrometheusConditions {
         /// lastTransitionTime is the time of the last update to the current status property.
         ///
         /// Format: `date-time`.

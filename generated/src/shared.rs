@@ -84,6 +84,96 @@ pub enum ClusterEffect {
 }
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ClusterMachineHealthCheck {
+    /// enable controls if a MachineHealthCheck should be created for the target machines.
+    ///
+    /// If false: No MachineHealthCheck will be created.
+    ///
+    /// If not set(default): A MachineHealthCheck will be created if it is defined here or
+    /// in the associated ClusterClass. If no MachineHealthCheck is defined then none will be created.
+    ///
+    /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
+    /// block if `enable` is true and no MachineHealthCheck definition is available.
+    #[serde(rename = "enable", default, skip_serializing_if = "Option::is_none")]
+    pub enable: ::core::option::Option<bool>,
+    /// maxUnhealthy specifies the maximum number of unhealthy machines allowed.
+    /// Any further remediation is only allowed if at most "maxUnhealthy" machines selected by
+    /// "selector" are not healthy.
+    #[serde(rename = "maxUnhealthy", default, skip_serializing_if = "Option::is_none")]
+    pub max_unhealthy: ::core::option::Option<
+        ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+    >,
+    /// nodeStartupTimeout allows to set the maximum time for MachineHealthCheck
+    /// to consider a Machine unhealthy if a corresponding Node isn't associated
+    /// through a `Spec.ProviderID` field.
+    ///
+    /// The duration set in this field is compared to the greatest of:
+    /// - Cluster's infrastructure ready condition timestamp (if and when available)
+    /// - Control Plane's initialized condition timestamp (if and when available)
+    /// - Machine's infrastructure ready condition timestamp (if and when available)
+    /// - Machine's metadata creation timestamp
+    ///
+    /// Defaults to 10 minutes.
+    /// If you wish to disable this feature, set the value explicitly to 0.
+    #[serde(
+        rename = "nodeStartupTimeout",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub node_startup_timeout: ::core::option::Option<::std::string::String>,
+    /// remediationTemplate is a reference to a remediation template
+    /// provided by an infrastructure provider.
+    ///
+    /// This field is completely optional, when filled, the MachineHealthCheck controller
+    /// creates a new object from the template referenced and hands off remediation of the machine to
+    /// a controller that lives outside of Cluster API.
+    #[serde(
+        rename = "remediationTemplate",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub remediation_template: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::ObjectReference,
+    >,
+    /// unhealthyConditions contains a list of the conditions that determine
+    /// whether a node is considered unhealthy. The conditions are combined in a
+    /// logical OR, i.e. if any of the conditions is met, the node is unhealthy.
+    ///
+    /// Items: at most 100.
+    #[serde(
+        rename = "unhealthyConditions",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unhealthy_conditions: ::core::option::Option<
+        ::std::vec::Vec<ClusterUnhealthyConditions>,
+    >,
+    /// unhealthyMachineConditions contains a list of the machine conditions that determine
+    /// whether a machine is considered unhealthy.  The conditions are combined in a
+    /// logical OR, i.e. if any of the conditions is met, the machine is unhealthy.
+    ///
+    /// Items: 1 to 100.
+    #[serde(
+        rename = "unhealthyMachineConditions",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub unhealthy_machine_conditions: ::core::option::Option<
+        ::std::vec::Vec<ClusterUnhealthyMachineConditions>,
+    >,
+    /// unhealthyRange specifies the range of unhealthy machines allowed.
+    /// Any further remediation is only allowed if the number of machines selected by "selector" as not healthy
+    /// is within the range of "unhealthyRange". Takes precedence over maxUnhealthy.
+    /// Eg. "[3-5]" - This means that remediation will be allowed only when:
+    /// (a) there are at least 3 unhealthy machines (and)
+    /// (b) there are at most 5 unhealthy machines
+    ///
+    /// Length: 1 to 32. Pattern: `^\[[0-9]+-[0-9]+\]$`.
+    #[serde(rename = "unhealthyRange", default, skip_serializing_if = "Option::is_none")]
+    pub unhealthy_range: ::core::option::Option<::std::string::String>,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ClusterMetadata {
     /// annotations is an unstructured key value map stored with a resource that may be
     /// set by external tools to store and retrieve arbitrary metadata. They are not
@@ -359,6 +449,50 @@ pub enum ClusterType {
     RollingUpdate,
     #[serde(rename = "OnDelete")]
     OnDelete,
+}
+/// UnhealthyCondition represents a Node condition type and value with a timeout
+/// specified as a duration.  When the named condition has been in the given
+/// status for at least the timeout value, a node is considered unhealthy.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ClusterUnhealthyConditions {
+    /// status of the condition, one of True, False, Unknown.
+    ///
+    /// Length: at least 1.
+    #[serde(rename = "status")]
+    pub status: ::std::string::String,
+    /// timeout is the duration that a node must be in a given status for,
+    /// after which the node is considered unhealthy.
+    /// For example, with a value of "1h", the node must match the status
+    /// for at least 1 hour before being considered unhealthy.
+    #[serde(rename = "timeout")]
+    pub timeout: ::std::string::String,
+    /// type of Node condition
+    ///
+    /// Length: at least 1.
+    #[serde(rename = "type")]
+    pub r#type: ::std::string::String,
+}
+/// UnhealthyMachineCondition represents a Machine condition type and value with a timeout
+/// specified as a duration.  When the named condition has been in the given
+/// status for at least the timeout value, a machine is considered unhealthy.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct ClusterUnhealthyMachineConditions {
+    /// status of the condition, one of True, False, Unknown.
+    ///
+    /// One of: `True`, `False`, `Unknown`.
+    #[serde(rename = "status")]
+    pub status: ClusterUnhealthyMachineConditionsStatus,
+    /// timeout is the duration that a Machine must be in a given status for,
+    /// after which the Machine is considered unhealthy.
+    /// For example, with a value of "1h", the Machine must match the status
+    /// for at least 1 hour before being considered unhealthy.
+    #[serde(rename = "timeout")]
+    pub timeout: ::std::string::String,
+    /// type of Machine condition
+    ///
+    /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
+    #[serde(rename = "type")]
+    pub r#type: ::std::string::String,
 }
 /// status of the condition, one of True, False, Unknown.
 #[derive(
@@ -823,39 +957,334 @@ pub struct CompositeResourceDefinitionWebhook {
 }
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-pub struct PrometheusLabelSelector {
-    /// matchExpressions is a list of label selector requirements. The requirements are ANDed.
+pub struct PrometheusBasicAuth {
+    /// password defines a key of a Secret containing the password for
+    /// authentication.
+    #[serde(rename = "password", default, skip_serializing_if = "Option::is_none")]
+    pub password: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+    /// username defines a key of a Secret containing the username for
+    /// authentication.
+    #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
+    pub username: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusCa {
+    /// configMap defines the ConfigMap containing data to use for the targets.
+    #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
+    pub config_map: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::ConfigMapKeySelector,
+    >,
+    /// secret defines the Secret containing data to use for the targets.
+    #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
+    pub secret: ::core::option::Option<::k8s_openapi::api::core::v1::SecretKeySelector>,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusEphemeral {
+    /// Will be used to create a stand-alone PVC to provision the volume.
+    /// The pod in which this EphemeralVolumeSource is embedded will be the
+    /// owner of the PVC, i.e. the PVC will be deleted together with the
+    /// pod.  The name of the PVC will be `<pod name>-<volume name>` where
+    /// `<volume name>` is the name from the `PodSpec.Volumes` array
+    /// entry. Pod validation will reject the pod if the concatenated name
+    /// is not valid for a PVC (for example, too long).
+    ///
+    /// An existing PVC with that name that is not owned by the pod
+    /// will *not* be used for the pod to avoid using an unrelated
+    /// volume by mistake. Starting the pod is then blocked until
+    /// the unrelated PVC is removed. If such a pre-created PVC is
+    /// meant to be used by the pod, the PVC has to updated with an
+    /// owner reference to the pod once the pod exists. Normally
+    /// this should not be necessary, but it may be useful when
+    /// manually reconstructing a broken cluster.
+    ///
+    /// This field is read-only and no changes will be made by Kubernetes
+    /// to the PVC after it has been created.
+    ///
+    /// Required, must not be nil.
     #[serde(
-        rename = "matchExpressions",
+        rename = "volumeClaimTemplate",
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub match_expressions: ::core::option::Option<
-        ::std::vec::Vec<PrometheusLabelSelectorMatchExpressions>,
-    >,
-    /// matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels
-    /// map is equivalent to an element of matchExpressions, whose key field is "key", the
-    /// operator is "In", and the values array contains only "value". The requirements are ANDed.
-    #[serde(rename = "matchLabels", default, skip_serializing_if = "Option::is_none")]
-    pub match_labels: ::core::option::Option<
+    pub volume_claim_template: ::core::option::Option<PrometheusVolumeClaimTemplate>,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum PrometheusMaxVersion {
+    #[serde(rename = "TLS10")]
+    Tls10,
+    #[serde(rename = "TLS11")]
+    Tls11,
+    #[serde(rename = "TLS12")]
+    Tls12,
+    #[serde(rename = "TLS13")]
+    Tls13,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusOauth2 {
+    /// clientId defines a key of a Secret or ConfigMap containing the
+    /// OAuth2 client's ID.
+    #[serde(rename = "clientId")]
+    pub client_id: PrometheusCa,
+    /// clientSecret defines a key of a Secret containing the OAuth2
+    /// client's secret.
+    #[serde(rename = "clientSecret")]
+    pub client_secret: ::k8s_openapi::api::core::v1::SecretKeySelector,
+    /// endpointParams configures the HTTP parameters to append to the token
+    /// URL.
+    #[serde(rename = "endpointParams", default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_params: ::core::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
+    /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
+    /// that should be excluded from proxying. IP and domain names can
+    /// contain port numbers.
+    ///
+    /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
+    #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
+    pub no_proxy: ::core::option::Option<::std::string::String>,
+    /// proxyConnectHeader optionally specifies headers to send to
+    /// proxies during CONNECT requests.
+    ///
+    /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
+    #[serde(
+        rename = "proxyConnectHeader",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub proxy_connect_header: ::core::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
+        >,
+    >,
+    /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
+    ///
+    /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
+    #[serde(
+        rename = "proxyFromEnvironment",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub proxy_from_environment: ::core::option::Option<bool>,
+    /// proxyUrl defines the HTTP proxy server to use.
+    ///
+    /// Pattern: `^(http|https|socks5)://.+$`.
+    #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
+    pub proxy_url: ::core::option::Option<::std::string::String>,
+    /// scopes defines the OAuth2 scopes used for the token request.
+    #[serde(rename = "scopes", default, skip_serializing_if = "Option::is_none")]
+    pub scopes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
+    /// It requires Prometheus >= v2.43.0.
+    #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
+    pub tls_config: ::core::option::Option<PrometheusOauth2TlsConfig>,
+    /// tokenUrl defines the URL to fetch the token from.
+    ///
+    /// Pattern: `^(http|https)://.+$`.
+    #[serde(rename = "tokenUrl")]
+    pub token_url: ::std::string::String,
 }
-/// A label selector requirement is a selector that contains values, a key, and an operator that
-/// relates the key and values.
+/// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
+/// It requires Prometheus >= v2.43.0.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusOauth2TlsConfig {
+    /// ca defines the Certificate authority used when verifying server certificates.
+    #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
+    pub ca: ::core::option::Option<PrometheusCa>,
+    /// cert defines the Client certificate to present when doing client-authentication.
+    #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
+    pub cert: ::core::option::Option<PrometheusCa>,
+    /// insecureSkipVerify defines how to disable target certificate validation.
+    #[serde(
+        rename = "insecureSkipVerify",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub insecure_skip_verify: ::core::option::Option<bool>,
+    /// keySecret defines the Secret containing the client key file for the targets.
+    #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
+    pub key_secret: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+    /// maxVersion defines the maximum acceptable TLS version.
+    ///
+    /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
+    ///
+    /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
+    #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
+    pub max_version: ::core::option::Option<PrometheusMaxVersion>,
+    /// minVersion defines the minimum acceptable TLS version.
+    ///
+    /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
+    ///
+    /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
+    #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
+    pub min_version: ::core::option::Option<PrometheusMaxVersion>,
+    /// serverName is used to verify the hostname for the targets.
+    #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
+    pub server_name: ::core::option::Option<::std::string::String>,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusRemoteReadAuthorization {
+    /// credentials defines a key of a Secret in the namespace that contains the credentials for authentication.
+    #[serde(rename = "credentials", default, skip_serializing_if = "Option::is_none")]
+    pub credentials: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+    /// credentialsFile defines the file to read a secret from, mutually exclusive with `credentials`.
+    #[serde(
+        rename = "credentialsFile",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub credentials_file: ::core::option::Option<::std::string::String>,
+    /// type defines the authentication type. The value is case-insensitive.
+    ///
+    /// "Basic" is not a supported value.
+    ///
+    /// Default: "Bearer"
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub r#type: ::core::option::Option<::std::string::String>,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusSigv4 {
+    /// accessKey defines the AWS API key. If not specified, the environment variable
+    /// `AWS_ACCESS_KEY_ID` is used.
+    #[serde(rename = "accessKey", default, skip_serializing_if = "Option::is_none")]
+    pub access_key: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+    /// externalId defines the external ID used when assuming an AWS role. Can only be used with roleArn.
+    /// It requires Prometheus >= v3.11.0 or Alertmanager >= v0.33.0. Currently not supported by Thanos.
+    ///
+    /// Length: at least 1.
+    #[serde(rename = "externalId", default, skip_serializing_if = "Option::is_none")]
+    pub external_id: ::core::option::Option<::std::string::String>,
+    /// profile defines the named AWS profile used to authenticate.
+    #[serde(rename = "profile", default, skip_serializing_if = "Option::is_none")]
+    pub profile: ::core::option::Option<::std::string::String>,
+    /// region defines the AWS region. If blank, the region from the default credentials chain used.
+    #[serde(rename = "region", default, skip_serializing_if = "Option::is_none")]
+    pub region: ::core::option::Option<::std::string::String>,
+    /// roleArn defines the named AWS profile used to authenticate.
+    #[serde(rename = "roleArn", default, skip_serializing_if = "Option::is_none")]
+    pub role_arn: ::core::option::Option<::std::string::String>,
+    /// secretKey defines the AWS API secret. If not specified, the environment
+    /// variable `AWS_SECRET_ACCESS_KEY` is used.
+    #[serde(rename = "secretKey", default, skip_serializing_if = "Option::is_none")]
+    pub secret_key: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+    /// useFIPSSTSEndpoint defines the FIPS mode for the AWS STS endpoint.
+    /// It requires Prometheus >= v2.54.0.
+    #[serde(
+        rename = "useFIPSSTSEndpoint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub use_fipssts_endpoint: ::core::option::Option<bool>,
+}
+/// Held by several fields, each of which documents its use.
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct PrometheusTlsConfig {
+    /// ca defines the Certificate authority used when verifying server certificates.
+    #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
+    pub ca: ::core::option::Option<PrometheusCa>,
+    /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
+    #[serde(rename = "caFile", default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: ::core::option::Option<::std::string::String>,
+    /// cert defines the Client certificate to present when doing client-authentication.
+    #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
+    pub cert: ::core::option::Option<PrometheusCa>,
+    /// certFile defines the path to the client cert file in the Prometheus container for the targets.
+    #[serde(rename = "certFile", default, skip_serializing_if = "Option::is_none")]
+    pub cert_file: ::core::option::Option<::std::string::String>,
+    /// insecureSkipVerify defines how to disable target certificate validation.
+    #[serde(
+        rename = "insecureSkipVerify",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub insecure_skip_verify: ::core::option::Option<bool>,
+    /// keyFile defines the path to the client key file in the Prometheus container for the targets.
+    #[serde(rename = "keyFile", default, skip_serializing_if = "Option::is_none")]
+    pub key_file: ::core::option::Option<::std::string::String>,
+    /// keySecret defines the Secret containing the client key file for the targets.
+    #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
+    pub key_secret: ::core::option::Option<
+        ::k8s_openapi::api::core::v1::SecretKeySelector,
+    >,
+    /// maxVersion defines the maximum acceptable TLS version.
+    ///
+    /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
+    ///
+    /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
+    #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
+    pub max_version: ::core::option::Option<PrometheusMaxVersion>,
+    /// minVersion defines the minimum acceptable TLS version.
+    ///
+    /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
+    ///
+    /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
+    #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
+    pub min_version: ::core::option::Option<PrometheusMaxVersion>,
+    /// serverName is used to verify the hostname for the targets.
+    #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
+    pub server_name: ::core::option::Option<::std::string::String>,
+}
+/// Will be used to create a stand-alone PVC to provision the volume.
+/// The pod in which this EphemeralVolumeSource is embedded will be the
+/// owner of the PVC, i.e. the PVC will be deleted together with the
+/// pod.  The name of the PVC will be `<pod name>-<volume name>` where
+/// `<volume name>` is the name from the `PodSpec.Volumes` array
+/// entry. Pod validation will reject the pod if the concatenated name
+/// is not valid for a PVC (for example, too long).
+///
+/// An existing PVC with that name that is not owned by the pod
+/// will *not* be used for the pod to avoid using an unrelated
+/// volume by mistake. Starting the pod is then blocked until
+/// the unrelated PVC is removed. If such a pre-created PVC is
+/// meant to be used by the pod, the PVC has to updated with an
+/// owner reference to the pod once the pod exists. Normally
+/// this should not be necessary, but it may be useful when
+/// manually reconstructing a broken cluster.
+///
+/// This field is read-only and no changes will be made by Kubernetes
+/// to the PVC after it has been created.
+///
+/// Required, must not be nil.
 #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-pub struct PrometheusLabelSelectorMatchExpressions {
-    /// key is the label key that the selector applies to.
-    #[serde(rename = "key")]
-    pub key: ::std::string::String,
-    /// operator represents a key's relationship to a set of values.
-    /// Valid operators are In, NotIn, Exists and DoesNotExist.
-    #[serde(rename = "operator")]
-    pub operator: ::std::string::String,
-    /// values is an array of string values. If the operator is In or NotIn,
-    /// the values array must be non-empty. If the operator is Exists or DoesNotExist,
-    /// the values array must be empty. This array is replaced during a strategic
-    /// merge patch.
-    #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
-    pub values: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+pub struct PrometheusVolumeClaimTemplate {
+    /// May contain labels and annotations that will be copied into the PVC
+    /// when creating it. No other fields are allowed and will be rejected during
+    /// validation.
+    #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
+    pub metadata: ::core::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The specification for the PersistentVolumeClaim. The entire content is
+    /// copied unchanged into the PVC that gets created from this
+    /// template. The same fields as in a PersistentVolumeClaim
+    /// are also valid here.
+    #[serde(rename = "spec")]
+    pub spec: ::k8s_openapi::api::core::v1::PersistentVolumeClaimSpec,
 }

@@ -263,6 +263,8 @@ impl Walker<'_> {
                     *value = Json::String(number.to_string());
                 }
             }
+            // What the k8s-openapi type writes back (Time, Quantity, defaulted names).
+            Type::Reused(reused) => crate::reuse::Catalog::get().normalize(&reused.path, value),
             Type::Conditions(_) => {
                 if let Json::Array(items) = value {
                     items.iter_mut().for_each(condition_time);

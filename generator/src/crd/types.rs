@@ -264,18 +264,26 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             // Fields first: the shape is known only once their types are named.
             let fields = self.fields(node, &[]);
             let preserve_unknown = flag(node, "x-kubernetes-preserve-unknown-fields");
-            let mut shape = struct_shape(&fields);
-            if preserve_unknown {
-                shape.push_str(" +unknown");
-            }
-            return Type::Object(ObjectType {
-                name: self.names.name(&self.kind, shape, &self.path),
+            let mut object = ObjectType {
+                name: String::new(),
                 pos: node.pos,
                 fields,
                 min_properties: unsigned(node, "minProperties"),
                 max_properties: unsigned(node, "maxProperties"),
                 preserve_unknown,
-            });
+            };
+            if self.reuse_k8s_types
+                && let Some(reused) =
+                    crate::reuse::Catalog::get().find(&object, string(node, "description").as_deref())
+            {
+                return Type::Reused(Box::new(reused));
+            }
+            let mut shape = struct_shape(&object.fields);
+            if preserve_unknown {
+                shape.push_str(" +unknown");
+            }
+            object.name = self.names.name(&self.kind, shape, &self.path);
+            return Type::Object(object);
         }
         let values = match node.get("additionalProperties") {
             Some(values) if values.as_map().is_some() => self.schema(values),

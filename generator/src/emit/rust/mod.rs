@@ -63,13 +63,50 @@ pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<Strin
     for (kind, name) in file.kinds.iter().zip(&crd_consts) {
         crds.push(texts.marker(crd_const(kind, &file.types, name, &indent)));
     }
+    let gate = version_gate(file);
     let tokens = quote! {
         #![doc = #doc]
+        #gate
         #(#crds)*
         #(#reasons)*
         #(#modules)*
     };
     texts.splice(&format_at(tokens, depth)?)
+}
+
+/// A compile error under a Kubernetes version of k8s-openapi older than every reused
+/// k8s-openapi type of `file` needs (a type that gained a field the CRD has), or nothing.
+fn version_gate(file: &SchemaFile) -> Option<TokenStream> {
+    fn since(ty: &Type) -> u32 {
+        match ty {
+            Type::Reused(reused) => reused.since,
+            Type::Object(object) => object.fields.iter().map(|f| since(&f.schema.ty)).max().unwrap_or(0),
+            Type::List(list) => since(&list.items.ty),
+            Type::Map(map) => since(&map.values.ty),
+            Type::Conditions(list) => since(list),
+            _ => 0,
+        }
+    }
+    let oldest = crate::reuse::Catalog::get().data().versions.first().copied()?;
+    let needed = file
+        .kinds
+        .iter()
+        .flat_map(|k| &k.versions)
+        .flat_map(|v| v.body.fields())
+        .map(|f| since(&f.schema.ty))
+        .max()?;
+    if needed <= u32::from(oldest) {
+        return None;
+    }
+    let older = format_ident!("k8s_if_le_1_{}", needed - 1);
+    let message = format!(
+        "these types use k8s-openapi types as Kubernetes 1.{needed} defines them: enable k8s-openapi's `v1_{needed}` feature or a later one"
+    );
+    Some(quote! {
+        ::k8s_openapi::#older! {
+            ::core::compile_error!(#message);
+        }
+    })
 }
 
 /// The names of the kinds' CRD constants (`SECURITY_GROUP_CRD`), distinct within the file.
