@@ -273,8 +273,8 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
                 preserve_unknown,
             };
             if self.reuse_k8s_types
-                && let Some(reused) =
-                    crate::reuse::Catalog::get().find(&object, string(node, "description").as_deref())
+                && let Some(reused) = crate::reuse::Catalog::get()
+                    .find(&object, string(node, "description").as_deref())
             {
                 return Type::Reused(Box::new(reused));
             }

@@ -80,14 +80,23 @@ fn version_gate(file: &SchemaFile) -> Option<TokenStream> {
     fn since(ty: &Type) -> u32 {
         match ty {
             Type::Reused(reused) => reused.since,
-            Type::Object(object) => object.fields.iter().map(|f| since(&f.schema.ty)).max().unwrap_or(0),
+            Type::Object(object) => object
+                .fields
+                .iter()
+                .map(|f| since(&f.schema.ty))
+                .max()
+                .unwrap_or(0),
             Type::List(list) => since(&list.items.ty),
             Type::Map(map) => since(&map.values.ty),
             Type::Conditions(list) => since(list),
             _ => 0,
         }
     }
-    let oldest = crate::reuse::Catalog::get().data().versions.first().copied()?;
+    let oldest = crate::reuse::Catalog::get()
+        .data()
+        .versions
+        .first()
+        .copied()?;
     let needed = file
         .kinds
         .iter()
