@@ -2,6 +2,7 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/crds/cluster.yaml`.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 /// `Cluster`'s CustomResourceDefinition as JSON, every version.
 pub const CLUSTER_CRD: &str = r#"{
   "apiVersion": "apiextensions.k8s.io/v1",

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/crds/composite_resource_definition.yaml`.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 /// `CompositeResourceDefinition`'s CustomResourceDefinition as JSON, every version.
 pub const COMPOSITE_RESOURCE_DEFINITION_CRD: &str = r##"{
   "apiVersion": "apiextensions.k8s.io/v1",

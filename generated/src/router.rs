@@ -2,6 +2,7 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/router.yaml`.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 /// `Router`'s CustomResourceDefinition as JSON, every version.
 pub const ROUTER_CRD: &str = r#"{
   "apiVersion": "apiextensions.k8s.io/v1",

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 /// ClusterAvailabilityGate contains the type of a Cluster condition to be used as availability gate.
 #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ClusterAvailabilityGates {

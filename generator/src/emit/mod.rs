@@ -154,7 +154,7 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
 }
 
 /// The doc of the `shared` module.
-const SHARED_MODULE_DOC_LINE: &str = "//! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
+const SHARED_MODULE_DOC_LINE: &str = "//! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.\n#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]";
 
 /// Every kind's CRD manifest, one file per kind (`<group>_<plural>.yaml`, as controller-gen
 /// names them), each starting with a `#` header naming its input.

@@ -105,7 +105,7 @@ mod tests {
     fn text_that_tries_to_become_code_comes_back_as_text() {
         use kondition_gen::fidelity;
 
-        use super::injection::v1::{Payload, PayloadSpecChoice};
+        use super::injection::v1::{Payload, PayloadChoice};
 
         let text = include_str!("../schemas/injection.yaml");
         let documents = kondition_gen::source::yaml::parse(text).expect("parses");
@@ -133,7 +133,7 @@ mod tests {
         });
         let payload: Payload = serde_json::from_value(wire.clone()).expect("reads");
         let spec = payload.spec.as_ref().expect("a spec");
-        assert_eq!(spec.choice, Some(PayloadSpecChoice::FnInjected));
+        assert_eq!(spec.choice, Some(PayloadChoice::FnInjected));
         assert_eq!(serde_json::to_value(&payload).expect("writes"), wire);
     }
 
@@ -142,7 +142,7 @@ mod tests {
         use kube::core::crd::v1::CustomResourceExt;
         use kube::core::{Resource, object::HasStatus};
 
-        use super::crd_edge_cases::v1::{Knot, KnotSpecMode};
+        use super::crd_edge_cases::v1::{Knot, KnotMode};
 
         let wire = serde_json::json!({
             "apiVersion": "edge.example.com/v1",
@@ -160,7 +160,7 @@ mod tests {
             "status": {"replicas": 1, "conditions": [{"type": "Ready", "status": "True"}]}
         });
         let knot: Knot = serde_json::from_value(wire.clone()).expect("reads");
-        assert_eq!(knot.spec.mode, Some(KnotSpecMode::EqTilde));
+        assert_eq!(knot.spec.mode, Some(KnotMode::EqTilde));
         assert_eq!(knot.status().and_then(|s| s.replicas), Some(1));
         assert_eq!(serde_json::to_value(&knot).expect("writes"), wire);
         assert_eq!(Knot::api_version(&()), "edge.example.com/v1");

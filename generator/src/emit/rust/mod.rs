@@ -66,6 +66,8 @@ pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<Strin
     let gate = version_gate(file);
     let tokens = quote! {
         #![doc = #doc]
+        // Docs come from the input's descriptions, whose lists Markdown may read otherwise.
+        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
         #gate
         #(#crds)*
         #(#reasons)*
@@ -104,7 +106,7 @@ fn version_gate(file: &SchemaFile) -> Option<TokenStream> {
         .flat_map(|v| v.body.fields())
         .map(|f| since(&f.schema.ty))
         .max()?;
-    if needed <= u32::from(oldest) {
+    if needed <= oldest {
         return None;
     }
     let older = format_ident!("k8s_if_le_1_{}", needed - 1);
