@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::model::{EnumValues, Model, Schema, Type};
+use crate::model::{EnumValues, Field, Model, Schema, Type};
 use crate::names;
 
 /// Where a struct or enum is named: (input file module, version, name).
@@ -95,14 +95,7 @@ impl Census {
                 for field in &object.fields {
                     let (field_key, child) = self.visit(module, version, &field.schema);
                     children.extend(child);
-                    key.push_str(&format!(
-                        " {:?} {} {} {:?} {:?} {field_key}",
-                        field.name,
-                        field.required,
-                        field.schema.nullable,
-                        field.schema.docs,
-                        crate::emit::docs::facts(&field.schema),
-                    ));
+                    key.push_str(&self::field_key(field, &field_key));
                 }
                 if object.preserve_unknown {
                     key.push_str(" +unknown");
@@ -150,6 +143,20 @@ impl Census {
         }
         (format!("#{id}"), Some(id))
     }
+}
+
+/// What a field contributes to its struct's structure key: everything its Rust declaration
+/// shows (wire name, optionality, nullability, docs with their facts) and `ty`, the key of
+/// its type.
+pub fn field_key(field: &Field, ty: &str) -> String {
+    format!(
+        " {:?} {} {} {:?} {:?} {ty}",
+        field.name,
+        field.required,
+        field.schema.nullable,
+        field.schema.docs,
+        crate::emit::docs::facts(&field.schema),
+    )
 }
 
 /// The shared types of every kind read from a CRD in `model`.

@@ -38,24 +38,22 @@ pub struct StatusChoice {
 pub type StatusChoices = BTreeMap<String, StatusChoice>;
 
 /// Makes the `conditions` of the root's `status` a `Type::Conditions` when they are metav1
-/// conditions, losslessly; whether the status is then the standard one (it also has an int64
-/// `observedGeneration`, so it can have `KubeStatus`).
-pub fn recognize(root_fields: &mut [Field]) -> bool {
+/// conditions, losslessly ([`standard_status`] then tells whether the status can have
+/// `KubeStatus`).
+pub fn recognize(root_fields: &mut [Field]) {
     let Some(status) = root_fields.iter_mut().find(|f| f.name == "status") else {
-        return false;
+        return;
     };
     let Type::Object(object) = &mut status.schema.ty else {
-        return false;
+        return;
     };
     let Some(conditions) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
-        return false;
+        return;
     };
-    if conditions.schema.nullable || !is_condition_list(&conditions.schema.ty) {
-        return false;
+    if !conditions.schema.nullable && is_condition_list(&conditions.schema.ty) {
+        let list = std::mem::replace(&mut conditions.schema.ty, Type::Raw);
+        conditions.schema.ty = Type::Conditions(Box::new(list));
     }
-    let list = std::mem::replace(&mut conditions.schema.ty, Type::Raw);
-    conditions.schema.ty = Type::Conditions(Box::new(list));
-    standard_status(root_fields).is_some()
 }
 
 /// Whether `ty` is a list of metav1-shaped conditions.

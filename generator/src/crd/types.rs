@@ -303,15 +303,9 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
 fn struct_shape(fields: &[Field]) -> String {
     let mut shape = "struct".to_owned();
     for field in fields {
-        // The facts are part of the field's docs (`docs::field`).
-        shape.push_str(&format!(
-            " {:?} {} {} {:?} {:?} {}",
-            field.name,
-            field.required,
-            field.schema.nullable,
-            field.schema.docs,
-            crate::emit::docs::facts(&field.schema),
-            type_shape(&field.schema.ty)
+        shape.push_str(&crate::share::field_key(
+            field,
+            &type_shape(&field.schema.ty),
         ));
     }
     shape

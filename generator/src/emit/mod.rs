@@ -74,10 +74,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
     let shared = (!plan.is_empty()).then(|| {
         files.push(OutputFile {
             path: PathBuf::from("shared.rs"),
-            contents: header(&inputs)
-                + SHARED_MODULE_DOC_LINE
-                + "\n"
-                + &rust::shared_module(&plan, 0),
+            contents: header(&inputs) + SHARED_MODULE_HEAD + "\n" + &rust::shared_module(&plan, 0),
         });
         quote! {
             #[rustfmt::skip]
@@ -126,7 +123,7 @@ pub fn rust_single_file(model: &Model) -> Result<String, String> {
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n    ");
-        text.push_str(SHARED_MODULE_DOC_LINE);
+        text.push_str(SHARED_MODULE_HEAD);
         text.push('\n');
         text.push_str(&rust::shared_module(&plan, 1));
         text.push_str("}\n");
@@ -153,8 +150,8 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
     }
 }
 
-/// The doc of the `shared` module.
-const SHARED_MODULE_DOC_LINE: &str = "//! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.\n#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]";
+/// The first lines of the `shared` module: its doc, and the doc lints descriptions trip.
+const SHARED_MODULE_HEAD: &str = "//! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.\n#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]";
 
 /// Every kind's CRD manifest, one file per kind (`<group>_<plural>.yaml`, as controller-gen
 /// names them), each starting with a `#` header naming its input.

@@ -214,20 +214,26 @@ fn version_items(
 pub fn shared_module(plan: &Plan, depth: usize) -> String {
     let mut writer = text::Writer::new(depth * 4);
     for def in &plan.defs {
-        let docs = if def.docs_agree {
-            def.schema.docs.as_deref()
-        } else {
-            Some(SHARED_DOC)
-        };
-        match &def.schema.ty {
-            Type::Object(object) => {
-                writer.struct_item(&def.name, docs, &object.fields, object.preserve_unknown);
-            }
-            Type::Enum(e) => writer.enum_item(e, docs),
-            _ => {}
-        }
+        write_def(&mut writer, &def.name, &def.schema, def.docs_agree);
     }
     writer.finish()
+}
+
+/// The struct or enum `name` of `schema`, documented by the schema's description when every
+/// place that holds it agrees on it, else by [`SHARED_DOC`].
+fn write_def(writer: &mut text::Writer, name: &str, schema: &Schema, docs_agree: bool) {
+    let docs = if docs_agree {
+        schema.docs.as_deref()
+    } else {
+        Some(SHARED_DOC)
+    };
+    match &schema.ty {
+        Type::Object(object) => {
+            writer.struct_item(name, docs, &object.fields, object.preserve_unknown);
+        }
+        Type::Enum(e) => writer.enum_item(name, e, docs),
+        _ => {}
+    }
 }
 
 /// Structs and enums to emit, by name, in the order first needed.
@@ -318,20 +324,8 @@ impl<'m> TypeCollector<'m> {
     fn write(&self, indent: usize) -> String {
         let mut writer = text::Writer::new(indent);
         for name in &self.order {
-            let Some(Def { schema, docs_agree }) = self.defs.get(name) else {
-                continue;
-            };
-            let docs = if *docs_agree {
-                schema.docs.as_deref()
-            } else {
-                Some(SHARED_DOC)
-            };
-            match &schema.ty {
-                Type::Object(object) => {
-                    writer.struct_item(name, docs, &object.fields, object.preserve_unknown);
-                }
-                Type::Enum(e) => writer.enum_item(e, docs),
-                _ => {}
+            if let Some(Def { schema, docs_agree }) = self.defs.get(name) {
+                write_def(&mut writer, name, schema, *docs_agree);
             }
         }
         writer.finish()

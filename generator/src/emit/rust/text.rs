@@ -100,8 +100,8 @@ impl Writer {
         self.close();
     }
 
-    /// A string enum, one variant per value with its wire spelling.
-    pub fn enum_item(&mut self, e: &EnumType, doc: Option<&str>) {
+    /// A string enum named `name`, one variant per value with its wire spelling.
+    pub fn enum_item(&mut self, name: &str, e: &EnumType, doc: Option<&str>) {
         let EnumValues::Str(values) = &e.values else {
             return;
         };
@@ -121,7 +121,7 @@ impl Writer {
                 DESERIALIZE,
             ],
         );
-        self.open(&["pub enum ", &e.name], values.is_empty());
+        self.open(&["pub enum ", name], values.is_empty());
         if values.is_empty() {
             return;
         }
@@ -361,7 +361,7 @@ pub struct Widget {
             writer.struct_item("Holder", None, &fields, false);
             writer.struct_item("Empty", Some("Nothing."), &[], false);
             writer.struct_item("Open", None, &fields, true);
-            writer.enum_item(&e, Some("A choice."));
+            writer.enum_item("Choice", &e, Some("A choice."));
             assert_prettyplease_layout(&writer.finish(), depth);
         }
     }
@@ -428,7 +428,7 @@ pub struct Widget {
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
                 writer.struct_item("Holder", None, &fields, false);
-                writer.enum_item(&e, None);
+                writer.enum_item("Choice", &e, None);
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
@@ -442,7 +442,7 @@ pub struct Widget {
             pos: Default::default(),
             values: crate::model::EnumValues::Str(Vec::new()),
         };
-        writer.enum_item(&e, None);
+        writer.enum_item("Choice", &e, None);
         let text = writer.finish();
         assert!(text.ends_with("pub enum Nothing {}\n"), "{text}");
         assert_prettyplease_layout(&text, 0);
