@@ -442,7 +442,7 @@ pub struct Widget {
             pos: Default::default(),
             values: crate::model::EnumValues::Str(Vec::new()),
         };
-        writer.enum_item("Choice", &e, None);
+        writer.enum_item(&e.name, &e, None);
         let text = writer.finish();
         assert!(text.ends_with("pub enum Nothing {}\n"), "{text}");
         assert_prettyplease_layout(&text, 0);
