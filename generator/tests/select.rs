@@ -164,7 +164,9 @@ fn the_builder_chooses_kinds_and_versions() {
         .expect("generates");
     let rust = std::fs::read_to_string(path).expect("written");
     assert!(rust.contains("pub mod v1beta1 {") && !rust.contains("pub mod v1 {"));
-    assert_eq!(rust.matches("::kondition::crd::from_json(").count(), 1);
+    // Database (schemas/database.yaml) and Cluster API's Cluster (schemas/crds/cluster.yaml).
+    assert_eq!(rust.matches("::kondition::crd::from_json(").count(), 2);
+    assert!(rust.contains("pub struct Database {") && rust.contains("pub struct Cluster {"));
 
     let error = kondition_gen::Builder::new()
         .schemas([SCHEMAS])
