@@ -122,9 +122,12 @@ pub fn rust_single_file(model: &Model) -> Result<String, String> {
         text.push_str("}\n");
     }
     if !plan.is_empty() {
-        text.push_str("pub mod shared {\n    ");
-        text.push_str(SHARED_MODULE_HEAD);
-        text.push('\n');
+        text.push_str("pub mod shared {\n");
+        for line in SHARED_MODULE_HEAD.lines() {
+            text.push_str("    ");
+            text.push_str(line);
+            text.push('\n');
+        }
         text.push_str(&rust::shared_module(&plan, 1));
         text.push_str("}\n");
     }
