@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use kondition_gen::model::Model;
 use kondition_gen::objects::{self, Sample};
 use kondition_generated::{
-    crds, database, promotionstrategy, resourcegroup, router, securitygroup,
+    cluster, composite_resource_definition, crds, database, prometheus, promotionstrategy,
+    resourcegroup, router, securitygroup,
 };
 use serde_json::Value;
 
@@ -24,6 +25,27 @@ fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(
 /// Every kind and version of schemas/ with its generated type.
 fn kinds() -> Vec<(&'static str, &'static str, RoundTrip)> {
     vec![
+        (
+            "Cluster",
+            "v1beta1",
+            round_trip::<cluster::v1beta1::Cluster>,
+        ),
+        (
+            "Cluster",
+            "v1beta2",
+            round_trip::<cluster::v1beta2::Cluster>,
+        ),
+        (
+            "CompositeResourceDefinition",
+            "v1",
+            round_trip::<composite_resource_definition::v1::CompositeResourceDefinition>,
+        ),
+        (
+            "CompositeResourceDefinition",
+            "v2",
+            round_trip::<composite_resource_definition::v2::CompositeResourceDefinition>,
+        ),
+        ("Prometheus", "v1", round_trip::<prometheus::v1::Prometheus>),
         (
             "Database",
             "v1beta1",
