@@ -22,6 +22,10 @@ fn crds_lists_every_kind_with_every_version() {
     assert_eq!(
         names,
         [
+            // schemas/crds/: real CRDs of the corpus, first in path order.
+            "clusters.cluster.x-k8s.io",
+            "compositeresourcedefinitions.apiextensions.crossplane.io",
+            "prometheuses.monitoring.coreos.com",
             "databases.db.example.com",
             "promotionstrategies.promoter.argoproj.io",
             "changetransferpolicies.promoter.argoproj.io",
