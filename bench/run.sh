@@ -7,6 +7,7 @@
 #   generation  kondition vs kopium vs the parse floor, 25 corpus files   (~1 min)
 #   scaling     time and memory against input size, up to 2.3 MB           (~1 min)
 #   compile     compile cost of generated code vs kopium's                 (~50 min)
+#   crd-input   CRD input before and after issue 16                        (~25 min)
 #   buildrs     no-op rebuild; kondition-gen's marginal clean-build cost   (~25 min)
 #   derive      build-time overhead of #[derive(KubeStatus)] on 100 kinds  (~5 min)
 #   runtime     status writes, bytes per apply, CPU per reconcile          (~4 min)
@@ -17,13 +18,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(generation scaling compile buildrs derive runtime)
+[ ${#sections[@]} -gt 0 ] || sections=(generation scaling compile crd-input buildrs derive runtime)
 for section in "${sections[@]}"; do
   echo "##### $section ($(date -u +%H:%M:%S))"
   case $section in
     generation) bash bench/generation.sh "$runs" ;;
     scaling) bash bench/scaling.sh "$runs" ;;
     compile) bash bench/compile_cost.sh "$runs" ;;
+    crd-input) bash bench/crd_input.sh "$runs" ;;
     buildrs) bash bench/buildrs.sh "$runs" ;;
     derive) bash bench/derive_overhead.sh 100 "$runs" ;;
     runtime) cargo bench --locked -p kondition-tests --bench chokepoint ;;
