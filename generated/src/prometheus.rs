@@ -2,7 +2,14 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/crds/prometheus.yaml`.
-#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+#![allow(
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks
+)]
 ::k8s_openapi::k8s_if_le_1_34! {
     ::core::compile_error!("these types use k8s-openapi types as Kubernetes 1.35 defines them: enable k8s-openapi's `v1_35` feature or a later one");
 }

@@ -2,7 +2,14 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Kinds from `schemas/resourcegroup.yaml`.
-#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+#![allow(
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks
+)]
 /// `ResourceGroup`'s CustomResourceDefinition as JSON, every version.
 pub const RESOURCE_GROUP_CRD: &str = r#"{
   "apiVersion": "apiextensions.k8s.io/v1",

@@ -2,7 +2,14 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 //! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.
-#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+#![allow(
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::invalid_rust_codeblocks
+)]
 /// ClusterAvailabilityGate contains the type of a Cluster condition to be used as availability gate.
 #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ClusterAvailabilityGates {

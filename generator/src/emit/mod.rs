@@ -71,16 +71,17 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
             contents: header(std::slice::from_ref(input)) + &module?,
         });
     }
-    let shared = (!plan.is_empty()).then(|| {
+    let mut shared = None;
+    if !plan.is_empty() {
         files.push(OutputFile {
             path: PathBuf::from("shared.rs"),
-            contents: header(&inputs) + SHARED_MODULE_HEAD + "\n" + &rust::shared_module(&plan, 0),
+            contents: header(&inputs) + &rust::shared_module(&plan, 0)?,
         });
-        quote! {
+        shared = Some(quote! {
             #[rustfmt::skip]
             pub mod shared;
-        }
-    });
+        });
+    }
     files.push(OutputFile {
         path: PathBuf::from("crds.rs"),
         contents: header(&inputs) + &format(crds_fn(model, &quote!(super::)))?,
@@ -123,12 +124,7 @@ pub fn rust_single_file(model: &Model) -> Result<String, String> {
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
-        for line in SHARED_MODULE_HEAD.lines() {
-            text.push_str("    ");
-            text.push_str(line);
-            text.push('\n');
-        }
-        text.push_str(&rust::shared_module(&plan, 1));
+        text.push_str(&rust::shared_module(&plan, 1)?);
         text.push_str("}\n");
     }
     text.push_str(&format(crds_fn(model, &quote!()))?);
@@ -152,9 +148,6 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
         }
     }
 }
-
-/// The first lines of the `shared` module: its doc, and the doc lints descriptions trip.
-const SHARED_MODULE_HEAD: &str = "//! Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.\n#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]";
 
 /// Every kind's CRD manifest, one file per kind (`<group>_<plural>.yaml`, as controller-gen
 /// names them), each starting with a `#` header naming its input.

@@ -64,10 +64,10 @@ pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<Strin
         crds.push(texts.marker(crd_const(kind, &file.types, name, &indent)));
     }
     let gate = version_gate(file);
+    let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
     let tokens = quote! {
         #![doc = #doc]
-        // Docs come from the input's descriptions, whose lists Markdown may read otherwise.
-        #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+        #allow
         #gate
         #(#crds)*
         #(#reasons)*
@@ -75,6 +75,11 @@ pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<Strin
     };
     texts.splice(&format_at(tokens, depth)?)
 }
+
+/// The lints that the docs of generated code may trip: they are the input's descriptions,
+/// prose written for `kubectl explain` (`containers[*]` reads as a link to rustdoc, a
+/// wrapped list item as a lazy continuation to clippy), not Rust docs of the user's.
+pub const DOC_LINTS_ALLOWED: &str = "#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags, rustdoc::bare_urls, rustdoc::invalid_rust_codeblocks)]";
 
 /// A compile error under a Kubernetes version of k8s-openapi older than every reused
 /// k8s-openapi type of `file` needs (a type that gained a field the CRD has), or nothing.
@@ -210,13 +215,16 @@ fn version_items(
     items
 }
 
-/// The `shared` module's items, `depth` modules deep.
-pub fn shared_module(plan: &Plan, depth: usize) -> String {
+/// The `shared` module's contents, `depth` modules deep: its doc, then its items.
+pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, String> {
+    let doc = " Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
+    let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
+    let head = format_at(quote!(#![doc = #doc] #allow), depth)?;
     let mut writer = text::Writer::new(depth * 4);
     for def in &plan.defs {
         write_def(&mut writer, &def.name, &def.schema, def.docs_agree);
     }
-    writer.finish()
+    Ok(head + &writer.finish())
 }
 
 /// The struct or enum `name` of `schema`, documented by the schema's description when every
