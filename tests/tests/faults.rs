@@ -1,6 +1,6 @@
 //! The status chokepoint under API faults, request by request: the stale-write guard (the
 //! `resourceVersion` precondition), 409, 429 with a retry delay, 500, a reset connection, a
-//! lost response, a failed release of the fallback manager, and the backoff counter across
+//! lost response, a failed or lost release of the fallback manager, and the backoff counter across
 //! failed writes. soak.rs does the same for 1,000 objects at once.
 
 use std::sync::Arc;
@@ -327,6 +327,48 @@ async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
                "metadata": {"name": "w1", "namespace": "team-a"}}),
         "no status at all: an empty one would leave the fallback owning `status`"
     );
+}
+
+#[tokio::test]
+async fn a_release_lost_with_the_full_apply_is_made_up_although_the_status_is_stored() {
+    // The full apply after a rejection landed, but its response was lost, so no release
+    // followed. The copy it made holds exactly the status the next reconcile computes, and
+    // the fallback manager still holds fields of it (here the values they share).
+    let server = ApiServer::new(&widget(5));
+    reconcile(&server, widget(5)).await.expect("written");
+    let mut current = widget(5);
+    current.status = Some(applied_status(&server.received()[0].body));
+    current.metadata.resource_version = Some("42".into());
+    current.metadata.managed_fields = managed_by(&[OWNER, FALLBACK]);
+
+    // The status is applied again, from that copy, and the release follows.
+    let server = ApiServer::new(&current);
+    reconcile(&server, current.clone()).await.expect("written");
+    let requests = server.received();
+    assert_eq!(
+        requests
+            .iter()
+            .map(|r| field_manager(&r.query))
+            .collect::<Vec<_>>(),
+        [Some(OWNER), Some(FALLBACK)]
+    );
+    assert_eq!(requests[0].body["metadata"]["resourceVersion"], "42");
+    assert_eq!(
+        applied_status(&requests[0].body),
+        current.status.clone().expect("a status"),
+        "the stored status, unchanged"
+    );
+    assert_eq!(
+        requests[1].body,
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "w1", "namespace": "team-a"}})
+    );
+
+    // Once the fallback manager holds nothing, the same status sends nothing.
+    current.metadata.managed_fields = managed_by(&[OWNER]);
+    let server = ApiServer::new(&current);
+    reconcile(&server, current).await.expect("steady");
+    assert_eq!(server.received().len(), 0);
 }
 
 /// Reconciles `object` once with a body that fails (retryably) or succeeds.

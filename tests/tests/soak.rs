@@ -141,7 +141,7 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         .map(|(name, _)| name)
         .collect();
     assert!(
-        settled && behind.is_empty(),
+        behind.is_empty(),
         "{} objects without their latest status after an hour, such as {:?}",
         behind.len(),
         behind.first().map(|name| &objects[*name])
@@ -151,14 +151,7 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
     let held: Vec<&String> = objects
         .iter()
         .filter(|(name, _)| name.starts_with('w'))
-        .filter(|(_, object)| {
-            object["metadata"]["managedFields"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|entry| entry["manager"] == "example.com/widget-controller-fallback")
-                || object["status"]["conditions"][0].get("severity").is_some()
-        })
+        .filter(|(_, object)| holds_fallback_fields(object))
         .map(|(name, _)| name)
         .collect();
     assert!(
@@ -167,6 +160,7 @@ async fn a_thousand_objects_under_api_faults_end_with_their_latest_status() {
         held.len(),
         held.first().map(|name| &objects[*name])
     );
+    assert!(settled, "the objects did not settle within an hour");
     assert_eq!(objects.len(), OBJECTS + REJECTED);
     assert_eq!(
         stats.stale_writes, 0,
@@ -301,10 +295,12 @@ async fn soak(preconditions: bool) -> (FakeCluster, bool, Counts) {
     let settle = async {
         loop {
             tokio::time::sleep(Duration::from_secs(5)).await;
+            // Settled is current with nothing left of the fallback manager: a release still
+            // to come (its first attempt timed out as the faults stopped) is waited for.
             if cluster
                 .objects()
                 .values()
-                .all(|o| current(o) || rejected(o))
+                .all(|o| (current(o) && !holds_fallback_fields(o)) || rejected(o))
             {
                 break;
             }
@@ -351,4 +347,15 @@ fn current(object: &serde_json::Value) -> bool {
     status["observedGeneration"] == *generation
         && status["seenSize"] == object["spec"]["size"]
         && ready.is_some_and(|r| r["status"] == "True" && r["observedGeneration"] == *generation)
+}
+
+/// Whether the fallback manager still owns fields of `object`, or left a severity behind on
+/// its Ready condition (a successful reconcile's Ready has none).
+fn holds_fallback_fields(object: &serde_json::Value) -> bool {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|entry| entry["manager"] == "example.com/widget-controller-fallback")
+        || object["status"]["conditions"][0].get("severity").is_some()
 }

@@ -18,7 +18,8 @@
 //! 5. when the API server rejects it, only the conditions that pass validation are applied,
 //!    under `<owner>-fallback`, without `observedGeneration` (a summary that said success
 //!    says `StatusRejected` instead); after a later full apply the fallback manager gives its
-//!    fields up;
+//!    fields up (a status already stored is applied again first when the fallback manager
+//!    still holds fields, because the release after its full apply was lost);
 //! 6. the body never writes status itself: it changes the object it is handed.
 //!
 //! A failure that persists is a steady state. Each condition is set over the stored one, so
@@ -311,7 +312,13 @@ where
         now: Instant,
     ) -> Result<(Written, Option<Duration>), Error> {
         let body = desired.status_apply();
-        if body == stored.status_apply() {
+        // The fallback manager still holding fields while the status is stored means the
+        // release after the last full apply never came (its response, or the full apply's,
+        // was lost). So the full apply goes again (the main manager then owns every field it
+        // wants kept) and the release follows; otherwise fields only the fallback manager
+        // owns would outlive the status that set them.
+        let fallback_holds = apply::owns_fields(stored, &fallback_owner::<K>());
+        if body == stored.status_apply() && !fallback_holds {
             self.memory().accepted(key, now);
             return Ok((Written::Unchanged, None));
         }
@@ -328,7 +335,7 @@ where
             None => match apply::full(&self.client, stored, body).await {
                 Ok(()) => {
                     self.memory().accepted(key, now);
-                    if apply::owns_fields(stored, &fallback_owner::<K>()) {
+                    if fallback_holds {
                         apply::release_fallback(&self.client, desired)
                             .await
                             .map_err(Error)?;
