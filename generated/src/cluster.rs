@@ -3449,24 +3449,30 @@ impl ::core::fmt::Display for ClusterReason {
 pub mod v1beta1 {
     //! Version `v1beta1`.
     pub use super::ClusterReason;
+    use k8s_openapi::api::core::v1::ObjectReference;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    use std::collections::BTreeMap;
     /// Cluster is the Schema for the clusters API.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Cluster {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// spec is the desired state of Cluster.
-        #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
-        pub spec: ::core::option::Option<ClusterSpec>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub spec: Option<ClusterSpec>,
         /// status is the observed state of Cluster.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<ClusterStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<ClusterStatus>,
     }
     impl Cluster {
         /// A Cluster named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ClusterSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -3518,17 +3524,15 @@ pub mod v1beta1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("clusters")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
     impl ::kube::core::object::HasSpec for Cluster {
-        type Spec = ::core::option::Option<ClusterSpec>;
+        type Spec = Option<ClusterSpec>;
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
@@ -3581,7 +3585,8 @@ pub mod v1beta1 {
     pub use super::super::shared::ClusterVersions;
     pub use super::super::shared::ClusterStatusWorkers as ClusterV1beta2Workers;
     /// spec is the desired state of Cluster.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterSpec {
         /// availabilityGates specifies additional conditions to include when evaluating Cluster Available condition.
         ///
@@ -3591,115 +3596,82 @@ pub mod v1beta1 {
         /// NOTE: this field is considered only for computing v1beta2 conditions.
         ///
         /// Items: at most 32.
-        #[serde(
-            rename = "availabilityGates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub availability_gates: ::core::option::Option<
-            ::std::vec::Vec<ClusterAvailabilityGates>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub availability_gates: Option<Vec<ClusterAvailabilityGates>>,
         /// clusterNetwork represents the cluster network configuration.
-        #[serde(
-            rename = "clusterNetwork",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub cluster_network: ::core::option::Option<ClusterClusterNetwork>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cluster_network: Option<ClusterClusterNetwork>,
         /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
-        #[serde(
-            rename = "controlPlaneEndpoint",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane_endpoint: ::core::option::Option<ClusterControlPlaneEndpoint>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane_endpoint: Option<ClusterControlPlaneEndpoint>,
         /// controlPlaneRef is an optional reference to a provider-specific resource that holds
         /// the details for provisioning the Control Plane for a Cluster.
-        #[serde(
-            rename = "controlPlaneRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ObjectReference,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane_ref: Option<ObjectReference>,
         /// infrastructureRef is a reference to a provider-specific resource that holds the details
         /// for provisioning infrastructure for a cluster in said provider.
-        #[serde(
-            rename = "infrastructureRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub infrastructure_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ObjectReference,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub infrastructure_ref: Option<ObjectReference>,
         /// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
-        #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
-        pub paused: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub paused: Option<bool>,
         /// topology encapsulates the topology for the cluster.
         /// NOTE: It is required to enable the ClusterTopology
         /// feature gate flag to activate managed topologies support.
-        #[serde(rename = "topology", default, skip_serializing_if = "Option::is_none")]
-        pub topology: ::core::option::Option<ClusterTopology>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub topology: Option<ClusterTopology>,
     }
     /// clusterNetwork represents the cluster network configuration.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterClusterNetwork {
         /// apiServerPort specifies the port the API Server should bind to.
         /// Defaults to 6443.
-        #[serde(
-            rename = "apiServerPort",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub api_server_port: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub api_server_port: Option<i32>,
         /// pods is the network ranges from which Pod networks are allocated.
-        #[serde(rename = "pods", default, skip_serializing_if = "Option::is_none")]
-        pub pods: ::core::option::Option<ClusterPods>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pods: Option<ClusterPods>,
         /// serviceDomain is the domain name for services.
         ///
         /// Length: 1 to 253.
-        #[serde(
-            rename = "serviceDomain",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_domain: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_domain: Option<String>,
         /// services is the network ranges from which service VIPs are allocated.
-        #[serde(rename = "services", default, skip_serializing_if = "Option::is_none")]
-        pub services: ::core::option::Option<ClusterPods>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub services: Option<ClusterPods>,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterPods {
         /// cidrBlocks is a list of CIDR blocks.
         ///
         /// Items: at most 100.
-        #[serde(rename = "cidrBlocks")]
-        pub cidr_blocks: ::std::vec::Vec<::std::string::String>,
+        pub cidr_blocks: Vec<String>,
     }
     /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterControlPlaneEndpoint {
         /// host is the hostname on which the API server is serving.
         ///
         /// Length: at most 512.
-        #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-        pub host: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host: Option<String>,
         /// port is the port on which the API server is serving.
-        #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
-        pub port: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub port: Option<i32>,
     }
     /// topology encapsulates the topology for the cluster.
     /// NOTE: It is required to enable the ClusterTopology
     /// feature gate flag to activate managed topologies support.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterTopology {
         /// class is the name of the ClusterClass object to create the topology.
         ///
         /// Length: 1 to 253.
-        #[serde(rename = "class")]
-        pub class: ::std::string::String,
+        pub class: String,
         /// classNamespace is the namespace of the ClusterClass that should be used for the topology.
         /// If classNamespace is empty or not set, it is defaulted to the namespace of the Cluster object.
         /// classNamespace must be a valid namespace name and because of that be at most 63 characters in length
@@ -3707,91 +3679,63 @@ pub mod v1beta1 {
         /// and end with an alphanumeric character.
         ///
         /// Length: 1 to 63. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
-        #[serde(
-            rename = "classNamespace",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub class_namespace: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub class_namespace: Option<String>,
         /// controlPlane describes the cluster control plane.
-        #[serde(
-            rename = "controlPlane",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane: ::core::option::Option<ClusterControlPlane>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane: Option<ClusterControlPlane>,
         /// rolloutAfter performs a rollout of the entire cluster one component at a time,
         /// control plane first and then machine deployments.
         ///
         /// Deprecated: This field has no function and is going to be removed in the next apiVersion.
         ///
         /// Format: `date-time`.
-        #[serde(
-            rename = "rolloutAfter",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rollout_after: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rollout_after: Option<String>,
         /// variables can be used to customize the Cluster through
         /// patches. They must comply to the corresponding
         /// VariableClasses defined in the ClusterClass.
         ///
         /// Items: at most 1000.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<::std::vec::Vec<ClusterOverrides>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<Vec<ClusterOverrides>>,
         /// version is the Kubernetes version of the cluster.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "version")]
-        pub version: ::std::string::String,
+        pub version: String,
         /// workers encapsulates the different constructs that form the worker nodes
         /// for the cluster.
-        #[serde(rename = "workers", default, skip_serializing_if = "Option::is_none")]
-        pub workers: ::core::option::Option<ClusterWorkers>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub workers: Option<ClusterWorkers>,
     }
     /// controlPlane describes the cluster control plane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterControlPlane {
         /// machineHealthCheck allows to enable, disable and override
         /// the MachineHealthCheck configuration in the ClusterClass for this control plane.
-        #[serde(
-            rename = "machineHealthCheck",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub machine_health_check: ::core::option::Option<ClusterMachineHealthCheck>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine_health_check: Option<ClusterMachineHealthCheck>,
         /// metadata is the metadata applied to the ControlPlane and the Machines of the ControlPlane
         /// if the ControlPlaneTemplate referenced by the ClusterClass is machine based. If not, it
         /// is applied only to the ControlPlane.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<ClusterMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<ClusterMetadata>,
         /// nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the Machine
         /// hosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
-        #[serde(
-            rename = "nodeDeletionTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_deletion_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_deletion_timeout: Option<String>,
         /// nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: NodeDrainTimeout is different from `kubectl drain --timeout`
-        #[serde(
-            rename = "nodeDrainTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_drain_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_drain_timeout: Option<String>,
         /// nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
-        #[serde(
-            rename = "nodeVolumeDetachTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_volume_detach_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_volume_detach_timeout: Option<String>,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
         /// This field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready
@@ -3804,25 +3748,19 @@ pub mod v1beta1 {
         /// e.g. the kubeadm control provider adds ReadinessGates for the APIServerPodHealthy, SchedulerPodHealthy conditions, etc.
         ///
         /// Items: at most 32.
-        #[serde(
-            rename = "readinessGates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub readiness_gates: ::core::option::Option<
-            ::std::vec::Vec<ClusterReadinessGates>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of control plane nodes.
         /// If the value is nil, the ControlPlane object is created without the number of Replicas
         /// and it's assumed that the control plane controller does not implement support for this field.
         /// When specified against a control plane provider that lacks support for this field, this value will be ignored.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// rollout allows you to configure the behavior of rolling updates to the control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "rollout", default, skip_serializing_if = "Option::is_none")]
-        pub rollout: ::core::option::Option<ClusterRollout>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rollout: Option<ClusterRollout>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
         /// e.g. the node controller might add the node.kubernetes.io/not-ready taint.
@@ -3834,41 +3772,37 @@ pub mod v1beta1 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
-        pub taints: ::core::option::Option<::std::vec::Vec<ClusterTaints>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the ControlPlane through patches.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<ClusterVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ClusterVariables>,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterVariables {
         /// overrides can be used to override Cluster level variables.
         ///
         /// Items: at most 1000.
-        #[serde(rename = "overrides", default, skip_serializing_if = "Option::is_none")]
-        pub overrides: ::core::option::Option<::std::vec::Vec<ClusterOverrides>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub overrides: Option<Vec<ClusterOverrides>>,
     }
     /// ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a
     /// Variable definition in the ClusterClass `status` variables.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterOverrides {
         /// definitionFrom specifies where the definition of this Variable is from.
         ///
         /// Deprecated: This field is deprecated, must not be set anymore and is going to be removed in the next apiVersion.
         ///
         /// Length: at most 256.
-        #[serde(
-            rename = "definitionFrom",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub definition_from: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub definition_from: Option<String>,
         /// name of the variable.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// value of the variable.
         /// Note: the value will be validated against the schema of the corresponding ClusterClassVariable
         /// from the ClusterClass.
@@ -3876,113 +3810,76 @@ pub mod v1beta1 {
         /// hard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,
         /// i.e. it is not possible to have no type field.
         /// Ref: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111
-        #[serde(rename = "value")]
-        pub value: ::serde_json::Value,
+        pub value: Value,
     }
     /// workers encapsulates the different constructs that form the worker nodes
     /// for the cluster.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterWorkers {
         /// machineDeployments is a list of machine deployments in the cluster.
         ///
         /// Items: at most 2000.
-        #[serde(
-            rename = "machineDeployments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub machine_deployments: ::core::option::Option<
-            ::std::vec::Vec<ClusterMachineDeployments>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine_deployments: Option<Vec<ClusterMachineDeployments>>,
         /// machinePools is a list of machine pools in the cluster.
         ///
         /// Items: at most 2000.
-        #[serde(
-            rename = "machinePools",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub machine_pools: ::core::option::Option<::std::vec::Vec<ClusterMachinePools>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine_pools: Option<Vec<ClusterMachinePools>>,
     }
     /// MachineDeploymentTopology specifies the different parameters for a set of worker nodes in the topology.
     /// This set of nodes is managed by a MachineDeployment object whose lifecycle is managed by the Cluster controller.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterMachineDeployments {
         /// class is the name of the MachineDeploymentClass used to create the set of worker nodes.
         /// This should match one of the deployment classes defined in the ClusterClass object
         /// mentioned in the `Cluster.Spec.Class` field.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "class")]
-        pub class: ::std::string::String,
+        pub class: String,
         /// failureDomain is the failure domain the machines will be created in.
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Length: 1 to 256.
-        #[serde(
-            rename = "failureDomain",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_domain: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_domain: Option<String>,
         /// machineHealthCheck allows to enable, disable and override
         /// the MachineHealthCheck configuration in the ClusterClass for this MachineDeployment.
-        #[serde(
-            rename = "machineHealthCheck",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub machine_health_check: ::core::option::Option<
-            ClusterMachineDeploymentsMachineHealthCheck,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine_health_check: Option<ClusterMachineDeploymentsMachineHealthCheck>,
         /// metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<ClusterMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine should
         /// be ready.
         /// Defaults to 0 (machine will be considered available as soon as it
         /// is ready)
-        #[serde(
-            rename = "minReadySeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub min_ready_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachineDeploymentTopology.
         /// The value is used with other unique identifiers to create a MachineDeployment's Name
         /// (e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,
         /// the values are hashed together.
         ///
         /// Length: 1 to 63.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the Machine
         /// hosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
-        #[serde(
-            rename = "nodeDeletionTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_deletion_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_deletion_timeout: Option<String>,
         /// nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: NodeDrainTimeout is different from `kubectl drain --timeout`
-        #[serde(
-            rename = "nodeDrainTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_drain_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_drain_timeout: Option<String>,
         /// nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
-        #[serde(
-            rename = "nodeVolumeDetachTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_volume_detach_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_volume_detach_timeout: Option<String>,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
         /// This field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready
@@ -3993,30 +3890,24 @@ pub mod v1beta1 {
         /// NOTE: This field is considered only for computing v1beta2 conditions.
         ///
         /// Items: at most 32.
-        #[serde(
-            rename = "readinessGates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub readiness_gates: ::core::option::Option<
-            ::std::vec::Vec<ClusterReadinessGates>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of worker nodes belonging to this set.
         /// If the value is nil, the MachineDeployment is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
         /// It allows you to define the strategy used during rolling replacements.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "rollout", default, skip_serializing_if = "Option::is_none")]
-        pub rollout: ::core::option::Option<ClusterMachineDeploymentsRollout>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rollout: Option<ClusterMachineDeploymentsRollout>,
         /// strategy is the deployment strategy to use to replace existing machines with
         /// new ones.
-        #[serde(rename = "strategy", default, skip_serializing_if = "Option::is_none")]
-        pub strategy: ::core::option::Option<ClusterStrategy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub strategy: Option<ClusterStrategy>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
         /// e.g. the node controller might add the node.kubernetes.io/not-ready taint.
@@ -4028,15 +3919,15 @@ pub mod v1beta1 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
-        pub taints: ::core::option::Option<::std::vec::Vec<ClusterTaints>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachineDeployment through patches.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<ClusterVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ClusterVariables>,
     }
     /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
     /// It allows you to define the strategy used during rolling replacements.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterMachineDeploymentsRollout {
         /// after is a field to indicate a rollout should be performed
         /// after the specified time even if no changes have been made to the
@@ -4046,39 +3937,33 @@ pub mod v1beta1 {
         /// use "2023-03-09T09:00:00Z".
         ///
         /// Format: `date-time`.
-        #[serde(rename = "after", default, skip_serializing_if = "Option::is_none")]
-        pub after: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub after: Option<String>,
     }
     /// strategy is the deployment strategy to use to replace existing machines with
     /// new ones.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterStrategy {
         /// remediation controls the strategy of remediating unhealthy machines
         /// and how remediating operations should occur during the lifecycle of the dependant MachineSets.
-        #[serde(
-            rename = "remediation",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remediation: ::core::option::Option<ClusterRemediation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remediation: Option<ClusterRemediation>,
         /// rollingUpdate is the rolling update config params. Present only if
         /// MachineDeploymentStrategyType = RollingUpdate.
-        #[serde(
-            rename = "rollingUpdate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rolling_update: ::core::option::Option<ClusterRollingUpdate>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rolling_update: Option<ClusterRollingUpdate>,
         /// type of deployment. Allowed values are RollingUpdate and OnDelete.
         /// The default is RollingUpdate.
         ///
         /// One of: `RollingUpdate`, `OnDelete`.
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: ::core::option::Option<ClusterType>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<ClusterType>,
     }
     /// remediation controls the strategy of remediating unhealthy machines
     /// and how remediating operations should occur during the lifecycle of the dependant MachineSets.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterRemediation {
         /// maxInFlight determines how many in flight remediations should happen at the same time.
         ///
@@ -4094,30 +3979,21 @@ pub mod v1beta1 {
         ///
         /// If not set, remediation is limited to all machines (bounded by replicas)
         /// under the active MachineSet's management.
-        #[serde(
-            rename = "maxInFlight",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_in_flight: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_in_flight: Option<IntOrString>,
     }
     /// rollingUpdate is the rolling update config params. Present only if
     /// MachineDeploymentStrategyType = RollingUpdate.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterRollingUpdate {
         /// deletePolicy defines the policy used by the MachineDeployment to identify nodes to delete when downscaling.
         /// Valid values are "Random", "Newest", "Oldest"
         /// When no value is supplied, the default DeletePolicy of MachineSet is used
         ///
         /// One of: `Random`, `Newest`, `Oldest`.
-        #[serde(
-            rename = "deletePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub delete_policy: ::core::option::Option<ClusterDeletePolicy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub delete_policy: Option<ClusterDeletePolicy>,
         /// maxSurge is the maximum number of machines that can be scheduled above the
         /// desired number of machines.
         /// Value can be an absolute number (ex: 5) or a percentage of
@@ -4131,10 +4007,8 @@ pub mod v1beta1 {
         /// machines. Once old machines have been killed, new MachineSet can
         /// be scaled up further, ensuring that total number of machines running
         /// at any time during the update is at most 130% of desired machines.
-        #[serde(rename = "maxSurge", default, skip_serializing_if = "Option::is_none")]
-        pub max_surge: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_surge: Option<IntOrString>,
         /// maxUnavailable is the maximum number of machines that can be unavailable during the update.
         /// Value can be an absolute number (ex: 5) or a percentage of desired
         /// machines (ex: 10%).
@@ -4147,92 +4021,63 @@ pub mod v1beta1 {
         /// down further, followed by scaling up the new MachineSet, ensuring
         /// that the total number of machines available at all times
         /// during the update is at least 70% of desired machines.
-        #[serde(
-            rename = "maxUnavailable",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_unavailable: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_unavailable: Option<IntOrString>,
     }
     /// MachinePoolTopology specifies the different parameters for a pool of worker nodes in the topology.
     /// This pool of nodes is managed by a MachinePool object whose lifecycle is managed by the Cluster controller.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterMachinePools {
         /// class is the name of the MachinePoolClass used to create the pool of worker nodes.
         /// This should match one of the deployment classes defined in the ClusterClass object
         /// mentioned in the `Cluster.Spec.Class` field.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "class")]
-        pub class: ::std::string::String,
+        pub class: String,
         /// failureDomains is the list of failure domains the machine pool will be created in.
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Items: at most 100.
-        #[serde(
-            rename = "failureDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_domains: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_domains: Option<Vec<String>>,
         /// metadata is the metadata applied to the MachinePool.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<ClusterMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine pool should
         /// be ready.
         /// Defaults to 0 (machine will be considered available as soon as it
         /// is ready)
-        #[serde(
-            rename = "minReadySeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub min_ready_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachinePoolTopology.
         /// The value is used with other unique identifiers to create a MachinePool's Name
         /// (e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,
         /// the values are hashed together.
         ///
         /// Length: 1 to 63.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the MachinePool
         /// hosts after the MachinePool is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
-        #[serde(
-            rename = "nodeDeletionTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_deletion_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_deletion_timeout: Option<String>,
         /// nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: NodeDrainTimeout is different from `kubectl drain --timeout`
-        #[serde(
-            rename = "nodeDrainTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_drain_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_drain_timeout: Option<String>,
         /// nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
-        #[serde(
-            rename = "nodeVolumeDetachTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_volume_detach_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_volume_detach_timeout: Option<String>,
         /// replicas is the number of nodes belonging to this pool.
         /// If the value is nil, the MachinePool is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
         /// e.g. the node controller might add the node.kubernetes.io/not-ready taint.
@@ -4244,103 +4089,74 @@ pub mod v1beta1 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
-        pub taints: ::core::option::Option<::std::vec::Vec<ClusterTaints>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachinePool through patches.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<ClusterVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ClusterVariables>,
     }
     /// status is the observed state of Cluster.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterStatus {
         /// conditions defines current service state of the cluster.
-        #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<::std::vec::Vec<ClusterConditions>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Vec<ClusterConditions>>,
         /// controlPlaneReady denotes if the control plane became ready during initial provisioning
         /// to receive requests.
         /// NOTE: this field is part of the Cluster API contract and it is used to orchestrate provisioning.
         /// The value of this field is never updated after provisioning is completed. Please use conditions
         /// to check the operational state of the control plane.
-        #[serde(
-            rename = "controlPlaneReady",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane_ready: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane_ready: Option<bool>,
         /// failureDomains is a slice of failure domain objects synced from the infrastructure provider.
-        #[serde(
-            rename = "failureDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_domains: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ClusterFailureDomains>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_domains: Option<BTreeMap<String, ClusterFailureDomains>>,
         /// failureMessage indicates that there is a fatal problem reconciling the
         /// state, and will be set to a descriptive error message.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
         ///
         /// Length: 1 to 10240.
-        #[serde(
-            rename = "failureMessage",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_message: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_message: Option<String>,
         /// failureReason indicates that there is a fatal problem reconciling the
         /// state, and will be set to a token value suitable for
         /// programmatic interpretation.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(
-            rename = "failureReason",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_reason: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_reason: Option<String>,
         /// infrastructureReady is the state of the infrastructure provider.
-        #[serde(
-            rename = "infrastructureReady",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub infrastructure_ready: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub infrastructure_ready: Option<bool>,
         /// observedGeneration is the latest generation observed by the controller.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// phase represents the current phase of cluster actuation.
         ///
         /// One of: `Pending`, `Provisioning`, `Provisioned`, `Deleting`, `Failed`, `Unknown`.
-        #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-        pub phase: ::core::option::Option<ClusterPhase>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub phase: Option<ClusterPhase>,
         /// v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.
-        #[serde(rename = "v1beta2", default, skip_serializing_if = "Option::is_none")]
-        pub v1beta2: ::core::option::Option<ClusterV1beta2>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub v1beta2: Option<ClusterV1beta2>,
     }
     /// FailureDomainSpec is the Schema for Cluster API failure domains.
     /// It allows controllers to understand how many failure domains a cluster can optionally span across.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterFailureDomains {
         /// attributes is a free form map of attributes an infrastructure provider might use or require.
-        #[serde(rename = "attributes", default, skip_serializing_if = "Option::is_none")]
-        pub attributes: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub attributes: Option<BTreeMap<String, String>>,
         /// controlPlane determines if this failure domain is suitable for use by control plane machines.
-        #[serde(
-            rename = "controlPlane",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane: Option<bool>,
     }
     /// v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterV1beta2 {
         /// conditions represents the observations of a Cluster's current state.
         /// Known condition types are Available, InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable, MachinesReady
@@ -4348,47 +4164,47 @@ pub mod v1beta1 {
         /// Additionally, a TopologyReconciled condition will be added in case the Cluster is referencing a ClusterClass / defining a managed Topology.
         ///
         /// Items: at most 32.
-        #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Vec<Condition>>,
         /// controlPlane groups all the observations about Cluster's ControlPlane current state.
-        #[serde(
-            rename = "controlPlane",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane: ::core::option::Option<ClusterV1beta2ControlPlane>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane: Option<ClusterV1beta2ControlPlane>,
         /// workers groups all the observations about Cluster's Workers current state.
-        #[serde(rename = "workers", default, skip_serializing_if = "Option::is_none")]
-        pub workers: ::core::option::Option<ClusterV1beta2Workers>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub workers: Option<ClusterV1beta2Workers>,
     }
 }
 pub mod v1beta2 {
     //! Version `v1beta2`.
     pub use super::ClusterReason;
+    use k8s_openapi::api::core::v1::TypedLocalObjectReference;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    use std::collections::BTreeMap;
     /// Cluster is the Schema for the clusters API.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Cluster {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// spec is the desired state of Cluster.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "spec")]
         pub spec: ClusterSpec,
         /// status is the observed state of Cluster.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<ClusterStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<ClusterStatus>,
     }
     impl Cluster {
         /// A Cluster named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ClusterSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -4435,12 +4251,10 @@ pub mod v1beta2 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("clusters")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -4477,71 +4291,46 @@ pub mod v1beta2 {
         }
     }
     /// status is the observed state of Cluster.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(resource = Cluster, profile = "standard")]
     pub struct ClusterStatus {
         /// conditions represents the observations of a Cluster's current state.
         /// Known condition types are Available, InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable, MachinesReady
         /// MachinesUpToDate, RemoteConnectionProbe, ScalingUp, ScalingDown, Remediating, Deleting, Paused.
         /// Additionally, a TopologyReconciled condition will be added in case the Cluster is referencing a ClusterClass / defining a managed Topology.
-        #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<::kondition::Conditions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Conditions>,
         /// controlPlane groups all the observations about Cluster's ControlPlane current state.
-        #[serde(
-            rename = "controlPlane",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane: ::core::option::Option<ClusterStatusControlPlane>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane: Option<ClusterStatusControlPlane>,
         /// deprecated groups all the status fields that are deprecated and will be removed when all the nested field are removed.
-        #[serde(rename = "deprecated", default, skip_serializing_if = "Option::is_none")]
-        pub deprecated: ::core::option::Option<ClusterDeprecated>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deprecated: Option<ClusterDeprecated>,
         /// failureDomains is a slice of failure domain objects synced from the infrastructure provider.
         ///
         /// Items: 1 to 100.
-        #[serde(
-            rename = "failureDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_domains: ::core::option::Option<
-            ::std::vec::Vec<ClusterFailureDomains>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_domains: Option<Vec<ClusterFailureDomains>>,
         /// initialization provides observations of the Cluster initialization process.
         /// NOTE: Fields in this struct are part of the Cluster API contract and are used to orchestrate initial Cluster provisioning.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "initialization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub initialization: ::core::option::Option<ClusterInitialization>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub initialization: Option<ClusterInitialization>,
         /// observedGeneration is the latest generation observed by the controller.
         ///
         /// Minimum: 1.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// phase represents the current phase of cluster actuation.
         ///
         /// One of: `Pending`, `Provisioning`, `Provisioned`, `Deleting`, `Failed`, `Unknown`.
-        #[serde(rename = "phase", default, skip_serializing_if = "Option::is_none")]
-        pub phase: ::core::option::Option<ClusterPhase>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub phase: Option<ClusterPhase>,
         /// workers groups all the observations about Cluster's Workers current state.
-        #[serde(rename = "workers", default, skip_serializing_if = "Option::is_none")]
-        pub workers: ::core::option::Option<ClusterStatusWorkers>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub workers: Option<ClusterStatusWorkers>,
     }
     pub use super::super::shared::ClusterAvailabilityGates;
     pub use super::super::shared::ClusterPolarity;
@@ -4561,7 +4350,8 @@ pub mod v1beta2 {
     pub use super::super::shared::ClusterPhase;
     pub use super::super::shared::ClusterStatusWorkers;
     /// spec is the desired state of Cluster.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterSpec {
         /// availabilityGates specifies additional conditions to include when evaluating Cluster Available condition.
         ///
@@ -4569,151 +4359,113 @@ pub mod v1beta2 {
         /// from the corresponding ClusterClass will be used, if any.
         ///
         /// Items: 1 to 32.
-        #[serde(
-            rename = "availabilityGates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub availability_gates: ::core::option::Option<
-            ::std::vec::Vec<ClusterAvailabilityGates>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub availability_gates: Option<Vec<ClusterAvailabilityGates>>,
         /// clusterNetwork represents the cluster network configuration.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "clusterNetwork",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub cluster_network: ::core::option::Option<ClusterClusterNetwork>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cluster_network: Option<ClusterClusterNetwork>,
         /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "controlPlaneEndpoint",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane_endpoint: ::core::option::Option<ClusterControlPlaneEndpoint>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane_endpoint: Option<ClusterControlPlaneEndpoint>,
         /// controlPlaneRef is an optional reference to a provider-specific resource that holds
         /// the details for provisioning the Control Plane for a Cluster.
-        #[serde(
-            rename = "controlPlaneRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::TypedLocalObjectReference,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane_ref: Option<TypedLocalObjectReference>,
         /// infrastructureRef is a reference to a provider-specific resource that holds the details
         /// for provisioning infrastructure for a cluster in said provider.
-        #[serde(
-            rename = "infrastructureRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub infrastructure_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::TypedLocalObjectReference,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub infrastructure_ref: Option<TypedLocalObjectReference>,
         /// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
-        #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
-        pub paused: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub paused: Option<bool>,
         /// topology encapsulates the topology for the cluster.
         /// NOTE: It is required to enable the ClusterTopology
         /// feature gate flag to activate managed topologies support.
-        #[serde(rename = "topology", default, skip_serializing_if = "Option::is_none")]
-        pub topology: ::core::option::Option<ClusterTopology>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub topology: Option<ClusterTopology>,
     }
     /// clusterNetwork represents the cluster network configuration.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterClusterNetwork {
         /// apiServerPort specifies the port the API Server should bind to.
         /// Defaults to 6443.
         ///
         /// Minimum: 1. Maximum: 65535.
-        #[serde(
-            rename = "apiServerPort",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub api_server_port: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub api_server_port: Option<i32>,
         /// pods is the network ranges from which Pod networks are allocated.
-        #[serde(rename = "pods", default, skip_serializing_if = "Option::is_none")]
-        pub pods: ::core::option::Option<ClusterPods>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pods: Option<ClusterPods>,
         /// serviceDomain is the domain name for services.
         ///
         /// Length: 1 to 253.
-        #[serde(
-            rename = "serviceDomain",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_domain: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_domain: Option<String>,
         /// services is the network ranges from which service VIPs are allocated.
-        #[serde(rename = "services", default, skip_serializing_if = "Option::is_none")]
-        pub services: ::core::option::Option<ClusterPods>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub services: Option<ClusterPods>,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterPods {
         /// cidrBlocks is a list of CIDR blocks.
         ///
         /// Items: 1 to 100.
-        #[serde(rename = "cidrBlocks")]
-        pub cidr_blocks: ::std::vec::Vec<::std::string::String>,
+        pub cidr_blocks: Vec<String>,
     }
     /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterControlPlaneEndpoint {
         /// host is the hostname on which the API server is serving.
         ///
         /// Length: 1 to 512.
-        #[serde(rename = "host", default, skip_serializing_if = "Option::is_none")]
-        pub host: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host: Option<String>,
         /// port is the port on which the API server is serving.
         ///
         /// Minimum: 1. Maximum: 65535.
-        #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
-        pub port: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub port: Option<i32>,
     }
     /// topology encapsulates the topology for the cluster.
     /// NOTE: It is required to enable the ClusterTopology
     /// feature gate flag to activate managed topologies support.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterTopology {
         /// classRef is the ref to the ClusterClass that should be used for the topology.
-        #[serde(rename = "classRef")]
         pub class_ref: ClusterClassRef,
         /// controlPlane describes the cluster control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "controlPlane",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane: ::core::option::Option<ClusterControlPlane>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane: Option<ClusterControlPlane>,
         /// variables can be used to customize the Cluster through
         /// patches. They must comply to the corresponding
         /// VariableClasses defined in the ClusterClass.
         ///
         /// Items: 1 to 1000.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<::std::vec::Vec<ClusterOverrides>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<Vec<ClusterOverrides>>,
         /// version is the Kubernetes version of the cluster.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "version")]
-        pub version: ::std::string::String,
+        pub version: String,
         /// workers encapsulates the different constructs that form the worker nodes
         /// for the cluster.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "workers", default, skip_serializing_if = "Option::is_none")]
-        pub workers: ::core::option::Option<ClusterWorkers>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub workers: Option<ClusterWorkers>,
     }
     /// classRef is the ref to the ClusterClass that should be used for the topology.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct ClusterClassRef {
         /// name is the name of the ClusterClass that should be used for the topology.
         /// name must be a valid ClusterClass name and because of that be at most 253 characters in length
@@ -4721,8 +4473,7 @@ pub mod v1beta2 {
         /// and end with an alphanumeric character.
         ///
         /// Length: 1 to 253. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// namespace is the namespace of the ClusterClass that should be used for the topology.
         /// If namespace is empty or not set, it is defaulted to the namespace of the Cluster object.
         /// namespace must be a valid namespace name and because of that be at most 63 characters in length
@@ -4730,35 +4481,32 @@ pub mod v1beta2 {
         /// and end with an alphanumeric character.
         ///
         /// Length: 1 to 63. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
-        #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-        pub namespace: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub namespace: Option<String>,
     }
     /// controlPlane describes the cluster control plane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterControlPlane {
         /// deletion contains configuration options for Machine deletion.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "deletion", default, skip_serializing_if = "Option::is_none")]
-        pub deletion: ::core::option::Option<ClusterDeletion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deletion: Option<ClusterDeletion>,
         /// healthCheck allows to enable, disable and override control plane health check
         /// configuration from the ClusterClass for this control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "healthCheck",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub health_check: ::core::option::Option<ClusterHealthCheck>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub health_check: Option<ClusterHealthCheck>,
         /// metadata is the metadata applied to the ControlPlane and the Machines of the ControlPlane
         /// if the ControlPlaneTemplate referenced by the ClusterClass is machine based. If not, it
         /// is applied only to the ControlPlane.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<ClusterMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<ClusterMetadata>,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
         /// This field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready
@@ -4770,25 +4518,19 @@ pub mod v1beta2 {
         /// e.g. the kubeadm control provider adds ReadinessGates for the APIServerPodHealthy, SchedulerPodHealthy conditions, etc.
         ///
         /// Items: 1 to 32.
-        #[serde(
-            rename = "readinessGates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub readiness_gates: ::core::option::Option<
-            ::std::vec::Vec<ClusterReadinessGates>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of control plane nodes.
         /// If the value is not set, the ControlPlane object is created without the number of Replicas
         /// and it's assumed that the control plane controller does not implement support for this field.
         /// When specified against a control plane provider that lacks support for this field, this value will be ignored.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// rollout allows you to configure the behavior of rolling updates to the control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "rollout", default, skip_serializing_if = "Option::is_none")]
-        pub rollout: ::core::option::Option<ClusterRollout>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rollout: Option<ClusterRollout>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
         /// e.g. the node controller might add the node.kubernetes.io/not-ready taint.
@@ -4800,53 +4542,42 @@ pub mod v1beta2 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
-        pub taints: ::core::option::Option<::std::vec::Vec<ClusterTaints>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the ControlPlane through patches.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<ClusterVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ClusterVariables>,
     }
     /// deletion contains configuration options for Machine deletion.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterDeletion {
         /// nodeDeletionTimeoutSeconds defines how long the controller will attempt to delete the Node that the Machine
         /// hosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeDeletionTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_deletion_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_deletion_timeout_seconds: Option<i32>,
         /// nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeDrainTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_drain_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_drain_timeout_seconds: Option<i32>,
         /// nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeVolumeDetachTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_volume_detach_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_volume_detach_timeout_seconds: Option<i32>,
     }
     /// healthCheck allows to enable, disable and override control plane health check
     /// configuration from the ClusterClass for this control plane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterHealthCheck {
         /// checks are the checks that are used to evaluate if a Machine is healthy.
         ///
@@ -4862,8 +4593,8 @@ pub mod v1beta2 {
         /// is defaulted to 10 minutes and evaluated accordingly.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "checks", default, skip_serializing_if = "Option::is_none")]
-        pub checks: ::core::option::Option<ClusterChecks>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub checks: Option<ClusterChecks>,
         /// enabled controls if a MachineHealthCheck should be created for the target machines.
         ///
         /// If false: No MachineHealthCheck will be created.
@@ -4873,8 +4604,8 @@ pub mod v1beta2 {
         ///
         /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
         /// block if `enable` is true and no MachineHealthCheck definition is available.
-        #[serde(rename = "enabled", default, skip_serializing_if = "Option::is_none")]
-        pub enabled: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enabled: Option<bool>,
         /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
         ///
         /// If one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,
@@ -4889,12 +4620,8 @@ pub mod v1beta2 {
         /// the owner of the Machines, for example a MachineSet or a KubeadmControlPlane.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "remediation",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remediation: ::core::option::Option<ClusterRemediation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remediation: Option<ClusterRemediation>,
     }
     /// checks are the checks that are used to evaluate if a Machine is healthy.
     ///
@@ -4908,7 +4635,8 @@ pub mod v1beta2 {
     ///
     /// Furthermore, if checks.nodeStartupTimeoutSeconds is not set it
     /// is defaulted to 10 minutes and evaluated accordingly.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterChecks {
         /// nodeStartupTimeoutSeconds allows to set the maximum time for MachineHealthCheck
         /// to consider a Machine unhealthy if a corresponding Node isn't associated
@@ -4924,48 +4652,32 @@ pub mod v1beta2 {
         /// If you wish to disable this feature, set the value explicitly to 0.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeStartupTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_startup_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_startup_timeout_seconds: Option<i32>,
         /// unhealthyMachineConditions contains a list of the machine conditions that determine
         /// whether a machine is considered unhealthy.  The conditions are combined in a
         /// logical OR, i.e. if any of the conditions is met, the machine is unhealthy.
         ///
         /// Items: 1 to 100.
-        #[serde(
-            rename = "unhealthyMachineConditions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_machine_conditions: ::core::option::Option<
-            ::std::vec::Vec<ClusterUnhealthyMachineConditions>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub unhealthy_machine_conditions: Option<Vec<ClusterUnhealthyMachineConditions>>,
         /// unhealthyNodeConditions contains a list of conditions that determine
         /// whether a node is considered unhealthy. The conditions are combined in a
         /// logical OR, i.e. if any of the conditions is met, the node is unhealthy.
         ///
         /// Items: 1 to 100.
-        #[serde(
-            rename = "unhealthyNodeConditions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_node_conditions: ::core::option::Option<
-            ::std::vec::Vec<ClusterUnhealthyNodeConditions>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub unhealthy_node_conditions: Option<Vec<ClusterUnhealthyNodeConditions>>,
     }
     /// UnhealthyMachineCondition represents a Machine condition type and value with a timeout
     /// specified as a duration.  When the named condition has been in the given
     /// status for at least the timeout value, a machine is considered unhealthy.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterUnhealthyMachineConditions {
         /// status of the condition, one of True, False, Unknown.
         ///
         /// One of: `True`, `False`, `Unknown`.
-        #[serde(rename = "status")]
         pub status: ClusterUnhealthyMachineConditionsStatus,
         /// timeoutSeconds is the duration that a machine must be in a given status for,
         /// after which the machine is considered unhealthy.
@@ -4973,37 +4685,33 @@ pub mod v1beta2 {
         /// for at least 1 hour before being considered unhealthy.
         ///
         /// Minimum: 0.
-        #[serde(rename = "timeoutSeconds")]
         pub timeout_seconds: i32,
         /// type of Machine condition
         ///
         /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
+        pub r#type: String,
     }
     /// UnhealthyNodeCondition represents a Node condition type and value with a timeout
     /// specified as a duration.  When the named condition has been in the given
     /// status for at least the timeout value, a node is considered unhealthy.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterUnhealthyNodeConditions {
         /// status of the condition, one of True, False, Unknown.
         ///
         /// Length: at least 1.
-        #[serde(rename = "status")]
-        pub status: ::std::string::String,
+        pub status: String,
         /// timeoutSeconds is the duration that a node must be in a given status for,
         /// after which the node is considered unhealthy.
         /// For example, with a value of "3600", the node must match the status
         /// for at least 1 hour before being considered unhealthy.
         ///
         /// Minimum: 0.
-        #[serde(rename = "timeoutSeconds")]
         pub timeout_seconds: i32,
         /// type of Node condition
         ///
         /// Length: at least 1.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
+        pub r#type: String,
     }
     /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
     ///
@@ -5017,7 +4725,8 @@ pub mod v1beta2 {
     /// If an health check override is defined and remediation or remediation.templateRef is not set,
     /// the OwnerRemediated condition will be set on unhealthy Machines to trigger remediation via
     /// the owner of the Machines, for example a MachineSet or a KubeadmControlPlane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterRemediation {
         /// templateRef is a reference to a remediation template
         /// provided by an infrastructure provider.
@@ -5025,18 +4734,14 @@ pub mod v1beta2 {
         /// This field is completely optional, when filled, the MachineHealthCheck controller
         /// creates a new object from the template referenced and hands off remediation of the machine to
         /// a controller that lives outside of Cluster API.
-        #[serde(
-            rename = "templateRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub template_ref: ::core::option::Option<ClusterTemplateRef>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub template_ref: Option<ClusterTemplateRef>,
         /// triggerIf configures if remediations are triggered.
         /// If this field is not set, remediations are always triggered.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "triggerIf", default, skip_serializing_if = "Option::is_none")]
-        pub trigger_if: ::core::option::Option<ClusterTriggerIf>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub trigger_if: Option<ClusterTriggerIf>,
     }
     /// templateRef is a reference to a remediation template
     /// provided by an infrastructure provider.
@@ -5044,31 +4749,30 @@ pub mod v1beta2 {
     /// This field is completely optional, when filled, the MachineHealthCheck controller
     /// creates a new object from the template referenced and hands off remediation of the machine to
     /// a controller that lives outside of Cluster API.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterTemplateRef {
         /// apiVersion of the remediation template.
         /// apiVersion must be fully qualified domain name followed by / and a version.
         /// NOTE: This field must be kept in sync with the APIVersion of the remediation template.
         ///
         /// Length: 1 to 317. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[a-z]([-a-z0-9]*[a-z0-9])?$`.
-        #[serde(rename = "apiVersion")]
-        pub api_version: ::std::string::String,
+        pub api_version: String,
         /// kind of the remediation template.
         /// kind must consist of alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character.
         ///
         /// Length: 1 to 63. Pattern: `^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`.
-        #[serde(rename = "kind")]
-        pub kind: ::std::string::String,
+        pub kind: String,
         /// name of the remediation template.
         /// name must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.
         ///
         /// Length: 1 to 253. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
     }
     /// triggerIf configures if remediations are triggered.
     /// If this field is not set, remediations are always triggered.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterTriggerIf {
         /// unhealthyInRange specifies that remediations are only triggered if the number of
         /// unhealthy Machines is in the configured range.
@@ -5078,42 +4782,31 @@ pub mod v1beta2 {
         /// (b) there are at most 5 unhealthy Machines
         ///
         /// Length: 1 to 32. Pattern: `^\[[0-9]+-[0-9]+\]$`.
-        #[serde(
-            rename = "unhealthyInRange",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_in_range: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub unhealthy_in_range: Option<String>,
         /// unhealthyLessThanOrEqualTo specifies that remediations are only triggered if the number of
         /// unhealthy Machines is less than or equal to the configured value.
         /// unhealthyInRange takes precedence if set.
-        #[serde(
-            rename = "unhealthyLessThanOrEqualTo",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unhealthy_less_than_or_equal_to: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub unhealthy_less_than_or_equal_to: Option<IntOrString>,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterVariables {
         /// overrides can be used to override Cluster level variables.
         ///
         /// Items: 1 to 1000.
-        #[serde(rename = "overrides", default, skip_serializing_if = "Option::is_none")]
-        pub overrides: ::core::option::Option<::std::vec::Vec<ClusterOverrides>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub overrides: Option<Vec<ClusterOverrides>>,
     }
     /// ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a
     /// Variable definition in the ClusterClass `status` variables.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct ClusterOverrides {
         /// name of the variable.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// value of the variable.
         /// Note: the value will be validated against the schema of the corresponding ClusterClassVariable
         /// from the ClusterClass.
@@ -5121,96 +4814,73 @@ pub mod v1beta2 {
         /// hard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,
         /// i.e. it is not possible to have no type field.
         /// Ref: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111
-        #[serde(rename = "value")]
-        pub value: ::serde_json::Value,
+        pub value: Value,
     }
     /// workers encapsulates the different constructs that form the worker nodes
     /// for the cluster.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterWorkers {
         /// machineDeployments is a list of machine deployments in the cluster.
         ///
         /// Items: 1 to 2000.
-        #[serde(
-            rename = "machineDeployments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub machine_deployments: ::core::option::Option<
-            ::std::vec::Vec<ClusterMachineDeployments>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine_deployments: Option<Vec<ClusterMachineDeployments>>,
         /// machinePools is a list of machine pools in the cluster.
         ///
         /// Items: 1 to 2000.
-        #[serde(
-            rename = "machinePools",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub machine_pools: ::core::option::Option<::std::vec::Vec<ClusterMachinePools>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub machine_pools: Option<Vec<ClusterMachinePools>>,
     }
     /// MachineDeploymentTopology specifies the different parameters for a set of worker nodes in the topology.
     /// This set of nodes is managed by a MachineDeployment object whose lifecycle is managed by the Cluster controller.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterMachineDeployments {
         /// class is the name of the MachineDeploymentClass used to create the set of worker nodes.
         /// This should match one of the deployment classes defined in the ClusterClass object
         /// mentioned in the `Cluster.Spec.Class` field.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "class")]
-        pub class: ::std::string::String,
+        pub class: String,
         /// deletion contains configuration options for Machine deletion.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "deletion", default, skip_serializing_if = "Option::is_none")]
-        pub deletion: ::core::option::Option<ClusterMachineDeploymentsDeletion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deletion: Option<ClusterMachineDeploymentsDeletion>,
         /// failureDomain is the failure domain the machines will be created in.
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Length: 1 to 256.
-        #[serde(
-            rename = "failureDomain",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_domain: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_domain: Option<String>,
         /// healthCheck allows to enable, disable and override MachineDeployment health check
         /// configuration from the ClusterClass for this MachineDeployment.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "healthCheck",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub health_check: ::core::option::Option<ClusterMachineDeploymentsHealthCheck>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub health_check: Option<ClusterMachineDeploymentsHealthCheck>,
         /// metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<ClusterMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine should
         /// be ready.
         /// Defaults to 0 (machine will be considered available as soon as it
         /// is ready)
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "minReadySeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub min_ready_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachineDeploymentTopology.
         /// The value is used with other unique identifiers to create a MachineDeployment's Name
         /// (e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,
         /// the values are hashed together.
         ///
         /// Length: 1 to 63. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
         /// This field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready
@@ -5219,26 +4889,20 @@ pub mod v1beta2 {
         /// If this field is not defined, readinessGates from the corresponding MachineDeploymentClass will be used, if any.
         ///
         /// Items: 1 to 32.
-        #[serde(
-            rename = "readinessGates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub readiness_gates: ::core::option::Option<
-            ::std::vec::Vec<ClusterReadinessGates>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of worker nodes belonging to this set.
         /// If the value is nil, the MachineDeployment is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
         /// It allows you to define the strategy used during rolling replacements.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "rollout", default, skip_serializing_if = "Option::is_none")]
-        pub rollout: ::core::option::Option<ClusterMachineDeploymentsRollout>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rollout: Option<ClusterMachineDeploymentsRollout>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
         /// e.g. the node controller might add the node.kubernetes.io/not-ready taint.
@@ -5250,59 +4914,48 @@ pub mod v1beta2 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
-        pub taints: ::core::option::Option<::std::vec::Vec<ClusterTaints>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachineDeployment through patches.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<ClusterVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ClusterVariables>,
     }
     /// deletion contains configuration options for Machine deletion.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterMachineDeploymentsDeletion {
         /// nodeDeletionTimeoutSeconds defines how long the controller will attempt to delete the Node that the Machine
         /// hosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeDeletionTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_deletion_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_deletion_timeout_seconds: Option<i32>,
         /// nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeDrainTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_drain_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_drain_timeout_seconds: Option<i32>,
         /// nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeVolumeDetachTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_volume_detach_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_volume_detach_timeout_seconds: Option<i32>,
         /// order defines the order in which Machines are deleted when downscaling.
         /// Defaults to "Random". Valid values are "Random", "Newest", "Oldest"
         ///
         /// One of: `Random`, `Newest`, `Oldest`.
-        #[serde(rename = "order", default, skip_serializing_if = "Option::is_none")]
-        pub order: ::core::option::Option<ClusterOrder>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub order: Option<ClusterOrder>,
     }
     /// healthCheck allows to enable, disable and override MachineDeployment health check
     /// configuration from the ClusterClass for this MachineDeployment.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterMachineDeploymentsHealthCheck {
         /// checks are the checks that are used to evaluate if a Machine is healthy.
         ///
@@ -5318,8 +4971,8 @@ pub mod v1beta2 {
         /// is defaulted to 10 minutes and evaluated accordingly.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "checks", default, skip_serializing_if = "Option::is_none")]
-        pub checks: ::core::option::Option<ClusterChecks>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub checks: Option<ClusterChecks>,
         /// enabled controls if a MachineHealthCheck should be created for the target machines.
         ///
         /// If false: No MachineHealthCheck will be created.
@@ -5329,8 +4982,8 @@ pub mod v1beta2 {
         ///
         /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
         /// block if `enable` is true and no MachineHealthCheck definition is available.
-        #[serde(rename = "enabled", default, skip_serializing_if = "Option::is_none")]
-        pub enabled: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enabled: Option<bool>,
         /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
         ///
         /// If one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,
@@ -5345,12 +4998,8 @@ pub mod v1beta2 {
         /// the owner of the Machines, for example a MachineSet or a KubeadmControlPlane.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "remediation",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remediation: ::core::option::Option<ClusterHealthCheckRemediation>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remediation: Option<ClusterHealthCheckRemediation>,
     }
     /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
     ///
@@ -5364,7 +5013,8 @@ pub mod v1beta2 {
     /// If an health check override is defined and remediation or remediation.templateRef is not set,
     /// the OwnerRemediated condition will be set on unhealthy Machines to trigger remediation via
     /// the owner of the Machines, for example a MachineSet or a KubeadmControlPlane.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterHealthCheckRemediation {
         /// maxInFlight determines how many in flight remediations should happen at the same time.
         ///
@@ -5380,36 +5030,26 @@ pub mod v1beta2 {
         ///
         /// If not set, remediation is limited to all machines (bounded by replicas)
         /// under the active MachineSet's management.
-        #[serde(
-            rename = "maxInFlight",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_in_flight: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_in_flight: Option<IntOrString>,
         /// templateRef is a reference to a remediation template
         /// provided by an infrastructure provider.
         ///
         /// This field is completely optional, when filled, the MachineHealthCheck controller
         /// creates a new object from the template referenced and hands off remediation of the machine to
         /// a controller that lives outside of Cluster API.
-        #[serde(
-            rename = "templateRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub template_ref: ::core::option::Option<ClusterTemplateRef>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub template_ref: Option<ClusterTemplateRef>,
         /// triggerIf configures if remediations are triggered.
         /// If this field is not set, remediations are always triggered.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "triggerIf", default, skip_serializing_if = "Option::is_none")]
-        pub trigger_if: ::core::option::Option<ClusterTriggerIf>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub trigger_if: Option<ClusterTriggerIf>,
     }
     /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
     /// It allows you to define the strategy used during rolling replacements.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterMachineDeploymentsRollout {
         /// after is a field to indicate a rollout should be performed
         /// after the specified time even if no changes have been made to the
@@ -5419,37 +5059,34 @@ pub mod v1beta2 {
         /// use "2023-03-09T09:00:00Z".
         ///
         /// Format: `date-time`.
-        #[serde(rename = "after", default, skip_serializing_if = "Option::is_none")]
-        pub after: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub after: Option<String>,
         /// strategy specifies how to roll out control plane Machines.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "strategy", default, skip_serializing_if = "Option::is_none")]
-        pub strategy: ::core::option::Option<ClusterStrategy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub strategy: Option<ClusterStrategy>,
     }
     /// strategy specifies how to roll out control plane Machines.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterStrategy {
         /// rollingUpdate is the rolling update config params. Present only if
         /// type = RollingUpdate.
         ///
         /// Fields set: at least 1.
-        #[serde(
-            rename = "rollingUpdate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rolling_update: ::core::option::Option<ClusterRollingUpdate>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rolling_update: Option<ClusterRollingUpdate>,
         /// type of rollout. Allowed values are RollingUpdate and OnDelete.
         /// Default is RollingUpdate.
         ///
         /// One of: `RollingUpdate`, `OnDelete`.
-        #[serde(rename = "type")]
         pub r#type: ClusterType,
     }
     /// rollingUpdate is the rolling update config params. Present only if
     /// type = RollingUpdate.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterRollingUpdate {
         /// maxSurge is the maximum number of machines that can be scheduled above the
         /// desired number of machines.
@@ -5464,10 +5101,8 @@ pub mod v1beta2 {
         /// machines. Once old machines have been killed, new MachineSet can
         /// be scaled up further, ensuring that total number of machines running
         /// at any time during the update is at most 130% of desired machines.
-        #[serde(rename = "maxSurge", default, skip_serializing_if = "Option::is_none")]
-        pub max_surge: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_surge: Option<IntOrString>,
         /// maxUnavailable is the maximum number of machines that can be unavailable during the update.
         /// Value can be an absolute number (ex: 5) or a percentage of desired
         /// machines (ex: 10%).
@@ -5480,75 +5115,58 @@ pub mod v1beta2 {
         /// down further, followed by scaling up the new MachineSet, ensuring
         /// that the total number of machines available at all times
         /// during the update is at least 70% of desired machines.
-        #[serde(
-            rename = "maxUnavailable",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_unavailable: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_unavailable: Option<IntOrString>,
     }
     /// MachinePoolTopology specifies the different parameters for a pool of worker nodes in the topology.
     /// This pool of nodes is managed by a MachinePool object whose lifecycle is managed by the Cluster controller.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterMachinePools {
         /// class is the name of the MachinePoolClass used to create the pool of worker nodes.
         /// This should match one of the deployment classes defined in the ClusterClass object
         /// mentioned in the `Cluster.Spec.Class` field.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "class")]
-        pub class: ::std::string::String,
+        pub class: String,
         /// deletion contains configuration options for Machine deletion.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "deletion", default, skip_serializing_if = "Option::is_none")]
-        pub deletion: ::core::option::Option<ClusterMachinePoolsDeletion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deletion: Option<ClusterMachinePoolsDeletion>,
         /// failureDomains is the list of failure domains the machine pool will be created in.
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Items: 1 to 100.
-        #[serde(
-            rename = "failureDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_domains: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_domains: Option<Vec<String>>,
         /// metadata is the metadata applied to the MachinePool.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<ClusterMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine pool should
         /// be ready.
         /// Defaults to 0 (machine will be considered available as soon as it
         /// is ready)
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "minReadySeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub min_ready_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachinePoolTopology.
         /// The value is used with other unique identifiers to create a MachinePool's Name
         /// (e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,
         /// the values are hashed together.
         ///
         /// Length: 1 to 63. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// replicas is the number of nodes belonging to this pool.
         /// If the value is nil, the MachinePool is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
         /// e.g. the node controller might add the node.kubernetes.io/not-ready taint.
@@ -5560,114 +5178,91 @@ pub mod v1beta2 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(rename = "taints", default, skip_serializing_if = "Option::is_none")]
-        pub taints: ::core::option::Option<::std::vec::Vec<ClusterTaints>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachinePool through patches.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "variables", default, skip_serializing_if = "Option::is_none")]
-        pub variables: ::core::option::Option<ClusterVariables>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub variables: Option<ClusterVariables>,
     }
     /// deletion contains configuration options for Machine deletion.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterMachinePoolsDeletion {
         /// nodeDeletionTimeoutSeconds defines how long the controller will attempt to delete the Node that the MachinePool
         /// hosts after the MachinePool is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeDeletionTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_deletion_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_deletion_timeout_seconds: Option<i32>,
         /// nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeDrainTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_drain_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_drain_timeout_seconds: Option<i32>,
         /// nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "nodeVolumeDetachTimeoutSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_volume_detach_timeout_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_volume_detach_timeout_seconds: Option<i32>,
     }
     /// deprecated groups all the status fields that are deprecated and will be removed when all the nested field are removed.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterDeprecated {
         /// v1beta1 groups all the status fields that are deprecated and will be removed when support for v1beta1 will be dropped.
-        #[serde(rename = "v1beta1", default, skip_serializing_if = "Option::is_none")]
-        pub v1beta1: ::core::option::Option<ClusterV1beta1>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub v1beta1: Option<ClusterV1beta1>,
     }
     /// v1beta1 groups all the status fields that are deprecated and will be removed when support for v1beta1 will be dropped.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterV1beta1 {
         /// conditions defines current service state of the cluster.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<::std::vec::Vec<ClusterConditions>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Vec<ClusterConditions>>,
         /// failureMessage indicates that there is a fatal problem reconciling the
         /// state, and will be set to a descriptive error message.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
         ///
         /// Length: 1 to 10240.
-        #[serde(
-            rename = "failureMessage",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_message: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_message: Option<String>,
         /// failureReason indicates that there is a fatal problem reconciling the
         /// state, and will be set to a token value suitable for
         /// programmatic interpretation.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(
-            rename = "failureReason",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub failure_reason: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub failure_reason: Option<String>,
     }
     /// FailureDomain is the Schema for Cluster API failure domains.
     /// It allows controllers to understand how many failure domains a cluster can optionally span across.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterFailureDomains {
         /// attributes is a free form map of attributes an infrastructure provider might use or require.
-        #[serde(rename = "attributes", default, skip_serializing_if = "Option::is_none")]
-        pub attributes: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub attributes: Option<BTreeMap<String, String>>,
         /// controlPlane determines if this failure domain is suitable for use by control plane machines.
-        #[serde(
-            rename = "controlPlane",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane: Option<bool>,
         /// name is the name of the failure domain.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
     }
     /// initialization provides observations of the Cluster initialization process.
     /// NOTE: Fields in this struct are part of the Cluster API contract and are used to orchestrate initial Cluster provisioning.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClusterInitialization {
         /// controlPlaneInitialized denotes when the control plane is functional enough to accept requests.
         /// This information is usually used as a signal for starting all the provisioning operations that depends on
@@ -5675,20 +5270,12 @@ pub mod v1beta2 {
         /// install core addons like CNI, CPI, CSI etc.
         /// NOTE: this field is part of the Cluster API contract, and it is used to orchestrate provisioning.
         /// The value of this field is never updated after initialization is completed.
-        #[serde(
-            rename = "controlPlaneInitialized",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub control_plane_initialized: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub control_plane_initialized: Option<bool>,
         /// infrastructureProvisioned is true when the infrastructure provider reports that Cluster's infrastructure is fully provisioned.
         /// NOTE: this field is part of the Cluster API contract, and it is used to orchestrate provisioning.
         /// The value of this field is never updated after provisioning is completed.
-        #[serde(
-            rename = "infrastructureProvisioned",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub infrastructure_provisioned: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub infrastructure_provisioned: Option<bool>,
     }
 }

@@ -1243,28 +1243,30 @@ pub const COMPOSITE_RESOURCE_DEFINITION_CRD: &str = r##"{
 }"##;
 pub mod v1 {
     //! Version `v1`.
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+    use serde::{Deserialize, Serialize};
     /// A CompositeResourceDefinition defines the schema for a new custom Kubernetes
     /// API.
     ///
     /// Read the Crossplane documentation for
     /// [more information about CustomResourceDefinitions](https://docs.crossplane.io/latest/composition/composite-resource-definitions/).
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct CompositeResourceDefinition {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
-        #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
-        pub spec: ::core::option::Option<CompositeResourceDefinitionSpec>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub spec: Option<CompositeResourceDefinitionSpec>,
         /// CompositeResourceDefinitionStatus shows the observed state of the definition.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<CompositeResourceDefinitionStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<CompositeResourceDefinitionStatus>,
     }
     impl CompositeResourceDefinition {
         /// A CompositeResourceDefinition named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: CompositeResourceDefinitionSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -1317,17 +1319,15 @@ pub mod v1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("compositeresourcedefinitions")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
     impl ::kube::core::object::HasSpec for CompositeResourceDefinition {
-        type Spec = ::core::option::Option<CompositeResourceDefinitionSpec>;
+        type Spec = Option<CompositeResourceDefinitionSpec>;
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
@@ -1380,7 +1380,8 @@ pub mod v1 {
     pub use super::super::shared::CompositeResourceDefinitionControllers;
     pub use super::super::shared::CompositeResourceDefinitionCompositeResourceClaimType;
     /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct CompositeResourceDefinitionSpec {
         /// ClaimNames specifies the names of an optional composite resource claim.
         /// When claim names are specified Crossplane will create a namespaced
@@ -1390,89 +1391,59 @@ pub mod v1 {
         /// create, update, or delete a corresponding composite resource. You may add
         /// claim names to an existing CompositeResourceDefinition, but they cannot
         /// be changed or removed once they have been set.
-        #[serde(rename = "claimNames", default, skip_serializing_if = "Option::is_none")]
-        pub claim_names: ::core::option::Option<CompositeResourceDefinitionClaimNames>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub claim_names: Option<CompositeResourceDefinitionClaimNames>,
         /// ConnectionSecretKeys is the list of connection secret keys the
         /// defined XR can publish. If the list is empty, all keys will be
         /// published. If the list isn't empty, any connection secret keys that
         /// don't appear in the list will be filtered out. Only LegacyCluster XRs
         /// support connection secrets.
-        #[serde(
-            rename = "connectionSecretKeys",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub connection_secret_keys: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub connection_secret_keys: Option<Vec<String>>,
         /// Conversion defines all conversion settings for the defined Composite resource.
-        #[serde(rename = "conversion", default, skip_serializing_if = "Option::is_none")]
-        pub conversion: ::core::option::Option<CompositeResourceDefinitionConversion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conversion: Option<CompositeResourceDefinitionConversion>,
         /// DefaultCompositeDeletePolicy is the policy used when deleting the Composite
         /// that is associated with the Claim if no policy has been specified.
         ///
         /// Default: `"Background"`. One of: `Background`, `Foreground`.
-        #[serde(
-            rename = "defaultCompositeDeletePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composite_delete_policy: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composite_delete_policy: Option<
             CompositeResourceDefinitionDefaultCompositeDeletePolicy,
         >,
         /// DefaultCompositionRef refers to the Composition resource that will be used
         /// in case no composition selector is given.
-        #[serde(
-            rename = "defaultCompositionRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composition_ref: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
         /// DefaultCompositionRevisionSelector refers to the CompositionRevision that will be used
         /// in case no compositionRevision selector is given.
-        #[serde(
-            rename = "defaultCompositionRevisionSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composition_revision_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composition_revision_selector: Option<LabelSelector>,
         /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
         /// Composition Revision has been created if no policy has been specified on the composite.
         ///
         /// Default: `"Automatic"`. One of: `Automatic`, `Manual`.
-        #[serde(
-            rename = "defaultCompositionUpdatePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composition_update_policy: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composition_update_policy: Option<
             CompositeResourceDefinitionDefaultCompositionUpdatePolicy,
         >,
         /// EnforcedCompositionRef refers to the Composition resource that will be used
         /// by all composite instances whose schema is defined by this definition.
-        #[serde(
-            rename = "enforcedCompositionRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_composition_ref: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
         /// Group specifies the API group of the defined composite resource.
         /// Composite resources are served under `/apis/<group>/...`. Must match the
         /// name of the XRD (in the form `<names.plural>.<group>`).
-        #[serde(rename = "group")]
-        pub group: ::std::string::String,
+        pub group: String,
         /// Metadata specifies the desired metadata for the defined composite resource and claim CRD's.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<CompositeResourceDefinitionMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<CompositeResourceDefinitionMetadata>,
         /// Names specifies the resource and kind names of the defined composite
         /// resource.
-        #[serde(rename = "names")]
         pub names: CompositeResourceDefinitionClaimNames,
         /// Scope of the defined composite resource. Namespaced composite resources
         /// are scoped to a single namespace. Cluster scoped composite resource exist
@@ -1481,8 +1452,8 @@ pub mod v1 {
         /// be claimed.
         ///
         /// Default: `"LegacyCluster"`. One of: `LegacyCluster`, `Namespaced`, `Cluster`.
-        #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
-        pub scope: ::core::option::Option<CompositeResourceDefinitionScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scope: Option<CompositeResourceDefinitionScope>,
         /// Versions is the list of all API versions of the defined composite
         /// resource. Version names are used to compute the order in which served
         /// versions are listed in API discovery. If the version string is
@@ -1494,57 +1465,46 @@ pub mod v1 {
         /// suffix such as beta or alpha), and then by comparing major version, then
         /// minor version. An example sorted list of versions: v10, v2, v1, v11beta2,
         /// v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
-        #[serde(rename = "versions")]
-        pub versions: ::std::vec::Vec<CompositeResourceDefinitionVersions>,
+        pub versions: Vec<CompositeResourceDefinitionVersions>,
     }
     /// Scope of the defined composite resource. Namespaced composite resources
     /// are scoped to a single namespace. Cluster scoped composite resource exist
     /// outside the scope of any namespace. Neither can be claimed. Legacy
     /// cluster scoped composite resources are cluster scoped resources that can
     /// be claimed.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum CompositeResourceDefinitionScope {
-        #[serde(rename = "LegacyCluster")]
         LegacyCluster,
-        #[serde(rename = "Namespaced")]
         Namespaced,
-        #[serde(rename = "Cluster")]
         Cluster,
     }
 }
 pub mod v2 {
     //! Version `v2`.
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+    use serde::{Deserialize, Serialize};
     /// A CompositeResourceDefinition defines the schema for a new custom Kubernetes
     /// API.
     ///
     /// Read the Crossplane documentation for
     /// [more information about CustomResourceDefinitions](https://docs.crossplane.io/latest/composition/composite-resource-definitions/).
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct CompositeResourceDefinition {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
-        #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
-        pub spec: ::core::option::Option<CompositeResourceDefinitionSpec>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub spec: Option<CompositeResourceDefinitionSpec>,
         /// CompositeResourceDefinitionStatus shows the observed state of the definition.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<CompositeResourceDefinitionStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<CompositeResourceDefinitionStatus>,
     }
     impl CompositeResourceDefinition {
         /// A CompositeResourceDefinition named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: CompositeResourceDefinitionSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -1597,17 +1557,15 @@ pub mod v2 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("compositeresourcedefinitions")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
     impl ::kube::core::object::HasSpec for CompositeResourceDefinition {
-        type Spec = ::core::option::Option<CompositeResourceDefinitionSpec>;
+        type Spec = Option<CompositeResourceDefinitionSpec>;
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
@@ -1660,7 +1618,8 @@ pub mod v2 {
     pub use super::super::shared::CompositeResourceDefinitionControllers;
     pub use super::super::shared::CompositeResourceDefinitionCompositeResourceClaimType;
     /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct CompositeResourceDefinitionSpec {
         /// ClaimNames specifies the names of an optional composite resource claim.
         /// When claim names are specified Crossplane will create a namespaced
@@ -1672,8 +1631,8 @@ pub mod v2 {
         /// be changed or removed once they have been set.
         ///
         /// Deprecated: Claims aren't supported in apiextensions.crossplane.io/v2.
-        #[serde(rename = "claimNames", default, skip_serializing_if = "Option::is_none")]
-        pub claim_names: ::core::option::Option<CompositeResourceDefinitionClaimNames>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub claim_names: Option<CompositeResourceDefinitionClaimNames>,
         /// ConnectionSecretKeys is the list of connection secret keys the
         /// defined XR can publish. If the list is empty, all keys will be
         /// published. If the list isn't empty, any connection secret keys that
@@ -1682,92 +1641,62 @@ pub mod v2 {
         ///
         /// Deprecated: XR connection secrets aren't supported in
         /// apiextensions.crossplane.io/v2. Compose a secret instead.
-        #[serde(
-            rename = "connectionSecretKeys",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub connection_secret_keys: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub connection_secret_keys: Option<Vec<String>>,
         /// Conversion defines all conversion settings for the defined Composite resource.
-        #[serde(rename = "conversion", default, skip_serializing_if = "Option::is_none")]
-        pub conversion: ::core::option::Option<CompositeResourceDefinitionConversion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conversion: Option<CompositeResourceDefinitionConversion>,
         /// DefaultCompositeDeletePolicy is the policy used when deleting the Composite
         /// that is associated with the Claim if no policy has been specified.
         ///
         /// Deprecated: Claims aren't supported in apiextensions.crossplane.io/v2.
         ///
         /// One of: `Background`, `Foreground`.
-        #[serde(
-            rename = "defaultCompositeDeletePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composite_delete_policy: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composite_delete_policy: Option<
             CompositeResourceDefinitionDefaultCompositeDeletePolicy,
         >,
         /// DefaultCompositionRef refers to the Composition resource that will be used
         /// in case no composition selector is given.
-        #[serde(
-            rename = "defaultCompositionRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composition_ref: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
         /// DefaultCompositionRevisionSelector refers to the CompositionRevision that will be used
         /// in case no compositionRevision selector is given.
-        #[serde(
-            rename = "defaultCompositionRevisionSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composition_revision_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composition_revision_selector: Option<LabelSelector>,
         /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
         /// Composition Revision has been created if no policy has been specified on the composite.
         ///
         /// Default: `"Automatic"`. One of: `Automatic`, `Manual`.
-        #[serde(
-            rename = "defaultCompositionUpdatePolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub default_composition_update_policy: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default_composition_update_policy: Option<
             CompositeResourceDefinitionDefaultCompositionUpdatePolicy,
         >,
         /// EnforcedCompositionRef refers to the Composition resource that will be used
         /// by all composite instances whose schema is defined by this definition.
-        #[serde(
-            rename = "enforcedCompositionRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_composition_ref: ::core::option::Option<
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
         /// Group specifies the API group of the defined composite resource.
         /// Composite resources are served under `/apis/<group>/...`. Must match the
         /// name of the XRD (in the form `<names.plural>.<group>`).
-        #[serde(rename = "group")]
-        pub group: ::std::string::String,
+        pub group: String,
         /// Metadata specifies the desired metadata for the defined composite resource and claim CRD's.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<CompositeResourceDefinitionMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<CompositeResourceDefinitionMetadata>,
         /// Names specifies the resource and kind names of the defined composite
         /// resource.
-        #[serde(rename = "names")]
         pub names: CompositeResourceDefinitionClaimNames,
         /// Scope of the defined composite resource. Namespaced composite resources
         /// are scoped to a single namespace. Cluster scoped composite resource exist
         /// outside the scope of any namespace.
         ///
         /// Default: `"Namespaced"`. One of: `Namespaced`, `Cluster`.
-        #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
-        pub scope: ::core::option::Option<CompositeResourceDefinitionScope>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scope: Option<CompositeResourceDefinitionScope>,
         /// Versions is the list of all API versions of the defined composite
         /// resource. Version names are used to compute the order in which served
         /// versions are listed in API discovery. If the version string is
@@ -1779,26 +1708,14 @@ pub mod v2 {
         /// suffix such as beta or alpha), and then by comparing major version, then
         /// minor version. An example sorted list of versions: v10, v2, v1, v11beta2,
         /// v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
-        #[serde(rename = "versions")]
-        pub versions: ::std::vec::Vec<CompositeResourceDefinitionVersions>,
+        pub versions: Vec<CompositeResourceDefinitionVersions>,
     }
     /// Scope of the defined composite resource. Namespaced composite resources
     /// are scoped to a single namespace. Cluster scoped composite resource exist
     /// outside the scope of any namespace.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum CompositeResourceDefinitionScope {
-        #[serde(rename = "Namespaced")]
         Namespaced,
-        #[serde(rename = "Cluster")]
         Cluster,
     }
 }

@@ -816,24 +816,27 @@ impl ::core::fmt::Display for DatabaseReason {
 pub mod v1beta1 {
     //! Version `v1beta1`.
     pub use super::DatabaseReason;
+    use k8s_openapi::api::core::v1::SecretKeySelector;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
     /// A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Database {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a Database.
-        #[serde(rename = "spec")]
         pub spec: DatabaseSpec,
         /// The observed state of a Database.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<DatabaseStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<DatabaseStatus>,
     }
     impl Database {
         /// A Database named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: DatabaseSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -880,12 +883,10 @@ pub mod v1beta1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("databases")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -922,48 +923,31 @@ pub mod v1beta1 {
         }
     }
     /// The desired state of a Database.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpec {
         /// The database engine.
-        #[serde(rename = "engine")]
         pub engine: Engine,
         /// The engine version, such as "15.4".
-        #[serde(
-            rename = "engineVersion",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub engine_version: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub engine_version: Option<String>,
         /// The number of instances.
         ///
         /// Default: `1`. Minimum: 1. Maximum: 9.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// The volume size of each instance, in GB.
         ///
         /// Default: `10`. Minimum: 1.
-        #[serde(rename = "storageGB", default, skip_serializing_if = "Option::is_none")]
-        pub storage_gb: ::core::option::Option<i32>,
+        #[serde(rename = "storageGB", skip_serializing_if = "Option::is_none")]
+        pub storage_gb: Option<i32>,
         /// The key of a secret holding the admin password.
-        #[serde(
-            rename = "passwordSecretRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub password_secret_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub password_secret_ref: Option<SecretKeySelector>,
     }
     /// The observed state of a Database: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(
         resource = Database,
         profile = "kstatus",
@@ -973,35 +957,22 @@ pub mod v1beta1 {
     pub struct DatabaseStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// The number of instances running.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
-        #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        pub selector: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub selector: Option<String>,
         /// The host name clients connect to.
-        #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
-        pub endpoint: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub endpoint: Option<String>,
     }
     /// A database engine.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum Engine {
         #[serde(rename = "postgres")]
         Postgres,
@@ -1012,24 +983,35 @@ pub mod v1beta1 {
 pub mod v1 {
     //! Version `v1`.
     pub use super::DatabaseReason;
+    use k8s_openapi::api::core::v1::{
+        ConfigMapKeySelector, LocalObjectReference, ObjectReference, SecretKeySelector,
+    };
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+        LabelSelector, ObjectMeta, Time,
+    };
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+    use std::collections::BTreeMap;
     /// A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Database {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a Database.
-        #[serde(rename = "spec")]
         pub spec: DatabaseSpec,
         /// The observed state of a Database.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<DatabaseStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<DatabaseStatus>,
     }
     impl Database {
         /// A Database named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: DatabaseSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -1076,12 +1058,10 @@ pub mod v1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("databases")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -1118,113 +1098,68 @@ pub mod v1 {
         }
     }
     /// The desired state of a Database.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpec {
         /// The database engine. Cannot be changed.
-        #[serde(rename = "engine")]
         pub engine: Engine,
         /// The engine's major version; it can be raised but never lowered.
         ///
         /// Default: `16`. One of: `14`, `15`, `16`, `17`.
-        #[serde(
-            rename = "majorVersion",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub major_version: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub major_version: Option<i64>,
         /// The number of instances.
         ///
         /// Default: `1`. Minimum: 1. Maximum: 9.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// How many instances (or what percentage, such as "25%") may be down during an update.
         ///
         /// Default: `1`.
-        #[serde(
-            rename = "maxUnavailable",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_unavailable: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_unavailable: Option<IntOrString>,
         /// The volume of each instance.
-        #[serde(rename = "storage")]
         pub storage: DatabaseSpecStorage,
         /// Resource requests of each instance, by name (cpu, memory).
         ///
         /// Entries: at most 4.
-        #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-            >,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resources: Option<BTreeMap<String, Quantity>>,
         /// Engine settings (postgresql.conf or my.cnf), passed through unchanged.
-        #[serde(rename = "parameters", default, skip_serializing_if = "Option::is_none")]
-        pub parameters: ::core::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parameters: Option<Value>,
         /// Where the credentials and the initialisation script are.
-        #[serde(rename = "credentials")]
         pub credentials: DatabaseSpecCredentials,
         /// The ServiceAccount the instances run as.
-        #[serde(
-            rename = "serviceAccountRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_account_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::LocalObjectReference,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_account_ref: Option<LocalObjectReference>,
         /// The pods allowed to connect; all pods of the namespace when unset.
-        #[serde(
-            rename = "clientSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub client_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub client_selector: Option<LabelSelector>,
         /// A backup to create the database from; only read at creation.
         ///
         /// May be `null`.
         #[serde(
-            rename = "restore",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "::kondition::nullable::deserialize"
         )]
-        pub restore: ::core::option::Option<::core::option::Option<DatabaseSpecRestore>>,
+        pub restore: Option<Option<DatabaseSpecRestore>>,
         /// Scheduled backups.
-        #[serde(rename = "backup", default, skip_serializing_if = "Option::is_none")]
-        pub backup: ::core::option::Option<DatabaseSpecBackup>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub backup: Option<DatabaseSpecBackup>,
         /// Scaling of read replicas with load.
-        #[serde(
-            rename = "autoscaling",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub autoscaling: ::core::option::Option<DatabaseSpecAutoscaling>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub autoscaling: Option<DatabaseSpecAutoscaling>,
         /// Queries slower than this many seconds are logged.
         ///
         /// Default: `1.5`. Minimum: 0.
-        #[serde(
-            rename = "slowQueryThresholdSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub slow_query_threshold_seconds: ::core::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub slow_query_threshold_seconds: Option<f64>,
     }
     /// The observed state of a Database: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(
         resource = Database,
         profile = "kstatus",
@@ -1234,63 +1169,36 @@ pub mod v1 {
     pub struct DatabaseStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// The number of instances running.
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// The number of instances ready for clients.
-        #[serde(
-            rename = "readyReplicas",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub ready_replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ready_replicas: Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
-        #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        pub selector: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub selector: Option<String>,
         /// The host name clients connect to.
         ///
         /// Format: `hostname`.
-        #[serde(rename = "endpoint", default, skip_serializing_if = "Option::is_none")]
-        pub endpoint: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub endpoint: Option<String>,
         /// The size of the data, in bytes.
-        #[serde(rename = "sizeBytes", default, skip_serializing_if = "Option::is_none")]
-        pub size_bytes: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub size_bytes: Option<i64>,
         /// How far the slowest replica is behind, in seconds.
-        #[serde(
-            rename = "replicationLagSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub replication_lag_seconds: ::core::option::Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replication_lag_seconds: Option<f64>,
         /// When the last backup finished.
-        #[serde(
-            rename = "lastBackupTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub last_backup_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub last_backup_time: Option<Time>,
     }
     /// A database engine.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum Engine {
         #[serde(rename = "postgres")]
         Postgres,
@@ -1298,111 +1206,89 @@ pub mod v1 {
         Mysql,
     }
     /// The volume of each instance.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpecStorage {
         /// The volume size, such as "50Gi".
         ///
         /// Default: `"10Gi"`.
-        #[serde(rename = "size", default, skip_serializing_if = "Option::is_none")]
-        pub size: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub size: Option<Quantity>,
         /// The StorageClass of the volumes; null for the cluster's default.
         ///
         /// May be `null`.
         #[serde(
-            rename = "storageClassName",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "::kondition::nullable::deserialize"
         )]
-        pub storage_class_name: ::core::option::Option<
-            ::core::option::Option<::std::string::String>,
-        >,
+        pub storage_class_name: Option<Option<String>>,
     }
     /// Where the credentials and the initialisation script are.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpecCredentials {
         /// The key of a secret holding the admin password.
-        #[serde(rename = "passwordSecretRef")]
-        pub password_secret_ref: ::k8s_openapi::api::core::v1::SecretKeySelector,
+        pub password_secret_ref: SecretKeySelector,
         /// The key of a ConfigMap holding SQL run once, at creation.
-        #[serde(
-            rename = "initScriptRef",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub init_script_ref: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ConfigMapKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub init_script_ref: Option<ConfigMapKeySelector>,
     }
     /// A backup to create the database from; only read at creation.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpecRestore {
         /// The Backup object, in any namespace.
-        #[serde(rename = "backupRef")]
-        pub backup_ref: ::k8s_openapi::api::core::v1::ObjectReference,
+        pub backup_ref: ObjectReference,
         /// The moment to recover to; the end of the backup when unset.
         ///
         /// Format: `date-time`.
-        #[serde(
-            rename = "pointInTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub point_in_time: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub point_in_time: Option<String>,
     }
     /// Scheduled backups.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpecBackup {
         /// Whether scheduled backups run.
         ///
         /// Default: `true`.
-        #[serde(rename = "enabled", default, skip_serializing_if = "Option::is_none")]
-        pub enabled: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enabled: Option<bool>,
         /// Minutes between backups, a multiple of 15.
         ///
         /// Default: `60`. Minimum: 15. Multiple of: 15.
-        #[serde(
-            rename = "intervalMinutes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub interval_minutes: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub interval_minutes: Option<i32>,
         /// How long backups are kept, such as "720h".
-        #[serde(rename = "retention", default, skip_serializing_if = "Option::is_none")]
-        pub retention: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub retention: Option<String>,
         /// Who is told when a backup fails.
         ///
         /// Format: `email`.
-        #[serde(rename = "contact", default, skip_serializing_if = "Option::is_none")]
-        pub contact: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contact: Option<String>,
     }
     /// Scaling of read replicas with load.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct DatabaseSpecAutoscaling {
         /// The fewest instances.
         ///
         /// Default: `1`. Minimum: 1.
-        #[serde(
-            rename = "minReplicas",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub min_replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_replicas: Option<i32>,
         /// The most instances.
         ///
         /// Minimum: 1. Maximum: 9.
-        #[serde(rename = "maxReplicas")]
         pub max_replicas: i32,
         /// The CPU use (0.1 to 1) to scale at.
         ///
         /// Default: `0.7`. Minimum: 0.1. Maximum: 1.
         #[serde(
             rename = "targetCPUUtilization",
-            default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub target_cpu_utilization: ::core::option::Option<f64>,
+        pub target_cpu_utilization: Option<f64>,
     }
 }

@@ -11489,6 +11489,26 @@ pub const PROMETHEUS_CRD: &str = r#"{
 }"#;
 pub mod v1 {
     //! Version `v1`.
+    use k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy;
+    use k8s_openapi::api::core::v1::{
+        AWSElasticBlockStoreVolumeSource, Affinity, AzureDiskVolumeSource,
+        AzureFileVolumeSource, CSIVolumeSource, CephFSVolumeSource, CinderVolumeSource,
+        ConfigMapVolumeSource, Container, DownwardAPIVolumeSource, EmptyDirVolumeSource,
+        FCVolumeSource, FlexVolumeSource, FlockerVolumeSource,
+        GCEPersistentDiskVolumeSource, GitRepoVolumeSource, GlusterfsVolumeSource,
+        HostAlias, HostPathVolumeSource, ISCSIVolumeSource, ImageVolumeSource,
+        LocalObjectReference, NFSVolumeSource, PersistentVolumeClaimSpec,
+        PersistentVolumeClaimStatus, PersistentVolumeClaimVolumeSource,
+        PhotonPersistentDiskVolumeSource, PodDNSConfigOption, PodSecurityContext,
+        PortworxVolumeSource, ProjectedVolumeSource, QuobyteVolumeSource,
+        RBDVolumeSource, ResourceRequirements, ScaleIOVolumeSource, SecretKeySelector,
+        SecretVolumeSource, StorageOSVolumeSource, Toleration, VolumeMount,
+        VsphereVirtualDiskVolumeSource,
+    };
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
     /// The `Prometheus` custom resource definition (CRD) defines a desired [Prometheus](https://prometheus.io/docs/prometheus) setup to run in a Kubernetes cluster. It allows to specify many options such as the number of replicas, persistent storage, and Alertmanagers where firing alerts should be sent and many more.
     ///
     /// For each `Prometheus` resource, the Operator deploys one or several `StatefulSet` objects in the same namespace. The number of StatefulSets is equal to the number of shards which is 1 by default.
@@ -11496,26 +11516,25 @@ pub mod v1 {
     /// The resource defines via label and namespace selectors which `ServiceMonitor`, `PodMonitor`, `Probe` and `PrometheusRule` objects should be associated to the deployed Prometheus instances.
     ///
     /// The Operator continuously reconciles the scrape and rules configuration and a sidecar container running in the Prometheus pods triggers a reload of the configuration when needed.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Prometheus {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// spec defines the specification of the desired behavior of the Prometheus cluster. More info:
         /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-        #[serde(rename = "spec")]
         pub spec: PrometheusSpec,
         /// status defines the most recent observed status of the Prometheus cluster. Read-only.
         /// More info:
         /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<PrometheusStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<PrometheusStatus>,
     }
     impl Prometheus {
         /// A Prometheus named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: PrometheusSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -11562,12 +11581,10 @@ pub mod v1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("prometheuses")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -11652,7 +11669,8 @@ pub mod v1 {
     pub use super::super::shared::PrometheusCa as PrometheusClientCa;
     /// spec defines the specification of the desired behavior of the Prometheus cluster. More info:
     /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusSpec {
         /// additionalAlertManagerConfigs defines a key of a Secret containing
         /// additional Prometheus Alertmanager configurations. The Alertmanager
@@ -11668,14 +11686,8 @@ pub mod v1 {
         /// upgrades of Prometheus. It is advised to review Prometheus release notes
         /// to ensure that no incompatible AlertManager configs are going to break
         /// Prometheus after the upgrade.
-        #[serde(
-            rename = "additionalAlertManagerConfigs",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub additional_alert_manager_configs: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub additional_alert_manager_configs: Option<SecretKeySelector>,
         /// additionalAlertRelabelConfigs defines a key of a Secret containing
         /// additional Prometheus alert relabel configurations. The alert relabel
         /// configurations are appended to the configuration generated by the
@@ -11690,14 +11702,8 @@ pub mod v1 {
         /// upgrades of Prometheus. It is advised to review Prometheus release notes
         /// to ensure that no incompatible alert relabel configs are going to break
         /// Prometheus after the upgrade.
-        #[serde(
-            rename = "additionalAlertRelabelConfigs",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub additional_alert_relabel_configs: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub additional_alert_relabel_configs: Option<SecretKeySelector>,
         /// additionalArgs allows setting additional arguments for the 'prometheus' container.
         ///
         /// It is intended for e.g. activating hidden flags which are not supported by
@@ -11708,14 +11714,8 @@ pub mod v1 {
         /// In case of an argument conflict (e.g. an argument which is already set by the
         /// operator itself) or when providing an invalid argument, the reconciliation will
         /// fail and an error will be logged.
-        #[serde(
-            rename = "additionalArgs",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub additional_args: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAdditionalArgs>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub additional_args: Option<Vec<PrometheusAdditionalArgs>>,
         /// additionalScrapeConfigs allows specifying a key of a Secret containing
         /// additional Prometheus scrape configurations. Scrape configurations
         /// specified are appended to the configurations generated by the Prometheus
@@ -11727,41 +11727,27 @@ pub mod v1 {
         /// break upgrades of Prometheus. It is advised to review Prometheus release
         /// notes to ensure that no incompatible scrape configs are going to break
         /// Prometheus after the upgrade.
-        #[serde(
-            rename = "additionalScrapeConfigs",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub additional_scrape_configs: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub additional_scrape_configs: Option<SecretKeySelector>,
         /// affinity defines the Pods' affinity scheduling rules if specified.
-        #[serde(rename = "affinity", default, skip_serializing_if = "Option::is_none")]
-        pub affinity: ::core::option::Option<::k8s_openapi::api::core::v1::Affinity>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub affinity: Option<Affinity>,
         /// alerting defines the settings related to Alertmanager.
-        #[serde(rename = "alerting", default, skip_serializing_if = "Option::is_none")]
-        pub alerting: ::core::option::Option<PrometheusAlerting>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub alerting: Option<PrometheusAlerting>,
         /// allowOverlappingBlocks enables vertical compaction and vertical query
         /// merge in Prometheus.
         ///
         /// Deprecated: this flag has no effect for Prometheus >= 2.39.0 where overlapping blocks are enabled by default.
-        #[serde(
-            rename = "allowOverlappingBlocks",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub allow_overlapping_blocks: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub allow_overlapping_blocks: Option<bool>,
         /// apiserverConfig allows specifying a host and auth methods to access the
         /// Kuberntees API server.
         /// If null, Prometheus is assumed to run inside of the cluster: it will
         /// discover the API servers automatically and use the Pod's CA certificate
         /// and bearer token file at /var/run/secrets/kubernetes.io/serviceaccount/.
-        #[serde(
-            rename = "apiserverConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub apiserver_config: ::core::option::Option<PrometheusApiserverConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub apiserver_config: Option<PrometheusApiserverConfig>,
         /// arbitraryFSAccessThroughSMs when true, ServiceMonitor, PodMonitor and Probe object are forbidden to
         /// reference arbitrary files on the file system of the 'prometheus'
         /// container.
@@ -11774,10 +11760,9 @@ pub mod v1 {
         /// `spec.bearerTokenSecret` field.
         #[serde(
             rename = "arbitraryFSAccessThroughSMs",
-            default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub arbitrary_fs_access_through_s_ms: ::core::option::Option<
+        pub arbitrary_fs_access_through_s_ms: Option<
             PrometheusArbitraryFsAccessThroughSMs,
         >,
         /// automountServiceAccountToken defines whether a service account token should be automatically mounted in the pod.
@@ -11785,15 +11770,11 @@ pub mod v1 {
         ///
         /// **Warning:** be aware that by default, Prometheus requires the service account token for Kubernetes service discovery.
         /// It is possible to use strategic merge patch to project the service account token into the 'prometheus' container.
-        #[serde(
-            rename = "automountServiceAccountToken",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub automount_service_account_token: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub automount_service_account_token: Option<bool>,
         /// baseImage is deprecated: use 'spec.image' instead.
-        #[serde(rename = "baseImage", default, skip_serializing_if = "Option::is_none")]
-        pub base_image: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub base_image: Option<String>,
         /// bodySizeLimit defines per-scrape on response body size.
         /// Only valid in Prometheus versions 2.45.0 and newer.
         ///
@@ -11801,18 +11782,14 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedBodySizeLimit.
         ///
         /// Pattern: `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
-        #[serde(
-            rename = "bodySizeLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub body_size_limit: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub body_size_limit: Option<String>,
         /// configMaps defines a list of ConfigMaps in the same namespace as the Prometheus
         /// object, which shall be mounted into the Prometheus Pods.
         /// Each ConfigMap is added to the StatefulSet definition as a volume named `configmap-<configmap-name>`.
         /// The ConfigMaps are mounted into /etc/prometheus/configmaps/<configmap-name> in the 'prometheus' container.
-        #[serde(rename = "configMaps", default, skip_serializing_if = "Option::is_none")]
-        pub config_maps: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub config_maps: Option<Vec<String>>,
         /// containers allows injecting additional containers or modifying operator
         /// generated containers. This can be used to allow adding an authentication
         /// proxy to the Pods or to change the behavior of an operator generated
@@ -11827,20 +11804,17 @@ pub mod v1 {
         ///
         /// Overriding containers which are managed by the operator require careful
         /// testing, especially when upgrading to a new version of the operator.
-        #[serde(rename = "containers", default, skip_serializing_if = "Option::is_none")]
-        pub containers: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::Container>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub containers: Option<Vec<Container>>,
         /// convertClassicHistogramsToNHCB defines whether to convert all scraped classic histograms into a native
         /// histogram with custom buckets.
         ///
         /// It requires Prometheus >= v3.4.0.
         #[serde(
             rename = "convertClassicHistogramsToNHCB",
-            default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub convert_classic_histograms_to_nhcb: ::core::option::Option<bool>,
+        pub convert_classic_histograms_to_nhcb: Option<bool>,
         /// disableCompaction when true, the Prometheus compaction is disabled.
         ///
         /// When `spec.thanos.objectStorageConfig` or `spec.thanos.objectStorageConfigFile` are defined, the operator's
@@ -11851,20 +11825,16 @@ pub mod v1 {
         /// with the sidecar through the shipper meta file (`--storage.tsdb.delay-compact-file.path`), so blocks are only
         /// compacted after they have been uploaded.
         /// Setting this field to true always disables local compaction regardless of the versions.
-        #[serde(
-            rename = "disableCompaction",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub disable_compaction: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub disable_compaction: Option<bool>,
         /// dnsConfig defines the DNS configuration for the pods.
-        #[serde(rename = "dnsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub dns_config: ::core::option::Option<PrometheusDnsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dns_config: Option<PrometheusDnsConfig>,
         /// dnsPolicy defines the DNS policy for the pods.
         ///
         /// One of: `ClusterFirstWithHostNet`, `ClusterFirst`, `Default`, `None`.
-        #[serde(rename = "dnsPolicy", default, skip_serializing_if = "Option::is_none")]
-        pub dns_policy: ::core::option::Option<PrometheusDnsPolicy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dns_policy: Option<PrometheusDnsPolicy>,
         /// enableAdminAPI defines access to the Prometheus web admin API.
         ///
         /// WARNING: Enabling the admin APIs enables mutating endpoints, to delete data,
@@ -11874,12 +11844,8 @@ pub mod v1 {
         ///
         /// For more information:
         /// https://prometheus.io/docs/prometheus/latest/querying/api/#tsdb-admin-apis
-        #[serde(
-            rename = "enableAdminAPI",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_admin_api: ::core::option::Option<bool>,
+        #[serde(rename = "enableAdminAPI", skip_serializing_if = "Option::is_none")]
+        pub enable_admin_api: Option<bool>,
         /// enableFeatures enables access to Prometheus feature flags. By default, no features are enabled.
         ///
         /// Enabling features which are disabled by default is entirely outside the
@@ -11887,25 +11853,15 @@ pub mod v1 {
         /// that this behaviour may break at any time without notice.
         ///
         /// For more information see https://prometheus.io/docs/prometheus/latest/feature_flags/
-        #[serde(
-            rename = "enableFeatures",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_features: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_features: Option<Vec<String>>,
         /// enableOTLPReceiver defines the Prometheus to be used as a receiver for the OTLP Metrics protocol.
         ///
         /// Note that the OTLP receiver endpoint is automatically enabled if `.spec.otlpConfig` is defined.
         ///
         /// It requires Prometheus >= v2.47.0.
-        #[serde(
-            rename = "enableOTLPReceiver",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_otlp_receiver: ::core::option::Option<bool>,
+        #[serde(rename = "enableOTLPReceiver", skip_serializing_if = "Option::is_none")]
+        pub enable_otlp_receiver: Option<bool>,
         /// enableRemoteWriteReceiver defines the Prometheus to be used as a receiver for the Prometheus remote
         /// write protocol.
         ///
@@ -11916,19 +11872,11 @@ pub mod v1 {
         /// For more information see https://prometheus.io/docs/prometheus/latest/querying/api/#remote-write-receiver
         ///
         /// It requires Prometheus >= v2.33.0.
-        #[serde(
-            rename = "enableRemoteWriteReceiver",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_remote_write_receiver: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_remote_write_receiver: Option<bool>,
         /// enableServiceLinks defines whether information about services should be injected into pod's environment variables
-        #[serde(
-            rename = "enableServiceLinks",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_service_links: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_service_links: Option<bool>,
         /// enforcedBodySizeLimit when defined specifies a global limit on the size
         /// of uncompressed response body that will be accepted by Prometheus.
         /// Targets responding with a body larger than this many bytes will cause
@@ -11943,12 +11891,8 @@ pub mod v1 {
         /// * Scrape objects with a bodySizeLimit value greater than enforcedBodySizeLimit are set to enforcedBodySizeLimit.
         ///
         /// Pattern: `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
-        #[serde(
-            rename = "enforcedBodySizeLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_body_size_limit: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_body_size_limit: Option<String>,
         /// enforcedKeepDroppedTargets when defined specifies a global limit on the number of targets
         /// dropped by relabeling that will be kept in memory. The value overrides
         /// any `spec.keepDroppedTargets` set by
@@ -11964,12 +11908,8 @@ pub mod v1 {
         /// * Scrape objects with a keepDroppedTargets value greater than enforcedKeepDroppedTargets are set to enforcedKeepDroppedTargets.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "enforcedKeepDroppedTargets",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_keep_dropped_targets: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_keep_dropped_targets: Option<i64>,
         /// enforcedLabelLimit when defined specifies a global limit on the number
         /// of labels per sample. The value overrides any `spec.labelLimit` set by
         /// ServiceMonitor, PodMonitor, Probe objects unless `spec.labelLimit` is
@@ -11984,12 +11924,8 @@ pub mod v1 {
         /// * Scrape objects with a labelLimit value greater than enforcedLabelLimit are set to enforcedLabelLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "enforcedLabelLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_label_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_label_limit: Option<i64>,
         /// enforcedLabelNameLengthLimit when defined specifies a global limit on the length
         /// of labels name per sample. The value overrides any `spec.labelNameLengthLimit` set by
         /// ServiceMonitor, PodMonitor, Probe objects unless `spec.labelNameLengthLimit` is
@@ -12004,12 +11940,8 @@ pub mod v1 {
         /// * Scrape objects with a labelNameLengthLimit value greater than enforcedLabelNameLengthLimit are set to enforcedLabelNameLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "enforcedLabelNameLengthLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_label_name_length_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_label_name_length_limit: Option<i64>,
         /// enforcedLabelValueLengthLimit when not null defines a global limit on the length
         /// of labels value per sample. The value overrides any `spec.labelValueLengthLimit` set by
         /// ServiceMonitor, PodMonitor, Probe objects unless `spec.labelValueLengthLimit` is
@@ -12024,12 +11956,8 @@ pub mod v1 {
         /// * Scrape objects with a labelValueLengthLimit value greater than enforcedLabelValueLengthLimit are set to enforcedLabelValueLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "enforcedLabelValueLengthLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_label_value_length_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_label_value_length_limit: Option<i64>,
         /// enforcedNamespaceLabel when not empty, a label will be added to:
         ///
         /// 1. All metrics scraped from `ServiceMonitor`, `PodMonitor`, `Probe` and `ScrapeConfig` objects.
@@ -12042,12 +11970,8 @@ pub mod v1 {
         /// The label's name is this field's value.
         /// The label's value is the namespace of the `ServiceMonitor`,
         /// `PodMonitor`, `Probe`, `PrometheusRule` or `ScrapeConfig` object.
-        #[serde(
-            rename = "enforcedNamespaceLabel",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_namespace_label: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_namespace_label: Option<String>,
         /// enforcedSampleLimit when defined specifies a global limit on the number
         /// of scraped samples that will be accepted. This overrides any
         /// `spec.sampleLimit` set by ServiceMonitor, PodMonitor, Probe objects
@@ -12064,12 +11988,8 @@ pub mod v1 {
         /// * Scrape objects with a sampleLimit value greater than enforcedSampleLimit are set to enforcedSampleLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "enforcedSampleLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_sample_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_sample_limit: Option<i64>,
         /// enforcedTargetLimit when defined specifies a global limit on the number
         /// of scraped targets. The value overrides any `spec.targetLimit` set by
         /// ServiceMonitor, PodMonitor, Probe objects unless `spec.targetLimit` is
@@ -12085,69 +12005,39 @@ pub mod v1 {
         /// * Scrape objects with a targetLimit value greater than enforcedTargetLimit are set to enforcedTargetLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "enforcedTargetLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enforced_target_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enforced_target_limit: Option<i64>,
         /// evaluationInterval defines the interval between rule evaluations.
         /// Default: "30s"
         ///
         /// Default: `"30s"`. Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "evaluationInterval",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub evaluation_interval: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub evaluation_interval: Option<String>,
         /// excludedFromEnforcement defines the list of references to PodMonitor, ServiceMonitor, Probe and PrometheusRule objects
         /// to be excluded from enforcing a namespace label of origin.
         ///
         /// It is only applicable if `spec.enforcedNamespaceLabel` set to true.
-        #[serde(
-            rename = "excludedFromEnforcement",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub excluded_from_enforcement: ::core::option::Option<
-            ::std::vec::Vec<PrometheusExcludedFromEnforcement>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub excluded_from_enforcement: Option<Vec<PrometheusExcludedFromEnforcement>>,
         /// exemplars related settings that are runtime reloadable.
         /// It requires to enable the `exemplar-storage` feature flag to be effective.
-        #[serde(rename = "exemplars", default, skip_serializing_if = "Option::is_none")]
-        pub exemplars: ::core::option::Option<PrometheusExemplars>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub exemplars: Option<PrometheusExemplars>,
         /// externalLabels defines the labels to add to any time series or alerts when communicating with
         /// external systems (federation, remote storage, Alertmanager).
         /// Labels defined by `spec.replicaExternalLabelName` and
         /// `spec.prometheusExternalLabelName` take precedence over this list.
-        #[serde(
-            rename = "externalLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub external_labels: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub external_labels: Option<BTreeMap<String, String>>,
         /// externalUrl defines the external URL under which the Prometheus service is externally
         /// available. This is necessary to generate correct URLs (for instance if
         /// Prometheus is accessible behind an Ingress resource).
-        #[serde(
-            rename = "externalUrl",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub external_url: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub external_url: Option<String>,
         /// hostAliases defines the optional list of hosts and IPs that will be injected into the Pod's
         /// hosts file if specified.
-        #[serde(
-            rename = "hostAliases",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub host_aliases: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::HostAlias>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_aliases: Option<Vec<HostAlias>>,
         /// hostNetwork defines the host's network namespace if true.
         ///
         /// Make sure to understand the security implications if you want to enable
@@ -12156,30 +12046,22 @@ pub mod v1 {
         /// When hostNetwork is enabled, this will set the DNS policy to
         /// `ClusterFirstWithHostNet` automatically (unless `.spec.DNSPolicy` is set
         /// to a different value).
-        #[serde(
-            rename = "hostNetwork",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub host_network: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_network: Option<bool>,
         /// hostUsers supports the user space in Kubernetes.
         ///
         /// More info: https://kubernetes.io/docs/tasks/configure-pod-container/user-namespaces/
         ///
         /// The feature requires at least Kubernetes 1.28 with the `UserNamespacesSupport` feature gate enabled.
         /// Starting Kubernetes 1.33, the feature is enabled by default.
-        #[serde(rename = "hostUsers", default, skip_serializing_if = "Option::is_none")]
-        pub host_users: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_users: Option<bool>,
         /// ignoreNamespaceSelectors when true, `spec.namespaceSelector` from all PodMonitor, ServiceMonitor
         /// and Probe objects will be ignored. They will only discover targets
         /// within the namespace of the PodMonitor, ServiceMonitor and Probe
         /// object.
-        #[serde(
-            rename = "ignoreNamespaceSelectors",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub ignore_namespace_selectors: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ignore_namespace_selectors: Option<bool>,
         /// image defines the container image name for Prometheus. If specified, it takes precedence
         /// over the `spec.baseImage`, `spec.tag` and `spec.sha` fields.
         ///
@@ -12189,29 +12071,19 @@ pub mod v1 {
         /// If neither `spec.image` nor `spec.baseImage` are defined, the operator
         /// will use the latest upstream version of Prometheus available at the time
         /// when the operator was released.
-        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-        pub image: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub image: Option<String>,
         /// imagePullPolicy defines the image pull policy for the 'prometheus', 'init-config-reloader' and 'config-reloader' containers.
         /// See https://kubernetes.io/docs/concepts/containers/images/#image-pull-policy for more details.
         ///
         /// One of: `  `, `Always`, `Never`, `IfNotPresent`.
-        #[serde(
-            rename = "imagePullPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub image_pull_policy: ::core::option::Option<PrometheusImagePullPolicy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub image_pull_policy: Option<PrometheusImagePullPolicy>,
         /// imagePullSecrets defines an optional list of references to Secrets in the same namespace
         /// to use for pulling images from registries.
         /// See http://kubernetes.io/docs/user-guide/images#specifying-imagepullsecrets-on-a-pod
-        #[serde(
-            rename = "imagePullSecrets",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub image_pull_secrets: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::LocalObjectReference>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub image_pull_secrets: Option<Vec<LocalObjectReference>>,
         /// initContainers allows injecting initContainers to the Pod definition. Those
         /// can be used to e.g. fetch secrets for injection into the Prometheus
         /// configuration from external sources. Any errors during the execution of
@@ -12227,14 +12099,8 @@ pub mod v1 {
         /// Overriding init containers which are managed by the operator require
         /// careful testing, especially when upgrading to a new version of the
         /// operator.
-        #[serde(
-            rename = "initContainers",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub init_containers: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::Container>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub init_containers: Option<Vec<Container>>,
         /// keepDroppedTargets defines the per-scrape limit on the number of targets dropped by relabeling
         /// that will be kept in memory. 0 means no limit.
         ///
@@ -12244,12 +12110,8 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedKeepDroppedTargets.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "keepDroppedTargets",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub keep_dropped_targets: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub keep_dropped_targets: Option<i64>,
         /// labelLimit defines per-scrape limit on number of labels that will be accepted for a sample.
         /// Only valid in Prometheus versions 2.45.0 and newer.
         ///
@@ -12257,8 +12119,8 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedLabelLimit.
         ///
         /// Minimum: 0.
-        #[serde(rename = "labelLimit", default, skip_serializing_if = "Option::is_none")]
-        pub label_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label_limit: Option<i64>,
         /// labelNameLengthLimit defines the per-scrape limit on length of labels name that will be accepted for a sample.
         /// Only valid in Prometheus versions 2.45.0 and newer.
         ///
@@ -12266,12 +12128,8 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedLabelNameLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "labelNameLengthLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_name_length_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label_name_length_limit: Option<i64>,
         /// labelValueLengthLimit defines the per-scrape limit on length of labels value that will be accepted for a sample.
         /// Only valid in Prometheus versions 2.45.0 and newer.
         ///
@@ -12279,52 +12137,36 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedLabelValueLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "labelValueLengthLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_value_length_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label_value_length_limit: Option<i64>,
         /// listenLocal when true, the Prometheus server listens on the loopback address
         /// instead of the Pod IP's address.
-        #[serde(
-            rename = "listenLocal",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub listen_local: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub listen_local: Option<bool>,
         /// logFormat for Log level for Prometheus and the config-reloader sidecar.
         ///
         /// One of: `  `, `logfmt`, `json`.
-        #[serde(rename = "logFormat", default, skip_serializing_if = "Option::is_none")]
-        pub log_format: ::core::option::Option<PrometheusLogFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub log_format: Option<PrometheusLogFormat>,
         /// logLevel for Prometheus and the config-reloader sidecar.
         ///
         /// One of: `  `, `debug`, `info`, `warn`, `error`.
-        #[serde(rename = "logLevel", default, skip_serializing_if = "Option::is_none")]
-        pub log_level: ::core::option::Option<PrometheusLogLevel>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub log_level: Option<PrometheusLogLevel>,
         /// maximumStartupDurationSeconds defines the maximum time that the `prometheus` container's startup probe will wait before being considered failed. The startup probe will return success after the WAL replay is complete.
         /// If set, the value should be greater than 60 (seconds). Otherwise it will be equal to 900 seconds (15 minutes).
         ///
         /// Minimum: 60.
-        #[serde(
-            rename = "maximumStartupDurationSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub maximum_startup_duration_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub maximum_startup_duration_seconds: Option<i32>,
         /// minReadySeconds defines the minimum number of seconds for which a newly created Pod should be ready
         /// without any of its container crashing for it to be considered available.
         ///
         /// If unset, pods will be considered available as soon as they are ready.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "minReadySeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub min_ready_seconds: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_ready_seconds: Option<i32>,
         /// nameEscapingScheme defines the character escaping scheme that will be requested when scraping
         /// for metric and label names that do not conform to the legacy Prometheus
         /// character set.
@@ -12332,73 +12174,45 @@ pub mod v1 {
         /// It requires Prometheus >= v3.4.0.
         ///
         /// One of: `AllowUTF8`, `Underscores`, `Dots`, `Values`.
-        #[serde(
-            rename = "nameEscapingScheme",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub name_escaping_scheme: ::core::option::Option<PrometheusNameEscapingScheme>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name_escaping_scheme: Option<PrometheusNameEscapingScheme>,
         /// nameValidationScheme defines the validation scheme for metric and label names.
         ///
         /// It requires Prometheus >= v2.55.0.
         ///
         /// One of: `UTF8`, `Legacy`.
-        #[serde(
-            rename = "nameValidationScheme",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub name_validation_scheme: ::core::option::Option<
-            PrometheusNameValidationScheme,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name_validation_scheme: Option<PrometheusNameValidationScheme>,
         /// nodeSelector defines on which Nodes the Pods are scheduled.
-        #[serde(
-            rename = "nodeSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_selector: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_selector: Option<BTreeMap<String, String>>,
         /// otlp defines the settings related to the OTLP receiver feature.
         /// It requires Prometheus >= v2.55.0.
-        #[serde(rename = "otlp", default, skip_serializing_if = "Option::is_none")]
-        pub otlp: ::core::option::Option<PrometheusOtlp>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub otlp: Option<PrometheusOtlp>,
         /// overrideHonorLabels when true, Prometheus resolves label conflicts by renaming the labels in the scraped data
         /// to “exported_” for all targets created from ServiceMonitor, PodMonitor and
         /// ScrapeConfig objects. Otherwise the HonorLabels field of the service or pod monitor applies.
         /// In practice,`OverrideHonorLabels:true` enforces `honorLabels:false`
         /// for all ServiceMonitor, PodMonitor and ScrapeConfig objects.
-        #[serde(
-            rename = "overrideHonorLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub override_honor_labels: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub override_honor_labels: Option<bool>,
         /// overrideHonorTimestamps when true, Prometheus ignores the timestamps for all the targets created
         /// from service and pod monitors.
         /// Otherwise the HonorTimestamps field of the service or pod monitor applies.
-        #[serde(
-            rename = "overrideHonorTimestamps",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub override_honor_timestamps: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub override_honor_timestamps: Option<bool>,
         /// paused defines when a Prometheus deployment is paused, no actions except for deletion
         /// will be performed on the underlying objects.
-        #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
-        pub paused: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub paused: Option<bool>,
         /// persistentVolumeClaimRetentionPolicy defines the field controls if and how PVCs are deleted during the lifecycle of a StatefulSet.
         /// The default behavior is all PVCs are retained.
         /// This is an alpha field from kubernetes 1.23 until 1.26 and a beta field from 1.26.
         /// It requires enabling the StatefulSetAutoDeletePVC feature gate.
-        #[serde(
-            rename = "persistentVolumeClaimRetentionPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub persistent_volume_claim_retention_policy: ::core::option::Option<
-            ::k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub persistent_volume_claim_retention_policy: Option<
+            StatefulSetPersistentVolumeClaimRetentionPolicy,
         >,
         /// podManagementPolicy defines the policy for creating/deleting pods when
         /// scaling up and down.
@@ -12411,12 +12225,8 @@ pub mod v1 {
         /// which incurs a service outage.
         ///
         /// One of: `OrderedReady`, `Parallel`.
-        #[serde(
-            rename = "podManagementPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_management_policy: ::core::option::Option<PrometheusPodManagementPolicy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pod_management_policy: Option<PrometheusPodManagementPolicy>,
         /// podMetadata defines labels and annotations which are propagated to the Prometheus pods.
         ///
         /// The following items are reserved and cannot be overridden:
@@ -12428,23 +12238,13 @@ pub mod v1 {
         /// * "operator.prometheus.io/name" label, set to the name of the Prometheus object.
         /// * "operator.prometheus.io/shard" label, set to the shard number of the Prometheus object.
         /// * "kubectl.kubernetes.io/default-container" annotation, set to "prometheus".
-        #[serde(
-            rename = "podMetadata",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_metadata: ::core::option::Option<PrometheusPodMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pod_metadata: Option<PrometheusPodMetadata>,
         /// podMonitorNamespaceSelector defines the namespaces to match for PodMonitors discovery. An empty label selector
         /// matches all namespaces. A null label selector (default value) matches the current
         /// namespace only.
-        #[serde(
-            rename = "podMonitorNamespaceSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_monitor_namespace_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pod_monitor_namespace_selector: Option<LabelSelector>,
         /// podMonitorSelector defines the podMonitors to be selected for target discovery. An empty label selector
         /// matches all objects. A null label selector matches no objects.
         ///
@@ -12456,48 +12256,26 @@ pub mod v1 {
         /// This behavior is *deprecated* and will be removed in the next major version
         /// of the custom resource definition. It is recommended to use
         /// `spec.additionalScrapeConfigs` instead.
-        #[serde(
-            rename = "podMonitorSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_monitor_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pod_monitor_selector: Option<LabelSelector>,
         /// podTargetLabels are appended to the `spec.podTargetLabels` field of all
         /// PodMonitor and ServiceMonitor objects.
-        #[serde(
-            rename = "podTargetLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pod_target_labels: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pod_target_labels: Option<Vec<String>>,
         /// portName used for the pods and governing service.
         /// Default: "web"
         ///
         /// Default: `"web"`.
-        #[serde(rename = "portName", default, skip_serializing_if = "Option::is_none")]
-        pub port_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub port_name: Option<String>,
         /// priorityClassName assigned to the Pods.
-        #[serde(
-            rename = "priorityClassName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub priority_class_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub priority_class_name: Option<String>,
         /// probeNamespaceSelector defines the namespaces to match for Probe discovery. An empty label
         /// selector matches all namespaces. A null label selector matches the
         /// current namespace only.
-        #[serde(
-            rename = "probeNamespaceSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub probe_namespace_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub probe_namespace_selector: Option<LabelSelector>,
         /// probeSelector defines the probes to be selected for target discovery. An empty label selector
         /// matches all objects. A null label selector matches no objects.
         ///
@@ -12509,42 +12287,26 @@ pub mod v1 {
         /// This behavior is *deprecated* and will be removed in the next major version
         /// of the custom resource definition. It is recommended to use
         /// `spec.additionalScrapeConfigs` instead.
-        #[serde(
-            rename = "probeSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub probe_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub probe_selector: Option<LabelSelector>,
         /// prometheusExternalLabelName defines the name of Prometheus external label used to denote the Prometheus instance
         /// name. The external label will _not_ be added when the field is set to
         /// the empty string (`""`).
         ///
         /// Default: "prometheus"
-        #[serde(
-            rename = "prometheusExternalLabelName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub prometheus_external_label_name: ::core::option::Option<
-            ::std::string::String,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub prometheus_external_label_name: Option<String>,
         /// prometheusRulesExcludedFromEnforce defines the list of PrometheusRule objects to which the namespace label
         /// enforcement doesn't apply.
         /// This is only relevant when `spec.enforcedNamespaceLabel` is set to true.
         /// Deprecated: use `spec.excludedFromEnforcement` instead.
-        #[serde(
-            rename = "prometheusRulesExcludedFromEnforce",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub prometheus_rules_excluded_from_enforce: ::core::option::Option<
-            ::std::vec::Vec<PrometheusPrometheusRulesExcludedFromEnforce>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub prometheus_rules_excluded_from_enforce: Option<
+            Vec<PrometheusPrometheusRulesExcludedFromEnforce>,
         >,
         /// query defines the configuration of the Prometheus query service.
-        #[serde(rename = "query", default, skip_serializing_if = "Option::is_none")]
-        pub query: ::core::option::Option<PrometheusQuery>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub query: Option<PrometheusQuery>,
         /// queryLogFile specifies where the file to which PromQL queries are logged.
         ///
         /// If the filename has an empty path, e.g. 'query.log', The Prometheus Pods
@@ -12556,135 +12318,89 @@ pub mod v1 {
         /// Alternatively, the location can be set to a standard I/O stream, e.g.
         /// `/dev/stdout`, to log query information to the default Prometheus log
         /// stream.
-        #[serde(
-            rename = "queryLogFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub query_log_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub query_log_file: Option<String>,
         /// reloadStrategy defines the strategy used to reload the Prometheus configuration.
         /// If not specified, the configuration is reloaded using the /-/reload HTTP endpoint.
         ///
         /// One of: `HTTP`, `ProcessSignal`.
-        #[serde(
-            rename = "reloadStrategy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub reload_strategy: ::core::option::Option<PrometheusReloadStrategy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub reload_strategy: Option<PrometheusReloadStrategy>,
         /// remoteRead defines the list of remote read configurations.
-        #[serde(rename = "remoteRead", default, skip_serializing_if = "Option::is_none")]
-        pub remote_read: ::core::option::Option<::std::vec::Vec<PrometheusRemoteRead>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remote_read: Option<Vec<PrometheusRemoteRead>>,
         /// remoteWrite defines the list of remote write configurations.
-        #[serde(
-            rename = "remoteWrite",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remote_write: ::core::option::Option<::std::vec::Vec<PrometheusRemoteWrite>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remote_write: Option<Vec<PrometheusRemoteWrite>>,
         /// remoteWriteReceiverMessageVersions list of the protobuf message versions to accept when receiving the
         /// remote writes.
         ///
         /// It requires Prometheus >= v2.54.0.
         ///
         /// Items: at least 1.
-        #[serde(
-            rename = "remoteWriteReceiverMessageVersions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remote_write_receiver_message_versions: ::core::option::Option<
-            ::std::vec::Vec<PrometheusMessageVersion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remote_write_receiver_message_versions: Option<
+            Vec<PrometheusMessageVersion>,
         >,
         /// replicaExternalLabelName defines the name of Prometheus external label used to denote the replica name.
         /// The external label will _not_ be added when the field is set to the
         /// empty string (`""`).
         ///
         /// Default: "prometheus_replica"
-        #[serde(
-            rename = "replicaExternalLabelName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub replica_external_label_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replica_external_label_name: Option<String>,
         /// replicas defines the number of replicas of each shard to deploy for a Prometheus deployment.
         /// `spec.replicas` multiplied by `spec.shards` is the total number of Pods
         /// created.
         ///
         /// Default: 1
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// resources defines the resources requests and limits of the 'prometheus' container.
-        #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ResourceRequirements,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resources: Option<ResourceRequirements>,
         /// retention defines how long to retain the Prometheus data.
         ///
         /// Default: "24h" if `spec.retention` and `spec.retentionSize` are empty.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "retention", default, skip_serializing_if = "Option::is_none")]
-        pub retention: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub retention: Option<String>,
         /// retentionSize defines the maximum number of bytes used by the Prometheus data.
         ///
         /// Pattern: `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
-        #[serde(
-            rename = "retentionSize",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub retention_size: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub retention_size: Option<String>,
         /// routePrefix defines the route prefix Prometheus registers HTTP handlers for.
         ///
         /// This is useful when using `spec.externalURL`, and a proxy is rewriting
         /// HTTP routes of a request, and the actual ExternalURL is still true, but
         /// the server serves requests under a different route prefix. For example
         /// for use with `kubectl proxy`.
-        #[serde(
-            rename = "routePrefix",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub route_prefix: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub route_prefix: Option<String>,
         /// ruleNamespaceSelector defines the namespaces to match for PrometheusRule discovery. An empty label selector
         /// matches all namespaces. A null label selector matches the current
         /// namespace only.
-        #[serde(
-            rename = "ruleNamespaceSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rule_namespace_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rule_namespace_selector: Option<LabelSelector>,
         /// ruleQueryOffset defines the offset the rule evaluation timestamp of this particular group by the specified duration into the past.
         /// It requires Prometheus >= v2.53.0.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "ruleQueryOffset",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rule_query_offset: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rule_query_offset: Option<String>,
         /// ruleSelector defines the prometheusRule objects to be selected for rule evaluation. An empty
         /// label selector matches all objects. A null label selector matches no
         /// objects.
-        #[serde(
-            rename = "ruleSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rule_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rule_selector: Option<LabelSelector>,
         /// rules defines the configuration of the Prometheus rules' engine.
-        #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        pub rules: ::core::option::Option<PrometheusRules>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rules: Option<PrometheusRules>,
         /// runtime defines the values for the Prometheus process behavior
-        #[serde(rename = "runtime", default, skip_serializing_if = "Option::is_none")]
-        pub runtime: ::core::option::Option<PrometheusRuntime>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub runtime: Option<PrometheusRuntime>,
         /// sampleLimit defines per-scrape limit on number of scraped samples that will be accepted.
         /// Only valid in Prometheus versions 2.45.0 and newer.
         ///
@@ -12692,59 +12408,35 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedSampleLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "sampleLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub sample_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sample_limit: Option<i64>,
         /// schedulerName defines the scheduler to use for Pod scheduling. If not specified, the default scheduler is used.
         ///
         /// Length: at least 1.
-        #[serde(
-            rename = "schedulerName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scheduler_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scheduler_name: Option<String>,
         /// scrapeClasses defines the list of scrape classes to expose to scraping objects such as
         /// PodMonitors, ServiceMonitors, Probes and ScrapeConfigs.
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(
-            rename = "scrapeClasses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_classes: ::core::option::Option<
-            ::std::vec::Vec<PrometheusScrapeClasses>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_classes: Option<Vec<PrometheusScrapeClasses>>,
         /// scrapeClassicHistograms defines whether to scrape a classic histogram that is also exposed as a native histogram.
         ///
         /// Notice: `scrapeClassicHistograms` corresponds to the `always_scrape_classic_histograms` field in the Prometheus configuration.
         ///
         /// It requires Prometheus >= v3.5.0.
-        #[serde(
-            rename = "scrapeClassicHistograms",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_classic_histograms: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_classic_histograms: Option<bool>,
         /// scrapeConfigNamespaceSelector defines the namespaces to match for ScrapeConfig discovery. An empty label selector
         /// matches all namespaces. A null label selector matches the current
         /// namespace only.
         ///
         /// Note that the ScrapeConfig custom resource definition is currently at Alpha level
         /// and will be graduated to Beta in a future release.
-        #[serde(
-            rename = "scrapeConfigNamespaceSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_config_namespace_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_config_namespace_selector: Option<LabelSelector>,
         /// scrapeConfigSelector defines the scrapeConfigs to be selected for target discovery. An empty label
         /// selector matches all objects. A null label selector matches no objects.
         ///
@@ -12759,14 +12451,8 @@ pub mod v1 {
         ///
         /// Note that the ScrapeConfig custom resource definition is currently at Alpha level
         /// and will be graduated to Beta in a future release.
-        #[serde(
-            rename = "scrapeConfigSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_config_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_config_selector: Option<LabelSelector>,
         /// scrapeFailureLogFile defines the file to which scrape failures are logged.
         /// Reloading the configuration will reopen the file.
         ///
@@ -12777,31 +12463,19 @@ pub mod v1 {
         /// It requires Prometheus >= v2.55.0.
         ///
         /// Length: at least 1.
-        #[serde(
-            rename = "scrapeFailureLogFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_failure_log_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_failure_log_file: Option<String>,
         /// scrapeInterval defines interval between consecutive scrapes.
         ///
         /// Default: "30s"
         ///
         /// Default: `"30s"`. Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "scrapeInterval",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_interval: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_interval: Option<String>,
         /// scrapeNativeHistograms defines whether to enable scraping of native histograms.
         /// It requires Prometheus >= v3.8.0.
-        #[serde(
-            rename = "scrapeNativeHistograms",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_native_histograms: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_native_histograms: Option<bool>,
         /// scrapeProtocols defines the protocols to negotiate during a scrape. It tells clients the
         /// protocols supported by Prometheus in order of preference (from most to least preferred).
         ///
@@ -12810,48 +12484,28 @@ pub mod v1 {
         /// It requires Prometheus >= v2.49.0.
         ///
         /// `PrometheusText1.0.0` requires Prometheus >= v3.0.0.
-        #[serde(
-            rename = "scrapeProtocols",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_protocols: ::core::option::Option<
-            ::std::vec::Vec<PrometheusFallbackScrapeProtocol>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_protocols: Option<Vec<PrometheusFallbackScrapeProtocol>>,
         /// scrapeTimeout defines the number of seconds to wait until a scrape request times out.
         /// The value cannot be greater than the scrape interval otherwise the operator will reject the resource.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "scrapeTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub scrape_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scrape_timeout: Option<String>,
         /// secrets defines a list of Secrets in the same namespace as the Prometheus
         /// object, which shall be mounted into the Prometheus Pods.
         /// Each Secret is added to the StatefulSet definition as a volume named `secret-<secret-name>`.
         /// The Secrets are mounted into /etc/prometheus/secrets/<secret-name> in the 'prometheus' container.
-        #[serde(rename = "secrets", default, skip_serializing_if = "Option::is_none")]
-        pub secrets: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub secrets: Option<Vec<String>>,
         /// securityContext holds pod-level security attributes and common container settings.
         /// This defaults to the default PodSecurityContext.
-        #[serde(
-            rename = "securityContext",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub security_context: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::PodSecurityContext,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub security_context: Option<PodSecurityContext>,
         /// serviceAccountName is the name of the ServiceAccount to use to run the
         /// Prometheus Pods.
-        #[serde(
-            rename = "serviceAccountName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_account_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_account_name: Option<String>,
         /// serviceDiscoveryRole defines the service discovery role used to discover targets from
         /// `ServiceMonitor` objects and Alertmanager endpoints.
         ///
@@ -12859,25 +12513,13 @@ pub mod v1 {
         /// If unset, the operator assumes the "Endpoints" role.
         ///
         /// One of: `Endpoints`, `EndpointSlice`.
-        #[serde(
-            rename = "serviceDiscoveryRole",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_discovery_role: ::core::option::Option<
-            PrometheusServiceDiscoveryRole,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_discovery_role: Option<PrometheusServiceDiscoveryRole>,
         /// serviceMonitorNamespaceSelector defines the namespaces to match for ServicedMonitors discovery. An empty label selector
         /// matches all namespaces. A null label selector (default value) matches the current
         /// namespace only.
-        #[serde(
-            rename = "serviceMonitorNamespaceSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_monitor_namespace_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_monitor_namespace_selector: Option<LabelSelector>,
         /// serviceMonitorSelector defines the serviceMonitors to be selected for target discovery. An empty label
         /// selector matches all objects. A null label selector matches no objects.
         ///
@@ -12889,14 +12531,8 @@ pub mod v1 {
         /// This behavior is *deprecated* and will be removed in the next major version
         /// of the custom resource definition. It is recommended to use
         /// `spec.additionalScrapeConfigs` instead.
-        #[serde(
-            rename = "serviceMonitorSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_monitor_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_monitor_selector: Option<LabelSelector>,
         /// serviceName defines the name of the service name used by the underlying StatefulSet(s) as the governing service.
         /// If defined, the Service  must be created before the Prometheus/PrometheusAgent resource in the same namespace and it must define a selector that matches the pod labels.
         /// If empty, the operator will create and manage a headless service named `prometheus-operated` for Prometheus resources,
@@ -12905,36 +12541,22 @@ pub mod v1 {
         /// See https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#stable-network-id for more details.
         ///
         /// Length: at least 1.
-        #[serde(
-            rename = "serviceName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub service_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub service_name: Option<String>,
         /// sha is deprecated: use 'spec.image' instead. The image's digest can be specified as part of the image name.
-        #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
-        pub sha: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sha: Option<String>,
         /// shardRetentionPolicy defines the retention policy for the Prometheus shards.
         ///
         /// (Beta) Using this mode requires the `PrometheusShardRetentionPolicy` feature gate (enabled by default).
-        #[serde(
-            rename = "shardRetentionPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub shard_retention_policy: ::core::option::Option<
-            PrometheusShardRetentionPolicy,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shard_retention_policy: Option<PrometheusShardRetentionPolicy>,
         /// shardingStrategy defines the sharding strategy for distributing scraped targets across Prometheus shards.
         ///
         /// When not defined, the operator defaults to the 'Address' mode which distributes
         /// targets based on a hash of the target address.
-        #[serde(
-            rename = "shardingStrategy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub sharding_strategy: ::core::option::Option<PrometheusShardingStrategy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sharding_strategy: Option<PrometheusShardingStrategy>,
         /// shards defines the number of shards to distribute the scraped targets onto.
         ///
         /// `spec.replicas` multiplied by `spec.shards` is the total number of Pods
@@ -12965,14 +12587,14 @@ pub mod v1 {
         /// Default: 1
         ///
         /// Default: `1`.
-        #[serde(rename = "shards", default, skip_serializing_if = "Option::is_none")]
-        pub shards: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shards: Option<i32>,
         /// storage defines the storage used by Prometheus.
-        #[serde(rename = "storage", default, skip_serializing_if = "Option::is_none")]
-        pub storage: ::core::option::Option<PrometheusStorage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub storage: Option<PrometheusStorage>,
         /// tag is deprecated: use 'spec.image' instead. The image's tag can be specified as part of the image name.
-        #[serde(rename = "tag", default, skip_serializing_if = "Option::is_none")]
-        pub tag: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tag: Option<String>,
         /// targetLimit defines a limit on the number of scraped targets that will be accepted.
         /// Only valid in Prometheus versions 2.45.0 and newer.
         ///
@@ -12980,12 +12602,8 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedTargetLimit.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "targetLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub target_limit: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub target_limit: Option<i64>,
         /// terminationGracePeriodSeconds defines the optional duration in seconds the pod needs to terminate gracefully.
         /// Value must be non-negative integer. The value zero indicates stop immediately via
         /// the kill signal (no opportunity to shut down) which may lead to data corruption.
@@ -12993,262 +12611,191 @@ pub mod v1 {
         /// Defaults to 600 seconds.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "terminationGracePeriodSeconds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub termination_grace_period_seconds: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub termination_grace_period_seconds: Option<i64>,
         /// thanos defines the configuration of the optional Thanos sidecar.
-        #[serde(rename = "thanos", default, skip_serializing_if = "Option::is_none")]
-        pub thanos: ::core::option::Option<PrometheusThanos>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub thanos: Option<PrometheusThanos>,
         /// tolerations defines the Pods' tolerations if specified.
-        #[serde(
-            rename = "tolerations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub tolerations: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::Toleration>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tolerations: Option<Vec<Toleration>>,
         /// topologySpreadConstraints defines the pod's topology spread constraints if specified.
-        #[serde(
-            rename = "topologySpreadConstraints",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub topology_spread_constraints: ::core::option::Option<
-            ::std::vec::Vec<PrometheusTopologySpreadConstraints>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub topology_spread_constraints: Option<
+            Vec<PrometheusTopologySpreadConstraints>,
         >,
         /// tracingConfig defines tracing in Prometheus.
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(
-            rename = "tracingConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub tracing_config: ::core::option::Option<PrometheusTracingConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tracing_config: Option<PrometheusTracingConfig>,
         /// tsdb defines the runtime reloadable configuration of the timeseries database(TSDB).
         /// It requires Prometheus >= v2.39.0 or PrometheusAgent >= v2.54.0.
-        #[serde(rename = "tsdb", default, skip_serializing_if = "Option::is_none")]
-        pub tsdb: ::core::option::Option<PrometheusTsdb>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tsdb: Option<PrometheusTsdb>,
         /// updateStrategy indicates the strategy that will be employed to update
         /// Pods in the StatefulSet when a revision is made to statefulset's Pod
         /// Template.
         ///
         /// The default strategy is RollingUpdate.
-        #[serde(
-            rename = "updateStrategy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub update_strategy: ::core::option::Option<PrometheusUpdateStrategy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub update_strategy: Option<PrometheusUpdateStrategy>,
         /// version of Prometheus being deployed. The operator uses this information
         /// to generate the Prometheus StatefulSet + configuration files.
         ///
         /// If not specified, the operator assumes the latest upstream version of
         /// Prometheus available at the time when the version of the operator was
         /// released.
-        #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
-        pub version: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
         /// volumeMounts allows the configuration of additional VolumeMounts.
         ///
         /// VolumeMounts will be appended to other VolumeMounts in the 'prometheus'
         /// container, that are generated as a result of StorageSpec objects.
-        #[serde(
-            rename = "volumeMounts",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_mounts: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::VolumeMount>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub volume_mounts: Option<Vec<VolumeMount>>,
         /// volumes allows the configuration of additional volumes on the output
         /// StatefulSet definition. Volumes specified will be appended to other
         /// volumes that are generated as a result of StorageSpec objects.
-        #[serde(rename = "volumes", default, skip_serializing_if = "Option::is_none")]
-        pub volumes: ::core::option::Option<::std::vec::Vec<PrometheusVolumes>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub volumes: Option<Vec<PrometheusVolumes>>,
         /// walCompression defines the compression of the write-ahead log (WAL) using Snappy.
         ///
         /// WAL compression is enabled by default for Prometheus >= 2.20.0
         ///
         /// Requires Prometheus v2.11.0 and above.
-        #[serde(
-            rename = "walCompression",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub wal_compression: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub wal_compression: Option<bool>,
         /// web defines the configuration of the Prometheus web server.
-        #[serde(rename = "web", default, skip_serializing_if = "Option::is_none")]
-        pub web: ::core::option::Option<PrometheusWeb>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub web: Option<PrometheusWeb>,
     }
     /// Argument as part of the AdditionalArgs list.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusAdditionalArgs {
         /// name of the argument, e.g. "scrape.discovery-reload-interval".
         ///
         /// Length: at least 1.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// value defines the argument value, e.g. 30s. Can be empty for name-only arguments (e.g. --storage.tsdb.no-lockfile)
-        #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-        pub value: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub value: Option<String>,
     }
     /// alerting defines the settings related to Alertmanager.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusAlerting {
         /// alertmanagers endpoints where Prometheus should send alerts to.
-        #[serde(rename = "alertmanagers")]
-        pub alertmanagers: ::std::vec::Vec<PrometheusAlertmanagers>,
+        pub alertmanagers: Vec<PrometheusAlertmanagers>,
     }
     /// AlertmanagerEndpoints defines a selection of a single Endpoints object
     /// containing Alertmanager IPs to fire alerts against.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusAlertmanagers {
         /// alertRelabelings defines the relabeling configs applied before sending alerts to a specific Alertmanager.
         /// It requires Prometheus >= v2.51.0.
-        #[serde(
-            rename = "alertRelabelings",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub alert_relabelings: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAlertRelabelings>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub alert_relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// apiVersion defines the version of the Alertmanager API that Prometheus uses to send alerts.
         /// It can be "V1" or "V2".
         /// The field has no effect for Prometheus >= v3.0.0 because only the v2 API is supported.
         ///
         /// One of: `v1`, `V1`, `v2`, `V2`.
-        #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-        pub api_version: ::core::option::Option<PrometheusApiVersion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub api_version: Option<PrometheusApiVersion>,
         /// authorization section for Alertmanager.
         ///
         /// Cannot be set at the same time as `basicAuth`, `bearerTokenFile` or `sigv4`.
-        #[serde(
-            rename = "authorization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub authorization: ::core::option::Option<PrometheusAuthorization>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub authorization: Option<PrometheusAuthorization>,
         /// basicAuth configuration for Alertmanager.
         ///
         /// Cannot be set at the same time as `bearerTokenFile`, `authorization` or `sigv4`.
-        #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusBasicAuth>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub basic_auth: Option<PrometheusBasicAuth>,
         /// bearerTokenFile defines the file to read bearer token for Alertmanager.
         ///
         /// Cannot be set at the same time as `basicAuth`, `authorization`, or `sigv4`.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(
-            rename = "bearerTokenFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token_file: Option<String>,
         /// enableHttp2 defines whether to enable HTTP2.
-        #[serde(
-            rename = "enableHttp2",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_http2: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub enable_http2: Option<bool>,
         /// name of the Endpoints object in the namespace.
         ///
         /// Length: at least 1.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// namespace of the Endpoints object.
         ///
         /// If not set, the object will be discovered in the namespace of the
         /// Prometheus object.
         ///
         /// Length: at least 1.
-        #[serde(rename = "namespace", default, skip_serializing_if = "Option::is_none")]
-        pub namespace: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub namespace: Option<String>,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
-        pub no_proxy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub no_proxy: Option<String>,
         /// pathPrefix defines the prefix for the HTTP path alerts are pushed to.
         ///
         /// Length: at least 1.
-        #[serde(rename = "pathPrefix", default, skip_serializing_if = "Option::is_none")]
-        pub path_prefix: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub path_prefix: Option<String>,
         /// port on which the Alertmanager API is exposed.
-        #[serde(rename = "port")]
-        pub port: ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+        pub port: IntOrString,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyConnectHeader",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_connect_header: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
-            >,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyFromEnvironment",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_from_environment: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
-        pub proxy_url: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_url: Option<String>,
         /// relabelings defines the relabel configuration applied to the discovered Alertmanagers.
-        #[serde(
-            rename = "relabelings",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub relabelings: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAlertRelabelings>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// scheme defines the HTTP scheme to use when sending alerts.
         ///
         /// One of: `http`, `https`, `HTTP`, `HTTPS`.
-        #[serde(rename = "scheme", default, skip_serializing_if = "Option::is_none")]
-        pub scheme: ::core::option::Option<PrometheusScheme>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scheme: Option<PrometheusScheme>,
         /// sigv4 defines AWS's Signature Verification 4 for the URL.
         ///
         /// It requires Prometheus >= v2.48.0.
         ///
         /// Cannot be set at the same time as `basicAuth`, `bearerTokenFile` or `authorization`.
-        #[serde(rename = "sigv4", default, skip_serializing_if = "Option::is_none")]
-        pub sigv4: ::core::option::Option<PrometheusSigv4>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sigv4: Option<PrometheusSigv4>,
         /// timeout defines a per-target Alertmanager timeout when pushing alerts.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "timeout", default, skip_serializing_if = "Option::is_none")]
-        pub timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<String>,
         /// tlsConfig to use for Alertmanager.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusTlsConfig>,
     }
     /// RelabelConfig allows dynamic rewriting of the label set for targets, alerts,
     /// scraped samples and remote write samples.
     ///
     /// More info: https://prometheus.io/docs/prometheus/latest/configuration/configuration/#relabel_config
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusAlertRelabelings {
         /// action to perform based on the regex matching.
         ///
@@ -13258,54 +12805,40 @@ pub mod v1 {
         /// Default: "Replace"
         ///
         /// Default: `"replace"`. One of: `replace`, `Replace`, `keep`, `Keep`, `drop`, `Drop`, `hashmod`, `HashMod`, `labelmap`, `LabelMap`, `labeldrop`, `LabelDrop`, `labelkeep`, `LabelKeep`, `lowercase`, `Lowercase`, `uppercase`, `Uppercase`, `keepequal`, `KeepEqual` and 2 more.
-        #[serde(rename = "action", default, skip_serializing_if = "Option::is_none")]
-        pub action: ::core::option::Option<PrometheusAction>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub action: Option<PrometheusAction>,
         /// modulus to take of the hash of the source label values.
         ///
         /// Only applicable when the action is `HashMod`.
         ///
         /// Minimum: 0.
-        #[serde(rename = "modulus", default, skip_serializing_if = "Option::is_none")]
-        pub modulus: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub modulus: Option<i64>,
         /// regex defines the regular expression against which the extracted value is matched.
-        #[serde(rename = "regex", default, skip_serializing_if = "Option::is_none")]
-        pub regex: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub regex: Option<String>,
         /// replacement value against which a Replace action is performed if the
         /// regular expression matches.
         ///
         /// Regex capture groups are available.
-        #[serde(
-            rename = "replacement",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub replacement: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replacement: Option<String>,
         /// separator defines the string between concatenated SourceLabels.
-        #[serde(rename = "separator", default, skip_serializing_if = "Option::is_none")]
-        pub separator: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub separator: Option<String>,
         /// sourceLabels defines the source labels select values from existing labels. Their content is
         /// concatenated using the configured Separator and matched against the
         /// configured regular expression.
-        #[serde(
-            rename = "sourceLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub source_labels: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub source_labels: Option<Vec<String>>,
         /// targetLabel defines the label to which the resulting string is written in a replacement.
         ///
         /// It is mandatory for `Replace`, `HashMod`, `Lowercase`, `Uppercase`,
         /// `KeepEqual` and `DropEqual` actions.
         ///
         /// Regex capture groups are available.
-        #[serde(
-            rename = "targetLabel",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub target_label: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub target_label: Option<String>,
     }
     /// action to perform based on the regex matching.
     ///
@@ -13313,16 +12846,7 @@ pub mod v1 {
     /// `DropEqual` and `KeepEqual` actions require Prometheus >= v2.41.0.
     ///
     /// Default: "Replace"
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusAction {
         #[serde(rename = "replace")]
         Replace,
@@ -13338,19 +12862,15 @@ pub mod v1 {
         Drop2,
         #[serde(rename = "hashmod")]
         Hashmod,
-        #[serde(rename = "HashMod")]
         HashMod,
         #[serde(rename = "labelmap")]
         Labelmap,
-        #[serde(rename = "LabelMap")]
         LabelMap,
         #[serde(rename = "labeldrop")]
         Labeldrop,
-        #[serde(rename = "LabelDrop")]
         LabelDrop,
         #[serde(rename = "labelkeep")]
         Labelkeep,
-        #[serde(rename = "LabelKeep")]
         LabelKeep,
         #[serde(rename = "lowercase")]
         Lowercase,
@@ -13362,26 +12882,15 @@ pub mod v1 {
         Uppercase2,
         #[serde(rename = "keepequal")]
         Keepequal,
-        #[serde(rename = "KeepEqual")]
         KeepEqual,
         #[serde(rename = "dropequal")]
         Dropequal,
-        #[serde(rename = "DropEqual")]
         DropEqual,
     }
     /// apiVersion defines the version of the Alertmanager API that Prometheus uses to send alerts.
     /// It can be "V1" or "V2".
     /// The field has no effect for Prometheus >= v3.0.0 because only the v2 API is supported.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusApiVersion {
         #[serde(rename = "v1")]
         V1,
@@ -13395,36 +12904,21 @@ pub mod v1 {
     /// authorization section for Alertmanager.
     ///
     /// Cannot be set at the same time as `basicAuth`, `bearerTokenFile` or `sigv4`.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusAuthorization {
         /// credentials defines a key of a Secret in the namespace that contains the credentials for authentication.
-        #[serde(
-            rename = "credentials",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub credentials: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub credentials: Option<SecretKeySelector>,
         /// type defines the authentication type. The value is case-insensitive.
         ///
         /// "Basic" is not a supported value.
         ///
         /// Default: "Bearer"
-        #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-        pub r#type: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
     }
     /// scheme defines the HTTP scheme to use when sending alerts.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusScheme {
         #[serde(rename = "http")]
         Http,
@@ -13440,89 +12934,62 @@ pub mod v1 {
     /// If null, Prometheus is assumed to run inside of the cluster: it will
     /// discover the API servers automatically and use the Pod's CA certificate
     /// and bearer token file at /var/run/secrets/kubernetes.io/serviceaccount/.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusApiserverConfig {
         /// authorization section for the API server.
         ///
         /// Cannot be set at the same time as `basicAuth`, `bearerToken`, or
         /// `bearerTokenFile`.
-        #[serde(
-            rename = "authorization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub authorization: ::core::option::Option<
-            PrometheusApiserverConfigAuthorization,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub authorization: Option<PrometheusApiserverConfigAuthorization>,
         /// basicAuth configuration for the API server.
         ///
         /// Cannot be set at the same time as `authorization`, `bearerToken`, or
         /// `bearerTokenFile`.
-        #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusApiserverConfigBasicAuth>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub basic_auth: Option<PrometheusApiserverConfigBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
-        #[serde(
-            rename = "bearerToken",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token: Option<String>,
         /// bearerTokenFile defines the file to read bearer token for accessing apiserver.
         ///
         /// Cannot be set at the same time as `basicAuth`, `authorization`, or `bearerToken`.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(
-            rename = "bearerTokenFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token_file: Option<String>,
         /// host defines the Kubernetes API address consisting of a hostname or IP address followed
         /// by an optional port number.
-        #[serde(rename = "host")]
-        pub host: ::std::string::String,
+        pub host: String,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
-        pub no_proxy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub no_proxy: Option<String>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyConnectHeader",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_connect_header: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
-            >,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyFromEnvironment",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_from_environment: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
-        pub proxy_url: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_url: Option<String>,
         /// tlsConfig to use for the API server.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusApiserverConfigTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusApiserverConfigTlsConfig>,
     }
     /// arbitraryFSAccessThroughSMs when true, ServiceMonitor, PodMonitor and Probe object are forbidden to
     /// reference arbitrary files on the file system of the 'prometheus'
@@ -13534,109 +13001,70 @@ pub mod v1 {
     /// `spec.arbitraryFSAccessThroughSM` to 'true' would prevent the attack.
     /// Users should instead provide the credentials using the
     /// `spec.bearerTokenSecret` field.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusArbitraryFsAccessThroughSMs {
         /// deny prevents service monitors from accessing arbitrary files on the file system.
         /// When true, service monitors cannot use file-based configurations like BearerTokenFile
         /// that could potentially access sensitive files. When false (default), such access is allowed.
         /// Setting this to true enhances security by preventing potential credential theft attacks.
-        #[serde(rename = "deny", default, skip_serializing_if = "Option::is_none")]
-        pub deny: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deny: Option<bool>,
     }
     /// dnsConfig defines the DNS configuration for the pods.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusDnsConfig {
         /// nameservers defines the list of DNS name server IP addresses.
         /// This will be appended to the base nameservers generated from DNSPolicy.
-        #[serde(
-            rename = "nameservers",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub nameservers: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub nameservers: Option<Vec<String>>,
         /// options defines the list of DNS resolver options.
         /// This will be merged with the base options generated from DNSPolicy.
         /// Resolution options given in Options
         /// will override those that appear in the base DNSPolicy.
-        #[serde(rename = "options", default, skip_serializing_if = "Option::is_none")]
-        pub options: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::PodDNSConfigOption>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub options: Option<Vec<PodDNSConfigOption>>,
         /// searches defines the list of DNS search domains for host-name lookup.
         /// This will be appended to the base search paths generated from DNSPolicy.
-        #[serde(rename = "searches", default, skip_serializing_if = "Option::is_none")]
-        pub searches: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub searches: Option<Vec<String>>,
     }
     /// dnsPolicy defines the DNS policy for the pods.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusDnsPolicy {
-        #[serde(rename = "ClusterFirstWithHostNet")]
         ClusterFirstWithHostNet,
-        #[serde(rename = "ClusterFirst")]
         ClusterFirst,
-        #[serde(rename = "Default")]
         Default,
-        #[serde(rename = "None")]
         None,
     }
     /// ObjectReference references a PodMonitor, ServiceMonitor, Probe or PrometheusRule object.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusExcludedFromEnforcement {
         /// group of the referent. When not specified, it defaults to `monitoring.coreos.com`
         ///
         /// Default: `"monitoring.coreos.com"`. One of: `monitoring.coreos.com`.
-        #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-        pub group: ::core::option::Option<PrometheusGroup>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub group: Option<PrometheusGroup>,
         /// name of the referent. When not set, all resources in the namespace are matched.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// namespace of the referent.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
         ///
         /// Length: at least 1.
-        #[serde(rename = "namespace")]
-        pub namespace: ::std::string::String,
+        pub namespace: String,
         /// resource of the referent.
         ///
         /// One of: `prometheusrules`, `servicemonitors`, `podmonitors`, `probes`, `scrapeconfigs`.
-        #[serde(rename = "resource")]
         pub resource: PrometheusResource,
     }
     /// group of the referent. When not specified, it defaults to `monitoring.coreos.com`
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusGroup {
         #[serde(rename = "monitoring.coreos.com")]
         MonitoringCoreosCom,
     }
     /// resource of the referent.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusResource {
         #[serde(rename = "prometheusrules")]
         Prometheusrules,
@@ -13651,7 +13079,8 @@ pub mod v1 {
     }
     /// exemplars related settings that are runtime reloadable.
     /// It requires to enable the `exemplar-storage` feature flag to be effective.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusExemplars {
         /// maxSize defines the maximum number of exemplars stored in memory for all series.
         ///
@@ -13660,42 +13089,21 @@ pub mod v1 {
         ///
         /// If not set, Prometheus uses its default value. A value of zero or less
         /// than zero disables the storage.
-        #[serde(rename = "maxSize", default, skip_serializing_if = "Option::is_none")]
-        pub max_size: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_size: Option<i64>,
     }
     /// imagePullPolicy defines the image pull policy for the 'prometheus', 'init-config-reloader' and 'config-reloader' containers.
     /// See https://kubernetes.io/docs/concepts/containers/images/#image-pull-policy for more details.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusImagePullPolicy {
         #[serde(rename = "")]
         Empty,
-        #[serde(rename = "Always")]
         Always,
-        #[serde(rename = "Never")]
         Never,
-        #[serde(rename = "IfNotPresent")]
         IfNotPresent,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusLogFormat {
         #[serde(rename = "")]
         Empty,
@@ -13705,16 +13113,7 @@ pub mod v1 {
         Json,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusLogLevel {
         #[serde(rename = "")]
         Empty,
@@ -13732,81 +13131,49 @@ pub mod v1 {
     /// character set.
     ///
     /// It requires Prometheus >= v3.4.0.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusNameEscapingScheme {
         #[serde(rename = "AllowUTF8")]
         AllowUtf8,
-        #[serde(rename = "Underscores")]
         Underscores,
-        #[serde(rename = "Dots")]
         Dots,
-        #[serde(rename = "Values")]
         Values,
     }
     /// nameValidationScheme defines the validation scheme for metric and label names.
     ///
     /// It requires Prometheus >= v2.55.0.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusNameValidationScheme {
         #[serde(rename = "UTF8")]
         Utf8,
-        #[serde(rename = "Legacy")]
         Legacy,
     }
     /// otlp defines the settings related to the OTLP receiver feature.
     /// It requires Prometheus >= v2.55.0.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusOtlp {
         /// convertHistogramsToNHCB defines optional translation of OTLP explicit bucket histograms into native histograms with custom buckets.
         /// It requires Prometheus >= v3.4.0.
         #[serde(
             rename = "convertHistogramsToNHCB",
-            default,
             skip_serializing_if = "Option::is_none"
         )]
-        pub convert_histograms_to_nhcb: ::core::option::Option<bool>,
+        pub convert_histograms_to_nhcb: Option<bool>,
         /// ignoreResourceAttributes defines the list of OpenTelemetry resource attributes to ignore when `promoteAllResourceAttributes` is true.
         ///
         /// It requires `promoteAllResourceAttributes` to be true.
         /// It requires Prometheus >= v3.5.0.
         ///
         /// Items: at least 1.
-        #[serde(
-            rename = "ignoreResourceAttributes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub ignore_resource_attributes: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ignore_resource_attributes: Option<Vec<String>>,
         /// keepIdentifyingResourceAttributes enables adding `service.name`, `service.namespace` and `service.instance.id`
         /// resource attributes to the `target_info` metric, on top of converting them into the `instance` and `job` labels.
         ///
         /// It requires Prometheus >= v3.1.0.
-        #[serde(
-            rename = "keepIdentifyingResourceAttributes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub keep_identifying_resource_attributes: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub keep_identifying_resource_attributes: Option<bool>,
         /// labelNamePreserveMultipleUnderscores enables preserving of multiple consecutive underscores in label names when translation_strategy uses
         /// underscore escaping.
         /// When true (default), multiple consecutive underscores are preserved during label name sanitization.
@@ -13814,12 +13181,8 @@ pub mod v1 {
         /// Notice: This one has no impact if `nameEscapingScheme` is `AllowUTF8`.
         ///
         /// It requires Prometheus >= v3.8.0.
-        #[serde(
-            rename = "labelNamePreserveMultipleUnderscores",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_name_preserve_multiple_underscores: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label_name_preserve_multiple_underscores: Option<bool>,
         /// labelNameUnderscoreSanitization controls whether to enable prepending of 'key_' to labels starting with '_'.
         /// Reserved labels starting with '__' are not modified.
         /// This is only relevant when translation_strategy uses underscore escaping (e.g., "UnderscoreEscapingWithSuffixes" or "UnderscoreEscapingWithoutSuffixes").
@@ -13827,76 +13190,42 @@ pub mod v1 {
         /// Notice: This one has no impact if `nameEscapingScheme` is `AllowUTF8`.
         ///
         /// It requires Prometheus >= v3.8.0.
-        #[serde(
-            rename = "labelNameUnderscoreSanitization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_name_underscore_sanitization: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label_name_underscore_sanitization: Option<bool>,
         /// promoteAllResourceAttributes promotes all resource attributes to metric labels except the ones defined in `ignoreResourceAttributes`.
         ///
         /// Cannot be true when `promoteResourceAttributes` is defined.
         /// It requires Prometheus >= v3.5.0.
-        #[serde(
-            rename = "promoteAllResourceAttributes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub promote_all_resource_attributes: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub promote_all_resource_attributes: Option<bool>,
         /// promoteResourceAttributes defines the list of OpenTelemetry Attributes that should be promoted to metric labels, defaults to none.
         /// Cannot be defined when `promoteAllResourceAttributes` is true.
         ///
         /// Items: at least 1.
-        #[serde(
-            rename = "promoteResourceAttributes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub promote_resource_attributes: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub promote_resource_attributes: Option<Vec<String>>,
         /// promoteScopeMetadata controls whether to promote OpenTelemetry scope metadata (i.e. name, version, schema URL, and attributes) to metric labels.
         /// As per the OpenTelemetry specification, the aforementioned scope metadata should be identifying, i.e. made into metric labels.
         /// It requires Prometheus >= v3.6.0.
-        #[serde(
-            rename = "promoteScopeMetadata",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub promote_scope_metadata: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub promote_scope_metadata: Option<bool>,
         /// translationStrategy defines how the OTLP receiver endpoint translates the incoming metrics.
         ///
         /// It requires Prometheus >= v3.0.0.
         ///
         /// One of: `NoUTF8EscapingWithSuffixes`, `UnderscoreEscapingWithSuffixes`, `NoTranslation`, `UnderscoreEscapingWithoutSuffixes`.
-        #[serde(
-            rename = "translationStrategy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub translation_strategy: ::core::option::Option<PrometheusTranslationStrategy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub translation_strategy: Option<PrometheusTranslationStrategy>,
     }
     /// translationStrategy defines how the OTLP receiver endpoint translates the incoming metrics.
     ///
     /// It requires Prometheus >= v3.0.0.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusTranslationStrategy {
         #[serde(rename = "NoUTF8EscapingWithSuffixes")]
         NoUtf8EscapingWithSuffixes,
-        #[serde(rename = "UnderscoreEscapingWithSuffixes")]
         UnderscoreEscapingWithSuffixes,
-        #[serde(rename = "NoTranslation")]
         NoTranslation,
-        #[serde(rename = "UnderscoreEscapingWithoutSuffixes")]
         UnderscoreEscapingWithoutSuffixes,
     }
     /// podManagementPolicy defines the policy for creating/deleting pods when
@@ -13908,330 +13237,227 @@ pub mod v1 {
     ///
     /// Note that updating this value implies the recreation of the StatefulSet
     /// which incurs a service outage.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusPodManagementPolicy {
-        #[serde(rename = "OrderedReady")]
         OrderedReady,
-        #[serde(rename = "Parallel")]
         Parallel,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusPodMetadata {
         /// annotations defines an unstructured key value map stored with a resource that may be
         /// set by external tools to store and retrieve arbitrary metadata. They are not
         /// queryable and should be preserved when modifying objects.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations/
-        #[serde(
-            rename = "annotations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub annotations: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<BTreeMap<String, String>>,
         /// labels define the map of string keys and values that can be used to organize and categorize
         /// (scope and select) objects. May match selectors of replication controllers
         /// and services.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
-        #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
-        pub labels: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub labels: Option<BTreeMap<String, String>>,
         /// name must be unique within a namespace. Is required when creating resources, although
         /// some resources may allow a client to request the generation of an appropriate name
         /// automatically. Name is primarily intended for creation idempotence and configuration
         /// definition.
         /// Cannot be updated.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
     }
     /// PrometheusRuleExcludeConfig enables users to configure excluded
     /// PrometheusRule names and their namespaces to be ignored while enforcing
     /// namespace label for alerts and metrics.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusPrometheusRulesExcludedFromEnforce {
         /// ruleName defines the name of the excluded PrometheusRule object.
-        #[serde(rename = "ruleName")]
-        pub rule_name: ::std::string::String,
+        pub rule_name: String,
         /// ruleNamespace defines the namespace of the excluded PrometheusRule object.
-        #[serde(rename = "ruleNamespace")]
-        pub rule_namespace: ::std::string::String,
+        pub rule_namespace: String,
     }
     /// query defines the configuration of the Prometheus query service.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusQuery {
         /// lookbackDelta defines the delta difference allowed for retrieving metrics during expression evaluations.
-        #[serde(
-            rename = "lookbackDelta",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub lookback_delta: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub lookback_delta: Option<String>,
         /// maxConcurrency defines the number of concurrent queries that can be run at once.
         ///
         /// Minimum: 1.
-        #[serde(
-            rename = "maxConcurrency",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_concurrency: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_concurrency: Option<i32>,
         /// maxSamples defines the maximum number of samples a single query can load into memory. Note that
         /// queries will fail if they would load more samples than this into memory,
         /// so this also limits the number of samples a query can return.
-        #[serde(rename = "maxSamples", default, skip_serializing_if = "Option::is_none")]
-        pub max_samples: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_samples: Option<i32>,
         /// timeout defines the maximum time a query may take before being aborted.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "timeout", default, skip_serializing_if = "Option::is_none")]
-        pub timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<String>,
     }
     /// reloadStrategy defines the strategy used to reload the Prometheus configuration.
     /// If not specified, the configuration is reloaded using the /-/reload HTTP endpoint.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusReloadStrategy {
         #[serde(rename = "HTTP")]
         Http,
-        #[serde(rename = "ProcessSignal")]
         ProcessSignal,
     }
     /// RemoteReadSpec defines the configuration for Prometheus to read back samples
     /// from a remote endpoint.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusRemoteRead {
         /// authorization section for the URL.
         ///
         /// It requires Prometheus >= v2.26.0.
         ///
         /// Cannot be set at the same time as `basicAuth`, or `oauth2`.
-        #[serde(
-            rename = "authorization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub authorization: ::core::option::Option<PrometheusRemoteReadAuthorization>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub authorization: Option<PrometheusRemoteReadAuthorization>,
         /// basicAuth configuration for the URL.
         ///
         /// Cannot be set at the same time as `authorization`, or `oauth2`.
-        #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusRemoteReadBasicAuth>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub basic_auth: Option<PrometheusRemoteReadBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
-        #[serde(
-            rename = "bearerToken",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token: Option<String>,
         /// bearerTokenFile defines the file from which to read the bearer token for the URL.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(
-            rename = "bearerTokenFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token_file: Option<String>,
         /// filterExternalLabels defines whether to use the external labels as selectors for the remote read endpoint.
         ///
         /// It requires Prometheus >= v2.34.0.
-        #[serde(
-            rename = "filterExternalLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub filter_external_labels: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub filter_external_labels: Option<bool>,
         /// followRedirects defines whether HTTP requests follow HTTP 3xx redirects.
         ///
         /// It requires Prometheus >= v2.26.0.
-        #[serde(
-            rename = "followRedirects",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub follow_redirects: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub follow_redirects: Option<bool>,
         /// headers defines the custom HTTP headers to be sent along with each remote read request.
         /// Be aware that headers that are set by Prometheus itself can't be overwritten.
         /// Only valid in Prometheus versions 2.26.0 and newer.
-        #[serde(rename = "headers", default, skip_serializing_if = "Option::is_none")]
-        pub headers: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<BTreeMap<String, String>>,
         /// name of the remote read queue, it must be unique if specified. The
         /// name is used in metrics and logging in order to differentiate read
         /// configurations.
         ///
         /// It requires Prometheus >= v2.15.0.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
-        pub no_proxy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub no_proxy: Option<String>,
         /// oauth2 configuration for the URL.
         ///
         /// It requires Prometheus >= v2.27.0.
         ///
         /// Cannot be set at the same time as `authorization`, or `basicAuth`.
-        #[serde(rename = "oauth2", default, skip_serializing_if = "Option::is_none")]
-        pub oauth2: ::core::option::Option<PrometheusOauth2>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub oauth2: Option<PrometheusOauth2>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyConnectHeader",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_connect_header: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
-            >,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyFromEnvironment",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_from_environment: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
-        pub proxy_url: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_url: Option<String>,
         /// readRecent defines whether reads should be made for queries for time ranges that
         /// the local storage should have complete data for.
-        #[serde(rename = "readRecent", default, skip_serializing_if = "Option::is_none")]
-        pub read_recent: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub read_recent: Option<bool>,
         /// remoteTimeout defines the timeout for requests to the remote read endpoint.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "remoteTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remote_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remote_timeout: Option<String>,
         /// requiredMatchers defines an optional list of equality matchers which have to be present
         /// in a selector to query the remote read endpoint.
-        #[serde(
-            rename = "requiredMatchers",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub required_matchers: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required_matchers: Option<BTreeMap<String, String>>,
         /// tlsConfig to use for the URL.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusRemoteReadTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusRemoteReadTlsConfig>,
         /// url defines the URL of the endpoint to query from.
         ///
         /// It must use the HTTP or HTTPS scheme.
         ///
         /// Pattern: `^(http|https)://.+$`.
-        #[serde(rename = "url")]
-        pub url: ::std::string::String,
+        pub url: String,
     }
     /// RemoteWriteSpec defines the configuration to write samples from Prometheus
     /// to a remote endpoint.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusRemoteWrite {
         /// authorization section for the URL.
         ///
         /// It requires Prometheus >= v2.26.0 or Thanos >= v0.24.0.
         ///
         /// Cannot be set at the same time as `sigv4`, `basicAuth`, `oauth2`, or `azureAd`.
-        #[serde(
-            rename = "authorization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub authorization: ::core::option::Option<PrometheusRemoteWriteAuthorization>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub authorization: Option<PrometheusRemoteWriteAuthorization>,
         /// azureAd for the URL.
         ///
         /// It requires Prometheus >= v2.45.0 or Thanos >= v0.31.0.
         ///
         /// Cannot be set at the same time as `authorization`, `basicAuth`, `oauth2`, or `sigv4`.
-        #[serde(rename = "azureAd", default, skip_serializing_if = "Option::is_none")]
-        pub azure_ad: ::core::option::Option<PrometheusAzureAd>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub azure_ad: Option<PrometheusAzureAd>,
         /// basicAuth configuration for the URL.
         ///
         /// Cannot be set at the same time as `sigv4`, `authorization`, `oauth2`, or `azureAd`.
-        #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
-        pub basic_auth: ::core::option::Option<PrometheusRemoteWriteBasicAuth>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub basic_auth: Option<PrometheusRemoteWriteBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
-        #[serde(
-            rename = "bearerToken",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token: Option<String>,
         /// bearerTokenFile defines the file from which to read bearer token for the URL.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(
-            rename = "bearerTokenFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub bearer_token_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bearer_token_file: Option<String>,
         /// enableHTTP2 defines whether to enable HTTP2.
-        #[serde(
-            rename = "enableHTTP2",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub enable_http2: ::core::option::Option<bool>,
+        #[serde(rename = "enableHTTP2", skip_serializing_if = "Option::is_none")]
+        pub enable_http2: Option<bool>,
         /// followRedirects defines whether HTTP requests follow HTTP 3xx redirects.
         ///
         /// It requires Prometheus >= v2.26.0 or Thanos >= v0.24.0.
-        #[serde(
-            rename = "followRedirects",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub follow_redirects: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub follow_redirects: Option<bool>,
         /// headers defines the custom HTTP headers to be sent along with each remote write request.
         /// Be aware that headers that are set by Prometheus itself can't be overwritten.
         ///
         /// It requires Prometheus >= v2.25.0 or Thanos >= v0.24.0.
-        #[serde(rename = "headers", default, skip_serializing_if = "Option::is_none")]
-        pub headers: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<BTreeMap<String, String>>,
         /// messageVersion defines the Remote Write message's version to use when writing to the endpoint.
         ///
         /// `Version1.0` corresponds to the `prometheus.WriteRequest` protobuf message introduced in Remote Write 1.0.
@@ -14246,87 +13472,58 @@ pub mod v1 {
         /// It requires Prometheus >= v2.54.0 or Thanos >= v0.37.0.
         ///
         /// One of: `V1.0`, `V2.0`.
-        #[serde(
-            rename = "messageVersion",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub message_version: ::core::option::Option<PrometheusMessageVersion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message_version: Option<PrometheusMessageVersion>,
         /// metadataConfig defines how to send a series metadata to the remote storage.
         ///
         /// When the field is empty, **no metadata** is sent. But when the field is
         /// null, metadata is sent.
-        #[serde(
-            rename = "metadataConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub metadata_config: ::core::option::Option<PrometheusMetadataConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata_config: Option<PrometheusMetadataConfig>,
         /// name of the remote write queue, it must be unique if specified. The
         /// name is used in metrics and logging in order to differentiate queues.
         ///
         /// It requires Prometheus >= v2.15.0 or Thanos >= 0.24.0.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
-        pub no_proxy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub no_proxy: Option<String>,
         /// oauth2 configuration for the URL.
         ///
         /// It requires Prometheus >= v2.27.0 or Thanos >= v0.24.0.
         ///
         /// Cannot be set at the same time as `sigv4`, `authorization`, `basicAuth`, or `azureAd`.
-        #[serde(rename = "oauth2", default, skip_serializing_if = "Option::is_none")]
-        pub oauth2: ::core::option::Option<PrometheusRemoteWriteOauth2>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub oauth2: Option<PrometheusRemoteWriteOauth2>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyConnectHeader",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_connect_header: ::core::option::Option<
-            ::std::collections::BTreeMap<
-                ::std::string::String,
-                ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
-            >,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(
-            rename = "proxyFromEnvironment",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proxy_from_environment: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
-        pub proxy_url: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proxy_url: Option<String>,
         /// queueConfig allows tuning of the remote write queue parameters.
-        #[serde(
-            rename = "queueConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub queue_config: ::core::option::Option<PrometheusQueueConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub queue_config: Option<PrometheusQueueConfig>,
         /// remoteTimeout defines the timeout for requests to the remote write endpoint.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "remoteTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remote_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub remote_timeout: Option<String>,
         /// roundRobinDNS controls the DNS resolution behavior for remote-write connections.
         /// When enabled:
         /// - The remote-write mechanism will resolve the hostname via DNS.
@@ -14341,202 +13538,154 @@ pub mod v1 {
         /// If disabled, the timeout is distributed across all connection attempts.
         ///
         /// It requires Prometheus >= v3.1.0 or Thanos >= v0.38.0.
-        #[serde(
-            rename = "roundRobinDNS",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub round_robin_dns: ::core::option::Option<bool>,
+        #[serde(rename = "roundRobinDNS", skip_serializing_if = "Option::is_none")]
+        pub round_robin_dns: Option<bool>,
         /// sendExemplars enables sending of exemplars over remote write. Note that
         /// exemplar-storage itself must be enabled using the `spec.enableFeatures`
         /// option for exemplars to be scraped in the first place.
         ///
         /// It requires Prometheus >= v2.27.0 or Thanos >= v0.24.0.
-        #[serde(
-            rename = "sendExemplars",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub send_exemplars: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub send_exemplars: Option<bool>,
         /// sendNativeHistograms enables sending of native histograms, also known as sparse histograms
         /// over remote write.
         ///
         /// It requires Prometheus >= v2.40.0 or Thanos >= v0.30.0.
-        #[serde(
-            rename = "sendNativeHistograms",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub send_native_histograms: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub send_native_histograms: Option<bool>,
         /// sigv4 defines the AWS's Signature Verification 4 for the URL.
         ///
         /// It requires Prometheus >= v2.26.0 or Thanos >= v0.24.0.
         ///
         /// Cannot be set at the same time as `authorization`, `basicAuth`, `oauth2`, or `azureAd`.
-        #[serde(rename = "sigv4", default, skip_serializing_if = "Option::is_none")]
-        pub sigv4: ::core::option::Option<PrometheusRemoteWriteSigv4>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sigv4: Option<PrometheusRemoteWriteSigv4>,
         /// tlsConfig to use for the URL.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusRemoteWriteTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusRemoteWriteTlsConfig>,
         /// url defines the URL of the endpoint to send samples to.
         ///
         /// It must use the HTTP or HTTPS scheme.
         ///
         /// Pattern: `^(http|https)://.+$`.
-        #[serde(rename = "url")]
-        pub url: ::std::string::String,
+        pub url: String,
         /// writeRelabelConfigs defines the list of remote write relabel configurations.
-        #[serde(
-            rename = "writeRelabelConfigs",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub write_relabel_configs: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAlertRelabelings>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub write_relabel_configs: Option<Vec<PrometheusAlertRelabelings>>,
     }
     /// azureAd for the URL.
     ///
     /// It requires Prometheus >= v2.45.0 or Thanos >= v0.31.0.
     ///
     /// Cannot be set at the same time as `authorization`, `basicAuth`, `oauth2`, or `sigv4`.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusAzureAd {
         /// cloud defines the Azure Cloud. Options are 'AzurePublic', 'AzureChina', or 'AzureGovernment'.
         ///
         /// One of: `AzureChina`, `AzureGovernment`, `AzurePublic`.
-        #[serde(rename = "cloud", default, skip_serializing_if = "Option::is_none")]
-        pub cloud: ::core::option::Option<PrometheusCloud>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cloud: Option<PrometheusCloud>,
         /// managedIdentity defines the Azure User-assigned Managed identity.
         /// Cannot be set at the same time as `oauth`, `sdk` or `workloadIdentity`.
-        #[serde(
-            rename = "managedIdentity",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub managed_identity: ::core::option::Option<PrometheusManagedIdentity>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub managed_identity: Option<PrometheusManagedIdentity>,
         /// oauth defines the oauth config that is being used to authenticate.
         /// Cannot be set at the same time as `managedIdentity`, `sdk` or `workloadIdentity`.
         ///
         /// It requires Prometheus >= v2.48.0 or Thanos >= v0.31.0.
-        #[serde(rename = "oauth", default, skip_serializing_if = "Option::is_none")]
-        pub oauth: ::core::option::Option<PrometheusOauth>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub oauth: Option<PrometheusOauth>,
         /// scope is the custom OAuth 2.0 scope to request when acquiring tokens.
         /// It requires Prometheus >= 3.9.0. Currently not supported by Thanos.
         ///
         /// Pattern: `^[\w\s:/.\\-]+$`.
-        #[serde(rename = "scope", default, skip_serializing_if = "Option::is_none")]
-        pub scope: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub scope: Option<String>,
         /// sdk defines the Azure SDK config that is being used to authenticate.
         /// See https://learn.microsoft.com/en-us/azure/developer/go/azure-sdk-authentication
         /// Cannot be set at the same time as `oauth`, `managedIdentity` or `workloadIdentity`.
         ///
         /// It requires Prometheus >= v2.52.0 or Thanos >= v0.36.0.
-        #[serde(rename = "sdk", default, skip_serializing_if = "Option::is_none")]
-        pub sdk: ::core::option::Option<PrometheusSdk>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sdk: Option<PrometheusSdk>,
         /// workloadIdentity defines the Azure Workload Identity authentication.
         /// Cannot be set at the same time as `oauth`, `managedIdentity`, or `sdk`.
         ///
         /// It requires Prometheus >= 3.7.0. Currently not supported by Thanos.
-        #[serde(
-            rename = "workloadIdentity",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub workload_identity: ::core::option::Option<PrometheusWorkloadIdentity>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub workload_identity: Option<PrometheusWorkloadIdentity>,
     }
     /// cloud defines the Azure Cloud. Options are 'AzurePublic', 'AzureChina', or 'AzureGovernment'.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusCloud {
-        #[serde(rename = "AzureChina")]
         AzureChina,
-        #[serde(rename = "AzureGovernment")]
         AzureGovernment,
-        #[serde(rename = "AzurePublic")]
         AzurePublic,
     }
     /// managedIdentity defines the Azure User-assigned Managed identity.
     /// Cannot be set at the same time as `oauth`, `sdk` or `workloadIdentity`.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusManagedIdentity {
         /// clientId defines the Azure User-assigned Managed identity.
         ///
         /// For Prometheus >= 3.5.0 and Thanos >= 0.40.0, this field is allowed to be empty to support system-assigned managed identities.
         ///
         /// Length: at least 1.
-        #[serde(rename = "clientId", default, skip_serializing_if = "Option::is_none")]
-        pub client_id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub client_id: Option<String>,
     }
     /// oauth defines the oauth config that is being used to authenticate.
     /// Cannot be set at the same time as `managedIdentity`, `sdk` or `workloadIdentity`.
     ///
     /// It requires Prometheus >= v2.48.0 or Thanos >= v0.31.0.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusOauth {
         /// clientId defines the clientId of the Azure Active Directory application that is being used to authenticate.
         ///
         /// Length: at least 1.
-        #[serde(rename = "clientId")]
-        pub client_id: ::std::string::String,
+        pub client_id: String,
         /// clientSecret specifies a key of a Secret containing the client secret of the Azure Active Directory application that is being used to authenticate.
-        #[serde(rename = "clientSecret")]
-        pub client_secret: ::k8s_openapi::api::core::v1::SecretKeySelector,
+        pub client_secret: SecretKeySelector,
         /// tenantId is the tenant ID of the Azure Active Directory application that is being used to authenticate.
         ///
         /// Length: at least 1. Pattern: `^[0-9a-zA-Z-.]+$`.
-        #[serde(rename = "tenantId")]
-        pub tenant_id: ::std::string::String,
+        pub tenant_id: String,
     }
     /// sdk defines the Azure SDK config that is being used to authenticate.
     /// See https://learn.microsoft.com/en-us/azure/developer/go/azure-sdk-authentication
     /// Cannot be set at the same time as `oauth`, `managedIdentity` or `workloadIdentity`.
     ///
     /// It requires Prometheus >= v2.52.0 or Thanos >= v0.36.0.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusSdk {
         /// tenantId defines the tenant ID of the azure active directory application that is being used to authenticate.
         ///
         /// Pattern: `^[0-9a-zA-Z-.]+$`.
-        #[serde(rename = "tenantId", default, skip_serializing_if = "Option::is_none")]
-        pub tenant_id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tenant_id: Option<String>,
     }
     /// workloadIdentity defines the Azure Workload Identity authentication.
     /// Cannot be set at the same time as `oauth`, `managedIdentity`, or `sdk`.
     ///
     /// It requires Prometheus >= 3.7.0. Currently not supported by Thanos.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusWorkloadIdentity {
         /// clientId is the clientID of the Azure Active Directory application.
         ///
         /// Length: at least 1.
-        #[serde(rename = "clientId")]
-        pub client_id: ::std::string::String,
+        pub client_id: String,
         /// tenantId is the tenant ID of the Azure Active Directory application.
         ///
         /// Length: at least 1.
-        #[serde(rename = "tenantId")]
-        pub tenant_id: ::std::string::String,
+        pub tenant_id: String,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusMessageVersion {
         #[serde(rename = "V1.0")]
         V10,
@@ -14547,187 +13696,141 @@ pub mod v1 {
     ///
     /// When the field is empty, **no metadata** is sent. But when the field is
     /// null, metadata is sent.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusMetadataConfig {
         /// maxSamplesPerSend defines the maximum number of metadata samples per send.
         ///
         /// It requires Prometheus >= v2.29.0.
         ///
         /// Minimum: -1.
-        #[serde(
-            rename = "maxSamplesPerSend",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_samples_per_send: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_samples_per_send: Option<i32>,
         /// send defines whether metric metadata is sent to the remote storage or not.
         ///
         /// The setting is ignored when Remote Write message's version 2.0 is used.
-        #[serde(rename = "send", default, skip_serializing_if = "Option::is_none")]
-        pub send: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub send: Option<bool>,
         /// sendInterval defines how frequently metric metadata is sent to the remote storage.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "sendInterval",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub send_interval: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub send_interval: Option<String>,
     }
     /// queueConfig allows tuning of the remote write queue parameters.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusQueueConfig {
         /// batchSendDeadline defines the maximum time a sample will wait in buffer.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "batchSendDeadline",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub batch_send_deadline: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub batch_send_deadline: Option<String>,
         /// capacity defines the number of samples to buffer per shard before we start
         /// dropping them.
-        #[serde(rename = "capacity", default, skip_serializing_if = "Option::is_none")]
-        pub capacity: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub capacity: Option<i64>,
         /// maxBackoff defines the maximum retry delay.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "maxBackoff", default, skip_serializing_if = "Option::is_none")]
-        pub max_backoff: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_backoff: Option<String>,
         /// maxRetries defines the maximum number of times to retry a batch on recoverable errors.
-        #[serde(rename = "maxRetries", default, skip_serializing_if = "Option::is_none")]
-        pub max_retries: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_retries: Option<i64>,
         /// maxSamplesPerSend defines the maximum number of samples per send.
-        #[serde(
-            rename = "maxSamplesPerSend",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_samples_per_send: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_samples_per_send: Option<i64>,
         /// maxShards defines the maximum number of shards, i.e. amount of concurrency.
-        #[serde(rename = "maxShards", default, skip_serializing_if = "Option::is_none")]
-        pub max_shards: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_shards: Option<i64>,
         /// minBackoff defines the initial retry delay. Gets doubled for every retry.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "minBackoff", default, skip_serializing_if = "Option::is_none")]
-        pub min_backoff: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_backoff: Option<String>,
         /// minShards defines the minimum number of shards, i.e. amount of concurrency.
-        #[serde(rename = "minShards", default, skip_serializing_if = "Option::is_none")]
-        pub min_shards: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_shards: Option<i64>,
         /// retryOnRateLimit defines the retry upon receiving a 429 status code from the remote-write storage.
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(
-            rename = "retryOnRateLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub retry_on_rate_limit: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub retry_on_rate_limit: Option<bool>,
         /// sampleAgeLimit drops samples older than the limit.
         /// It requires Prometheus >= v2.50.0 or Thanos >= v0.32.0.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "sampleAgeLimit",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub sample_age_limit: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sample_age_limit: Option<String>,
     }
     /// rules defines the configuration of the Prometheus rules' engine.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusRules {
         /// alert defines the parameters of the Prometheus rules' engine.
         ///
         /// Any update to these parameters trigger a restart of the pods.
-        #[serde(rename = "alert", default, skip_serializing_if = "Option::is_none")]
-        pub alert: ::core::option::Option<PrometheusAlert>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub alert: Option<PrometheusAlert>,
     }
     /// alert defines the parameters of the Prometheus rules' engine.
     ///
     /// Any update to these parameters trigger a restart of the pods.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusAlert {
         /// forGracePeriod defines the minimum duration between alert and restored 'for' state.
         ///
         /// This is maintained only for alerts with a configured 'for' time greater
         /// than the grace period.
-        #[serde(
-            rename = "forGracePeriod",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub for_grace_period: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub for_grace_period: Option<String>,
         /// forOutageTolerance defines the max time to tolerate prometheus outage for restoring 'for' state of
         /// alert.
-        #[serde(
-            rename = "forOutageTolerance",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub for_outage_tolerance: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub for_outage_tolerance: Option<String>,
         /// resendDelay defines the minimum amount of time to wait before resending an alert to
         /// Alertmanager.
-        #[serde(
-            rename = "resendDelay",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resend_delay: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resend_delay: Option<String>,
     }
     /// runtime defines the values for the Prometheus process behavior
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusRuntime {
         /// goGC defines the Go garbage collection target percentage. Lowering this number may increase the CPU usage.
         /// See: https://tip.golang.org/doc/gc-guide#GOGC
         ///
         /// Minimum: -1.
-        #[serde(rename = "goGC", default, skip_serializing_if = "Option::is_none")]
-        pub go_gc: ::core::option::Option<i32>,
+        #[serde(rename = "goGC", skip_serializing_if = "Option::is_none")]
+        pub go_gc: Option<i32>,
     }
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusScrapeClasses {
         /// attachMetadata defines additional metadata to the discovered targets.
         /// When the scrape object defines its own configuration, it takes
         /// precedence over the scrape class configuration.
-        #[serde(
-            rename = "attachMetadata",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub attach_metadata: ::core::option::Option<PrometheusAttachMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub attach_metadata: Option<PrometheusAttachMetadata>,
         /// authorization section for the ScrapeClass.
         /// It will only apply if the scrape resource doesn't specify any Authorization.
-        #[serde(
-            rename = "authorization",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub authorization: ::core::option::Option<PrometheusScrapeClassesAuthorization>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub authorization: Option<PrometheusScrapeClassesAuthorization>,
         /// default defines that the scrape applies to all scrape objects that
         /// don't configure an explicit scrape class name.
         ///
         /// Only one scrape class can be set as the default.
-        #[serde(rename = "default", default, skip_serializing_if = "Option::is_none")]
-        pub default: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub default: Option<bool>,
         /// fallbackScrapeProtocol defines the protocol to use if a scrape returns blank, unparseable, or otherwise invalid Content-Type.
         /// It will only apply if the scrape resource doesn't specify any FallbackScrapeProtocol
         ///
         /// It requires Prometheus >= v3.0.0.
         ///
         /// One of: `PrometheusProto`, `OpenMetricsText0.0.1`, `OpenMetricsText1.0.0`, `PrometheusText0.0.4`, `PrometheusText1.0.0`.
-        #[serde(
-            rename = "fallbackScrapeProtocol",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub fallback_scrape_protocol: ::core::option::Option<
-            PrometheusFallbackScrapeProtocol,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub fallback_scrape_protocol: Option<PrometheusFallbackScrapeProtocol>,
         /// metricRelabelings defines the relabeling rules to apply to all samples before ingestion.
         ///
         /// The Operator adds the scrape class metric relabelings defined here.
@@ -14735,19 +13838,12 @@ pub mod v1 {
         /// Then the Operator adds namespace enforcement relabeling rule, specified in '.spec.enforcedNamespaceLabel'.
         ///
         /// More info: https://prometheus.io/docs/prometheus/latest/configuration/configuration/#metric_relabel_configs
-        #[serde(
-            rename = "metricRelabelings",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub metric_relabelings: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAlertRelabelings>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metric_relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// name of the scrape class.
         ///
         /// Length: at least 1.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// relabelings defines the relabeling rules to apply to all scrape targets.
         ///
         /// The Operator automatically adds relabelings for a few standard Kubernetes fields
@@ -14756,26 +13852,20 @@ pub mod v1 {
         /// Then the Operator adds the target-specific relabelings defined in the scrape object.
         ///
         /// More info: https://prometheus.io/docs/prometheus/latest/configuration/configuration/#relabel_config
-        #[serde(
-            rename = "relabelings",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub relabelings: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAlertRelabelings>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// tlsConfig defines the TLS settings to use for the scrape. When the
         /// scrape objects define their own CA, certificate and/or key, they take
         /// precedence over the corresponding scrape class fields.
         ///
         /// For now only the `caFile`, `certFile` and `keyFile` fields are supported.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusScrapeClassesTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusScrapeClassesTlsConfig>,
     }
     /// attachMetadata defines additional metadata to the discovered targets.
     /// When the scrape object defines its own configuration, it takes
     /// precedence over the scrape class configuration.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusAttachMetadata {
         /// node when set to true, Prometheus attaches node metadata to the discovered
         /// targets.
@@ -14786,22 +13876,12 @@ pub mod v1 {
         /// Node metadata labels are not automatically added to scraped metrics. They are
         /// exposed as `__meta_kubernetes_node_*` labels and can be copied to timeseries
         /// with relabeling configuration.
-        #[serde(rename = "node", default, skip_serializing_if = "Option::is_none")]
-        pub node: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node: Option<bool>,
     }
     /// Held by several fields, each of which documents its use.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusFallbackScrapeProtocol {
-        #[serde(rename = "PrometheusProto")]
         PrometheusProto,
         #[serde(rename = "OpenMetricsText0.0.1")]
         OpenMetricsText001,
@@ -14817,26 +13897,16 @@ pub mod v1 {
     ///
     /// If set, the value should be either "Endpoints" or "EndpointSlice".
     /// If unset, the operator assumes the "Endpoints" role.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusServiceDiscoveryRole {
-        #[serde(rename = "Endpoints")]
         Endpoints,
-        #[serde(rename = "EndpointSlice")]
         EndpointSlice,
     }
     /// shardRetentionPolicy defines the retention policy for the Prometheus shards.
     ///
     /// (Beta) Using this mode requires the `PrometheusShardRetentionPolicy` feature gate (enabled by default).
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusShardRetentionPolicy {
         /// retain defines the config for retention when the retention policy is set
         /// to `Retain`.
@@ -14844,8 +13914,8 @@ pub mod v1 {
         /// If not defined, the operator will use the retention duration configured
         /// for the Prometheus data. If the resource uses size-based retention, the
         /// shard(s) are kept forever (unless manually deleted).
-        #[serde(rename = "retain", default, skip_serializing_if = "Option::is_none")]
-        pub retain: ::core::option::Option<PrometheusRetain>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub retain: Option<PrometheusRetain>,
         /// whenScaled defines the retention policy when the Prometheus shards are scaled down.
         /// * `Delete`, the operator will delete the pods from the scaled-down shard(s).
         /// * `Retain`, the operator will keep the pods from the scaled-down shard(s), so the data can still be queried.
@@ -14853,8 +13923,8 @@ pub mod v1 {
         /// If not defined, the operator assumes the `Delete` value.
         ///
         /// One of: `Retain`, `Delete`.
-        #[serde(rename = "whenScaled", default, skip_serializing_if = "Option::is_none")]
-        pub when_scaled: ::core::option::Option<PrometheusWhenScaled>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub when_scaled: Option<PrometheusWhenScaled>,
     }
     /// retain defines the config for retention when the retention policy is set
     /// to `Retain`.
@@ -14862,41 +13932,30 @@ pub mod v1 {
     /// If not defined, the operator will use the retention duration configured
     /// for the Prometheus data. If the resource uses size-based retention, the
     /// shard(s) are kept forever (unless manually deleted).
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusRetain {
         /// retentionPeriod defines how long the scaled-down shard(s) need to be
         /// kept before being deleted.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "retentionPeriod")]
-        pub retention_period: ::std::string::String,
+        pub retention_period: String,
     }
     /// whenScaled defines the retention policy when the Prometheus shards are scaled down.
     /// * `Delete`, the operator will delete the pods from the scaled-down shard(s).
     /// * `Retain`, the operator will keep the pods from the scaled-down shard(s), so the data can still be queried.
     ///
     /// If not defined, the operator assumes the `Delete` value.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusWhenScaled {
-        #[serde(rename = "Retain")]
         Retain,
-        #[serde(rename = "Delete")]
         Delete,
     }
     /// shardingStrategy defines the sharding strategy for distributing scraped targets across Prometheus shards.
     ///
     /// When not defined, the operator defaults to the 'Address' mode which distributes
     /// targets based on a hash of the target address.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusShardingStrategy {
         /// mode defines the sharding mode. Can be 'Address' or 'Topology'.
         ///
@@ -14909,12 +13968,12 @@ pub mod v1 {
         /// feature gate to be enabled.
         ///
         /// One of: `Address`, `Topology`.
-        #[serde(rename = "mode", default, skip_serializing_if = "Option::is_none")]
-        pub mode: ::core::option::Option<PrometheusMode>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub mode: Option<PrometheusMode>,
         /// topology defines the configuration for topology-aware sharding.
         /// This field is only valid when mode is set to 'Topology'.
-        #[serde(rename = "topology", default, skip_serializing_if = "Option::is_none")]
-        pub topology: ::core::option::Option<PrometheusTopology>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub topology: Option<PrometheusTopology>,
     }
     /// mode defines the sharding mode. Can be 'Address' or 'Topology'.
     ///
@@ -14925,112 +13984,85 @@ pub mod v1 {
     /// specific topology zone and only scrapes targets in that zone.
     /// (Alpha) Using the 'Topology' mode requires the `PrometheusTopologySharding`
     /// feature gate to be enabled.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusMode {
-        #[serde(rename = "Address")]
         Address,
-        #[serde(rename = "Topology")]
         Topology,
     }
     /// topology defines the configuration for topology-aware sharding.
     /// This field is only valid when mode is set to 'Topology'.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusTopology {
         /// externalLabelName defines the name of the Prometheus external label used
         /// to communicate the topology zone assigned to the Prometheus instance.
         /// If not defined, it defaults to "zone".
         /// If set to the empty string, no external label is added to the Prometheus configuration.
-        #[serde(
-            rename = "externalLabelName",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub external_label_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub external_label_name: Option<String>,
         /// values defines the list of topology values (e.g. zone names) to be used
         /// for sharding. The configured number of shards must be greater than or
         /// equal to the number of values.
-        #[serde(rename = "values", default, skip_serializing_if = "Option::is_none")]
-        pub values: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<String>>,
     }
     /// storage defines the storage used by Prometheus.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusStorage {
         /// disableMountSubPath deprecated: subPath usage will be removed in a future release.
-        #[serde(
-            rename = "disableMountSubPath",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub disable_mount_sub_path: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub disable_mount_sub_path: Option<bool>,
         /// emptyDir to be used by the StatefulSet.
         /// If specified, it takes precedence over `ephemeral` and `volumeClaimTemplate`.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
-        #[serde(rename = "emptyDir", default, skip_serializing_if = "Option::is_none")]
-        pub empty_dir: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::EmptyDirVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub empty_dir: Option<EmptyDirVolumeSource>,
         /// ephemeral to be used by the StatefulSet.
         /// This is a beta field in k8s 1.21 and GA in 1.15.
         /// For lower versions, starting with k8s 1.19, it requires enabling the GenericEphemeralVolume feature gate.
         /// More info: https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes
-        #[serde(rename = "ephemeral", default, skip_serializing_if = "Option::is_none")]
-        pub ephemeral: ::core::option::Option<PrometheusEphemeral>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ephemeral: Option<PrometheusEphemeral>,
         /// volumeClaimTemplate defines the PVC spec to be used by the Prometheus StatefulSets.
         /// The easiest way to use a volume that cannot be automatically provisioned
         /// is to use a label selector alongside manually created PersistentVolumes.
-        #[serde(
-            rename = "volumeClaimTemplate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_claim_template: ::core::option::Option<
-            PrometheusStorageVolumeClaimTemplate,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub volume_claim_template: Option<PrometheusStorageVolumeClaimTemplate>,
     }
     /// volumeClaimTemplate defines the PVC spec to be used by the Prometheus StatefulSets.
     /// The easiest way to use a volume that cannot be automatically provisioned
     /// is to use a label selector alongside manually created PersistentVolumes.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusStorageVolumeClaimTemplate {
         /// APIVersion defines the versioned schema of this representation of an object.
         /// Servers should convert recognized schemas to the latest internal value, and
         /// may reject unrecognized values.
         /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
-        #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
-        pub api_version: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub api_version: Option<String>,
         /// Kind is a string value representing the REST resource this object represents.
         /// Servers may infer this from the endpoint the client submits requests to.
         /// Cannot be updated.
         /// In CamelCase.
         /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-        #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-        pub kind: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// metadata defines EmbeddedMetadata contains metadata relevant to an EmbeddedResource.
-        #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-        pub metadata: ::core::option::Option<PrometheusPodMetadata>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub metadata: Option<PrometheusPodMetadata>,
         /// spec defines the specification of the  characteristics of a volume requested by a pod author.
         /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-        #[serde(rename = "spec", default, skip_serializing_if = "Option::is_none")]
-        pub spec: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::PersistentVolumeClaimSpec,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub spec: Option<PersistentVolumeClaimSpec>,
         /// status is deprecated: this field is never set.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::PersistentVolumeClaimStatus,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<PersistentVolumeClaimStatus>,
     }
     /// thanos defines the configuration of the optional Thanos sidecar.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusThanos {
         /// additionalArgs allows setting additional arguments for the Thanos container.
         /// The arguments are passed as-is to the Thanos container which may cause issues
@@ -15038,17 +14070,11 @@ pub mod v1 {
         /// In case of an argument conflict (e.g. an argument which is already set by the
         /// operator itself) or when providing an invalid argument, the reconciliation will
         /// fail and an error will be logged.
-        #[serde(
-            rename = "additionalArgs",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub additional_args: ::core::option::Option<
-            ::std::vec::Vec<PrometheusAdditionalArgs>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub additional_args: Option<Vec<PrometheusAdditionalArgs>>,
         /// baseImage is deprecated: use 'image' instead.
-        #[serde(rename = "baseImage", default, skip_serializing_if = "Option::is_none")]
-        pub base_image: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub base_image: Option<String>,
         /// blockSize controls the size of TSDB blocks produced by Prometheus.
         /// The default value is 2h to match the upstream Prometheus defaults.
         ///
@@ -15059,57 +14085,35 @@ pub mod v1 {
         /// example, 30s * 120 = 1h.
         ///
         /// Default: `"2h"`. Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "blockSize", default, skip_serializing_if = "Option::is_none")]
-        pub block_size: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub block_size: Option<String>,
         /// getConfigInterval defines how often to retrieve the Prometheus configuration.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "getConfigInterval",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub get_config_interval: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub get_config_interval: Option<String>,
         /// getConfigTimeout defines the maximum time to wait when retrieving the Prometheus configuration.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "getConfigTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub get_config_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub get_config_timeout: Option<String>,
         /// grpcListenLocal defines when true, the Thanos sidecar listens on the loopback interface instead
         /// of the Pod IP's address for the gRPC endpoints.
         ///
         /// It has no effect if `listenLocal` is true.
-        #[serde(
-            rename = "grpcListenLocal",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub grpc_listen_local: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub grpc_listen_local: Option<bool>,
         /// grpcServerTlsConfig defines the TLS parameters for the gRPC server providing the StoreAPI.
         ///
         /// Note: Currently only the `minVersion`, `caFile`, `certFile`, `keyFile`, `cipherSuites` and `curves` fields are supported.
-        #[serde(
-            rename = "grpcServerTlsConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub grpc_server_tls_config: ::core::option::Option<
-            PrometheusGrpcServerTlsConfig,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub grpc_server_tls_config: Option<PrometheusGrpcServerTlsConfig>,
         /// httpListenLocal when true, the Thanos sidecar listens on the loopback interface instead
         /// of the Pod IP's address for the HTTP endpoints.
         ///
         /// It has no effect if `listenLocal` is true.
-        #[serde(
-            rename = "httpListenLocal",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub http_listen_local: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub http_listen_local: Option<bool>,
         /// image defines the container image name for Thanos. If specified, it takes precedence over
         /// the `spec.thanos.baseImage`, `spec.thanos.tag` and `spec.thanos.sha`
         /// fields.
@@ -15120,76 +14124,56 @@ pub mod v1 {
         /// If neither `spec.thanos.image` nor `spec.thanos.baseImage` are defined,
         /// the operator will use the latest upstream version of Thanos available at
         /// the time when the operator was released.
-        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-        pub image: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub image: Option<String>,
         /// listenLocal is deprecated: use `grpcListenLocal` and `httpListenLocal` instead.
-        #[serde(
-            rename = "listenLocal",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub listen_local: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub listen_local: Option<bool>,
         /// logFormat for the Thanos sidecar.
         ///
         /// One of: `  `, `logfmt`, `json`.
-        #[serde(rename = "logFormat", default, skip_serializing_if = "Option::is_none")]
-        pub log_format: ::core::option::Option<PrometheusLogFormat>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub log_format: Option<PrometheusLogFormat>,
         /// logLevel for the Thanos sidecar.
         ///
         /// One of: `  `, `debug`, `info`, `warn`, `error`.
-        #[serde(rename = "logLevel", default, skip_serializing_if = "Option::is_none")]
-        pub log_level: ::core::option::Option<PrometheusLogLevel>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub log_level: Option<PrometheusLogLevel>,
         /// minTime defines the start of time range limit served by the Thanos sidecar's StoreAPI.
         /// The field's value should be a constant time in RFC3339 format or a time
         /// duration relative to current time, such as -1d or 2h45m. Valid duration
         /// units are ms, s, m, h, d, w, y.
-        #[serde(rename = "minTime", default, skip_serializing_if = "Option::is_none")]
-        pub min_time: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_time: Option<String>,
         /// objectStorageConfig defines the Thanos sidecar's configuration to upload TSDB blocks to object storage.
         ///
         /// More info: https://thanos.io/tip/thanos/storage.md/
         ///
         /// objectStorageConfigFile takes precedence over this field.
-        #[serde(
-            rename = "objectStorageConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub object_storage_config: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub object_storage_config: Option<SecretKeySelector>,
         /// objectStorageConfigFile defines the Thanos sidecar's configuration file to upload TSDB blocks to object storage.
         ///
         /// More info: https://thanos.io/tip/thanos/storage.md/
         ///
         /// This field takes precedence over objectStorageConfig.
-        #[serde(
-            rename = "objectStorageConfigFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub object_storage_config_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub object_storage_config_file: Option<String>,
         /// readyTimeout defines the maximum time that the Thanos sidecar will wait for
         /// Prometheus to start.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "readyTimeout",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub ready_timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ready_timeout: Option<String>,
         /// resources defines the resources requests and limits of the Thanos sidecar.
-        #[serde(rename = "resources", default, skip_serializing_if = "Option::is_none")]
-        pub resources: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ResourceRequirements,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resources: Option<ResourceRequirements>,
         /// sha is deprecated: use 'image' instead.  The image digest can be specified as part of the image name.
-        #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
-        pub sha: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sha: Option<String>,
         /// tag is deprecated: use 'image' instead. The image's tag can be specified as as part of the image name.
-        #[serde(rename = "tag", default, skip_serializing_if = "Option::is_none")]
-        pub tag: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tag: Option<String>,
         /// tracingConfig defines the tracing configuration for the Thanos sidecar.
         ///
         /// `tracingConfigFile` takes precedence over this field.
@@ -15198,14 +14182,8 @@ pub mod v1 {
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(
-            rename = "tracingConfig",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub tracing_config: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tracing_config: Option<SecretKeySelector>,
         /// tracingConfigFile defines the tracing configuration file for the Thanos sidecar.
         ///
         /// This field takes precedence over `tracingConfig`.
@@ -15214,49 +14192,40 @@ pub mod v1 {
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(
-            rename = "tracingConfigFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub tracing_config_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tracing_config_file: Option<String>,
         /// version of Thanos being deployed. The operator uses this information
         /// to generate the Prometheus StatefulSet + configuration files.
         ///
         /// If not specified, the operator assumes the latest upstream release of
         /// Thanos available at the time when the version of the operator was
         /// released.
-        #[serde(rename = "version", default, skip_serializing_if = "Option::is_none")]
-        pub version: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
         /// volumeMounts allows configuration of additional VolumeMounts for Thanos.
         /// VolumeMounts specified will be appended to other VolumeMounts in the
         /// 'thanos-sidecar' container.
-        #[serde(
-            rename = "volumeMounts",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub volume_mounts: ::core::option::Option<
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::VolumeMount>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub volume_mounts: Option<Vec<VolumeMount>>,
     }
     /// grpcServerTlsConfig defines the TLS parameters for the gRPC server providing the StoreAPI.
     ///
     /// Note: Currently only the `minVersion`, `caFile`, `certFile`, `keyFile`, `cipherSuites` and `curves` fields are supported.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusGrpcServerTlsConfig {
         /// ca defines the Certificate authority used when verifying server certificates.
-        #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
-        pub ca: ::core::option::Option<PrometheusGrpcServerTlsConfigCa>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ca: Option<PrometheusGrpcServerTlsConfigCa>,
         /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
-        #[serde(rename = "caFile", default, skip_serializing_if = "Option::is_none")]
-        pub ca_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ca_file: Option<String>,
         /// cert defines the Client certificate to present when doing client-authentication.
-        #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-        pub cert: ::core::option::Option<PrometheusGrpcServerTlsConfigCert>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cert: Option<PrometheusGrpcServerTlsConfigCert>,
         /// certFile defines the path to the client cert file in the Prometheus container for the targets.
-        #[serde(rename = "certFile", default, skip_serializing_if = "Option::is_none")]
-        pub cert_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cert_file: Option<String>,
         /// cipherSuites defines the list of supported cipher suites for TLS
         /// versions up to TLS 1.2.
         ///
@@ -15268,14 +14237,8 @@ pub mod v1 {
         /// the Thanos version supports the provided values.
         ///
         /// Items: at least 1.
-        #[serde(
-            rename = "cipherSuites",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub cipher_suites: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cipher_suites: Option<Vec<String>>,
         /// curves defines the list of preferred elliptic curves for
         /// TLS handshakes.
         ///
@@ -15287,65 +14250,48 @@ pub mod v1 {
         /// the Thanos version supports the provided values.
         ///
         /// Items: at least 1.
-        #[serde(rename = "curves", default, skip_serializing_if = "Option::is_none")]
-        pub curves: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub curves: Option<Vec<String>>,
         /// insecureSkipVerify defines how to disable target certificate validation.
-        #[serde(
-            rename = "insecureSkipVerify",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub insecure_skip_verify: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub insecure_skip_verify: Option<bool>,
         /// keyFile defines the path to the client key file in the Prometheus container for the targets.
-        #[serde(rename = "keyFile", default, skip_serializing_if = "Option::is_none")]
-        pub key_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub key_file: Option<String>,
         /// keySecret defines the Secret containing the client key file for the targets.
-        #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-        pub key_secret: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub key_secret: Option<SecretKeySelector>,
         /// maxVersion defines the maximum acceptable TLS version.
         ///
         /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
         ///
         /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
-        pub max_version: ::core::option::Option<PrometheusMaxVersion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_version: Option<PrometheusMaxVersion>,
         /// minVersion defines the minimum acceptable TLS version.
         ///
         /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
         ///
         /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
-        pub min_version: ::core::option::Option<PrometheusMaxVersion>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_version: Option<PrometheusMaxVersion>,
         /// serverName is used to verify the hostname for the targets.
-        #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
-        pub server_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub server_name: Option<String>,
     }
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusTopologySpreadConstraints {
         /// additionalLabelSelectors Defines what Prometheus Operator managed labels should be added to labelSelector on the topologySpreadConstraint.
         ///
         /// One of: `OnResource`, `OnShard`.
-        #[serde(
-            rename = "additionalLabelSelectors",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub additional_label_selectors: ::core::option::Option<
-            PrometheusAdditionalLabelSelectors,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub additional_label_selectors: Option<PrometheusAdditionalLabelSelectors>,
         /// LabelSelector is used to find matching pods.
         /// Pods that match this label selector are counted to determine the number of pods
         /// in their corresponding topology domain.
-        #[serde(
-            rename = "labelSelector",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub label_selector: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub label_selector: Option<LabelSelector>,
         /// MatchLabelKeys is a set of pod label keys to select the pods over which
         /// spreading will be calculated. The keys are used to lookup values from the
         /// incoming pod labels, those key-value labels are ANDed with labelSelector
@@ -15356,14 +14302,8 @@ pub mod v1 {
         /// be ignored. A null or empty list means only match against labelSelector.
         ///
         /// This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
-        #[serde(
-            rename = "matchLabelKeys",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub match_label_keys: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub match_label_keys: Option<Vec<String>>,
         /// MaxSkew describes the degree to which pods may be unevenly distributed.
         /// When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference
         /// between the number of matching pods in the target topology and the global minimum.
@@ -15381,7 +14321,6 @@ pub mod v1 {
         /// When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence
         /// to topologies that satisfy it.
         /// It's a required field. Default value is 1 and 0 is not allowed.
-        #[serde(rename = "maxSkew")]
         pub max_skew: i32,
         /// MinDomains indicates a minimum number of eligible domains.
         /// When the number of eligible domains with matching topology keys is less than minDomains,
@@ -15402,20 +14341,16 @@ pub mod v1 {
         /// In this situation, new pod with the same labelSelector cannot be scheduled,
         /// because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones,
         /// it will violate MaxSkew.
-        #[serde(rename = "minDomains", default, skip_serializing_if = "Option::is_none")]
-        pub min_domains: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_domains: Option<i32>,
         /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector
         /// when calculating pod topology spread skew. Options are:
         /// - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations.
         /// - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
         ///
         /// If this value is nil, the behavior is equivalent to the Honor policy.
-        #[serde(
-            rename = "nodeAffinityPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_affinity_policy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_affinity_policy: Option<String>,
         /// NodeTaintsPolicy indicates how we will treat node taints when calculating
         /// pod topology spread skew. Options are:
         /// - Honor: nodes without taints, along with tainted nodes for which the incoming pod
@@ -15423,12 +14358,8 @@ pub mod v1 {
         /// - Ignore: node taints are ignored. All nodes are included.
         ///
         /// If this value is nil, the behavior is equivalent to the Ignore policy.
-        #[serde(
-            rename = "nodeTaintsPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub node_taints_policy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub node_taints_policy: Option<String>,
         /// TopologyKey is the key of node labels. Nodes that have a label with this key
         /// and identical values are considered to be in the same topology.
         /// We consider each <key, value> as a "bucket", and try to put balanced number
@@ -15439,8 +14370,7 @@ pub mod v1 {
         /// e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology.
         /// And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology.
         /// It's a required field.
-        #[serde(rename = "topologyKey")]
-        pub topology_key: ::std::string::String,
+        pub topology_key: String,
         /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy
         /// the spread constraint.
         /// - DoNotSchedule (default) tells the scheduler not to schedule it.
@@ -15459,88 +14389,55 @@ pub mod v1 {
         /// MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler
         /// won't make it *more* imbalanced.
         /// It's a required field.
-        #[serde(rename = "whenUnsatisfiable")]
-        pub when_unsatisfiable: ::std::string::String,
+        pub when_unsatisfiable: String,
     }
     /// additionalLabelSelectors Defines what Prometheus Operator managed labels should be added to labelSelector on the topologySpreadConstraint.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusAdditionalLabelSelectors {
-        #[serde(rename = "OnResource")]
         OnResource,
-        #[serde(rename = "OnShard")]
         OnShard,
     }
     /// tracingConfig defines tracing in Prometheus.
     ///
     /// This is an *experimental feature*, it may change in any upcoming release
     /// in a breaking way.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusTracingConfig {
         /// clientType defines the client used to export the traces. Supported values are `HTTP` and `GRPC`.
         ///
         /// One of: `http`, `grpc`, `HTTP`, `GRPC`.
-        #[serde(rename = "clientType", default, skip_serializing_if = "Option::is_none")]
-        pub client_type: ::core::option::Option<PrometheusClientType>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub client_type: Option<PrometheusClientType>,
         /// compression key for supported compression types. The only supported value is `Gzip`.
         ///
         /// One of: `gzip`, `Gzip`.
-        #[serde(
-            rename = "compression",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub compression: ::core::option::Option<PrometheusCompression>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub compression: Option<PrometheusCompression>,
         /// endpoint to send the traces to. Should be provided in format <host>:<port>.
         ///
         /// Length: at least 1.
-        #[serde(rename = "endpoint")]
-        pub endpoint: ::std::string::String,
+        pub endpoint: String,
         /// headers defines the key-value pairs to be used as headers associated with gRPC or HTTP requests.
-        #[serde(rename = "headers", default, skip_serializing_if = "Option::is_none")]
-        pub headers: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<BTreeMap<String, String>>,
         /// insecure if disabled, the client will use a secure connection.
-        #[serde(rename = "insecure", default, skip_serializing_if = "Option::is_none")]
-        pub insecure: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub insecure: Option<bool>,
         /// samplingFraction defines the probability a given trace will be sampled. Must be a float from 0 through 1.
-        #[serde(
-            rename = "samplingFraction",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub sampling_fraction: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sampling_fraction: Option<IntOrString>,
         /// timeout defines the maximum time the exporter will wait for each batch export.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(rename = "timeout", default, skip_serializing_if = "Option::is_none")]
-        pub timeout: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub timeout: Option<String>,
         /// tlsConfig to use when sending traces.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusTracingConfigTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusTracingConfigTlsConfig>,
     }
     /// clientType defines the client used to export the traces. Supported values are `HTTP` and `GRPC`.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusClientType {
         #[serde(rename = "http")]
         Http,
@@ -15552,16 +14449,7 @@ pub mod v1 {
         Grpc2,
     }
     /// compression key for supported compression types. The only supported value is `Gzip`.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusCompression {
         #[serde(rename = "gzip")]
         Gzip,
@@ -15570,7 +14458,8 @@ pub mod v1 {
     }
     /// tsdb defines the runtime reloadable configuration of the timeseries database(TSDB).
     /// It requires Prometheus >= v2.39.0 or PrometheusAgent >= v2.54.0.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusTsdb {
         /// chunkEncoding configures per-chunk-type encoding overrides.
         ///
@@ -15578,12 +14467,8 @@ pub mod v1 {
         ///
         /// Notice: Setting "Xor" is incompatible with --enable-feature=st-storage
         /// (XOR chunks do not store start timestamps).
-        #[serde(
-            rename = "chunkEncoding",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub chunk_encoding: ::core::option::Option<PrometheusChunkEncoding>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub chunk_encoding: Option<PrometheusChunkEncoding>,
         /// outOfOrderTimeWindow defines how old an out-of-order/out-of-bounds sample can be with
         /// respect to the TSDB max time.
         ///
@@ -15596,12 +14481,8 @@ pub mod v1 {
         /// It requires Prometheus >= v2.39.0 or PrometheusAgent >= v2.54.0.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(
-            rename = "outOfOrderTimeWindow",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub out_of_order_time_window: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub out_of_order_time_window: Option<String>,
         /// staleSeriesCompactionThreshold configures the trigger point for compacting
         /// stale series from memory into persistent blocks and removing those stale
         /// series from memory.
@@ -15615,14 +14496,8 @@ pub mod v1 {
         /// If set to 0, stale series compaction is disabled.
         ///
         /// It requires Prometheus >= v3.10.0.
-        #[serde(
-            rename = "staleSeriesCompactionThreshold",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub stale_series_compaction_threshold: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stale_series_compaction_threshold: Option<IntOrString>,
     }
     /// chunkEncoding configures per-chunk-type encoding overrides.
     ///
@@ -15630,7 +14505,7 @@ pub mod v1 {
     ///
     /// Notice: Setting "Xor" is incompatible with --enable-feature=st-storage
     /// (XOR chunks do not store start timestamps).
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusChunkEncoding {
         /// floats selects the encoding used for float chunks.
         /// Valid values are "Xor" and "Xor2".
@@ -15643,8 +14518,8 @@ pub mod v1 {
         /// It requires Prometheus >= v3.13.0.
         ///
         /// One of: `Xor`, `Xor2`.
-        #[serde(rename = "floats", default, skip_serializing_if = "Option::is_none")]
-        pub floats: ::core::option::Option<PrometheusFloats>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub floats: Option<PrometheusFloats>,
     }
     /// floats selects the encoding used for float chunks.
     /// Valid values are "Xor" and "Xor2".
@@ -15655,20 +14530,9 @@ pub mod v1 {
     /// * Setting "Xor2" automatically adds the `xor2-encoding` feature flag.
     ///
     /// It requires Prometheus >= v3.13.0.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusFloats {
-        #[serde(rename = "Xor")]
         Xor,
-        #[serde(rename = "Xor2")]
         Xor2,
     }
     /// updateStrategy indicates the strategy that will be employed to update
@@ -15676,25 +14540,22 @@ pub mod v1 {
     /// Template.
     ///
     /// The default strategy is RollingUpdate.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusUpdateStrategy {
         /// rollingUpdate is used to communicate parameters when type is RollingUpdate.
-        #[serde(
-            rename = "rollingUpdate",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub rolling_update: ::core::option::Option<PrometheusRollingUpdate>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rolling_update: Option<PrometheusRollingUpdate>,
         /// type indicates the type of the StatefulSetUpdateStrategy.
         ///
         /// Default is RollingUpdate.
         ///
         /// One of: `OnDelete`, `RollingUpdate`.
-        #[serde(rename = "type")]
         pub r#type: PrometheusType,
     }
     /// rollingUpdate is used to communicate parameters when type is RollingUpdate.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusRollingUpdate {
         /// maxUnavailable is the maximum number of pods that can be unavailable
         /// during the update. The value can be an absolute number (ex: 5) or a
@@ -15704,101 +14565,61 @@ pub mod v1 {
         /// MaxUnavailableStatefulSet feature. The field applies to all pods in the
         /// range 0 to Replicas-1.  That means if there is any unavailable pod in
         /// the range 0 to Replicas-1, it will be counted towards MaxUnavailable.
-        #[serde(
-            rename = "maxUnavailable",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_unavailable: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_unavailable: Option<IntOrString>,
     }
     /// type indicates the type of the StatefulSetUpdateStrategy.
     ///
     /// Default is RollingUpdate.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusType {
-        #[serde(rename = "OnDelete")]
         OnDelete,
-        #[serde(rename = "RollingUpdate")]
         RollingUpdate,
     }
     /// Volume represents a named volume in a pod that may be accessed by any container in the pod.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusVolumes {
         /// awsElasticBlockStore represents an AWS Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree
         /// awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
-        #[serde(
-            rename = "awsElasticBlockStore",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub aws_elastic_block_store: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::AWSElasticBlockStoreVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub aws_elastic_block_store: Option<AWSElasticBlockStoreVolumeSource>,
         /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
         /// Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type
         /// are redirected to the disk.csi.azure.com CSI driver.
-        #[serde(rename = "azureDisk", default, skip_serializing_if = "Option::is_none")]
-        pub azure_disk: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::AzureDiskVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub azure_disk: Option<AzureDiskVolumeSource>,
         /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
         /// Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type
         /// are redirected to the file.csi.azure.com CSI driver.
-        #[serde(rename = "azureFile", default, skip_serializing_if = "Option::is_none")]
-        pub azure_file: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::AzureFileVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub azure_file: Option<AzureFileVolumeSource>,
         /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
         /// Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
-        #[serde(rename = "cephfs", default, skip_serializing_if = "Option::is_none")]
-        pub cephfs: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::CephFSVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cephfs: Option<CephFSVolumeSource>,
         /// cinder represents a cinder volume attached and mounted on kubelets host machine.
         /// Deprecated: Cinder is deprecated. All operations for the in-tree cinder type
         /// are redirected to the cinder.csi.openstack.org CSI driver.
         /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
-        #[serde(rename = "cinder", default, skip_serializing_if = "Option::is_none")]
-        pub cinder: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::CinderVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cinder: Option<CinderVolumeSource>,
         /// configMap represents a configMap that should populate this volume
-        #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-        pub config_map: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ConfigMapVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub config_map: Option<ConfigMapVolumeSource>,
         /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
-        #[serde(rename = "csi", default, skip_serializing_if = "Option::is_none")]
-        pub csi: ::core::option::Option<::k8s_openapi::api::core::v1::CSIVolumeSource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub csi: Option<CSIVolumeSource>,
         /// downwardAPI represents downward API about the pod that should populate this volume
-        #[serde(
-            rename = "downwardAPI",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub downward_api: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::DownwardAPIVolumeSource,
-        >,
+        #[serde(rename = "downwardAPI", skip_serializing_if = "Option::is_none")]
+        pub downward_api: Option<DownwardAPIVolumeSource>,
         /// emptyDir represents a temporary directory that shares a pod's lifetime.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
-        #[serde(rename = "emptyDir", default, skip_serializing_if = "Option::is_none")]
-        pub empty_dir: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::EmptyDirVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub empty_dir: Option<EmptyDirVolumeSource>,
         /// ephemeral represents a volume that is handled by a cluster storage driver.
         /// The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts,
         /// and deleted when the pod is removed.
@@ -15823,60 +14644,44 @@ pub mod v1 {
         ///
         /// A pod can use both types of ephemeral volumes and
         /// persistent volumes at the same time.
-        #[serde(rename = "ephemeral", default, skip_serializing_if = "Option::is_none")]
-        pub ephemeral: ::core::option::Option<PrometheusVolumesEphemeral>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ephemeral: Option<PrometheusVolumesEphemeral>,
         /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
-        #[serde(rename = "fc", default, skip_serializing_if = "Option::is_none")]
-        pub fc: ::core::option::Option<::k8s_openapi::api::core::v1::FCVolumeSource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub fc: Option<FCVolumeSource>,
         /// flexVolume represents a generic volume resource that is
         /// provisioned/attached using an exec based plugin.
         /// Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
-        #[serde(rename = "flexVolume", default, skip_serializing_if = "Option::is_none")]
-        pub flex_volume: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::FlexVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub flex_volume: Option<FlexVolumeSource>,
         /// flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running.
         /// Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
-        #[serde(rename = "flocker", default, skip_serializing_if = "Option::is_none")]
-        pub flocker: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::FlockerVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub flocker: Option<FlockerVolumeSource>,
         /// gcePersistentDisk represents a GCE Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree
         /// gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-        #[serde(
-            rename = "gcePersistentDisk",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub gce_persistent_disk: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::GCEPersistentDiskVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub gce_persistent_disk: Option<GCEPersistentDiskVolumeSource>,
         /// gitRepo represents a git repository at a particular revision.
         /// Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an
         /// EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir
         /// into the Pod's container.
-        #[serde(rename = "gitRepo", default, skip_serializing_if = "Option::is_none")]
-        pub git_repo: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::GitRepoVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub git_repo: Option<GitRepoVolumeSource>,
         /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
         /// Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
-        #[serde(rename = "glusterfs", default, skip_serializing_if = "Option::is_none")]
-        pub glusterfs: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::GlusterfsVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub glusterfs: Option<GlusterfsVolumeSource>,
         /// hostPath represents a pre-existing file or directory on the host
         /// machine that is directly exposed to the container. This is generally
         /// used for system agents or other privileged things that are allowed
         /// to see the host machine. Most containers will NOT need this.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
-        #[serde(rename = "hostPath", default, skip_serializing_if = "Option::is_none")]
-        pub host_path: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::HostPathVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_path: Option<HostPathVolumeSource>,
         /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
         /// The volume is resolved at pod startup depending on which PullPolicy value is provided:
         ///
@@ -15891,448 +14696,313 @@ pub mod v1 {
         /// The volume will be mounted read-only (ro).
         /// Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33.
         /// The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
-        #[serde(rename = "image", default, skip_serializing_if = "Option::is_none")]
-        pub image: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ImageVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub image: Option<ImageVolumeSource>,
         /// iscsi represents an ISCSI Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
-        #[serde(rename = "iscsi", default, skip_serializing_if = "Option::is_none")]
-        pub iscsi: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ISCSIVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub iscsi: Option<ISCSIVolumeSource>,
         /// name of the volume.
         /// Must be a DNS_LABEL and unique within the pod.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// nfs represents an NFS mount on the host that shares a pod's lifetime
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
-        #[serde(rename = "nfs", default, skip_serializing_if = "Option::is_none")]
-        pub nfs: ::core::option::Option<::k8s_openapi::api::core::v1::NFSVolumeSource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub nfs: Option<NFSVolumeSource>,
         /// persistentVolumeClaimVolumeSource represents a reference to a
         /// PersistentVolumeClaim in the same namespace.
         /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-        #[serde(
-            rename = "persistentVolumeClaim",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub persistent_volume_claim: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::PersistentVolumeClaimVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
         /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine.
         /// Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
-        #[serde(
-            rename = "photonPersistentDisk",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub photon_persistent_disk: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::PhotonPersistentDiskVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub photon_persistent_disk: Option<PhotonPersistentDiskVolumeSource>,
         /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
         /// Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type
         /// are redirected to the pxd.portworx.com CSI driver.
-        #[serde(
-            rename = "portworxVolume",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub portworx_volume: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::PortworxVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub portworx_volume: Option<PortworxVolumeSource>,
         /// projected items for all in one resources secrets, configmaps, and downward API
-        #[serde(rename = "projected", default, skip_serializing_if = "Option::is_none")]
-        pub projected: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ProjectedVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub projected: Option<ProjectedVolumeSource>,
         /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
         /// Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
-        #[serde(rename = "quobyte", default, skip_serializing_if = "Option::is_none")]
-        pub quobyte: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::QuobyteVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub quobyte: Option<QuobyteVolumeSource>,
         /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
         /// Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
-        #[serde(rename = "rbd", default, skip_serializing_if = "Option::is_none")]
-        pub rbd: ::core::option::Option<::k8s_openapi::api::core::v1::RBDVolumeSource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rbd: Option<RBDVolumeSource>,
         /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
         /// Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
-        #[serde(rename = "scaleIO", default, skip_serializing_if = "Option::is_none")]
-        pub scale_io: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::ScaleIOVolumeSource,
-        >,
+        #[serde(rename = "scaleIO", skip_serializing_if = "Option::is_none")]
+        pub scale_io: Option<ScaleIOVolumeSource>,
         /// secret represents a secret that should populate this volume.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
-        #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-        pub secret: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub secret: Option<SecretVolumeSource>,
         /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
         /// Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
-        #[serde(rename = "storageos", default, skip_serializing_if = "Option::is_none")]
-        pub storageos: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::StorageOSVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub storageos: Option<StorageOSVolumeSource>,
         /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
         /// Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type
         /// are redirected to the csi.vsphere.vmware.com CSI driver.
-        #[serde(
-            rename = "vsphereVolume",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub vsphere_volume: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::VsphereVirtualDiskVolumeSource,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub vsphere_volume: Option<VsphereVirtualDiskVolumeSource>,
     }
     /// web defines the configuration of the Prometheus web server.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusWeb {
         /// httpConfig defines HTTP parameters for web server.
-        #[serde(rename = "httpConfig", default, skip_serializing_if = "Option::is_none")]
-        pub http_config: ::core::option::Option<PrometheusHttpConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub http_config: Option<PrometheusHttpConfig>,
         /// maxConnections defines the maximum number of simultaneous connections
         /// A zero value means that Prometheus doesn't accept any incoming connection.
         ///
         /// Minimum: 0.
-        #[serde(
-            rename = "maxConnections",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub max_connections: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_connections: Option<i32>,
         /// pageTitle defines the prometheus web page title.
-        #[serde(rename = "pageTitle", default, skip_serializing_if = "Option::is_none")]
-        pub page_title: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub page_title: Option<String>,
         /// tlsConfig defines the TLS parameters for HTTPS.
-        #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-        pub tls_config: ::core::option::Option<PrometheusWebTlsConfig>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tls_config: Option<PrometheusWebTlsConfig>,
     }
     /// httpConfig defines HTTP parameters for web server.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusHttpConfig {
         /// headers defines a list of headers that can be added to HTTP responses.
-        #[serde(rename = "headers", default, skip_serializing_if = "Option::is_none")]
-        pub headers: ::core::option::Option<PrometheusHeaders>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub headers: Option<PrometheusHeaders>,
         /// http2 enable HTTP/2 support. Note that HTTP/2 is only supported with TLS.
         /// When TLSConfig is not configured, HTTP/2 will be disabled.
         /// Whenever the value of the field changes, a rolling update will be triggered.
-        #[serde(rename = "http2", default, skip_serializing_if = "Option::is_none")]
-        pub http2: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub http2: Option<bool>,
     }
     /// headers defines a list of headers that can be added to HTTP responses.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusHeaders {
         /// contentSecurityPolicy defines the Content-Security-Policy header to HTTP responses.
         /// Unset if blank.
-        #[serde(
-            rename = "contentSecurityPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub content_security_policy: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub content_security_policy: Option<String>,
         /// strictTransportSecurity defines the Strict-Transport-Security header to HTTP responses.
         /// Unset if blank.
         /// Please make sure that you use this with care as this header might force
         /// browsers to load Prometheus and the other applications hosted on the same
         /// domain and subdomains over HTTPS.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security
-        #[serde(
-            rename = "strictTransportSecurity",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub strict_transport_security: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub strict_transport_security: Option<String>,
         /// xContentTypeOptions defines the X-Content-Type-Options header to HTTP responses.
         /// Unset if blank. Accepted value is nosniff.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Content-Type-Options
         ///
         /// One of: `  `, `NoSniff`.
-        #[serde(
-            rename = "xContentTypeOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub x_content_type_options: ::core::option::Option<
-            PrometheusXContentTypeOptions,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub x_content_type_options: Option<PrometheusXContentTypeOptions>,
         /// xFrameOptions defines the X-Frame-Options header to HTTP responses.
         /// Unset if blank. Accepted values are deny and sameorigin.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options
         ///
         /// One of: `  `, `Deny`, `SameOrigin`.
-        #[serde(
-            rename = "xFrameOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub x_frame_options: ::core::option::Option<PrometheusXFrameOptions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub x_frame_options: Option<PrometheusXFrameOptions>,
         /// xXSSProtection defines the X-XSS-Protection header to all responses.
         /// Unset if blank.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-XSS-Protection
-        #[serde(
-            rename = "xXSSProtection",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub x_xss_protection: ::core::option::Option<::std::string::String>,
+        #[serde(rename = "xXSSProtection", skip_serializing_if = "Option::is_none")]
+        pub x_xss_protection: Option<String>,
     }
     /// xContentTypeOptions defines the X-Content-Type-Options header to HTTP responses.
     /// Unset if blank. Accepted value is nosniff.
     /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Content-Type-Options
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusXContentTypeOptions {
         #[serde(rename = "")]
         Empty,
-        #[serde(rename = "NoSniff")]
         NoSniff,
     }
     /// xFrameOptions defines the X-Frame-Options header to HTTP responses.
     /// Unset if blank. Accepted values are deny and sameorigin.
     /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum PrometheusXFrameOptions {
         #[serde(rename = "")]
         Empty,
-        #[serde(rename = "Deny")]
         Deny,
-        #[serde(rename = "SameOrigin")]
         SameOrigin,
     }
     /// tlsConfig defines the TLS parameters for HTTPS.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusWebTlsConfig {
         /// cert defines the Secret or ConfigMap containing the TLS certificate for the web server.
         ///
         /// Either `keySecret` or `keyFile` must be defined.
         ///
         /// It is mutually exclusive with `certFile`.
-        #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-        pub cert: ::core::option::Option<PrometheusWebTlsConfigCert>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cert: Option<PrometheusWebTlsConfigCert>,
         /// certFile defines the path to the TLS certificate file in the container for the web server.
         ///
         /// Either `keySecret` or `keyFile` must be defined.
         ///
         /// It is mutually exclusive with `cert`.
-        #[serde(rename = "certFile", default, skip_serializing_if = "Option::is_none")]
-        pub cert_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cert_file: Option<String>,
         /// cipherSuites defines the list of supported cipher suites for TLS versions up to TLS 1.2.
         ///
         /// If not defined, the Go default cipher suites are used.
         /// Available cipher suites are documented in the Go documentation:
         /// https://golang.org/pkg/crypto/tls/#pkg-constants
-        #[serde(
-            rename = "cipherSuites",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub cipher_suites: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub cipher_suites: Option<Vec<String>>,
         /// client_ca defines the Secret or ConfigMap containing the CA certificate for client certificate
         /// authentication to the server.
         ///
         /// It is mutually exclusive with `clientCAFile`.
-        #[serde(rename = "client_ca", default, skip_serializing_if = "Option::is_none")]
-        pub client_ca: ::core::option::Option<PrometheusClientCa>,
+        #[serde(rename = "client_ca", skip_serializing_if = "Option::is_none")]
+        pub client_ca: Option<PrometheusClientCa>,
         /// clientAuthType defines the server policy for client TLS authentication.
         ///
         /// For more detail on clientAuth options:
         /// https://golang.org/pkg/crypto/tls/#ClientAuthType
-        #[serde(
-            rename = "clientAuthType",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub client_auth_type: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub client_auth_type: Option<String>,
         /// clientCAFile defines the path to the CA certificate file for client certificate authentication to
         /// the server.
         ///
         /// It is mutually exclusive with `client_ca`.
-        #[serde(
-            rename = "clientCAFile",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub client_ca_file: ::core::option::Option<::std::string::String>,
+        #[serde(rename = "clientCAFile", skip_serializing_if = "Option::is_none")]
+        pub client_ca_file: Option<String>,
         /// curvePreferences defines elliptic curves that will be used in an ECDHE handshake, in preference
         /// order.
         ///
         /// Available curves are documented in the Go documentation:
         /// https://golang.org/pkg/crypto/tls/#CurveID
-        #[serde(
-            rename = "curvePreferences",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub curve_preferences: ::core::option::Option<
-            ::std::vec::Vec<::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub curve_preferences: Option<Vec<String>>,
         /// keyFile defines the path to the TLS private key file in the container for the web server.
         ///
         /// If defined, either `cert` or `certFile` must be defined.
         ///
         /// It is mutually exclusive with `keySecret`.
-        #[serde(rename = "keyFile", default, skip_serializing_if = "Option::is_none")]
-        pub key_file: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub key_file: Option<String>,
         /// keySecret defines the secret containing the TLS private key for the web server.
         ///
         /// Either `cert` or `certFile` must be defined.
         ///
         /// It is mutually exclusive with `keyFile`.
-        #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-        pub key_secret: ::core::option::Option<
-            ::k8s_openapi::api::core::v1::SecretKeySelector,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub key_secret: Option<SecretKeySelector>,
         /// maxVersion defines the Maximum TLS version that is acceptable.
-        #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
-        pub max_version: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_version: Option<String>,
         /// minVersion defines the minimum TLS version that is acceptable.
-        #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
-        pub min_version: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub min_version: Option<String>,
         /// preferServerCipherSuites defines whether the server selects the client's most preferred cipher
         /// suite, or the server's most preferred cipher suite.
         ///
         /// If true then the server's preference, as expressed in
         /// the order of elements in cipherSuites, is used.
-        #[serde(
-            rename = "preferServerCipherSuites",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub prefer_server_cipher_suites: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub prefer_server_cipher_suites: Option<bool>,
     }
     /// status defines the most recent observed status of the Prometheus cluster. Read-only.
     /// More info:
     /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusStatus {
         /// availableReplicas defines the total number of available pods (ready for at least minReadySeconds)
         /// targeted by this Prometheus deployment.
-        #[serde(
-            rename = "availableReplicas",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub available_replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub available_replicas: Option<i32>,
         /// conditions defines the current state of the Prometheus deployment.
-        #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-        pub conditions: ::core::option::Option<::std::vec::Vec<PrometheusConditions>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Vec<PrometheusConditions>>,
         /// paused defines whether any actions on the underlying managed objects are
         /// being performed. Only delete actions will be performed.
-        #[serde(rename = "paused", default, skip_serializing_if = "Option::is_none")]
-        pub paused: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub paused: Option<bool>,
         /// replicas defines the total number of non-terminated pods targeted by this Prometheus deployment
         /// (their labels match the selector).
-        #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-        pub replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
         /// selector used to match the pods targeted by this Prometheus resource.
-        #[serde(rename = "selector", default, skip_serializing_if = "Option::is_none")]
-        pub selector: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub selector: Option<String>,
         /// shardStatuses defines the list has one entry per shard. Each entry provides a summary of the shard status.
-        #[serde(
-            rename = "shardStatuses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub shard_statuses: ::core::option::Option<
-            ::std::vec::Vec<PrometheusShardStatuses>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shard_statuses: Option<Vec<PrometheusShardStatuses>>,
         /// shards defines the most recently observed number of shards.
-        #[serde(rename = "shards", default, skip_serializing_if = "Option::is_none")]
-        pub shards: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shards: Option<i32>,
         /// unavailableReplicas defines the total number of unavailable pods targeted by this Prometheus deployment.
-        #[serde(
-            rename = "unavailableReplicas",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub unavailable_replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub unavailable_replicas: Option<i32>,
         /// updatedReplicas defines the total number of non-terminated pods targeted by this Prometheus deployment
         /// that have the desired version spec.
-        #[serde(
-            rename = "updatedReplicas",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub updated_replicas: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub updated_replicas: Option<i32>,
     }
     /// Condition represents the state of the resources associated with the
     /// Prometheus, Alertmanager or ThanosRuler resource.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusConditions {
         /// lastTransitionTime is the time of the last update to the current status property.
         ///
         /// Format: `date-time`.
-        #[serde(rename = "lastTransitionTime")]
-        pub last_transition_time: ::std::string::String,
+        pub last_transition_time: String,
         /// message defines human-readable message indicating details for the condition's last transition.
-        #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-        pub message: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
         /// observedGeneration defines the .metadata.generation that the
         /// condition was set based upon. For instance, if `.metadata.generation` is
         /// currently 12, but the `.status.conditions[].observedGeneration` is 9, the
         /// condition is out of date with respect to the current state of the
         /// instance.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// reason for the condition's last transition.
-        #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-        pub reason: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub reason: Option<String>,
         /// status of the condition.
         ///
         /// Length: at least 1.
-        #[serde(rename = "status")]
-        pub status: ::std::string::String,
+        pub status: String,
         /// type of the condition being reported.
         ///
         /// Length: at least 1.
-        #[serde(rename = "type")]
-        pub r#type: ::std::string::String,
+        pub r#type: String,
     }
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrometheusShardStatuses {
         /// availableReplicas defines the total number of available pods (ready for at least minReadySeconds)
         /// targeted by this shard.
-        #[serde(rename = "availableReplicas")]
         pub available_replicas: i32,
         /// replicas defines the total number of pods targeted by this shard.
-        #[serde(rename = "replicas")]
         pub replicas: i32,
         /// shardID defines the identifier of the shard.
         #[serde(rename = "shardID")]
-        pub shard_id: ::std::string::String,
+        pub shard_id: String,
         /// unavailableReplicas defines the Total number of unavailable pods targeted by this shard.
-        #[serde(rename = "unavailableReplicas")]
         pub unavailable_replicas: i32,
         /// updatedReplicas defines the total number of non-terminated pods targeted by this shard
         /// that have the desired spec.
-        #[serde(rename = "updatedReplicas")]
         pub updated_replicas: i32,
     }
 }

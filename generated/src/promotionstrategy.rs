@@ -997,24 +997,26 @@ pub mod v1alpha1 {
     //! Version `v1alpha1`.
     pub use super::PromotionStrategyReason;
     pub use super::ChangeTransferPolicyReason;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
     /// A PromotionStrategy promotes dry commits of a Git repository through a sequence of environments, one ChangeTransferPolicy per environment branch.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct PromotionStrategy {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a PromotionStrategy.
-        #[serde(rename = "spec")]
         pub spec: PromotionStrategySpec,
         /// The observed state of a PromotionStrategy.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<PromotionStrategyStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<PromotionStrategyStatus>,
     }
     impl PromotionStrategy {
         /// A PromotionStrategy named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: PromotionStrategySpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -1061,12 +1063,10 @@ pub mod v1alpha1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("promotionstrategies")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -1106,74 +1106,51 @@ pub mod v1alpha1 {
         }
     }
     /// The desired state of a PromotionStrategy.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct PromotionStrategySpec {
         /// The GitRepository to promote commits in.
-        #[serde(rename = "gitRepositoryRef")]
         pub git_repository_ref: RepositoryReference,
         /// The environments a dry commit is promoted through, in order.
         ///
         /// Items: 1 to 1000.
-        #[serde(rename = "environments")]
-        pub environments: ::std::vec::Vec<Environment>,
+        pub environments: Vec<Environment>,
         /// Statuses that must pass on an environment's active branch before the next one is promoted.
-        #[serde(
-            rename = "activeCommitStatuses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub active_commit_statuses: ::core::option::Option<
-            ::std::vec::Vec<CommitStatusSelector>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub active_commit_statuses: Option<Vec<CommitStatusSelector>>,
     }
     /// The observed state of a PromotionStrategy: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(resource = PromotionStrategy, profile = "standard")]
     pub struct PromotionStrategyStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// Where each environment of the sequence stands.
-        #[serde(
-            rename = "environments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub environments: ::core::option::Option<::std::vec::Vec<EnvironmentStatus>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub environments: Option<Vec<EnvironmentStatus>>,
     }
     /// A ChangeTransferPolicy moves the changes of a proposed branch into an active branch through a pull request, once the required commit statuses pass.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct ChangeTransferPolicy {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a ChangeTransferPolicy.
-        #[serde(rename = "spec")]
         pub spec: ChangeTransferPolicySpec,
         /// The observed state of a ChangeTransferPolicy.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<ChangeTransferPolicyStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<ChangeTransferPolicyStatus>,
     }
     impl ChangeTransferPolicy {
         /// A ChangeTransferPolicy named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ChangeTransferPolicySpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -1220,12 +1197,10 @@ pub mod v1alpha1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("changetransferpolicies")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -1265,194 +1240,144 @@ pub mod v1alpha1 {
         }
     }
     /// The desired state of a ChangeTransferPolicy.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ChangeTransferPolicySpec {
         /// The repository to open the pull request on.
-        #[serde(rename = "gitRepositoryRef")]
         pub git_repository_ref: RepositoryReference,
         /// The branch changes are proposed on.
         ///
         /// Length: at most 100.
-        #[serde(rename = "proposedBranch")]
-        pub proposed_branch: ::std::string::String,
+        pub proposed_branch: String,
         /// The branch changes are merged into.
         ///
         /// Length: at most 100.
-        #[serde(rename = "activeBranch")]
-        pub active_branch: ::std::string::String,
+        pub active_branch: String,
         /// Whether the pull request is merged once its checks pass.
         ///
         /// Default: `true`.
-        #[serde(rename = "autoMerge", default, skip_serializing_if = "Option::is_none")]
-        pub auto_merge: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub auto_merge: Option<bool>,
         /// The statuses monitored on the active branch.
-        #[serde(
-            rename = "activeCommitStatuses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub active_commit_statuses: ::core::option::Option<
-            ::std::vec::Vec<CommitStatusSelector>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub active_commit_statuses: Option<Vec<CommitStatusSelector>>,
         /// The statuses monitored on the proposed branch.
-        #[serde(
-            rename = "proposedCommitStatuses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub proposed_commit_statuses: ::core::option::Option<
-            ::std::vec::Vec<CommitStatusSelector>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proposed_commit_statuses: Option<Vec<CommitStatusSelector>>,
     }
     /// The observed state of a ChangeTransferPolicy: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(resource = ChangeTransferPolicy, profile = "standard")]
     pub struct ChangeTransferPolicyStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// The state of the proposed branch.
-        #[serde(rename = "proposed", default, skip_serializing_if = "Option::is_none")]
-        pub proposed: ::core::option::Option<BranchState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proposed: Option<BranchState>,
         /// The state of the active branch.
-        #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
-        pub active: ::core::option::Option<BranchState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub active: Option<BranchState>,
         /// The pull request open for this policy, if any.
-        #[serde(
-            rename = "pullRequest",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pull_request: ::core::option::Option<ChangeTransferPolicyStatusPullRequest>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pull_request: Option<ChangeTransferPolicyStatusPullRequest>,
     }
     /// A reference to a GitRepository in the same namespace.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct RepositoryReference {
         /// The name of the GitRepository.
         ///
         /// Length: at most 253. Pattern: `^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
     }
     /// One environment of the sequence.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct Environment {
         /// The environment's active (hydrated) branch.
         ///
         /// Length: 1 to 100.
-        #[serde(rename = "branch")]
-        pub branch: ::std::string::String,
+        pub branch: String,
         /// Whether the pull request is merged once its checks pass.
         ///
         /// Default: `true`.
-        #[serde(rename = "autoMerge", default, skip_serializing_if = "Option::is_none")]
-        pub auto_merge: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub auto_merge: Option<bool>,
     }
     /// Selects the CommitStatus objects with a key.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct CommitStatusSelector {
         /// The key of the commit status, such as argocd-health.
         ///
         /// Length: at most 63. Pattern: `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
+        pub key: String,
     }
     /// Where one environment stands.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct EnvironmentStatus {
         /// The environment's active branch.
-        #[serde(rename = "branch")]
-        pub branch: ::std::string::String,
+        pub branch: String,
         /// The state of the active branch.
-        #[serde(rename = "active", default, skip_serializing_if = "Option::is_none")]
-        pub active: ::core::option::Option<BranchState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub active: Option<BranchState>,
         /// The state of the proposed branch.
-        #[serde(rename = "proposed", default, skip_serializing_if = "Option::is_none")]
-        pub proposed: ::core::option::Option<BranchState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub proposed: Option<BranchState>,
         /// The Ready condition of this environment's ChangeTransferPolicy, copied so that a Not-Ready child makes the strategy Not-Ready with the same reason.
-        #[serde(
-            rename = "changeTransferPolicyReady",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub change_transfer_policy_ready: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub change_transfer_policy_ready: Option<Condition>,
     }
     /// The commits of a branch and the statuses checked on them.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct BranchState {
         /// The dry (source) commit the branch was hydrated from.
-        #[serde(rename = "dry", default, skip_serializing_if = "Option::is_none")]
-        pub dry: ::core::option::Option<CommitState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dry: Option<CommitState>,
         /// The hydrated commit at the head of the branch.
-        #[serde(rename = "hydrated", default, skip_serializing_if = "Option::is_none")]
-        pub hydrated: ::core::option::Option<CommitState>,
-        #[serde(
-            rename = "commitStatuses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub commit_statuses: ::core::option::Option<::std::vec::Vec<CommitStatusState>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub hydrated: Option<CommitState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub commit_statuses: Option<Vec<CommitStatusState>>,
     }
     /// One commit.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct CommitState {
         /// The commit's SHA-1 or SHA-256 hash.
         ///
         /// Pattern: `^([a-f0-9]{40}|[a-f0-9]{64})$`.
-        #[serde(rename = "sha", default, skip_serializing_if = "Option::is_none")]
-        pub sha: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub sha: Option<String>,
         /// When the commit was made.
         ///
         /// Format: `date-time`.
-        #[serde(rename = "commitTime", default, skip_serializing_if = "Option::is_none")]
-        pub commit_time: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub commit_time: Option<String>,
         /// The first line of the commit message.
-        #[serde(rename = "subject", default, skip_serializing_if = "Option::is_none")]
-        pub subject: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub subject: Option<String>,
         /// The URL of the repository the commit is in.
         ///
         /// Format: `uri`.
-        #[serde(rename = "repoURL", default, skip_serializing_if = "Option::is_none")]
-        pub repo_url: ::core::option::Option<::std::string::String>,
+        #[serde(rename = "repoURL", skip_serializing_if = "Option::is_none")]
+        pub repo_url: Option<String>,
     }
     /// The phase of one commit status.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct CommitStatusState {
         /// The commit status's key.
-        #[serde(rename = "key")]
-        pub key: ::std::string::String,
+        pub key: String,
         /// The commit status's phase.
-        #[serde(rename = "phase")]
         pub phase: CommitPhase,
     }
     /// The phase of a commit status.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum CommitPhase {
         #[serde(rename = "pending")]
         Pending,
@@ -1462,51 +1387,31 @@ pub mod v1alpha1 {
         Failure,
     }
     /// The pull request open for this policy, if any.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ChangeTransferPolicyStatusPullRequest {
         /// The pull request's ID in the SCM.
-        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        pub id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// The state of the pull request.
         ///
         /// One of: `open`, `merged`, `closed`.
-        #[serde(rename = "state", default, skip_serializing_if = "Option::is_none")]
-        pub state: ::core::option::Option<ChangeTransferPolicyStatusPullRequestState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub state: Option<ChangeTransferPolicyStatusPullRequestState>,
         /// The pull request's URL.
         ///
         /// Format: `uri`.
-        #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
-        pub url: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub url: Option<String>,
         /// When the pull request was opened.
-        #[serde(
-            rename = "prCreationTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pr_creation_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pr_creation_time: Option<Time>,
         /// When the pull request was merged.
-        #[serde(
-            rename = "prMergeTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub pr_merge_time: ::core::option::Option<
-            ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pr_merge_time: Option<Time>,
     }
     /// The state of the pull request.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum ChangeTransferPolicyStatusPullRequestState {
         #[serde(rename = "open")]
         Open,

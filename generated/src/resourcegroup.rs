@@ -384,24 +384,27 @@ impl ::core::fmt::Display for ResourceGroupReason {
 pub mod v1api20200601 {
     //! Version `v1api20200601`.
     pub use super::ResourceGroupReason;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
     /// A ResourceGroup is an Azure resource group: a container that holds related resources for an Azure solution. Its location cannot be changed once it has been created.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct ResourceGroup {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a ResourceGroup.
-        #[serde(rename = "spec")]
         pub spec: ResourceGroupSpec,
         /// The observed state of a ResourceGroup.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<ResourceGroupStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<ResourceGroupStatus>,
     }
     impl ResourceGroup {
         /// A ResourceGroup named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ResourceGroupSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -448,12 +451,10 @@ pub mod v1api20200601 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("resourcegroups")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -493,135 +494,100 @@ pub mod v1api20200601 {
         }
     }
     /// The desired state of a ResourceGroup.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ResourceGroupSpec {
         /// The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.
         ///
         /// Length: 1 to 90. Pattern: `^[-\w._()]*[-\w_()]$`.
-        #[serde(rename = "azureName", default, skip_serializing_if = "Option::is_none")]
-        pub azure_name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub azure_name: Option<String>,
         /// The Azure location of the resource group, such as westeurope. Cannot be changed.
-        #[serde(rename = "location")]
-        pub location: ::std::string::String,
+        pub location: String,
         /// The ID of the resource that manages this resource group.
-        #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
-        pub managed_by: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub managed_by: Option<String>,
         /// The owner of the resource group. When the owner is deleted, the resource group is deleted too. When unset, the subscription of the operator's credential owns it.
-        #[serde(rename = "owner", default, skip_serializing_if = "Option::is_none")]
-        pub owner: ::core::option::Option<ArbitraryOwnerReference>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub owner: Option<ArbitraryOwnerReference>,
         /// The tags attached to the resource group (at most 50).
         ///
         /// Entries: at most 50.
-        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        pub tags: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<BTreeMap<String, String>>,
         /// How the operator behaves for this resource; not sent to Azure.
-        #[serde(
-            rename = "operatorSpec",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub operator_spec: ::core::option::Option<ResourceGroupSpecOperatorSpec>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub operator_spec: Option<ResourceGroupSpecOperatorSpec>,
     }
     /// The observed state of a ResourceGroup: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(resource = ResourceGroup, profile = "aso")]
     pub struct ResourceGroupStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// The ARM ID of the resource group.
-        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        pub id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// The name of the resource group in Azure.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// The location of the resource group.
-        #[serde(rename = "location", default, skip_serializing_if = "Option::is_none")]
-        pub location: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub location: Option<String>,
         /// The ID of the resource that manages this resource group.
-        #[serde(rename = "managedBy", default, skip_serializing_if = "Option::is_none")]
-        pub managed_by: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub managed_by: Option<String>,
         /// The provisioning state Azure reports, such as Succeeded or Deleting.
-        #[serde(
-            rename = "provisioningState",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub provisioning_state: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub provisioning_state: Option<String>,
         /// The tags attached to the resource group in Azure.
-        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        pub tags: ::core::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<BTreeMap<String, String>>,
     }
     /// A reference to the owner, by Kubernetes name or by ARM ID; exactly one of the two.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ArbitraryOwnerReference {
         /// The name of the Kubernetes resource, in the same namespace.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// The group of the Kubernetes resource, such as resources.azure.com.
-        #[serde(rename = "group", default, skip_serializing_if = "Option::is_none")]
-        pub group: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub group: Option<String>,
         /// The kind of the Kubernetes resource.
-        #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none")]
-        pub kind: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub kind: Option<String>,
         /// The ARM ID of an Azure resource that Kubernetes does not manage.
         ///
         /// Pattern: `(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$`.
-        #[serde(rename = "armId", default, skip_serializing_if = "Option::is_none")]
-        pub arm_id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub arm_id: Option<String>,
     }
     /// How the operator behaves for this resource; not sent to Azure.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ResourceGroupSpecOperatorSpec {
         /// ConfigMaps the operator writes from CEL expressions over the resource.
-        #[serde(
-            rename = "configMapExpressions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub config_map_expressions: ::core::option::Option<
-            ::std::vec::Vec<DestinationExpression>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub config_map_expressions: Option<Vec<DestinationExpression>>,
         /// Secrets the operator writes from CEL expressions over the resource.
-        #[serde(
-            rename = "secretExpressions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub secret_expressions: ::core::option::Option<
-            ::std::vec::Vec<DestinationExpression>,
-        >,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub secret_expressions: Option<Vec<DestinationExpression>>,
     }
     /// A CEL expression and where to store its value.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct DestinationExpression {
         /// The ConfigMap or Secret to write, in the same namespace.
-        #[serde(rename = "name")]
-        pub name: ::std::string::String,
+        pub name: String,
         /// The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.
-        #[serde(rename = "key", default, skip_serializing_if = "Option::is_none")]
-        pub key: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub key: Option<String>,
         /// The CEL expression, evaluated over the resource.
-        #[serde(rename = "value")]
-        pub value: ::std::string::String,
+        pub value: String,
     }
 }

@@ -464,24 +464,26 @@ impl ::core::fmt::Display for RouterReason {
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
     pub use super::RouterReason;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
     /// A Router is an OpenStack Networking router: its external gateway, the subnets it has interfaces on, and its static routes.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Router {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a Router.
-        #[serde(rename = "spec")]
         pub spec: RouterSpec,
         /// The observed state of a Router.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<RouterStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<RouterStatus>,
     }
     impl Router {
         /// A Router named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: RouterSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -528,12 +530,10 @@ pub mod v1alpha1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("routers")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -570,93 +570,60 @@ pub mod v1alpha1 {
         }
     }
     /// The desired state of a Router.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct RouterSpec {
         /// The secret holding the OpenStack credentials.
-        #[serde(rename = "cloudCredentialsRef")]
         pub cloud_credentials_ref: CloudCredentialsReference,
         /// managed creates, updates and deletes the router; unmanaged only imports it.
         ///
         /// Default: `"managed"`. One of: `managed`, `unmanaged`.
-        #[serde(
-            rename = "managementPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub management_policy: ::core::option::Option<RouterSpecManagementPolicy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub management_policy: Option<RouterSpecManagementPolicy>,
         /// Options of a managed router.
-        #[serde(
-            rename = "managedOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub managed_options: ::core::option::Option<RouterSpecManagedOptions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub managed_options: Option<RouterSpecManagedOptions>,
         /// The router to create, with the policy managed.
-        #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        pub resource: ::core::option::Option<RouterSpecResource>,
-        #[serde(
-            rename = "resyncPeriod",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resync_period: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resource: Option<RouterSpecResource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resync_period: Option<String>,
     }
     /// The observed state of a Router: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(resource = Router, profile = "orc", conditions("SubResourcesReady"))]
     pub struct RouterStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// The OpenStack ID of the router.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        pub id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// The router as OpenStack reports it.
-        #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        pub resource: ::core::option::Option<RouterStatusResource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resource: Option<RouterStatusResource>,
     }
     /// A clouds.yaml entry in a secret.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct CloudCredentialsReference {
         /// The secret with a clouds.yaml key.
         ///
         /// Length: 1 to 253.
-        #[serde(rename = "secretName")]
-        pub secret_name: ::std::string::String,
+        pub secret_name: String,
         /// The cloud's entry in clouds.yaml.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "cloudName")]
-        pub cloud_name: ::std::string::String,
+        pub cloud_name: String,
     }
     /// managed creates, updates and deletes the router; unmanaged only imports it.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RouterSpecManagementPolicy {
         #[serde(rename = "managed")]
         Managed,
@@ -664,34 +631,22 @@ pub mod v1alpha1 {
         Unmanaged,
     }
     /// Options of a managed router.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct RouterSpecManagedOptions {
         /// What deleting the object does to the router.
         ///
         /// Default: `"delete"`. One of: `delete`, `detach`.
-        #[serde(rename = "onDelete", default, skip_serializing_if = "Option::is_none")]
-        pub on_delete: ::core::option::Option<RouterSpecManagedOptionsOnDelete>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub on_delete: Option<RouterSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for every interface and route, not only the router.
         ///
         /// Default: `false`.
-        #[serde(
-            rename = "waitForSubResources",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub wait_for_sub_resources: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub wait_for_sub_resources: Option<bool>,
     }
     /// What deleting the object does to the router.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RouterSpecManagedOptionsOnDelete {
         #[serde(rename = "delete")]
         Delete,
@@ -699,138 +654,114 @@ pub mod v1alpha1 {
         Detach,
     }
     /// The router to create, with the policy managed.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct RouterSpecResource {
         /// The name; by default the object's name.
         ///
         /// Length: 1 to 255. Pattern: `^[^,]+$`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// A human-readable description.
         ///
         /// Length: 1 to 255.
-        #[serde(
-            rename = "description",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub description: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// Whether the router is administratively up.
         ///
         /// Default: `true`.
-        #[serde(
-            rename = "adminStateUp",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub admin_state_up: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub admin_state_up: Option<bool>,
         /// Whether the router is distributed (DVR). Cannot be changed.
-        #[serde(
-            rename = "distributed",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub distributed: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub distributed: Option<bool>,
         /// The external gateway; ORC supports at most one.
         ///
         /// Items: at most 1.
-        #[serde(
-            rename = "externalGateways",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub external_gateways: ::core::option::Option<::std::vec::Vec<ExternalGateway>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub external_gateways: Option<Vec<ExternalGateway>>,
         /// The subnets the router has an interface on.
         ///
         /// Items: at most 64.
-        #[serde(rename = "interfaces", default, skip_serializing_if = "Option::is_none")]
-        pub interfaces: ::core::option::Option<::std::vec::Vec<Interface>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub interfaces: Option<Vec<Interface>>,
         /// Static routes, each to one destination.
         ///
         /// Items: at most 128.
-        #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
-        pub routes: ::core::option::Option<::std::vec::Vec<Route>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub routes: Option<Vec<Route>>,
         /// Tags applied to the router.
         ///
         /// Items: at most 64.
-        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
     }
     /// An external gateway of the router.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExternalGateway {
         /// The ORC Network of the gateway.
         ///
         /// Length: 1 to 253.
-        #[serde(rename = "networkRef")]
-        pub network_ref: ::std::string::String,
+        pub network_ref: String,
     }
     /// An interface of the router on a subnet.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct Interface {
         /// The ORC Subnet to attach.
         ///
         /// Length: 1 to 253.
-        #[serde(rename = "subnetRef")]
-        pub subnet_ref: ::std::string::String,
+        pub subnet_ref: String,
         /// The interface's address; by default the subnet's gateway IP.
         ///
         /// Format: `ipv4`.
-        #[serde(rename = "ipAddress", default, skip_serializing_if = "Option::is_none")]
-        pub ip_address: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ip_address: Option<String>,
     }
     /// A static route.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct Route {
         /// The destination CIDR.
         ///
         /// Format: `cidr`.
-        #[serde(rename = "destination")]
-        pub destination: ::std::string::String,
+        pub destination: String,
         /// The IP address of the next hop.
         ///
         /// Format: `ipv4`.
-        #[serde(rename = "nexthop")]
-        pub nexthop: ::std::string::String,
+        pub nexthop: String,
     }
     /// The router as OpenStack reports it.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct RouterStatusResource {
         /// The router's name; might not be unique.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// The router's status, such as ACTIVE.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<String>,
         /// Whether the router is administratively up.
-        #[serde(
-            rename = "adminStateUp",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub admin_state_up: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub admin_state_up: Option<bool>,
         /// The external gateways of the router.
-        #[serde(
-            rename = "externalGateways",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub external_gateways: ::core::option::Option<::std::vec::Vec<GatewayStatus>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub external_gateways: Option<Vec<GatewayStatus>>,
         /// The static routes OpenStack has.
-        #[serde(rename = "routes", default, skip_serializing_if = "Option::is_none")]
-        pub routes: ::core::option::Option<::std::vec::Vec<Route>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub routes: Option<Vec<Route>>,
     }
     /// An external gateway as OpenStack reports it.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct GatewayStatus {
         /// The ID of the gateway's network.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "networkID", default, skip_serializing_if = "Option::is_none")]
-        pub network_id: ::core::option::Option<::std::string::String>,
+        #[serde(rename = "networkID", skip_serializing_if = "Option::is_none")]
+        pub network_id: Option<String>,
     }
 }

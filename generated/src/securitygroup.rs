@@ -588,24 +588,26 @@ impl ::core::fmt::Display for SecurityGroupReason {
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
     pub use super::SecurityGroupReason;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+    use kondition::{Conditions, KubeStatus};
+    use serde::{Deserialize, Serialize};
     /// A SecurityGroup is an OpenStack Networking security group and its rules.
-    #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct SecurityGroup {
         /// Standard object metadata.
         #[serde(default)]
-        pub metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        pub metadata: ObjectMeta,
         /// The desired state of a SecurityGroup.
-        #[serde(rename = "spec")]
         pub spec: SecurityGroupSpec,
         /// The observed state of a SecurityGroup.
-        #[serde(rename = "status", default, skip_serializing_if = "Option::is_none")]
-        pub status: ::core::option::Option<SecurityGroupStatus>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub status: Option<SecurityGroupStatus>,
     }
     impl SecurityGroup {
         /// A SecurityGroup named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: SecurityGroupSpec) -> Self {
             Self {
-                metadata: ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                metadata: ObjectMeta {
                     name: ::core::option::Option::Some(name.to_owned()),
                     ..::core::default::Default::default()
                 },
@@ -652,12 +654,10 @@ pub mod v1alpha1 {
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("securitygroups")
         }
-        fn meta(&self) -> &::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
-        fn meta_mut(
-            &mut self,
-        ) -> &mut ::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
@@ -694,53 +694,34 @@ pub mod v1alpha1 {
         }
     }
     /// The desired state of a SecurityGroup.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct SecurityGroupSpec {
         /// The secret holding the OpenStack credentials.
-        #[serde(rename = "cloudCredentialsRef")]
         pub cloud_credentials_ref: CloudCredentialsReference,
         /// managed creates, updates and deletes the security group; unmanaged only imports it.
         ///
         /// Default: `"managed"`. One of: `managed`, `unmanaged`.
-        #[serde(
-            rename = "managementPolicy",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub management_policy: ::core::option::Option<SecurityGroupSpecManagementPolicy>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub management_policy: Option<SecurityGroupSpecManagementPolicy>,
         /// Options of a managed security group.
-        #[serde(
-            rename = "managedOptions",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub managed_options: ::core::option::Option<SecurityGroupSpecManagedOptions>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub managed_options: Option<SecurityGroupSpecManagedOptions>,
         /// The security group to create, with the policy managed.
-        #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        pub resource: ::core::option::Option<SecurityGroupSpecResource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resource: Option<SecurityGroupSpecResource>,
         /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
         ///
         /// Fields set: exactly 1.
-        #[serde(rename = "import", default, skip_serializing_if = "Option::is_none")]
-        pub import: ::core::option::Option<SecurityGroupSpecImport>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub import: Option<SecurityGroupSpecImport>,
         /// How often to read the security group from OpenStack even when nothing changed.
-        #[serde(
-            rename = "resyncPeriod",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub resync_period: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resync_period: Option<String>,
     }
     /// The observed state of a SecurityGroup: the standard conditions and observedGeneration.
-    #[derive(
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::kondition::KubeStatus
-    )]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
     #[kondition(
         resource = SecurityGroup,
         profile = "orc",
@@ -750,57 +731,39 @@ pub mod v1alpha1 {
     pub struct SecurityGroupStatus {
         /// The conditions, one per type; see the condition type enum for the types.
         #[serde(default)]
-        pub conditions: ::kondition::Conditions,
+        pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(
-            rename = "observedGeneration",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub observed_generation: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
         /// The OpenStack ID of the security group.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        pub id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// When the controller last read the security group from OpenStack.
         ///
         /// Format: `date-time`.
-        #[serde(
-            rename = "lastSyncTime",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub last_sync_time: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub last_sync_time: Option<String>,
         /// The security group as OpenStack reports it.
-        #[serde(rename = "resource", default, skip_serializing_if = "Option::is_none")]
-        pub resource: ::core::option::Option<SecurityGroupStatusResource>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub resource: Option<SecurityGroupStatusResource>,
     }
     /// A clouds.yaml entry in a secret.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct CloudCredentialsReference {
         /// The secret with a clouds.yaml key.
         ///
         /// Length: 1 to 253.
-        #[serde(rename = "secretName")]
-        pub secret_name: ::std::string::String,
+        pub secret_name: String,
         /// The cloud's entry in clouds.yaml.
         ///
         /// Length: 1 to 256.
-        #[serde(rename = "cloudName")]
-        pub cloud_name: ::std::string::String,
+        pub cloud_name: String,
     }
     /// managed creates, updates and deletes the security group; unmanaged only imports it.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum SecurityGroupSpecManagementPolicy {
         #[serde(rename = "managed")]
         Managed,
@@ -808,34 +771,22 @@ pub mod v1alpha1 {
         Unmanaged,
     }
     /// Options of a managed security group.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct SecurityGroupSpecManagedOptions {
         /// Whether deleting the object deletes the OpenStack security group or leaves it.
         ///
         /// Default: `"delete"`. One of: `delete`, `detach`.
-        #[serde(rename = "onDelete", default, skip_serializing_if = "Option::is_none")]
-        pub on_delete: ::core::option::Option<SecurityGroupSpecManagedOptionsOnDelete>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub on_delete: Option<SecurityGroupSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for SubResourcesReady, not only Available.
         ///
         /// Default: `false`.
-        #[serde(
-            rename = "waitForSubResources",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub wait_for_sub_resources: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub wait_for_sub_resources: Option<bool>,
     }
     /// Whether deleting the object deletes the OpenStack security group or leaves it.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum SecurityGroupSpecManagedOptionsOnDelete {
         #[serde(rename = "delete")]
         Delete,
@@ -843,102 +794,74 @@ pub mod v1alpha1 {
         Detach,
     }
     /// The security group to create, with the policy managed.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct SecurityGroupSpecResource {
         /// The name; by default the object's name.
         ///
         /// Length: 1 to 255. Pattern: `^[^,]+$`.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// A human-readable description.
         ///
         /// Length: 1 to 255.
-        #[serde(
-            rename = "description",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub description: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// Whether the security group is stateful.
-        #[serde(rename = "stateful", default, skip_serializing_if = "Option::is_none")]
-        pub stateful: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stateful: Option<bool>,
         /// Tags applied to the security group.
         ///
         /// Items: at most 64.
-        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
         /// The rules of the security group.
         ///
         /// Items: at most 256.
-        #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rules: Option<Vec<Rule>>,
     }
     /// One rule of a security group.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct Rule {
         /// A human-readable description.
         ///
         /// Length: 1 to 255.
-        #[serde(
-            rename = "description",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub description: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// Whether the rule applies to incoming or outgoing traffic.
         ///
         /// One of: `ingress`, `egress`.
-        #[serde(rename = "direction", default, skip_serializing_if = "Option::is_none")]
-        pub direction: ::core::option::Option<RuleDirection>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub direction: Option<RuleDirection>,
         /// The IP protocol the rule matches.
         ///
         /// One of: `ah`, `dccp`, `egp`, `esp`, `gre`, `icmp`, `icmpv6`, `igmp`, `ipip`, `ospf`, `pgm`, `rsvp`, `sctp`, `tcp`, `udp`, `udplite`, `vrrp`.
-        #[serde(rename = "protocol", default, skip_serializing_if = "Option::is_none")]
-        pub protocol: ::core::option::Option<RuleProtocol>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub protocol: Option<RuleProtocol>,
         /// The lowest port matched.
         ///
         /// Minimum: 0. Maximum: 65535.
-        #[serde(
-            rename = "portRangeMin",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub port_range_min: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub port_range_min: Option<i32>,
         /// The highest port matched.
         ///
         /// Minimum: 0. Maximum: 65535.
-        #[serde(
-            rename = "portRangeMax",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub port_range_max: ::core::option::Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub port_range_max: Option<i32>,
         /// The remote IP address block, of the rule's ethertype.
         ///
         /// Format: `cidr`. Length: at most 49.
-        #[serde(
-            rename = "remoteIPPrefix",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub remote_ip_prefix: ::core::option::Option<::std::string::String>,
+        #[serde(rename = "remoteIPPrefix", skip_serializing_if = "Option::is_none")]
+        pub remote_ip_prefix: Option<String>,
         /// The IP version; CIDRs of the rule must match it.
         ///
         /// Default: `"IPv4"`. One of: `IPv4`, `IPv6`.
-        #[serde(rename = "ethertype", default, skip_serializing_if = "Option::is_none")]
-        pub ethertype: ::core::option::Option<RuleEthertype>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ethertype: Option<RuleEthertype>,
     }
     /// Whether the rule applies to incoming or outgoing traffic.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RuleDirection {
         #[serde(rename = "ingress")]
         Ingress,
@@ -946,16 +869,7 @@ pub mod v1alpha1 {
         Egress,
     }
     /// The IP protocol the rule matches.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RuleProtocol {
         #[serde(rename = "ah")]
         Ah,
@@ -993,89 +907,71 @@ pub mod v1alpha1 {
         Vrrp,
     }
     /// The IP version; CIDRs of the rule must match it.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RuleEthertype {
-        #[serde(rename = "IPv4")]
         IPv4,
-        #[serde(rename = "IPv6")]
         IPv6,
     }
     /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct SecurityGroupSpecImport {
         /// The ID of the security group; it must exist.
         ///
         /// Format: `uuid`.
-        #[serde(rename = "id", default, skip_serializing_if = "Option::is_none")]
-        pub id: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
         /// A query expected to match exactly one security group.
         ///
         /// Fields set: at least 1.
-        #[serde(rename = "filter", default, skip_serializing_if = "Option::is_none")]
-        pub filter: ::core::option::Option<SecurityGroupSpecImportFilter>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub filter: Option<SecurityGroupSpecImportFilter>,
     }
     /// A query expected to match exactly one security group.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct SecurityGroupSpecImportFilter {
         /// The security group's name.
         ///
         /// Length: 1 to 255.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// Tags it must all have.
         ///
         /// Items: at most 64.
-        #[serde(rename = "tags", default, skip_serializing_if = "Option::is_none")]
-        pub tags: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub tags: Option<Vec<String>>,
     }
     /// The security group as OpenStack reports it.
-    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct SecurityGroupStatusResource {
         /// The security group's name; might not be unique.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "name", default, skip_serializing_if = "Option::is_none")]
-        pub name: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
         /// The security group's description.
         ///
         /// Length: at most 1024.
-        #[serde(
-            rename = "description",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub description: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
         /// The project that owns the security group.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "projectID", default, skip_serializing_if = "Option::is_none")]
-        pub project_id: ::core::option::Option<::std::string::String>,
+        #[serde(rename = "projectID", skip_serializing_if = "Option::is_none")]
+        pub project_id: Option<String>,
         /// Whether the security group is stateful.
-        #[serde(rename = "stateful", default, skip_serializing_if = "Option::is_none")]
-        pub stateful: ::core::option::Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stateful: Option<bool>,
         /// The rules OpenStack has.
-        #[serde(rename = "rules", default, skip_serializing_if = "Option::is_none")]
-        pub rules: ::core::option::Option<::std::vec::Vec<Rule>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub rules: Option<Vec<Rule>>,
         /// The revision number, incremented on every change.
-        #[serde(
-            rename = "revisionNumber",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
-        pub revision_number: ::core::option::Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub revision_number: Option<i64>,
         /// When the security group was created.
         ///
         /// Format: `date-time`.
-        #[serde(rename = "createdAt", default, skip_serializing_if = "Option::is_none")]
-        pub created_at: ::core::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub created_at: Option<String>,
     }
 }

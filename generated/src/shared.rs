@@ -10,16 +10,23 @@
     rustdoc::bare_urls,
     rustdoc::invalid_rust_codeblocks
 )]
+use k8s_openapi::api::core::v1::{
+    ConfigMapKeySelector, ObjectReference, PersistentVolumeClaimSpec, SecretKeySelector,
+};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
 /// ClusterAvailabilityGate contains the type of a Cluster condition to be used as availability gate.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterAvailabilityGates {
     /// conditionType refers to a condition with matching type in the Cluster's condition list.
     /// If the conditions doesn't exist, it will be treated as unknown.
     /// Note: Both Cluster API conditions or conditions added by 3rd party controllers can be used as availability gates.
     ///
     /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
-    #[serde(rename = "conditionType")]
-    pub condition_type: ::std::string::String,
+    pub condition_type: String,
     /// polarity of the conditionType specified in this availabilityGate.
     /// Valid values are Positive, Negative and omitted.
     /// When omitted, the default behaviour will be Positive.
@@ -27,71 +34,58 @@ pub struct ClusterAvailabilityGates {
     /// A negative polarity means that the condition should report a false status under normal conditions.
     ///
     /// One of: `Positive`, `Negative`.
-    #[serde(rename = "polarity", default, skip_serializing_if = "Option::is_none")]
-    pub polarity: ::core::option::Option<ClusterPolarity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub polarity: Option<ClusterPolarity>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterConditions {
     /// lastTransitionTime is the last time the condition transitioned from one status to another.
     /// This should be when the underlying condition changed. If that is not known, then using the time when
     /// the API field changed is acceptable.
     ///
     /// Format: `date-time`.
-    #[serde(rename = "lastTransitionTime")]
-    pub last_transition_time: ::std::string::String,
+    pub last_transition_time: String,
     /// message is a human readable message indicating details about the transition.
     /// This field may be empty.
     ///
     /// Length: 1 to 10240.
-    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// reason is the reason for the condition's last transition in CamelCase.
     /// The specific API may choose whether or not this field is considered a guaranteed API.
     /// This field may be empty.
     ///
     /// Length: 1 to 256.
-    #[serde(rename = "reason", default, skip_serializing_if = "Option::is_none")]
-    pub reason: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// severity provides an explicit classification of Reason code, so the users or machines can immediately
     /// understand the current situation and act accordingly.
     /// The Severity field MUST be set only when Status=False.
     ///
     /// Length: at most 32.
-    #[serde(rename = "severity", default, skip_serializing_if = "Option::is_none")]
-    pub severity: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<String>,
     /// status of the condition, one of True, False, Unknown.
-    #[serde(rename = "status")]
-    pub status: ::std::string::String,
+    pub status: String,
     /// type of condition in CamelCase or in foo.example.com/CamelCase.
     /// Many .condition.type values are consistent across resources like Available, but because arbitrary conditions
     /// can be useful (see .node.status.conditions), the ability to deconflict is important.
     ///
     /// Length: 1 to 256.
-    #[serde(rename = "type")]
-    pub r#type: ::std::string::String,
+    pub r#type: String,
 }
 /// effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterEffect {
-    #[serde(rename = "NoSchedule")]
     NoSchedule,
-    #[serde(rename = "PreferNoSchedule")]
     PreferNoSchedule,
-    #[serde(rename = "NoExecute")]
     NoExecute,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterMachineHealthCheck {
     /// enable controls if a MachineHealthCheck should be created for the target machines.
     ///
@@ -102,15 +96,13 @@ pub struct ClusterMachineHealthCheck {
     ///
     /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
     /// block if `enable` is true and no MachineHealthCheck definition is available.
-    #[serde(rename = "enable", default, skip_serializing_if = "Option::is_none")]
-    pub enable: ::core::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable: Option<bool>,
     /// maxUnhealthy specifies the maximum number of unhealthy machines allowed.
     /// Any further remediation is only allowed if at most "maxUnhealthy" machines selected by
     /// "selector" are not healthy.
-    #[serde(rename = "maxUnhealthy", default, skip_serializing_if = "Option::is_none")]
-    pub max_unhealthy: ::core::option::Option<
-        ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_unhealthy: Option<IntOrString>,
     /// nodeStartupTimeout allows to set the maximum time for MachineHealthCheck
     /// to consider a Machine unhealthy if a corresponding Node isn't associated
     /// through a `Spec.ProviderID` field.
@@ -123,52 +115,30 @@ pub struct ClusterMachineHealthCheck {
     ///
     /// Defaults to 10 minutes.
     /// If you wish to disable this feature, set the value explicitly to 0.
-    #[serde(
-        rename = "nodeStartupTimeout",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub node_startup_timeout: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_startup_timeout: Option<String>,
     /// remediationTemplate is a reference to a remediation template
     /// provided by an infrastructure provider.
     ///
     /// This field is completely optional, when filled, the MachineHealthCheck controller
     /// creates a new object from the template referenced and hands off remediation of the machine to
     /// a controller that lives outside of Cluster API.
-    #[serde(
-        rename = "remediationTemplate",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub remediation_template: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::ObjectReference,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remediation_template: Option<ObjectReference>,
     /// unhealthyConditions contains a list of the conditions that determine
     /// whether a node is considered unhealthy. The conditions are combined in a
     /// logical OR, i.e. if any of the conditions is met, the node is unhealthy.
     ///
     /// Items: at most 100.
-    #[serde(
-        rename = "unhealthyConditions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub unhealthy_conditions: ::core::option::Option<
-        ::std::vec::Vec<ClusterUnhealthyConditions>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unhealthy_conditions: Option<Vec<ClusterUnhealthyConditions>>,
     /// unhealthyMachineConditions contains a list of the machine conditions that determine
     /// whether a machine is considered unhealthy.  The conditions are combined in a
     /// logical OR, i.e. if any of the conditions is met, the machine is unhealthy.
     ///
     /// Items: 1 to 100.
-    #[serde(
-        rename = "unhealthyMachineConditions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub unhealthy_machine_conditions: ::core::option::Option<
-        ::std::vec::Vec<ClusterUnhealthyMachineConditions>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unhealthy_machine_conditions: Option<Vec<ClusterUnhealthyMachineConditions>>,
     /// unhealthyRange specifies the range of unhealthy machines allowed.
     /// Any further remediation is only allowed if the number of machines selected by "selector" as not healthy
     /// is within the range of "unhealthyRange". Takes precedence over maxUnhealthy.
@@ -177,120 +147,67 @@ pub struct ClusterMachineHealthCheck {
     /// (b) there are at most 5 unhealthy machines
     ///
     /// Length: 1 to 32. Pattern: `^\[[0-9]+-[0-9]+\]$`.
-    #[serde(rename = "unhealthyRange", default, skip_serializing_if = "Option::is_none")]
-    pub unhealthy_range: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unhealthy_range: Option<String>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterMetadata {
     /// annotations is an unstructured key value map stored with a resource that may be
     /// set by external tools to store and retrieve arbitrary metadata. They are not
     /// queryable and should be preserved when modifying objects.
     /// More info: http://kubernetes.io/docs/user-guide/annotations
-    #[serde(rename = "annotations", default, skip_serializing_if = "Option::is_none")]
-    pub annotations: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<BTreeMap<String, String>>,
     /// labels is a map of string keys and values that can be used to organize and categorize
     /// (scope and select) objects. May match selectors of replication controllers
     /// and services.
     /// More info: http://kubernetes.io/docs/user-guide/labels
-    #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
-    pub labels: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterOrder {
-    #[serde(rename = "Random")]
     Random,
-    #[serde(rename = "Newest")]
     Newest,
-    #[serde(rename = "Oldest")]
     Oldest,
 }
 /// phase represents the current phase of cluster actuation.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterPhase {
-    #[serde(rename = "Pending")]
     Pending,
-    #[serde(rename = "Provisioning")]
     Provisioning,
-    #[serde(rename = "Provisioned")]
     Provisioned,
-    #[serde(rename = "Deleting")]
     Deleting,
-    #[serde(rename = "Failed")]
     Failed,
-    #[serde(rename = "Unknown")]
     Unknown,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterPolarity {
-    #[serde(rename = "Positive")]
     Positive,
-    #[serde(rename = "Negative")]
     Negative,
 }
 /// propagation defines how this taint should be propagated to nodes.
 /// Valid values are 'Always' and 'OnInitialization'.
 /// Always: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.
 /// OnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterPropagation {
-    #[serde(rename = "Always")]
     Always,
-    #[serde(rename = "OnInitialization")]
     OnInitialization,
 }
 /// MachineReadinessGate contains the type of a Machine condition to be used as a readiness gate.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterReadinessGates {
     /// conditionType refers to a condition with matching type in the Machine's condition list.
     /// If the conditions doesn't exist, it will be treated as unknown.
     /// Note: Both Cluster API conditions or conditions added by 3rd party controllers can be used as readiness gates.
     ///
     /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
-    #[serde(rename = "conditionType")]
-    pub condition_type: ::std::string::String,
+    pub condition_type: String,
     /// polarity of the conditionType specified in this readinessGate.
     /// Valid values are Positive, Negative and omitted.
     /// When omitted, the default behaviour will be Positive.
@@ -298,11 +215,11 @@ pub struct ClusterReadinessGates {
     /// A negative polarity means that the condition should report a false status under normal conditions.
     ///
     /// One of: `Positive`, `Negative`.
-    #[serde(rename = "polarity", default, skip_serializing_if = "Option::is_none")]
-    pub polarity: ::core::option::Option<ClusterPolarity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub polarity: Option<ClusterPolarity>,
 }
 /// rollout allows you to configure the behavior of rolling updates to the control plane.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterRollout {
     /// after is a field to indicate a rollout should be performed
     /// after the specified time even if no changes have been made to the ControlPlane.
@@ -311,40 +228,29 @@ pub struct ClusterRollout {
     /// use "2023-03-09T09:00:00Z".
     ///
     /// Format: `date-time`.
-    #[serde(rename = "after", default, skip_serializing_if = "Option::is_none")]
-    pub after: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
 }
 /// controlPlane groups all the observations about Cluster's ControlPlane current state.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterStatusControlPlane {
     /// availableReplicas is the total number of available control plane machines in this cluster. A machine is considered available when Machine's Available condition is true.
-    #[serde(
-        rename = "availableReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub available_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_replicas: Option<i32>,
     /// desiredReplicas is the total number of desired control plane machines in this cluster.
-    #[serde(
-        rename = "desiredReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub desired_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desired_replicas: Option<i32>,
     /// readyReplicas is the total number of ready control plane machines in this cluster. A machine is considered ready when Machine's Ready condition is true.
-    #[serde(rename = "readyReplicas", default, skip_serializing_if = "Option::is_none")]
-    pub ready_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
     /// replicas is the total number of control plane machines in this cluster.
     /// NOTE: replicas also includes machines still being provisioned or being deleted.
-    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-    pub replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// upToDateReplicas is the number of up-to-date control plane machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.
-    #[serde(
-        rename = "upToDateReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub up_to_date_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up_to_date_replicas: Option<i32>,
     /// upgradePlan reports the list of versions that would be applied to the control plane object according to the upgrade plan.
     /// Note:
     /// - This field is set only when the Cluster topology is managed by Cluster API and a Cluster upgrade is in progress.
@@ -354,45 +260,34 @@ pub struct ClusterStatusControlPlane {
     /// report only the last known upgrade plan.
     ///
     /// Items: 1 to 32.
-    #[serde(rename = "upgradePlan", default, skip_serializing_if = "Option::is_none")]
-    pub upgrade_plan: ::core::option::Option<::std::vec::Vec<ClusterUpgradePlan>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade_plan: Option<Vec<ClusterUpgradePlan>>,
     /// versions is the aggregated Kubernetes versions in this control plane.
     ///
     /// Items: 1 to 32.
-    #[serde(rename = "versions", default, skip_serializing_if = "Option::is_none")]
-    pub versions: ::core::option::Option<::std::vec::Vec<ClusterVersions>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versions: Option<Vec<ClusterVersions>>,
 }
 /// workers groups all the observations about Cluster's Workers current state.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterStatusWorkers {
     /// availableReplicas is the total number of available worker machines in this cluster. A machine is considered available when Machine's Available condition is true.
-    #[serde(
-        rename = "availableReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub available_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_replicas: Option<i32>,
     /// desiredReplicas is the total number of desired worker machines in this cluster.
-    #[serde(
-        rename = "desiredReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub desired_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desired_replicas: Option<i32>,
     /// readyReplicas is the total number of ready worker machines in this cluster. A machine is considered ready when Machine's Ready condition is true.
-    #[serde(rename = "readyReplicas", default, skip_serializing_if = "Option::is_none")]
-    pub ready_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready_replicas: Option<i32>,
     /// replicas is the total number of worker machines in this cluster.
     /// NOTE: replicas also includes machines still being provisioned or being deleted.
-    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-    pub replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// upToDateReplicas is the number of up-to-date worker machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.
-    #[serde(
-        rename = "upToDateReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub up_to_date_replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up_to_date_replicas: Option<i32>,
     /// upgradePlan reports the list of versions that would be applied to the worker objects (all MachineDeployments and MachinePools).
     /// Note:
     /// - This field is set only when the Cluster topology is managed by Cluster API and a Cluster upgrade is in progress.
@@ -402,21 +297,20 @@ pub struct ClusterStatusWorkers {
     /// report only the last known upgrade plan.
     ///
     /// Items: 1 to 32.
-    #[serde(rename = "upgradePlan", default, skip_serializing_if = "Option::is_none")]
-    pub upgrade_plan: ::core::option::Option<::std::vec::Vec<ClusterUpgradePlan>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upgrade_plan: Option<Vec<ClusterUpgradePlan>>,
     /// versions is the aggregated Kubernetes versions in cluster workers.
     ///
     /// Items: 1 to 32.
-    #[serde(rename = "versions", default, skip_serializing_if = "Option::is_none")]
-    pub versions: ::core::option::Option<::std::vec::Vec<ClusterVersions>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versions: Option<Vec<ClusterVersions>>,
 }
 /// MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterTaints {
     /// effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.
     ///
     /// One of: `NoSchedule`, `PreferNoSchedule`, `NoExecute`.
-    #[serde(rename = "effect")]
     pub effect: ClusterEffect,
     /// key is the taint key to be applied to a node.
     /// Must be a valid qualified name of maximum size 63 characters
@@ -424,199 +318,164 @@ pub struct ClusterTaints {
     /// separated by a `/`.
     ///
     /// Length: 1 to 317. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`.
-    #[serde(rename = "key")]
-    pub key: ::std::string::String,
+    pub key: String,
     /// propagation defines how this taint should be propagated to nodes.
     /// Valid values are 'Always' and 'OnInitialization'.
     /// Always: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.
     /// OnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.
     ///
     /// One of: `Always`, `OnInitialization`.
-    #[serde(rename = "propagation")]
     pub propagation: ClusterPropagation,
     /// value is the taint value corresponding to the taint key.
     /// It must be a valid label value of maximum size 63 characters.
     ///
     /// Length: 1 to 63. Pattern: `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`.
-    #[serde(rename = "value", default, skip_serializing_if = "Option::is_none")]
-    pub value: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterType {
-    #[serde(rename = "RollingUpdate")]
     RollingUpdate,
-    #[serde(rename = "OnDelete")]
     OnDelete,
 }
 /// UnhealthyCondition represents a Node condition type and value with a timeout
 /// specified as a duration.  When the named condition has been in the given
 /// status for at least the timeout value, a node is considered unhealthy.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterUnhealthyConditions {
     /// status of the condition, one of True, False, Unknown.
     ///
     /// Length: at least 1.
-    #[serde(rename = "status")]
-    pub status: ::std::string::String,
+    pub status: String,
     /// timeout is the duration that a node must be in a given status for,
     /// after which the node is considered unhealthy.
     /// For example, with a value of "1h", the node must match the status
     /// for at least 1 hour before being considered unhealthy.
-    #[serde(rename = "timeout")]
-    pub timeout: ::std::string::String,
+    pub timeout: String,
     /// type of Node condition
     ///
     /// Length: at least 1.
-    #[serde(rename = "type")]
-    pub r#type: ::std::string::String,
+    pub r#type: String,
 }
 /// UnhealthyMachineCondition represents a Machine condition type and value with a timeout
 /// specified as a duration.  When the named condition has been in the given
 /// status for at least the timeout value, a machine is considered unhealthy.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterUnhealthyMachineConditions {
     /// status of the condition, one of True, False, Unknown.
     ///
     /// One of: `True`, `False`, `Unknown`.
-    #[serde(rename = "status")]
     pub status: ClusterUnhealthyMachineConditionsStatus,
     /// timeout is the duration that a Machine must be in a given status for,
     /// after which the Machine is considered unhealthy.
     /// For example, with a value of "1h", the Machine must match the status
     /// for at least 1 hour before being considered unhealthy.
-    #[serde(rename = "timeout")]
-    pub timeout: ::std::string::String,
+    pub timeout: String,
     /// type of Machine condition
     ///
     /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
-    #[serde(rename = "type")]
-    pub r#type: ::std::string::String,
+    pub r#type: String,
 }
 /// status of the condition, one of True, False, Unknown.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterUnhealthyMachineConditionsStatus {
-    #[serde(rename = "True")]
     True,
-    #[serde(rename = "False")]
     False,
-    #[serde(rename = "Unknown")]
     Unknown,
 }
 /// StatusUpgradePlanVersion groups upgrade plan version-related status information.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterUpgradePlan {
     /// version is the Kubernetes version.
     ///
     /// Length: 1 to 256.
-    #[serde(rename = "version")]
-    pub version: ::std::string::String,
+    pub version: String,
 }
 /// StatusVersion groups version-related status information.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterVersions {
     /// replicas is the number of replicas at this version.
     ///
     /// Minimum: 1.
-    #[serde(rename = "replicas", default, skip_serializing_if = "Option::is_none")]
-    pub replicas: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
     /// version is the Kubernetes version.
     ///
     /// Length: 1 to 256.
-    #[serde(rename = "version")]
-    pub version: ::std::string::String,
+    pub version: String,
 }
 /// CustomResourceColumnDefinition specifies a column for server side printing.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionAdditionalPrinterColumns {
     /// description is a human readable description of this column.
-    #[serde(rename = "description", default, skip_serializing_if = "Option::is_none")]
-    pub description: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// format is an optional OpenAPI type definition for this column. The 'name' format is applied
     /// to the primary identifier column to assist in clients identifying column is the resource name.
     /// See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
-    #[serde(rename = "format", default, skip_serializing_if = "Option::is_none")]
-    pub format: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
     /// jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against
     /// each custom resource to produce the value for this column.
-    #[serde(rename = "jsonPath")]
-    pub json_path: ::std::string::String,
+    pub json_path: String,
     /// name is a human readable name for the column.
-    #[serde(rename = "name")]
-    pub name: ::std::string::String,
+    pub name: String,
     /// priority is an integer defining the relative importance of this column compared to others. Lower
     /// numbers are considered higher priority. Columns that may be omitted in limited space scenarios
     /// should be given a priority greater than 0.
-    #[serde(rename = "priority", default, skip_serializing_if = "Option::is_none")]
-    pub priority: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
     /// type is an OpenAPI type definition for this column.
     /// See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
-    #[serde(rename = "type")]
-    pub r#type: ::std::string::String,
+    pub r#type: String,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionClaimNames {
     /// categories is a list of grouped resources this custom resource belongs to (e.g. 'all').
     /// This is published in API discovery documents, and used by clients to support invocations like
     /// `kubectl get all`.
-    #[serde(rename = "categories", default, skip_serializing_if = "Option::is_none")]
-    pub categories: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<String>>,
     /// kind is the serialized kind of the resource. It is normally CamelCase and singular.
     /// Custom resource instances will use this value as the `kind` attribute in API calls.
-    #[serde(rename = "kind")]
-    pub kind: ::std::string::String,
+    pub kind: String,
     /// listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".
-    #[serde(rename = "listKind", default, skip_serializing_if = "Option::is_none")]
-    pub list_kind: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_kind: Option<String>,
     /// plural is the plural name of the resource to serve.
     /// The custom resources are served under `/apis/<group>/<version>/.../<plural>`.
     /// Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
     /// Must be all lowercase.
-    #[serde(rename = "plural")]
-    pub plural: ::std::string::String,
+    pub plural: String,
     /// shortNames are short names for the resource, exposed in API discovery documents,
     /// and used by clients to support invocations like `kubectl get <shortname>`.
     /// It must be all lowercase.
-    #[serde(rename = "shortNames", default, skip_serializing_if = "Option::is_none")]
-    pub short_names: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_names: Option<Vec<String>>,
     /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
-    #[serde(rename = "singular", default, skip_serializing_if = "Option::is_none")]
-    pub singular: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub singular: Option<String>,
 }
 /// clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionClientConfig {
     /// caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate.
     /// If unspecified, system trust roots on the apiserver are used.
     ///
     /// Format: `byte`.
-    #[serde(rename = "caBundle", default, skip_serializing_if = "Option::is_none")]
-    pub ca_bundle: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_bundle: Option<String>,
     /// service is a reference to the service for this webhook. Either
     /// service or url must be specified.
     ///
     /// If the webhook is running within the cluster, then you should use `service`.
-    #[serde(rename = "service", default, skip_serializing_if = "Option::is_none")]
-    pub service: ::core::option::Option<CompositeResourceDefinitionService>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service: Option<CompositeResourceDefinitionService>,
     /// url gives the location of the webhook, in standard URL form
     /// (`scheme://host:port/path`). Exactly one of `url` or `service`
     /// must be specified.
@@ -642,67 +501,56 @@ pub struct CompositeResourceDefinitionClientConfig {
     /// Attempting to use a user or basic auth e.g. "user:password@" is not
     /// allowed. Fragments ("#...") and query parameters ("?...") are not
     /// allowed, either.
-    #[serde(rename = "url", default, skip_serializing_if = "Option::is_none")]
-    pub url: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionCompositeResourceClaimType {
     /// APIVersion of the type.
-    #[serde(rename = "apiVersion")]
-    pub api_version: ::std::string::String,
+    pub api_version: String,
     /// Kind of the type.
-    #[serde(rename = "kind")]
-    pub kind: ::std::string::String,
+    pub kind: String,
 }
 /// A Condition that may apply to a resource.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionConditions {
     /// LastTransitionTime is the last time this condition transitioned from one
     /// status to another.
     ///
     /// Format: `date-time`.
-    #[serde(rename = "lastTransitionTime")]
-    pub last_transition_time: ::std::string::String,
+    pub last_transition_time: String,
     /// A Message containing details about this condition's last transition from
     /// one status to another, if any.
-    #[serde(rename = "message", default, skip_serializing_if = "Option::is_none")]
-    pub message: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// ObservedGeneration represents the .metadata.generation that the condition was set based upon.
     /// For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date
     /// with respect to the current state of the instance.
-    #[serde(
-        rename = "observedGeneration",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub observed_generation: ::core::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
     /// A Reason for this condition's last transition from one status to another.
-    #[serde(rename = "reason")]
-    pub reason: ::std::string::String,
+    pub reason: String,
     /// Status of this condition; is it currently True, False, or Unknown?
-    #[serde(rename = "status")]
-    pub status: ::std::string::String,
+    pub status: String,
     /// Type of this condition. At most one of each condition type may apply to
     /// a resource at any point in time.
-    #[serde(rename = "type")]
-    pub r#type: ::std::string::String,
+    pub r#type: String,
 }
 /// Controllers represents the status of the controllers that power this
 /// composite resource definition.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionControllers {
     /// The CompositeResourceClaimTypeRef is the type of composite resource claim
     /// that Crossplane is currently reconciling for this definition. Its version
     /// will eventually become consistent with the definition's referenceable
     /// version. Note that clients may interact with any served type; this is
     /// simply the type that Crossplane interacts with.
-    #[serde(
-        rename = "compositeResourceClaimType",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub composite_resource_claim_type: ::core::option::Option<
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub composite_resource_claim_type: Option<
         CompositeResourceDefinitionCompositeResourceClaimType,
     >,
     /// The CompositeResourceTypeRef is the type of composite resource that
@@ -710,94 +558,63 @@ pub struct CompositeResourceDefinitionControllers {
     /// eventually become consistent with the definition's referenceable version.
     /// Note that clients may interact with any served type; this is simply the
     /// type that Crossplane interacts with.
-    #[serde(
-        rename = "compositeResourceType",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub composite_resource_type: ::core::option::Option<
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub composite_resource_type: Option<
         CompositeResourceDefinitionCompositeResourceClaimType,
     >,
 }
 /// Conversion defines all conversion settings for the defined Composite resource.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionConversion {
     /// strategy specifies how custom resources are converted between versions. Allowed values are:
     /// - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource.
     /// - `"Webhook"`: API Server will call to an external webhook to do the conversion. Additional information
     /// is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.
-    #[serde(rename = "strategy")]
-    pub strategy: ::std::string::String,
+    pub strategy: String,
     /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
-    #[serde(rename = "webhook", default, skip_serializing_if = "Option::is_none")]
-    pub webhook: ::core::option::Option<CompositeResourceDefinitionWebhook>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<CompositeResourceDefinitionWebhook>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CompositeResourceDefinitionDefaultCompositeDeletePolicy {
-    #[serde(rename = "Background")]
     Background,
-    #[serde(rename = "Foreground")]
     Foreground,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionDefaultCompositionRef {
     /// Name of the Composition.
-    #[serde(rename = "name")]
-    pub name: ::std::string::String,
+    pub name: String,
 }
 /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
 /// Composition Revision has been created if no policy has been specified on the composite.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CompositeResourceDefinitionDefaultCompositionUpdatePolicy {
-    #[serde(rename = "Automatic")]
     Automatic,
-    #[serde(rename = "Manual")]
     Manual,
 }
 /// Metadata specifies the desired metadata for the defined composite resource and claim CRD's.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionMetadata {
     /// Annotations is an unstructured key value map stored with a resource that may be
     /// set by external tools to store and retrieve arbitrary metadata. They are not
     /// queryable and should be preserved when modifying objects.
     /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations
-    #[serde(rename = "annotations", default, skip_serializing_if = "Option::is_none")]
-    pub annotations: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<BTreeMap<String, String>>,
     /// Map of string keys and values that can be used to organize and categorize
     /// (scope and select) objects. May match selectors of replication controllers
     /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels
     /// and services.
     /// These labels are added to the composite resource and claim CRD's in addition
     /// to any labels defined by `CompositionResourceDefinition` `metadata.labels`.
-    #[serde(rename = "labels", default, skip_serializing_if = "Option::is_none")]
-    pub labels: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<BTreeMap<String, String>>,
 }
 /// Scale indicates the CRD should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionScale {
     /// labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`.
     /// Only JSON paths without the array notation are allowed.
@@ -808,25 +625,19 @@ pub struct CompositeResourceDefinitionScale {
     /// More info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource
     /// If there is no value under the given path in the custom resource, the `status.selector` value in the `/scale`
     /// subresource will default to the empty string.
-    #[serde(
-        rename = "labelSelectorPath",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub label_selector_path: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector_path: Option<String>,
     /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`.
     /// Only JSON paths without the array notation are allowed.
     /// Must be a JSON Path under `.spec`.
     /// If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
-    #[serde(rename = "specReplicasPath")]
-    pub spec_replicas_path: ::std::string::String,
+    pub spec_replicas_path: String,
     /// statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`.
     /// Only JSON paths without the array notation are allowed.
     /// Must be a JSON Path under `.status`.
     /// If there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource
     /// will default to 0.
-    #[serde(rename = "statusReplicasPath")]
-    pub status_replicas_path: ::std::string::String,
+    pub status_replicas_path: String,
 }
 /// Schema describes the schema used for validation, pruning, and defaulting
 /// of this version of the defined composite resource. Fields required by all
@@ -834,103 +645,84 @@ pub struct CompositeResourceDefinitionScale {
 /// will override equivalently named fields in this schema. Omitting this
 /// schema results in a schema that contains only the fields required by all
 /// composite resources.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionSchema {
     /// OpenAPIV3Schema is the OpenAPI v3 schema to use for validation and
     /// pruning.
-    #[serde(
-        rename = "openAPIV3Schema",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub open_apiv3_schema: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
+    #[serde(rename = "openAPIV3Schema", skip_serializing_if = "Option::is_none")]
+    pub open_apiv3_schema: Option<BTreeMap<String, Value>>,
 }
 /// service is a reference to the service for this webhook. Either
 /// service or url must be specified.
 ///
 /// If the webhook is running within the cluster, then you should use `service`.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionService {
     /// name is the name of the service.
     /// Required
-    #[serde(rename = "name")]
-    pub name: ::std::string::String,
+    pub name: String,
     /// namespace is the namespace of the service.
     /// Required
-    #[serde(rename = "namespace")]
-    pub namespace: ::std::string::String,
+    pub namespace: String,
     /// path is an optional URL path at which the webhook will be contacted.
-    #[serde(rename = "path", default, skip_serializing_if = "Option::is_none")]
-    pub path: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// port is an optional service port at which the webhook will be contacted.
     /// `port` should be a valid port number (1-65535, inclusive).
     /// Defaults to 443 for backward compatibility.
-    #[serde(rename = "port", default, skip_serializing_if = "Option::is_none")]
-    pub port: ::core::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<i32>,
 }
 /// CompositeResourceDefinitionStatus shows the observed state of the definition.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionStatus {
     /// Conditions of the resource.
-    #[serde(rename = "conditions", default, skip_serializing_if = "Option::is_none")]
-    pub conditions: ::core::option::Option<
-        ::std::vec::Vec<CompositeResourceDefinitionConditions>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<Vec<CompositeResourceDefinitionConditions>>,
     /// Controllers represents the status of the controllers that power this
     /// composite resource definition.
-    #[serde(rename = "controllers", default, skip_serializing_if = "Option::is_none")]
-    pub controllers: ::core::option::Option<CompositeResourceDefinitionControllers>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controllers: Option<CompositeResourceDefinitionControllers>,
 }
 /// Subresources specifies what subresources this version of the defined Composite resource has.
 /// The composition authors have responsibility to implement the logic fulfilling the subresources.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionSubresources {
     /// Scale indicates the CRD should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
-    #[serde(rename = "scale", default, skip_serializing_if = "Option::is_none")]
-    pub scale: ::core::option::Option<CompositeResourceDefinitionScale>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<CompositeResourceDefinitionScale>,
 }
 /// CompositeResourceDefinitionVersion describes a version of an XR.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionVersions {
     /// AdditionalPrinterColumns specifies additional columns returned in Table
     /// output. If no columns are specified, a single column displaying the age
     /// of the custom resource is used. See the following link for details:
     /// https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables
-    #[serde(
-        rename = "additionalPrinterColumns",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub additional_printer_columns: ::core::option::Option<
-        ::std::vec::Vec<CompositeResourceDefinitionAdditionalPrinterColumns>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additional_printer_columns: Option<
+        Vec<CompositeResourceDefinitionAdditionalPrinterColumns>,
     >,
     /// The deprecated field specifies that this version is deprecated and should
     /// not be used.
-    #[serde(rename = "deprecated", default, skip_serializing_if = "Option::is_none")]
-    pub deprecated: ::core::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<bool>,
     /// DeprecationWarning specifies the message that should be shown to the user
     /// when using this version.
     ///
     /// Length: at most 256.
-    #[serde(
-        rename = "deprecationWarning",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub deprecation_warning: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deprecation_warning: Option<String>,
     /// Name of this version, e.g. “v1”, “v2beta1”, etc. Composite resources are
     /// served under this version at `/apis/<group>/<version>/...` if `served` is
     /// true.
-    #[serde(rename = "name")]
-    pub name: ::std::string::String,
+    pub name: String,
     /// Referenceable specifies that this version may be referenced by a
     /// Composition in order to configure which resources an XR may be composed
     /// of. Exactly one version must be marked as referenceable; all Compositions
     /// must target only the referenceable version. The referenceable version
     /// must be served. It's mapped to the CRD's `spec.versions[*].storage` field.
-    #[serde(rename = "referenceable")]
     pub referenceable: bool,
     /// Schema describes the schema used for validation, pruning, and defaulting
     /// of this version of the defined composite resource. Fields required by all
@@ -938,61 +730,56 @@ pub struct CompositeResourceDefinitionVersions {
     /// will override equivalently named fields in this schema. Omitting this
     /// schema results in a schema that contains only the fields required by all
     /// composite resources.
-    #[serde(rename = "schema", default, skip_serializing_if = "Option::is_none")]
-    pub schema: ::core::option::Option<CompositeResourceDefinitionSchema>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema: Option<CompositeResourceDefinitionSchema>,
     /// Served specifies that this version should be served via REST APIs.
-    #[serde(rename = "served")]
     pub served: bool,
     /// Subresources specifies what subresources this version of the defined Composite resource has.
     /// The composition authors have responsibility to implement the logic fulfilling the subresources.
-    #[serde(rename = "subresources", default, skip_serializing_if = "Option::is_none")]
-    pub subresources: ::core::option::Option<CompositeResourceDefinitionSubresources>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subresources: Option<CompositeResourceDefinitionSubresources>,
 }
 /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionWebhook {
     /// clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
-    #[serde(rename = "clientConfig", default, skip_serializing_if = "Option::is_none")]
-    pub client_config: ::core::option::Option<CompositeResourceDefinitionClientConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_config: Option<CompositeResourceDefinitionClientConfig>,
     /// conversionReviewVersions is an ordered list of preferred `ConversionReview`
     /// versions the Webhook expects. The API server will use the first version in
     /// the list which it supports. If none of the versions specified in this list
     /// are supported by API server, conversion will fail for the custom resource.
     /// If a persisted Webhook configuration specifies allowed versions and does not
     /// include any versions known to the API Server, calls to the webhook will fail.
-    #[serde(rename = "conversionReviewVersions")]
-    pub conversion_review_versions: ::std::vec::Vec<::std::string::String>,
+    pub conversion_review_versions: Vec<String>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PrometheusBasicAuth {
     /// password defines a key of a Secret containing the password for
     /// authentication.
-    #[serde(rename = "password", default, skip_serializing_if = "Option::is_none")]
-    pub password: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<SecretKeySelector>,
     /// username defines a key of a Secret containing the username for
     /// authentication.
-    #[serde(rename = "username", default, skip_serializing_if = "Option::is_none")]
-    pub username: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<SecretKeySelector>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusCa {
     /// configMap defines the ConfigMap containing data to use for the targets.
-    #[serde(rename = "configMap", default, skip_serializing_if = "Option::is_none")]
-    pub config_map: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::ConfigMapKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<ConfigMapKeySelector>,
     /// secret defines the Secret containing data to use for the targets.
-    #[serde(rename = "secret", default, skip_serializing_if = "Option::is_none")]
-    pub secret: ::core::option::Option<::k8s_openapi::api::core::v1::SecretKeySelector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretKeySelector>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusEphemeral {
     /// Will be used to create a stand-alone PVC to provision the volume.
     /// The pod in which this EphemeralVolumeSource is embedded will be the
@@ -1015,24 +802,11 @@ pub struct PrometheusEphemeral {
     /// to the PVC after it has been created.
     ///
     /// Required, must not be nil.
-    #[serde(
-        rename = "volumeClaimTemplate",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub volume_claim_template: ::core::option::Option<PrometheusVolumeClaimTemplate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volume_claim_template: Option<PrometheusVolumeClaimTemplate>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PrometheusMaxVersion {
     #[serde(rename = "TLS10")]
     Tls10,
@@ -1044,220 +818,181 @@ pub enum PrometheusMaxVersion {
     Tls13,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusOauth2 {
     /// clientId defines a key of a Secret or ConfigMap containing the
     /// OAuth2 client's ID.
-    #[serde(rename = "clientId")]
     pub client_id: PrometheusCa,
     /// clientSecret defines a key of a Secret containing the OAuth2
     /// client's secret.
-    #[serde(rename = "clientSecret")]
-    pub client_secret: ::k8s_openapi::api::core::v1::SecretKeySelector,
+    pub client_secret: SecretKeySelector,
     /// endpointParams configures the HTTP parameters to append to the token
     /// URL.
-    #[serde(rename = "endpointParams", default, skip_serializing_if = "Option::is_none")]
-    pub endpoint_params: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint_params: Option<BTreeMap<String, String>>,
     /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
     /// that should be excluded from proxying. IP and domain names can
     /// contain port numbers.
     ///
     /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-    #[serde(rename = "noProxy", default, skip_serializing_if = "Option::is_none")]
-    pub no_proxy: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_proxy: Option<String>,
     /// proxyConnectHeader optionally specifies headers to send to
     /// proxies during CONNECT requests.
     ///
     /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-    #[serde(
-        rename = "proxyConnectHeader",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub proxy_connect_header: ::core::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::vec::Vec<::k8s_openapi::api::core::v1::SecretKeySelector>,
-        >,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
     /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
     ///
     /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-    #[serde(
-        rename = "proxyFromEnvironment",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub proxy_from_environment: ::core::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_from_environment: Option<bool>,
     /// proxyUrl defines the HTTP proxy server to use.
     ///
     /// Pattern: `^(http|https|socks5)://.+$`.
-    #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
-    pub proxy_url: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proxy_url: Option<String>,
     /// scopes defines the OAuth2 scopes used for the token request.
-    #[serde(rename = "scopes", default, skip_serializing_if = "Option::is_none")]
-    pub scopes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
     /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
     /// It requires Prometheus >= v2.43.0.
-    #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
-    pub tls_config: ::core::option::Option<PrometheusOauth2TlsConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tls_config: Option<PrometheusOauth2TlsConfig>,
     /// tokenUrl defines the URL to fetch the token from.
     ///
     /// Pattern: `^(http|https)://.+$`.
-    #[serde(rename = "tokenUrl")]
-    pub token_url: ::std::string::String,
+    pub token_url: String,
 }
 /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
 /// It requires Prometheus >= v2.43.0.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusOauth2TlsConfig {
     /// ca defines the Certificate authority used when verifying server certificates.
-    #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
-    pub ca: ::core::option::Option<PrometheusCa>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca: Option<PrometheusCa>,
     /// cert defines the Client certificate to present when doing client-authentication.
-    #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-    pub cert: ::core::option::Option<PrometheusCa>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cert: Option<PrometheusCa>,
     /// insecureSkipVerify defines how to disable target certificate validation.
-    #[serde(
-        rename = "insecureSkipVerify",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub insecure_skip_verify: ::core::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insecure_skip_verify: Option<bool>,
     /// keySecret defines the Secret containing the client key file for the targets.
-    #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-    pub key_secret: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_secret: Option<SecretKeySelector>,
     /// maxVersion defines the maximum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
-    pub max_version: ::core::option::Option<PrometheusMaxVersion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_version: Option<PrometheusMaxVersion>,
     /// minVersion defines the minimum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
-    pub min_version: ::core::option::Option<PrometheusMaxVersion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_version: Option<PrometheusMaxVersion>,
     /// serverName is used to verify the hostname for the targets.
-    #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
-    pub server_name: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusRemoteReadAuthorization {
     /// credentials defines a key of a Secret in the namespace that contains the credentials for authentication.
-    #[serde(rename = "credentials", default, skip_serializing_if = "Option::is_none")]
-    pub credentials: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<SecretKeySelector>,
     /// credentialsFile defines the file to read a secret from, mutually exclusive with `credentials`.
-    #[serde(
-        rename = "credentialsFile",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub credentials_file: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credentials_file: Option<String>,
     /// type defines the authentication type. The value is case-insensitive.
     ///
     /// "Basic" is not a supported value.
     ///
     /// Default: "Bearer"
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
-    pub r#type: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r#type: Option<String>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusSigv4 {
     /// accessKey defines the AWS API key. If not specified, the environment variable
     /// `AWS_ACCESS_KEY_ID` is used.
-    #[serde(rename = "accessKey", default, skip_serializing_if = "Option::is_none")]
-    pub access_key: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access_key: Option<SecretKeySelector>,
     /// externalId defines the external ID used when assuming an AWS role. Can only be used with roleArn.
     /// It requires Prometheus >= v3.11.0 or Alertmanager >= v0.33.0. Currently not supported by Thanos.
     ///
     /// Length: at least 1.
-    #[serde(rename = "externalId", default, skip_serializing_if = "Option::is_none")]
-    pub external_id: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
     /// profile defines the named AWS profile used to authenticate.
-    #[serde(rename = "profile", default, skip_serializing_if = "Option::is_none")]
-    pub profile: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// region defines the AWS region. If blank, the region from the default credentials chain used.
-    #[serde(rename = "region", default, skip_serializing_if = "Option::is_none")]
-    pub region: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     /// roleArn defines the named AWS profile used to authenticate.
-    #[serde(rename = "roleArn", default, skip_serializing_if = "Option::is_none")]
-    pub role_arn: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role_arn: Option<String>,
     /// secretKey defines the AWS API secret. If not specified, the environment
     /// variable `AWS_SECRET_ACCESS_KEY` is used.
-    #[serde(rename = "secretKey", default, skip_serializing_if = "Option::is_none")]
-    pub secret_key: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret_key: Option<SecretKeySelector>,
     /// useFIPSSTSEndpoint defines the FIPS mode for the AWS STS endpoint.
     /// It requires Prometheus >= v2.54.0.
-    #[serde(
-        rename = "useFIPSSTSEndpoint",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub use_fipssts_endpoint: ::core::option::Option<bool>,
+    #[serde(rename = "useFIPSSTSEndpoint", skip_serializing_if = "Option::is_none")]
+    pub use_fipssts_endpoint: Option<bool>,
 }
 /// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrometheusTlsConfig {
     /// ca defines the Certificate authority used when verifying server certificates.
-    #[serde(rename = "ca", default, skip_serializing_if = "Option::is_none")]
-    pub ca: ::core::option::Option<PrometheusCa>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca: Option<PrometheusCa>,
     /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
-    #[serde(rename = "caFile", default, skip_serializing_if = "Option::is_none")]
-    pub ca_file: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<String>,
     /// cert defines the Client certificate to present when doing client-authentication.
-    #[serde(rename = "cert", default, skip_serializing_if = "Option::is_none")]
-    pub cert: ::core::option::Option<PrometheusCa>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cert: Option<PrometheusCa>,
     /// certFile defines the path to the client cert file in the Prometheus container for the targets.
-    #[serde(rename = "certFile", default, skip_serializing_if = "Option::is_none")]
-    pub cert_file: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cert_file: Option<String>,
     /// insecureSkipVerify defines how to disable target certificate validation.
-    #[serde(
-        rename = "insecureSkipVerify",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub insecure_skip_verify: ::core::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insecure_skip_verify: Option<bool>,
     /// keyFile defines the path to the client key file in the Prometheus container for the targets.
-    #[serde(rename = "keyFile", default, skip_serializing_if = "Option::is_none")]
-    pub key_file: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_file: Option<String>,
     /// keySecret defines the Secret containing the client key file for the targets.
-    #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
-    pub key_secret: ::core::option::Option<
-        ::k8s_openapi::api::core::v1::SecretKeySelector,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_secret: Option<SecretKeySelector>,
     /// maxVersion defines the maximum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(rename = "maxVersion", default, skip_serializing_if = "Option::is_none")]
-    pub max_version: ::core::option::Option<PrometheusMaxVersion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_version: Option<PrometheusMaxVersion>,
     /// minVersion defines the minimum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(rename = "minVersion", default, skip_serializing_if = "Option::is_none")]
-    pub min_version: ::core::option::Option<PrometheusMaxVersion>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_version: Option<PrometheusMaxVersion>,
     /// serverName is used to verify the hostname for the targets.
-    #[serde(rename = "serverName", default, skip_serializing_if = "Option::is_none")]
-    pub server_name: ::core::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
 }
 /// Will be used to create a stand-alone PVC to provision the volume.
 /// The pod in which this EphemeralVolumeSource is embedded will be the
@@ -1280,19 +1015,16 @@ pub struct PrometheusTlsConfig {
 /// to the PVC after it has been created.
 ///
 /// Required, must not be nil.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PrometheusVolumeClaimTemplate {
     /// May contain labels and annotations that will be copied into the PVC
     /// when creating it. No other fields are allowed and will be rejected during
     /// validation.
-    #[serde(rename = "metadata", default, skip_serializing_if = "Option::is_none")]
-    pub metadata: ::core::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<BTreeMap<String, Value>>,
     /// The specification for the PersistentVolumeClaim. The entire content is
     /// copied unchanged into the PVC that gets created from this
     /// template. The same fields as in a PersistentVolumeClaim
     /// are also valid here.
-    #[serde(rename = "spec")]
-    pub spec: ::k8s_openapi::api::core::v1::PersistentVolumeClaimSpec,
+    pub spec: PersistentVolumeClaimSpec,
 }

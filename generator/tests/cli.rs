@@ -230,13 +230,18 @@ fn import_writes_schema_files_that_generate() {
     );
     let module = std::fs::read_to_string(dir.join("out/knot.rs")).expect("module");
     for expected in [
-        "pub struct KnotSpec {",
+        "#[serde(rename_all = \"camelCase\")]\n    pub struct KnotSpec {",
+        // Renamed only where the rule does not give the wire name.
+        "pub self_: String,",
+        "#[serde(rename = \"Self\", skip_serializing_if = \"Option::is_none\")]",
+        "#[serde(rename = \"proxyURL\", skip_serializing_if = \"Option::is_none\")]",
         "#[serde(rename = \"proxyUrl\"",
         "pub proxy_url_2:",
+        "#[serde(rename = \"mirror_percent\"",
         "pub enum KnotSpecMode {",
         "#[serde(rename = \"=~\")]",
         "EqTilde,",
-        "::kondition::KubeStatus\n",
+        "Serialize, Deserialize, KubeStatus)]\n",
         "#[kondition(resource = Knot, profile = \"standard\")]",
     ] {
         assert!(module.contains(expected), "{expected} not in\n{module}");

@@ -193,7 +193,7 @@ fn a_two_mib_input_generates() {
         );
     }
     let rust = load_text("wide", "wide.yaml", text).expect("accepted");
-    assert!(rust.contains("pub field1999: ::core::option::Option<::std::string::String>,"));
+    assert!(rust.contains("pub field1999: Option<String>,"));
 }
 
 #[test]

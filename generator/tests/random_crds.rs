@@ -1,6 +1,7 @@
 //! Random CustomResourceDefinitions, from proptest strategies over OpenAPI schemas: one
 //! bundle of kinds, each with one to three versions (one of them hyphenated), whose property names collide in Rust
-//! (`proxyURL`/`proxyUrl`, `self`/`Self`, `$ref`/`ref`, `_`, `1st`, `ü`), whose enums hold
+//! (`proxyURL`/`proxyUrl`, `self`/`Self`, `$ref`/`ref`, `_`, `1st`, `ü`; and names
+//! whose serde spelling under `rename_all = "camelCase"` is or is not the wire name), whose enums hold
 //! symbols, and whose schemas use the Kubernetes extensions. The generated code compiles;
 //! its `crds()` equal the input node by node; an object of every version, with every field
 //! set, reads into the generated type and writes back unchanged, and so do the full,
@@ -26,6 +27,12 @@ const NAMES: &[&str] = &[
     "proxyUrl",
     "mirror_percent",
     "mirrorPercent",
+    "podIPs",
+    "IPv6",
+    "URL",
+    "v1beta1",
+    "a__b",
+    "x_",
     "$ref",
     "ref",
     "x-forwarded-for",

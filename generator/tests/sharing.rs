@@ -163,7 +163,7 @@ fn one_structure_is_one_type_across_versions_and_kinds() {
     // The places describe the TLS object differently, so the shared type has a neutral doc
     // and each field keeps its own.
     let neutral = "/// Held by several fields, each of which documents its use.\n\
-        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]\n\
         pub struct BetaTls {";
     assert!(shared.contains(neutral), "{shared}");
     assert!(shared.contains("    /// TLS of Alpha.\n"), "{shared}");

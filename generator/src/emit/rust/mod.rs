@@ -5,6 +5,7 @@
 //! (`text.rs`). Every text from the input enters as a string literal or a checked
 //! identifier, never as code.
 
+mod imports;
 mod layout;
 mod reasons;
 mod resource;
@@ -19,6 +20,7 @@ use quote::{format_ident, quote};
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
 use crate::share::Plan;
+use imports::Imports;
 use layout::{Texts, format_at};
 
 /// The contents of one input file's module, laid out `depth` modules deep: its doc, each
@@ -178,8 +180,8 @@ fn raw_string_hashes(text: &str) -> usize {
     longest + 1
 }
 
-/// The items of one version, `depth` modules deep: its kinds, then the types they use (those
-/// defined in `shared` by their own names here).
+/// The items of one version, `depth` modules deep: the `use` items its code needs, its
+/// kinds, then the types they use (those defined in `shared` by their own names here).
 fn version_items(
     file: &SchemaFile,
     version: &str,
@@ -189,13 +191,33 @@ fn version_items(
     depth: usize,
 ) -> TokenStream {
     let indent = depth * 4;
+    let kinds: Vec<(&Kind, &Version, &syn::Ident)> = file
+        .kinds
+        .iter()
+        .zip(crd_consts)
+        .filter_map(|(kind, crd_const)| {
+            let v = kind.versions.iter().find(|v| v.name == version)?;
+            Some((kind, v, crd_const))
+        })
+        .collect();
     let mut types = TypeCollector::new(file);
+    for (_, v, _) in &kinds {
+        for field in v.body.fields() {
+            types.collect(&field.schema);
+        }
+    }
+    let mut imports = Imports::new(module_item_names(file, &types));
     let mut items = TokenStream::new();
-    for (kind, crd_const) in file.kinds.iter().zip(crd_consts) {
-        let Some(v) = kind.versions.iter().find(|v| v.name == version) else {
-            continue;
-        };
-        items.extend(kind_items(kind, v, crd_const, &mut types, texts, indent));
+    for (kind, v, crd_const) in kinds {
+        items.extend(kind_items(
+            kind,
+            v,
+            crd_const,
+            &mut types,
+            texts,
+            indent,
+            &mut imports,
+        ));
     }
     let shared = types.take_shared(|name| plan.shared_name(&file.module, version, name));
     let to_root = quote!(super::super);
@@ -208,28 +230,53 @@ fn version_items(
             quote!(pub use #to_root::shared::#shared as #local;)
         }
     }));
-    let written = types.write(indent);
+    let written = types.write(indent, &mut imports);
     if !written.is_empty() {
         items.extend(texts.marker(written));
     }
-    items
+    let uses = imports.use_items();
+    quote!(#uses #items)
+}
+
+/// Every item name a version module of `file` may define or re-export: its kinds with their
+/// spec, status and reasons, and the structs and enums `types` collected. More than one
+/// version defines is harmless: the names only keep imports from clashing.
+fn module_item_names(file: &SchemaFile, types: &TypeCollector) -> Vec<String> {
+    let kinds = file.kinds.iter().flat_map(|kind| {
+        ["", "Spec", "Status", "Reason"].map(|suffix| format!("{}{suffix}", kind.kind))
+    });
+    kinds.chain(types.order.iter().cloned()).collect()
 }
 
 /// The `shared` module's contents, `depth` modules deep: its doc, then its items.
 pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, String> {
     let doc = " Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
     let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
-    let head = format_at(quote!(#![doc = #doc] #allow), depth)?;
+    let mut imports = Imports::new(plan.defs.iter().map(|def| def.name.clone()));
     let mut writer = text::Writer::new(depth * 4);
     for def in &plan.defs {
-        write_def(&mut writer, &def.name, &def.schema, def.docs_agree);
+        write_def(
+            &mut writer,
+            &def.name,
+            &def.schema,
+            def.docs_agree,
+            &mut imports,
+        );
     }
+    let uses = imports.use_items();
+    let head = format_at(quote!(#![doc = #doc] #allow #uses), depth)?;
     Ok(head + &writer.finish())
 }
 
 /// The struct or enum `name` of `schema`, documented by the schema's description when every
 /// place that holds it agrees on it, else by [`SHARED_DOC`].
-fn write_def(writer: &mut text::Writer, name: &str, schema: &Schema, docs_agree: bool) {
+fn write_def(
+    writer: &mut text::Writer,
+    name: &str,
+    schema: &Schema,
+    docs_agree: bool,
+    imports: &mut Imports,
+) {
     let docs = if docs_agree {
         schema.docs.as_deref()
     } else {
@@ -237,9 +284,9 @@ fn write_def(writer: &mut text::Writer, name: &str, schema: &Schema, docs_agree:
     };
     match &schema.ty {
         Type::Object(object) => {
-            writer.struct_item(name, docs, &object.fields, object.preserve_unknown);
+            writer.struct_item(name, docs, &object.fields, object.preserve_unknown, imports);
         }
-        Type::Enum(e) => writer.enum_item(name, e, docs),
+        Type::Enum(e) => writer.enum_item(name, e, docs, imports),
         _ => {}
     }
 }
@@ -329,11 +376,11 @@ impl<'m> TypeCollector<'m> {
     }
 
     /// Every struct and enum collected, as text `indent` deep.
-    fn write(&self, indent: usize) -> String {
+    fn write(&self, indent: usize, imports: &mut Imports) -> String {
         let mut writer = text::Writer::new(indent);
         for name in &self.order {
             if let Some(Def { schema, docs_agree }) = self.defs.get(name) {
-                write_def(&mut writer, name, schema, *docs_agree);
+                write_def(&mut writer, name, schema, *docs_agree, imports);
             }
         }
         writer.finish()
@@ -341,7 +388,7 @@ impl<'m> TypeCollector<'m> {
 }
 
 /// One kind at one version: the object type, and for a schema-format kind its spec and
-/// standard status; the types its fields need go to `types`.
+/// standard status (the types its fields need are in `types` already).
 fn kind_items<'m>(
     kind: &'m Kind,
     version: &'m Version,
@@ -349,10 +396,8 @@ fn kind_items<'m>(
     types: &mut TypeCollector<'m>,
     texts: &mut Texts,
     indent: usize,
+    imports: &mut Imports,
 ) -> TokenStream {
-    for field in version.body.fields() {
-        types.collect(&field.schema);
-    }
     match (&version.body, &kind.status) {
         (
             Body::Standard {
@@ -383,12 +428,12 @@ fn kind_items<'m>(
                 },
             ];
             let root: Vec<&Field> = root.iter().collect();
-            let object = resource::object_items(kind, version, &root, crd_const);
+            let object = resource::object_items(kind, version, &root, crd_const, imports);
             let spec_doc = format!("The desired state of a {}.", kind.kind);
             let mut writer = text::Writer::new(indent);
-            writer.struct_item(&spec_name, Some(&spec_doc), spec, false);
+            writer.struct_item(&spec_name, Some(&spec_doc), spec, false, imports);
             let spec = texts.marker(writer.finish());
-            let status = resource::status_item(kind, status, &status_name, status_fields);
+            let status = resource::status_item(kind, status, &status_name, status_fields, imports);
             quote! {
                 #object
                 #spec
@@ -397,7 +442,7 @@ fn kind_items<'m>(
         }
         (Body::Root(fields), status) => {
             let root: Vec<&Field> = fields.iter().collect();
-            let mut items = resource::object_items(kind, version, &root, crd_const);
+            let mut items = resource::object_items(kind, version, &root, crd_const, imports);
             // A standard status read from a CRD: its struct gets `KubeStatus`.
             if let (Some(status), Some((schema, object))) =
                 (status, crate::crd::status::standard_status(fields))
@@ -409,13 +454,14 @@ fn kind_items<'m>(
                     &object.name,
                     schema.docs.as_deref(),
                     &object.fields,
+                    imports,
                 ));
             }
             items
         }
         (body @ Body::Standard { .. }, None) => {
             let root: Vec<&Field> = body.fields().collect();
-            resource::object_items(kind, version, &root, crd_const)
+            resource::object_items(kind, version, &root, crd_const, imports)
         }
     }
 }

@@ -6,19 +6,15 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{self, FieldShape, Presence};
+use super::imports::Imports;
+use super::types::{self, Declarations, Presence};
 use crate::emit::docs;
-use crate::model::{Field, Kind, Scope, StatusDef, Version};
+use crate::model::{
+    Bounds, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type, Version,
+};
 use crate::names;
 
-const META: &str = "::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
-
-/// A root field as the object struct holds it.
-struct RootField {
-    wire: String,
-    shape: FieldShape,
-    doc: Option<String>,
-}
+const META: &str = "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
 /// The object struct and its impls. `crd_const` names the kind's CRD JSON in the file module.
 pub fn object_items(
@@ -26,56 +22,43 @@ pub fn object_items(
     version: &Version,
     root_fields: &[&Field],
     crd_const: &syn::Ident,
+    imports: &mut Imports,
 ) -> TokenStream {
     let name = format_ident!("{}", kind.kind);
     let mut scope = names::Scope::with_reserved(&["metadata"]);
     // Optional root fields are `Option`s like any other (a status always is: it is absent
     // until a controller writes it), so an object without them is written back without them.
-    let fields: Vec<RootField> = root_fields
-        .iter()
-        .map(|field| RootField {
-            wire: field.name.clone(),
-            shape: types::shape(field, &mut scope, field.name == "status"),
-            doc: docs::field(&field.schema),
-        })
-        .collect();
-    let meta: syn::Path = syn::parse_str(META).unwrap_or_else(|_| syn::parse_quote!(ObjectMeta));
-    let declarations = fields.iter().map(|f| {
-        let FieldShape {
-            ident,
-            ty,
-            presence,
-        } = &f.shape;
-        let mut args = vec![types::serde_rename(&f.wire)];
-        args.extend(presence.serde_args().iter().map(|a| (*a).to_owned()));
-        let serde = types::tokens(&format!("#[serde({})]", args.join(", ")));
-        let doc = f.doc.as_deref().map(docs::attrs);
-        quote!(#doc #serde pub #ident: #ty,)
-    });
+    let declarations = Declarations::of(root_fields, &mut scope, |f| f.name == "status", imports);
+    let fields = &declarations.fields;
+    let meta = types::tokens(&imports.name(META));
+    let rename_all = types::rename_all_attr(declarations.rename_all);
+    let field_declarations = types::fields(&declarations);
     // A root that preserves unknown fields keeps them in a flattened map, written back.
     let extra_ident = version
         .preserve_unknown
         .then(|| names::ident(&scope.unique("extra")));
     let extra_declaration = extra_ident.as_ref().map(|ident| {
-        let ty = types::tokens(&types::unknown_fields().to_string());
+        let ty = types::tokens(&types::unknown_fields(imports).to_string());
         quote! {
             /// Keys the schema does not name, kept as they were (it preserves unknown fields).
             #[serde(flatten)]
             pub #ident: #ty,
         }
     });
+    let deserialize = types::tokens(&imports.name("serde::Deserialize"));
     let doc = docs::attrs(kind.docs.as_deref().unwrap_or(&format!(
         "A {} object (`{}/{}`).",
         kind.kind, kind.group, version.name
     )));
     let object = quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+        #[derive(Clone, Debug, PartialEq, #deserialize)]
+        #rename_all
         pub struct #name {
             /// Standard object metadata.
             #[serde(default)]
             pub metadata: #meta,
-            #(#declarations)*
+            #field_declarations
             #extra_declaration
         }
     };
@@ -88,9 +71,9 @@ pub fn object_items(
         (quote!(serialize_field), Some(quote!(state.skip_field)))
     };
     let serialize_fields = fields.iter().map(|f| {
-        let ident = &f.shape.ident;
+        let ident = types::tokens(&f.ident);
         let wire = &f.wire;
-        if f.shape.presence.skips_none() {
+        if f.presence.skips_none() {
             let none = match &skip {
                 Some(skip) => quote!(#skip(#wire)?),
                 None => quote!(()),
@@ -137,16 +120,17 @@ pub fn object_items(
             }
         },
     };
-    let resource = resource_impl(kind, version, &name);
+    let resource = resource_impl(kind, version, &name, &meta);
     let spec = fields.iter().find(|f| {
-        f.wire == "spec" && matches!(f.shape.presence, Presence::Required | Presence::Optional)
+        f.wire == "spec" && matches!(f.presence, Presence::Required | Presence::Optional)
     });
     let status = fields
         .iter()
-        .find(|f| f.wire == "status" && f.shape.presence == Presence::Optional);
+        .find(|f| f.wire == "status" && f.presence == Presence::Optional);
     // An optional spec is `HasSpec::Spec = Option<...>`: absent stays absent.
     let has_spec = spec.map(|f| {
-        let FieldShape { ident, ty, .. } = &f.shape;
+        let ident = types::tokens(&f.ident);
+        let ty = types::tokens(&f.ty.to_string());
         quote! {
             impl ::kube::core::object::HasSpec for #name {
                 type Spec = #ty;
@@ -160,8 +144,8 @@ pub fn object_items(
         }
     });
     let has_status = status.map(|f| {
-        let FieldShape { ident, .. } = &f.shape;
-        let ty = root_type(root_fields, "status");
+        let ident = types::tokens(&f.ident);
+        let ty = root_type(root_fields, "status", imports);
         quote! {
             impl ::kube::core::object::HasStatus for #name {
                 type Status = #ty;
@@ -179,18 +163,18 @@ pub fn object_items(
         .filter(|spec| {
             fields
                 .iter()
-                .all(|f| f.wire == spec.wire || f.shape.presence.skips_none())
+                .all(|f| f.wire == spec.wire || f.presence.skips_none())
         })
         .map(|spec| {
-            let spec_ident = &spec.shape.ident;
-            let spec_ty = root_type(root_fields, "spec");
-            let spec_value = if spec.shape.presence == Presence::Optional {
+            let spec_ident = types::tokens(&spec.ident);
+            let spec_ty = root_type(root_fields, "spec", imports);
+            let spec_value = if spec.presence == Presence::Optional {
                 quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
             } else {
                 quote!(#spec_ident,)
             };
             let others = fields.iter().filter(|f| f.wire != "spec").map(|f| {
-                let ident = &f.shape.ident;
+                let ident = types::tokens(&f.ident);
                 quote!(#ident: ::core::default::Default::default(),)
             });
             let doc = format!(" A {kind_name} named `name` with `spec`, the rest empty.");
@@ -245,14 +229,19 @@ pub fn object_items(
 }
 
 /// The Rust type of root field `wire` (without `Option`).
-fn root_type(root_fields: &[&Field], wire: &str) -> TokenStream {
+fn root_type(root_fields: &[&Field], wire: &str, imports: &mut Imports) -> TokenStream {
     root_fields
         .iter()
         .find(|f| f.name == wire)
-        .map_or_else(|| quote!(()), |f| types::rust_type(&f.schema.ty))
+        .map_or_else(|| quote!(()), |f| types::rust_type(&f.schema.ty, imports))
 }
 
-fn resource_impl(kind: &Kind, version: &Version, name: &syn::Ident) -> TokenStream {
+fn resource_impl(
+    kind: &Kind,
+    version: &Version,
+    name: &syn::Ident,
+    meta: &TokenStream,
+) -> TokenStream {
     let scope = match kind.scope {
         Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
         Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
@@ -260,7 +249,6 @@ fn resource_impl(kind: &Kind, version: &Version, name: &syn::Ident) -> TokenStre
     let (kind_name, group, version_name, plural) =
         (&kind.kind, &kind.group, &version.name, &kind.names.plural);
     let api_version = format!("{group}/{version_name}");
-    let meta: syn::Path = syn::parse_str(META).unwrap_or_else(|_| syn::parse_quote!(ObjectMeta));
     quote! {
         impl ::kube::core::Resource for #name {
             type DynamicType = ();
@@ -345,6 +333,7 @@ pub fn status_item(
     status: &StatusDef,
     status_name: &str,
     fields: &[Field],
+    imports: &mut Imports,
 ) -> TokenStream {
     let status_ident = format_ident!("{}", status_name);
     let resource = format_ident!("{}", kind.kind);
@@ -357,20 +346,52 @@ pub fn status_item(
         .field_owner
         .as_ref()
         .map(|owner| quote!(, field_owner = #owner));
-    let mut scope = names::Scope::with_reserved(&["conditions", "observed_generation"]);
-    let extra = types::fields(fields, &mut scope, true);
+    // The standard fields first, under the same rule as the kind's own.
+    let standard = [
+        Field {
+            name: "conditions".to_owned(),
+            required: true,
+            schema: Schema {
+                docs: Some(
+                    "The conditions, one per type; see the condition type enum for the types."
+                        .to_owned(),
+                ),
+                ..Schema::of(Type::Conditions(Box::new(Type::Raw)))
+            },
+        },
+        Field {
+            name: "observedGeneration".to_owned(),
+            required: false,
+            schema: Schema {
+                docs: Some("The metadata.generation the status was last computed from.".to_owned()),
+                ..Schema::of(Type::Integer(IntegerType {
+                    format: IntegerFormat::Int64,
+                    bounds: Bounds::default(),
+                }))
+            },
+        },
+    ];
+    let all: Vec<&Field> = standard.iter().chain(fields).collect();
+    let mut declarations = Declarations::of(
+        &all,
+        &mut names::Scope::default(),
+        |f| f.name != "conditions",
+        imports,
+    );
+    // An absent list is an empty one: the derive's accessors hand out `&Conditions`.
+    if let Some(conditions) = declarations.fields.first_mut() {
+        conditions.serde.insert(0, "default".to_owned());
+    }
+    let derives = status_derives(imports);
+    let rename_all = types::rename_all_attr(declarations.rename_all);
+    let fields = types::fields(&declarations);
     quote! {
         #doc
-        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize, ::kondition::KubeStatus)]
+        #derives
+        #rename_all
         #[kondition(resource = #resource, #profile #field_owner)]
         pub struct #status_ident {
-            /// The conditions, one per type; see the condition type enum for the types.
-            #[serde(default)]
-            pub conditions: ::kondition::Conditions,
-            /// The metadata.generation the status was last computed from.
-            #[serde(rename = "observedGeneration", default, skip_serializing_if = "Option::is_none")]
-            pub observed_generation: ::core::option::Option<i64>,
-            #extra
+            #fields
         }
     }
 }
@@ -384,19 +405,32 @@ pub fn crd_status_item(
     status_name: &str,
     docs: Option<&str>,
     fields: &[Field],
+    imports: &mut Imports,
 ) -> TokenStream {
     let status_ident = format_ident!("{}", status_name);
     let resource = format_ident!("{}", kind.kind);
     let doc = docs.map(docs::attrs);
     let profile = profile_attr(status);
-    let mut scope = names::Scope::default();
-    let fields = types::fields(fields, &mut scope, true);
+    let fields: Vec<&Field> = fields.iter().collect();
+    let declarations = Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
+    let derives = status_derives(imports);
+    let rename_all = types::rename_all_attr(declarations.rename_all);
+    let fields = types::fields(&declarations);
     quote! {
         #doc
-        #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize, ::kondition::KubeStatus)]
+        #derives
+        #rename_all
         #[kondition(resource = #resource, #profile)]
         pub struct #status_ident {
             #fields
         }
     }
+}
+
+/// The derives of a status struct with `KubeStatus`.
+fn status_derives(imports: &mut Imports) -> TokenStream {
+    let serialize = types::tokens(&imports.name("serde::Serialize"));
+    let deserialize = types::tokens(&imports.name("serde::Deserialize"));
+    let kube_status = types::tokens(&imports.name("kondition::KubeStatus"));
+    quote!(#[derive(Clone, Debug, Default, PartialEq, #serialize, #deserialize, #kube_status)])
 }

@@ -10,10 +10,11 @@
 
 use std::fmt::Write as _;
 
-use super::types::{self, RustType};
+use super::imports::Imports;
+use super::types::{self, Declarations, RustType};
 use crate::emit::docs;
 use crate::model::{EnumType, EnumValues, Field};
-use crate::names::{self, snake_case};
+use crate::names;
 
 /// prettyplease's line width, and the least it leaves however deep the indentation.
 const MARGIN: usize = 89;
@@ -46,48 +47,51 @@ impl Writer {
 
     /// A struct with `fields_in`; `Default` when every field is optional. With
     /// `preserve_unknown` it also holds the keys the schema does not name, in a flattened map
-    /// written back in place.
+    /// written back in place. Outside types are named through `imports`.
     pub fn struct_item(
         &mut self,
         name: &str,
         doc: Option<&str>,
         fields_in: &[Field],
         preserve_unknown: bool,
+        imports: &mut Imports,
     ) {
         if let Some(doc) = doc {
             self.doc(doc);
         }
-        let derives: &[&str] = if types::all_optional(fields_in) {
-            &[
-                "Clone",
-                "Debug",
-                "Default",
-                "PartialEq",
-                SERIALIZE,
-                DESERIALIZE,
-            ]
-        } else {
-            &["Clone", "Debug", "PartialEq", SERIALIZE, DESERIALIZE]
-        };
-        self.attr("derive", derives);
+        let (serialize, deserialize) = serde_derives(imports);
+        let mut derives = vec![
+            "Clone",
+            "Debug",
+            "Default",
+            "PartialEq",
+            &serialize,
+            &deserialize,
+        ];
+        if !types::all_optional(fields_in) {
+            derives.retain(|d| *d != "Default");
+        }
+        self.attr("derive", &derives);
+        let mut scope = names::Scope::default();
+        let fields: Vec<&Field> = fields_in.iter().collect();
+        let declarations = Declarations::of(&fields, &mut scope, |_| false, imports);
+        if let Some(rule) = declarations.rename_all {
+            self.attr("serde", &[&format!("rename_all = \"{rule}\"")]);
+        }
         let empty = fields_in.is_empty() && !preserve_unknown;
         self.open(&["pub struct ", name], empty);
         if empty {
             return;
         }
-        let mut scope = names::Scope::default();
-        for field in fields_in {
-            if let Some(doc) = docs::field(&field.schema) {
-                self.doc(&doc);
+        for field in &declarations.fields {
+            if let Some(doc) = &field.doc {
+                self.doc(doc);
             }
-            let presence = types::Presence::of(field, false);
-            let rename = types::serde_rename(&field.name);
-            let mut args = vec![rename.as_str()];
-            args.extend(presence.serde_args());
-            self.attr("serde", &args);
-            let ident = names::ident_text(&scope.unique(&snake_case(&field.name)));
-            let ty = types::field_type(&field.schema.ty, presence);
-            self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
+            if !field.serde.is_empty() {
+                let args: Vec<&str> = field.serde.iter().map(String::as_str).collect();
+                self.attr("serde", &args);
+            }
+            self.typed_line(&["pub ", &field.ident, ": "], &field.ty, ",", true);
         }
         if preserve_unknown {
             self.doc(
@@ -95,19 +99,28 @@ impl Writer {
             );
             self.attr("serde", &["flatten"]);
             let ident = names::ident_text(&scope.unique("extra"));
-            self.typed_line(&["pub ", &ident, ": "], &types::unknown_fields(), ",", true);
+            let ty = types::unknown_fields(imports);
+            self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
         }
         self.close();
     }
 
-    /// A string enum named `name`, one variant per value with its wire spelling.
-    pub fn enum_item(&mut self, name: &str, e: &EnumType, doc: Option<&str>) {
+    /// A string enum named `name`, one variant per value; a variant whose name is not its
+    /// value says its wire spelling.
+    pub fn enum_item(
+        &mut self,
+        name: &str,
+        e: &EnumType,
+        doc: Option<&str>,
+        imports: &mut Imports,
+    ) {
         let EnumValues::Str(values) = &e.values else {
             return;
         };
         if let Some(doc) = doc {
             self.doc(doc);
         }
+        let (serialize, deserialize) = serde_derives(imports);
         self.attr(
             "derive",
             &[
@@ -117,8 +130,8 @@ impl Writer {
                 "PartialEq",
                 "Eq",
                 "Hash",
-                SERIALIZE,
-                DESERIALIZE,
+                &serialize,
+                &deserialize,
             ],
         );
         self.open(&["pub enum ", name], values.is_empty());
@@ -127,8 +140,10 @@ impl Writer {
         }
         let mut scope = names::Scope::default();
         for value in values {
-            self.attr("serde", &[&types::serde_rename(value)]);
             let variant = scope.unique_pascal(&names::variant_name(value));
+            if variant != *value {
+                self.attr("serde", &[&types::serde_rename(value)]);
+            }
             self.line(&[&variant, ","]);
         }
         self.close();
@@ -246,8 +261,13 @@ impl Writer {
     }
 }
 
-const SERIALIZE: &str = "::serde::Serialize";
-const DESERIALIZE: &str = "::serde::Deserialize";
+/// How a module names serde's derives.
+fn serde_derives(imports: &mut Imports) -> (String, String) {
+    (
+        imports.name("serde::Serialize"),
+        imports.name("serde::Deserialize"),
+    )
+}
 
 #[cfg(test)]
 mod tests {
@@ -296,35 +316,64 @@ mod tests {
         let mut writer = Writer::new(0);
         let mut wire = field("type", true, named("Kind"));
         wire.schema.docs = Some("The kind.\n\n  Indented, trailing  ".to_owned());
+        let list = Type::List(Box::new(crate::model::ListType {
+            items: Schema::of(Type::String(Default::default())),
+            kind: crate::model::ListKind::Atomic,
+            min_items: None,
+            max_items: None,
+        }));
         let fields = [
             wire,
             field("waitForSubResources", false, Type::Boolean),
             field("self", false, named("SelfRef")),
+            field("podIPs", false, list),
+            field("mirror_percent", true, Type::Boolean),
         ];
-        writer.struct_item("Widget", Some("A widget."), &fields, false);
+        let mut imports = Imports::default();
+        writer.struct_item("Widget", Some("A widget."), &fields, false, &mut imports);
+        // A module that defines `Option` and `Vec` itself names the prelude's in full.
+        let mut own = Imports::new(["Option".to_owned(), "Vec".to_owned()]);
+        writer.struct_item("Holder", None, &fields[2..], false, &mut own);
         let text = writer.finish();
         assert_eq!(
             text,
             "/// A widget.
-#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = \"camelCase\")]
 pub struct Widget {
     /// The kind.
     ///
     /// Indented, trailing
-    #[serde(rename = \"type\")]
     pub r#type: Kind,
-    #[serde(
-        rename = \"waitForSubResources\",
-        default,
-        skip_serializing_if = \"Option::is_none\"
-    )]
-    pub wait_for_sub_resources: ::core::option::Option<bool>,
-    #[serde(rename = \"self\", default, skip_serializing_if = \"Option::is_none\")]
+    #[serde(skip_serializing_if = \"Option::is_none\")]
+    pub wait_for_sub_resources: Option<bool>,
+    #[serde(skip_serializing_if = \"Option::is_none\")]
+    pub self_: Option<SelfRef>,
+    #[serde(skip_serializing_if = \"Option::is_none\")]
+    pub pod_i_ps: Option<Vec<String>>,
+    #[serde(rename = \"mirror_percent\")]
+    pub mirror_percent: bool,
+}
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = \"camelCase\")]
+pub struct Holder {
+    #[serde(skip_serializing_if = \"::core::option::Option::is_none\")]
     pub self_: ::core::option::Option<SelfRef>,
+    #[serde(skip_serializing_if = \"::core::option::Option::is_none\")]
+    pub pod_i_ps: ::core::option::Option<::std::vec::Vec<String>>,
+    #[serde(rename = \"mirror_percent\")]
+    pub mirror_percent: bool,
 }
 "
         );
         assert_prettyplease_layout(&text, 0);
+        assert_eq!(
+            imports.use_items().to_string(),
+            quote::quote!(
+                use serde::{Deserialize, Serialize};
+            )
+            .to_string()
+        );
     }
 
     #[test]
@@ -358,10 +407,16 @@ pub struct Widget {
         // Four levels: the derive lists break too; eighteen: the least space applies.
         for depth in [0, 1, 4, 18] {
             let mut writer = Writer::new(depth * 4);
-            writer.struct_item("Holder", None, &fields, false);
-            writer.struct_item("Empty", Some("Nothing."), &[], false);
-            writer.struct_item("Open", None, &fields, true);
-            writer.enum_item("Choice", &e, Some("A choice."));
+            writer.struct_item("Holder", None, &fields, false, &mut Imports::default());
+            writer.struct_item(
+                "Empty",
+                Some("Nothing."),
+                &[],
+                false,
+                &mut Imports::default(),
+            );
+            writer.struct_item("Open", None, &fields, true, &mut Imports::default());
+            writer.enum_item("Choice", &e, Some("A choice."), &mut Imports::default());
             assert_prettyplease_layout(&writer.finish(), depth);
         }
     }
@@ -406,7 +461,7 @@ pub struct Widget {
                 .collect();
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
-                writer.struct_item("Holder", None, &fields, false);
+                writer.struct_item("Holder", None, &fields, false, &mut Imports::default());
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
@@ -427,8 +482,8 @@ pub struct Widget {
             };
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
-                writer.struct_item("Holder", None, &fields, false);
-                writer.enum_item("Choice", &e, None);
+                writer.struct_item("Holder", None, &fields, false, &mut Imports::default());
+                writer.enum_item("Choice", &e, None, &mut Imports::default());
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
@@ -442,7 +497,7 @@ pub struct Widget {
             pos: Default::default(),
             values: crate::model::EnumValues::Str(Vec::new()),
         };
-        writer.enum_item(&e.name, &e, None);
+        writer.enum_item(&e.name, &e, None, &mut Imports::default());
         let text = writer.finish();
         assert!(text.ends_with("pub enum Nothing {}\n"), "{text}");
         assert_prettyplease_layout(&text, 0);

@@ -2,15 +2,15 @@
 //! attributes. The data types are written as text (`text.rs`); the per-kind items take the
 //! same shapes as tokens.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use super::imports::Imports;
 use crate::emit::docs;
 use crate::model::{EnumType, EnumValues, Field, IntegerFormat, Type};
-use crate::names::{self, ident, snake_case};
+use crate::names::{self, snake_case};
 
 /// Whether every field may be absent (so the struct can be `Default`).
 pub fn all_optional(fields: &[Field]) -> bool {
@@ -53,50 +53,143 @@ impl Presence {
         matches!(self, Self::Optional | Self::OptionalNullable)
     }
 
-    /// The arguments after the rename of the field's `#[serde(...)]`.
-    pub fn serde_args(self) -> &'static [&'static str] {
+    /// The field's `#[serde(...)]` arguments besides a rename. An optional field needs no
+    /// `default`: serde reads a missing `Option` as `None`. A nullable one does, since its
+    /// `deserialize_with` would otherwise make it required.
+    pub fn serde_args(self, imports: &mut Imports) -> Vec<String> {
+        let mut skip_none = || {
+            format!(
+                "skip_serializing_if = \"{}::is_none\"",
+                imports.name("core::option::Option")
+            )
+        };
         match self {
-            Self::Required => &[],
-            Self::Optional => &OPTIONAL_ARGS,
-            Self::RequiredNullable => &["default"],
-            Self::OptionalNullable => &[
-                "default",
-                "skip_serializing_if = \"Option::is_none\"",
-                "deserialize_with = \"::kondition::nullable::deserialize\"",
+            Self::Required => Vec::new(),
+            Self::Optional => vec![skip_none()],
+            Self::RequiredNullable => vec!["default".to_owned()],
+            Self::OptionalNullable => vec![
+                "default".to_owned(),
+                skip_none(),
+                "deserialize_with = \"::kondition::nullable::deserialize\"".to_owned(),
             ],
         }
     }
 }
 
-/// A field's Rust name (unique in `scope`) and type, and how it is wrapped.
-pub struct FieldShape {
-    /// The field's identifier.
-    pub ident: syn::Ident,
-    /// Its type, `Option<...>` when optional or nullable.
-    pub ty: TokenStream,
-    /// How it is wrapped.
-    pub presence: Presence,
+/// A struct's fields as they are declared: the struct's rename rule, and per field its name,
+/// type and serde arguments.
+pub struct Declarations {
+    /// `camelCase` when the struct says `#[serde(rename_all = "camelCase")]`.
+    pub rename_all: Option<&'static str>,
+    /// The fields, in schema order.
+    pub fields: Vec<Declaration>,
 }
 
-/// The Rust shape of `field`. `force_optional` makes it optional whatever the schema says.
-pub fn shape(field: &Field, scope: &mut names::Scope, force_optional: bool) -> FieldShape {
-    let ident = ident(&scope.unique(&snake_case(&field.name)));
-    let presence = Presence::of(field, force_optional);
-    FieldShape {
-        ident,
-        ty: tokens(&field_type(&field.schema.ty, presence).to_string()),
-        presence,
+/// One field's declaration.
+pub struct Declaration {
+    /// The field's wire name.
+    pub wire: String,
+    /// Its identifier as written (`r#type`, `self_`).
+    pub ident: String,
+    /// Its type, `Option<...>` when optional or nullable.
+    pub ty: RustType,
+    /// Its `#[serde(...)]` arguments: a rename only where the identifier (under the
+    /// struct's rule) does not give the wire name.
+    pub serde: Vec<String>,
+    /// How it is wrapped.
+    pub presence: Presence,
+    /// Its doc: the schema's description and what the schema says besides.
+    pub doc: Option<String>,
+}
+
+impl Declarations {
+    /// The declarations of `fields_in`, their identifiers unique in `scope`. A field for
+    /// which `force_optional` holds is optional whatever the schema says.
+    pub fn of(
+        fields_in: &[&Field],
+        scope: &mut names::Scope,
+        force_optional: impl Fn(&Field) -> bool,
+        imports: &mut Imports,
+    ) -> Self {
+        let idents: Vec<String> = fields_in
+            .iter()
+            .map(|f| names::ident_text(&scope.unique(&snake_case(&f.name))))
+            .collect();
+        let matches = |rule: Option<&str>| {
+            fields_in
+                .iter()
+                .zip(&idents)
+                .filter(|(f, ident)| serde_name(ident, rule).as_deref() == Some(&f.name))
+                .count()
+        };
+        let rename_all = (matches(Some(CAMEL_CASE)) > matches(None)).then_some(CAMEL_CASE);
+        let fields = fields_in
+            .iter()
+            .zip(idents)
+            .map(|(field, ident)| {
+                let presence = Presence::of(field, force_optional(field));
+                let mut serde = Vec::new();
+                if serde_name(&ident, rename_all).as_deref() != Some(&field.name) {
+                    serde.push(serde_rename(&field.name));
+                }
+                serde.extend(presence.serde_args(imports));
+                Declaration {
+                    wire: field.name.clone(),
+                    doc: docs::field(&field.schema),
+                    ty: field_type(&field.schema.ty, presence, imports),
+                    ident,
+                    serde,
+                    presence,
+                }
+            })
+            .collect();
+        Self { rename_all, fields }
     }
 }
 
+/// The struct-level rename rule generated code uses.
+const CAMEL_CASE: &str = "camelCase";
+
+/// The name serde gives a field spelled `ident` under the struct's `rename_all` rule
+/// (serde_derive's own rule: `r#` dropped; for camelCase every `_` dropped and the letter
+/// after it upper-cased, the first letter lower-cased), or `None` when serde could not apply
+/// the rule (a name that does not start with an ASCII letter).
+fn serde_name(ident: &str, rename_all: Option<&str>) -> Option<String> {
+    let name = ident.strip_prefix("r#").unwrap_or(ident);
+    if rename_all.is_none() {
+        return Some(name.to_owned());
+    }
+    if !name.is_ascii() {
+        return None;
+    }
+    let mut camel = String::with_capacity(name.len());
+    let mut capitalize = false;
+    for c in name.chars() {
+        if c == '_' {
+            capitalize = true;
+        } else if capitalize {
+            camel.push(c.to_ascii_uppercase());
+            capitalize = false;
+        } else {
+            camel.push(c);
+        }
+    }
+    // serde upper-cases the first letter, then lower-cases it again.
+    let first = camel.get(..1)?.to_ascii_lowercase();
+    Some(first + &camel[1..])
+}
+
 /// A field's Rust type, wrapped as `presence` says.
-pub fn field_type(ty: &Type, presence: Presence) -> RustType {
-    let ty = RustType::of(ty);
-    let option = |ty| RustType::generic("::core::option::Option", vec![ty]);
+pub fn field_type(ty: &Type, presence: Presence, imports: &mut Imports) -> RustType {
+    let ty = RustType::of(ty, imports);
+    let mut option = |ty| RustType::generic(imports.name("core::option::Option"), vec![ty]);
     match presence {
         Presence::Required => ty,
         Presence::Optional | Presence::RequiredNullable => option(ty),
-        Presence::OptionalNullable => option(option(ty)),
+        Presence::OptionalNullable => {
+            let inner = option(ty);
+            option(inner)
+        }
     }
 }
 
@@ -104,31 +197,30 @@ pub fn field_type(ty: &Type, presence: Presence) -> RustType {
 /// breaks one per line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RustType {
-    /// The path, absolute for everything not generated (`::std::string::String`).
-    pub path: Cow<'static, str>,
+    /// The path as the module names it (`String`, `Container`, or a full path).
+    pub path: String,
     /// The generic arguments.
     pub args: Vec<RustType>,
 }
 
 impl RustType {
-    fn path(path: impl Into<Cow<'static, str>>) -> Self {
+    fn path(path: impl Into<String>) -> Self {
         Self {
             path: path.into(),
             args: Vec::new(),
         }
     }
 
-    fn generic(path: &'static str, args: Vec<RustType>) -> Self {
-        Self {
-            path: Cow::Borrowed(path),
-            args,
-        }
+    fn generic(path: String, args: Vec<RustType>) -> Self {
+        Self { path, args }
     }
 
-    /// The Rust type of a model type.
-    pub fn of(ty: &Type) -> Self {
+    /// The Rust type of a model type, outside types named through `imports`.
+    pub fn of(ty: &Type, imports: &mut Imports) -> Self {
+        let mut outside = |path: &str| Self::path(imports.name(path));
         match ty {
-            Type::String(_) => Self::path("::std::string::String"),
+            // The text as written: k8s-openapi's `Time` would rewrite fractions and offsets.
+            Type::String(_) | Type::DateTime => outside("std::string::String"),
             Type::Integer(int) => match int.format {
                 IntegerFormat::Int32 => Self::path("i32"),
                 IntegerFormat::Int64 => Self::path("i64"),
@@ -144,25 +236,24 @@ impl RustType {
             Type::Enum(e) => Self::path(e.name.clone()),
             Type::Named(name) => Self::path(name.clone()),
             Type::Map(map) => Self::generic(
-                "::std::collections::BTreeMap",
+                imports.name("std::collections::BTreeMap"),
                 vec![
-                    Self::path("::std::string::String"),
-                    Self::of(&map.values.ty),
+                    Self::path(imports.name("std::string::String")),
+                    Self::of(&map.values.ty, imports),
                 ],
             ),
-            Type::List(list) => Self::generic("::std::vec::Vec", vec![Self::of(&list.items.ty)]),
+            Type::List(list) => Self::generic(
+                imports.name("std::vec::Vec"),
+                vec![Self::of(&list.items.ty, imports)],
+            ),
             Type::IntOrString => {
-                Self::path("::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString")
+                outside("k8s_openapi::apimachinery::pkg::util::intstr::IntOrString")
             }
-            Type::Quantity => {
-                Self::path("::k8s_openapi::apimachinery::pkg::api::resource::Quantity")
-            }
-            // The text as written: k8s-openapi's `Time` would rewrite fractions and offsets.
-            Type::DateTime => Self::path("::std::string::String"),
-            Type::Raw => Self::path("::serde_json::Value"),
-            Type::WellKnown(known) => Self::path(format!("::{}", known.rust_path())),
-            Type::Reused(reused) => Self::path(format!("::k8s_openapi::{}", reused.path)),
-            Type::Conditions(_) => Self::path("::kondition::Conditions"),
+            Type::Quantity => outside("k8s_openapi::apimachinery::pkg::api::resource::Quantity"),
+            Type::Raw => outside("serde_json::Value"),
+            Type::WellKnown(known) => outside(known.rust_path()),
+            Type::Reused(reused) => outside(&format!("k8s_openapi::{}", reused.path)),
+            Type::Conditions(_) => outside("kondition::Conditions"),
         }
     }
 
@@ -193,12 +284,12 @@ impl fmt::Display for RustType {
 }
 
 /// The map a struct keeps unknown keys in: `BTreeMap<String, serde_json::Value>`.
-pub fn unknown_fields() -> RustType {
+pub fn unknown_fields(imports: &mut Imports) -> RustType {
     RustType::generic(
-        "::std::collections::BTreeMap",
+        imports.name("std::collections::BTreeMap"),
         vec![
-            RustType::path("::std::string::String"),
-            RustType::path("::serde_json::Value"),
+            RustType::path(imports.name("std::string::String")),
+            RustType::path(imports.name("serde_json::Value")),
         ],
     )
 }
@@ -208,27 +299,25 @@ pub fn serde_rename(wire: &str) -> String {
     format!("rename = {}", Literal::string(wire))
 }
 
-/// The arguments after the rename of an optional field's `#[serde(...)]`: absent is `None`,
-/// and `None` is not written.
-pub const OPTIONAL_ARGS: [&str; 2] = ["default", "skip_serializing_if = \"Option::is_none\""];
+/// The `#[serde(rename_all = ...)]` of a struct whose fields follow a rule, as tokens.
+pub fn rename_all_attr(rename_all: Option<&str>) -> Option<TokenStream> {
+    rename_all.map(|rule| quote!(#[serde(rename_all = #rule)]))
+}
 
-/// Field declarations with their docs and serde attributes.
-pub fn fields(fields_in: &[Field], scope: &mut names::Scope, force_optional: bool) -> TokenStream {
-    fields_in
+/// Field declarations with their docs and serde attributes, as tokens.
+pub fn fields(declarations: &Declarations) -> TokenStream {
+    declarations
+        .fields
         .iter()
         .map(|field| {
-            let FieldShape {
-                ident,
-                ty,
-                presence,
-            } = shape(field, scope, force_optional);
-            let mut args = vec![serde_rename(&field.name)];
-            args.extend(presence.serde_args().iter().map(|a| (*a).to_owned()));
-            let serde_attr = tokens(&format!("#[serde({})]", args.join(", ")));
-            let doc = docs::field(&field.schema).map(|d| docs::attrs(&d));
+            let serde = (!field.serde.is_empty())
+                .then(|| tokens(&format!("#[serde({})]", field.serde.join(", "))));
+            let doc = field.doc.as_deref().map(docs::attrs);
+            let ident = tokens(&field.ident);
+            let ty = tokens(&field.ty.to_string());
             quote! {
                 #doc
-                #serde_attr
+                #serde
                 pub #ident: #ty,
             }
         })
@@ -236,8 +325,8 @@ pub fn fields(fields_in: &[Field], scope: &mut names::Scope, force_optional: boo
 }
 
 /// The Rust type of a model type, as tokens (for the per-kind items).
-pub fn rust_type(ty: &Type) -> TokenStream {
-    tokens(&RustType::of(ty).to_string())
+pub fn rust_type(ty: &Type, imports: &mut Imports) -> TokenStream {
+    tokens(&RustType::of(ty, imports).to_string())
 }
 
 /// Text this module wrote (a type, an attribute) as tokens.
