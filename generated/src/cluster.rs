@@ -11,3402 +11,8 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `Cluster`'s CustomResourceDefinition as JSON, every version.
-pub const CLUSTER_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "clusters.cluster.x-k8s.io"
-  },
-  "spec": {
-    "group": "cluster.x-k8s.io",
-    "names": {
-      "categories": [
-        "cluster-api"
-      ],
-      "kind": "Cluster",
-      "listKind": "ClusterList",
-      "plural": "clusters",
-      "shortNames": [
-        "cl"
-      ],
-      "singular": "cluster"
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "additionalPrinterColumns": [
-          {
-            "description": "ClusterClass of this Cluster, empty if the Cluster is not using a ClusterClass",
-            "jsonPath": ".spec.topology.class",
-            "name": "ClusterClass",
-            "type": "string"
-          },
-          {
-            "description": "Cluster status such as Pending/Provisioning/Provisioned/Deleting/Failed",
-            "jsonPath": ".status.phase",
-            "name": "Phase",
-            "type": "string"
-          },
-          {
-            "description": "Time duration since creation of Cluster",
-            "jsonPath": ".metadata.creationTimestamp",
-            "name": "Age",
-            "type": "date"
-          },
-          {
-            "description": "Kubernetes version associated with this Cluster",
-            "jsonPath": ".spec.topology.version",
-            "name": "Version",
-            "type": "string"
-          }
-        ],
-        "deprecated": true,
-        "name": "v1beta1",
-        "schema": {
-          "openAPIV3Schema": {
-            "description": "Cluster is the Schema for the clusters API.",
-            "properties": {
-              "apiVersion": {
-                "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
-                "type": "string"
-              },
-              "kind": {
-                "description": "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                "type": "string"
-              },
-              "metadata": {
-                "type": "object"
-              },
-              "spec": {
-                "description": "spec is the desired state of Cluster.",
-                "properties": {
-                  "availabilityGates": {
-                    "description": "availabilityGates specifies additional conditions to include when evaluating Cluster Available condition.\n\nIf this field is not defined and the Cluster implements a managed topology, availabilityGates\nfrom the corresponding ClusterClass will be used, if any.\n\nNOTE: this field is considered only for computing v1beta2 conditions.",
-                    "items": {
-                      "description": "ClusterAvailabilityGate contains the type of a Cluster condition to be used as availability gate.",
-                      "properties": {
-                        "conditionType": {
-                          "description": "conditionType refers to a condition with matching type in the Cluster's condition list.\nIf the conditions doesn't exist, it will be treated as unknown.\nNote: Both Cluster API conditions or conditions added by 3rd party controllers can be used as availability gates.",
-                          "maxLength": 316,
-                          "minLength": 1,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                          "type": "string"
-                        },
-                        "polarity": {
-                          "description": "polarity of the conditionType specified in this availabilityGate.\nValid values are Positive, Negative and omitted.\nWhen omitted, the default behaviour will be Positive.\nA positive polarity means that the condition should report a true status under normal conditions.\nA negative polarity means that the condition should report a false status under normal conditions.",
-                          "enum": [
-                            "Positive",
-                            "Negative"
-                          ],
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "conditionType"
-                      ],
-                      "type": "object"
-                    },
-                    "maxItems": 32,
-                    "type": "array",
-                    "x-kubernetes-list-map-keys": [
-                      "conditionType"
-                    ],
-                    "x-kubernetes-list-type": "map"
-                  },
-                  "clusterNetwork": {
-                    "description": "clusterNetwork represents the cluster network configuration.",
-                    "properties": {
-                      "apiServerPort": {
-                        "description": "apiServerPort specifies the port the API Server should bind to.\nDefaults to 6443.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "pods": {
-                        "description": "pods is the network ranges from which Pod networks are allocated.",
-                        "properties": {
-                          "cidrBlocks": {
-                            "description": "cidrBlocks is a list of CIDR blocks.",
-                            "items": {
-                              "maxLength": 43,
-                              "minLength": 1,
-                              "type": "string"
-                            },
-                            "maxItems": 100,
-                            "type": "array"
-                          }
-                        },
-                        "required": [
-                          "cidrBlocks"
-                        ],
-                        "type": "object"
-                      },
-                      "serviceDomain": {
-                        "description": "serviceDomain is the domain name for services.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "type": "string"
-                      },
-                      "services": {
-                        "description": "services is the network ranges from which service VIPs are allocated.",
-                        "properties": {
-                          "cidrBlocks": {
-                            "description": "cidrBlocks is a list of CIDR blocks.",
-                            "items": {
-                              "maxLength": 43,
-                              "minLength": 1,
-                              "type": "string"
-                            },
-                            "maxItems": 100,
-                            "type": "array"
-                          }
-                        },
-                        "required": [
-                          "cidrBlocks"
-                        ],
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "controlPlaneEndpoint": {
-                    "description": "controlPlaneEndpoint represents the endpoint used to communicate with the control plane.",
-                    "properties": {
-                      "host": {
-                        "description": "host is the hostname on which the API server is serving.",
-                        "maxLength": 512,
-                        "type": "string"
-                      },
-                      "port": {
-                        "description": "port is the port on which the API server is serving.",
-                        "format": "int32",
-                        "type": "integer"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "controlPlaneRef": {
-                    "description": "controlPlaneRef is an optional reference to a provider-specific resource that holds\nthe details for provisioning the Control Plane for a Cluster.",
-                    "properties": {
-                      "apiVersion": {
-                        "description": "API version of the referent.",
-                        "type": "string"
-                      },
-                      "fieldPath": {
-                        "description": "If referring to a piece of an object instead of an entire object, this string\nshould contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].\nFor example, if the object reference is to a container within a pod, this would take on a value like:\n\"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered\nthe event) or if no container name is specified \"spec.containers[2]\" (container with\nindex 2 in this pod). This syntax is chosen only to have some well-defined way of\nreferencing a part of an object.",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "description": "Kind of the referent.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                        "type": "string"
-                      },
-                      "name": {
-                        "description": "Name of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
-                        "type": "string"
-                      },
-                      "namespace": {
-                        "description": "Namespace of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
-                        "type": "string"
-                      },
-                      "resourceVersion": {
-                        "description": "Specific resourceVersion to which this reference is made, if any.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency",
-                        "type": "string"
-                      },
-                      "uid": {
-                        "description": "UID of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids",
-                        "type": "string"
-                      }
-                    },
-                    "type": "object",
-                    "x-kubernetes-map-type": "atomic"
-                  },
-                  "infrastructureRef": {
-                    "description": "infrastructureRef is a reference to a provider-specific resource that holds the details\nfor provisioning infrastructure for a cluster in said provider.",
-                    "properties": {
-                      "apiVersion": {
-                        "description": "API version of the referent.",
-                        "type": "string"
-                      },
-                      "fieldPath": {
-                        "description": "If referring to a piece of an object instead of an entire object, this string\nshould contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].\nFor example, if the object reference is to a container within a pod, this would take on a value like:\n\"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered\nthe event) or if no container name is specified \"spec.containers[2]\" (container with\nindex 2 in this pod). This syntax is chosen only to have some well-defined way of\nreferencing a part of an object.",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "description": "Kind of the referent.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                        "type": "string"
-                      },
-                      "name": {
-                        "description": "Name of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
-                        "type": "string"
-                      },
-                      "namespace": {
-                        "description": "Namespace of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
-                        "type": "string"
-                      },
-                      "resourceVersion": {
-                        "description": "Specific resourceVersion to which this reference is made, if any.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency",
-                        "type": "string"
-                      },
-                      "uid": {
-                        "description": "UID of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids",
-                        "type": "string"
-                      }
-                    },
-                    "type": "object",
-                    "x-kubernetes-map-type": "atomic"
-                  },
-                  "paused": {
-                    "description": "paused can be used to prevent controllers from processing the Cluster and all its associated objects.",
-                    "type": "boolean"
-                  },
-                  "topology": {
-                    "description": "topology encapsulates the topology for the cluster.\nNOTE: It is required to enable the ClusterTopology\nfeature gate flag to activate managed topologies support.",
-                    "properties": {
-                      "class": {
-                        "description": "class is the name of the ClusterClass object to create the topology.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "type": "string"
-                      },
-                      "classNamespace": {
-                        "description": "classNamespace is the namespace of the ClusterClass that should be used for the topology.\nIf classNamespace is empty or not set, it is defaulted to the namespace of the Cluster object.\nclassNamespace must be a valid namespace name and because of that be at most 63 characters in length\nand it must consist only of lower case alphanumeric characters or hyphens (-), and must start\nand end with an alphanumeric character.",
-                        "maxLength": 63,
-                        "minLength": 1,
-                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-                        "type": "string"
-                      },
-                      "controlPlane": {
-                        "description": "controlPlane describes the cluster control plane.",
-                        "properties": {
-                          "machineHealthCheck": {
-                            "description": "machineHealthCheck allows to enable, disable and override\nthe MachineHealthCheck configuration in the ClusterClass for this control plane.",
-                            "properties": {
-                              "enable": {
-                                "description": "enable controls if a MachineHealthCheck should be created for the target machines.\n\nIf false: No MachineHealthCheck will be created.\n\nIf not set(default): A MachineHealthCheck will be created if it is defined here or\n in the associated ClusterClass. If no MachineHealthCheck is defined then none will be created.\n\nIf true: A MachineHealthCheck is guaranteed to be created. Cluster validation will\nblock if `enable` is true and no MachineHealthCheck definition is available.",
-                                "type": "boolean"
-                              },
-                              "maxUnhealthy": {
-                                "anyOf": [
-                                  {
-                                    "type": "integer"
-                                  },
-                                  {
-                                    "type": "string"
-                                  }
-                                ],
-                                "description": "maxUnhealthy specifies the maximum number of unhealthy machines allowed.\nAny further remediation is only allowed if at most \"maxUnhealthy\" machines selected by\n\"selector\" are not healthy.",
-                                "x-kubernetes-int-or-string": true
-                              },
-                              "nodeStartupTimeout": {
-                                "description": "nodeStartupTimeout allows to set the maximum time for MachineHealthCheck\nto consider a Machine unhealthy if a corresponding Node isn't associated\nthrough a `Spec.ProviderID` field.\n\nThe duration set in this field is compared to the greatest of:\n- Cluster's infrastructure ready condition timestamp (if and when available)\n- Control Plane's initialized condition timestamp (if and when available)\n- Machine's infrastructure ready condition timestamp (if and when available)\n- Machine's metadata creation timestamp\n\nDefaults to 10 minutes.\nIf you wish to disable this feature, set the value explicitly to 0.",
-                                "type": "string"
-                              },
-                              "remediationTemplate": {
-                                "description": "remediationTemplate is a reference to a remediation template\nprovided by an infrastructure provider.\n\nThis field is completely optional, when filled, the MachineHealthCheck controller\ncreates a new object from the template referenced and hands off remediation of the machine to\na controller that lives outside of Cluster API.",
-                                "properties": {
-                                  "apiVersion": {
-                                    "description": "API version of the referent.",
-                                    "type": "string"
-                                  },
-                                  "fieldPath": {
-                                    "description": "If referring to a piece of an object instead of an entire object, this string\nshould contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].\nFor example, if the object reference is to a container within a pod, this would take on a value like:\n\"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered\nthe event) or if no container name is specified \"spec.containers[2]\" (container with\nindex 2 in this pod). This syntax is chosen only to have some well-defined way of\nreferencing a part of an object.",
-                                    "type": "string"
-                                  },
-                                  "kind": {
-                                    "description": "Kind of the referent.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                                    "type": "string"
-                                  },
-                                  "name": {
-                                    "description": "Name of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
-                                    "type": "string"
-                                  },
-                                  "namespace": {
-                                    "description": "Namespace of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
-                                    "type": "string"
-                                  },
-                                  "resourceVersion": {
-                                    "description": "Specific resourceVersion to which this reference is made, if any.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency",
-                                    "type": "string"
-                                  },
-                                  "uid": {
-                                    "description": "UID of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids",
-                                    "type": "string"
-                                  }
-                                },
-                                "type": "object",
-                                "x-kubernetes-map-type": "atomic"
-                              },
-                              "unhealthyConditions": {
-                                "description": "unhealthyConditions contains a list of the conditions that determine\nwhether a node is considered unhealthy. The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the node is unhealthy.",
-                                "items": {
-                                  "description": "UnhealthyCondition represents a Node condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a node is considered unhealthy.",
-                                  "properties": {
-                                    "status": {
-                                      "description": "status of the condition, one of True, False, Unknown.",
-                                      "minLength": 1,
-                                      "type": "string"
-                                    },
-                                    "timeout": {
-                                      "description": "timeout is the duration that a node must be in a given status for,\nafter which the node is considered unhealthy.\nFor example, with a value of \"1h\", the node must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                      "type": "string"
-                                    },
-                                    "type": {
-                                      "description": "type of Node condition",
-                                      "minLength": 1,
-                                      "type": "string"
-                                    }
-                                  },
-                                  "required": [
-                                    "status",
-                                    "timeout",
-                                    "type"
-                                  ],
-                                  "type": "object"
-                                },
-                                "maxItems": 100,
-                                "type": "array"
-                              },
-                              "unhealthyMachineConditions": {
-                                "description": "unhealthyMachineConditions contains a list of the machine conditions that determine\nwhether a machine is considered unhealthy.  The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the machine is unhealthy.",
-                                "items": {
-                                  "description": "UnhealthyMachineCondition represents a Machine condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a machine is considered unhealthy.",
-                                  "properties": {
-                                    "status": {
-                                      "description": "status of the condition, one of True, False, Unknown.",
-                                      "enum": [
-                                        "True",
-                                        "False",
-                                        "Unknown"
-                                      ],
-                                      "type": "string"
-                                    },
-                                    "timeout": {
-                                      "description": "timeout is the duration that a Machine must be in a given status for,\nafter which the Machine is considered unhealthy.\nFor example, with a value of \"1h\", the Machine must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                      "type": "string"
-                                    },
-                                    "type": {
-                                      "description": "type of Machine condition",
-                                      "maxLength": 316,
-                                      "minLength": 1,
-                                      "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                      "type": "string",
-                                      "x-kubernetes-validations": [
-                                        {
-                                          "message": "type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated",
-                                          "rule": "!(self in ['Ready','Available','HealthCheckSucceeded','OwnerRemediated','ExternallyRemediated'])"
-                                        }
-                                      ]
-                                    }
-                                  },
-                                  "required": [
-                                    "status",
-                                    "timeout",
-                                    "type"
-                                  ],
-                                  "type": "object"
-                                },
-                                "maxItems": 100,
-                                "minItems": 1,
-                                "type": "array",
-                                "x-kubernetes-list-type": "atomic"
-                              },
-                              "unhealthyRange": {
-                                "description": "unhealthyRange specifies the range of unhealthy machines allowed.\nAny further remediation is only allowed if the number of machines selected by \"selector\" as not healthy\nis within the range of \"unhealthyRange\". Takes precedence over maxUnhealthy.\nEg. \"[3-5]\" - This means that remediation will be allowed only when:\n(a) there are at least 3 unhealthy machines (and)\n(b) there are at most 5 unhealthy machines",
-                                "maxLength": 32,
-                                "minLength": 1,
-                                "pattern": "^\\[[0-9]+-[0-9]+\\]$",
-                                "type": "string"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "metadata": {
-                            "description": "metadata is the metadata applied to the ControlPlane and the Machines of the ControlPlane\nif the ControlPlaneTemplate referenced by the ClusterClass is machine based. If not, it\nis applied only to the ControlPlane.\nAt runtime this metadata is merged with the corresponding metadata from the ClusterClass.",
-                            "properties": {
-                              "annotations": {
-                                "additionalProperties": {
-                                  "type": "string"
-                                },
-                                "description": "annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: http://kubernetes.io/docs/user-guide/annotations",
-                                "type": "object"
-                              },
-                              "labels": {
-                                "additionalProperties": {
-                                  "type": "string"
-                                },
-                                "description": "labels is a map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nand services.\nMore info: http://kubernetes.io/docs/user-guide/labels",
-                                "type": "object"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "nodeDeletionTimeout": {
-                            "description": "nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the Machine\nhosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.\nDefaults to 10 seconds.",
-                            "type": "string"
-                          },
-                          "nodeDrainTimeout": {
-                            "description": "nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.\nThe default value is 0, meaning that the node can be drained without any time limitations.\nNOTE: NodeDrainTimeout is different from `kubectl drain --timeout`",
-                            "type": "string"
-                          },
-                          "nodeVolumeDetachTimeout": {
-                            "description": "nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes\nto be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.",
-                            "type": "string"
-                          },
-                          "readinessGates": {
-                            "description": "readinessGates specifies additional conditions to include when evaluating Machine Ready condition.\n\nThis field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready\ncomputation a condition, managed by an external controllers, reporting the status of special software/hardware installed on the Machine.\n\nIf this field is not defined, readinessGates from the corresponding ControlPlaneClass will be used, if any.\n\nNOTE: This field is considered only for computing v1beta2 conditions.\nNOTE: Specific control plane provider implementations might automatically extend the list of readinessGates;\ne.g. the kubeadm control provider adds ReadinessGates for the APIServerPodHealthy, SchedulerPodHealthy conditions, etc.",
-                            "items": {
-                              "description": "MachineReadinessGate contains the type of a Machine condition to be used as a readiness gate.",
-                              "properties": {
-                                "conditionType": {
-                                  "description": "conditionType refers to a condition with matching type in the Machine's condition list.\nIf the conditions doesn't exist, it will be treated as unknown.\nNote: Both Cluster API conditions or conditions added by 3rd party controllers can be used as readiness gates.",
-                                  "maxLength": 316,
-                                  "minLength": 1,
-                                  "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                  "type": "string"
-                                },
-                                "polarity": {
-                                  "description": "polarity of the conditionType specified in this readinessGate.\nValid values are Positive, Negative and omitted.\nWhen omitted, the default behaviour will be Positive.\nA positive polarity means that the condition should report a true status under normal conditions.\nA negative polarity means that the condition should report a false status under normal conditions.",
-                                  "enum": [
-                                    "Positive",
-                                    "Negative"
-                                  ],
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "conditionType"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 32,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "conditionType"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          },
-                          "replicas": {
-                            "description": "replicas is the number of control plane nodes.\nIf the value is nil, the ControlPlane object is created without the number of Replicas\nand it's assumed that the control plane controller does not implement support for this field.\nWhen specified against a control plane provider that lacks support for this field, this value will be ignored.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "rollout": {
-                            "description": "rollout allows you to configure the behavior of rolling updates to the control plane.",
-                            "minProperties": 1,
-                            "properties": {
-                              "after": {
-                                "description": "after is a field to indicate a rollout should be performed\nafter the specified time even if no changes have been made to the ControlPlane.\nExample: In the YAML the time can be specified in the RFC3339 format.\nTo specify the rolloutAfter target as March 9, 2023, at 9 am UTC\nuse \"2023-03-09T09:00:00Z\".",
-                                "format": "date-time",
-                                "type": "string"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "taints": {
-                            "description": "taints are the node taints that Cluster API will manage.\nThis list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,\ne.g. the node controller might add the node.kubernetes.io/not-ready taint.\nOnly those taints defined in this list will be added or removed by core Cluster API controllers.\n\nThere can be at most 64 taints.\nA pod would have to tolerate all existing taints to run on the corresponding node.\n\nNOTE: This list is implemented as a \"map\" type, meaning that individual elements can be managed by different owners.",
-                            "items": {
-                              "description": "MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.",
-                              "properties": {
-                                "effect": {
-                                  "description": "effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.",
-                                  "enum": [
-                                    "NoSchedule",
-                                    "PreferNoSchedule",
-                                    "NoExecute"
-                                  ],
-                                  "type": "string"
-                                },
-                                "key": {
-                                  "description": "key is the taint key to be applied to a node.\nMust be a valid qualified name of maximum size 63 characters\nwith an optional subdomain prefix of maximum size 253 characters,\nseparated by a `/`.",
-                                  "maxLength": 317,
-                                  "minLength": 1,
-                                  "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                                  "type": "string"
-                                },
-                                "propagation": {
-                                  "description": "propagation defines how this taint should be propagated to nodes.\nValid values are 'Always' and 'OnInitialization'.\nAlways: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.\nOnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.",
-                                  "enum": [
-                                    "Always",
-                                    "OnInitialization"
-                                  ],
-                                  "type": "string"
-                                },
-                                "value": {
-                                  "description": "value is the taint value corresponding to the taint key.\nIt must be a valid label value of maximum size 63 characters.",
-                                  "maxLength": 63,
-                                  "minLength": 1,
-                                  "pattern": "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "effect",
-                                "key",
-                                "propagation"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 64,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "key",
-                              "effect"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          },
-                          "variables": {
-                            "description": "variables can be used to customize the ControlPlane through patches.",
-                            "properties": {
-                              "overrides": {
-                                "description": "overrides can be used to override Cluster level variables.",
-                                "items": {
-                                  "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                                  "properties": {
-                                    "definitionFrom": {
-                                      "description": "definitionFrom specifies where the definition of this Variable is from.\n\nDeprecated: This field is deprecated, must not be set anymore and is going to be removed in the next apiVersion.",
-                                      "maxLength": 256,
-                                      "type": "string"
-                                    },
-                                    "name": {
-                                      "description": "name of the variable.",
-                                      "maxLength": 256,
-                                      "minLength": 1,
-                                      "type": "string"
-                                    },
-                                    "value": {
-                                      "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                                      "x-kubernetes-preserve-unknown-fields": true
-                                    }
-                                  },
-                                  "required": [
-                                    "name",
-                                    "value"
-                                  ],
-                                  "type": "object"
-                                },
-                                "maxItems": 1000,
-                                "type": "array",
-                                "x-kubernetes-list-map-keys": [
-                                  "name"
-                                ],
-                                "x-kubernetes-list-type": "map"
-                              }
-                            },
-                            "type": "object"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "rolloutAfter": {
-                        "description": "rolloutAfter performs a rollout of the entire cluster one component at a time,\ncontrol plane first and then machine deployments.\n\nDeprecated: This field has no function and is going to be removed in the next apiVersion.",
-                        "format": "date-time",
-                        "type": "string"
-                      },
-                      "variables": {
-                        "description": "variables can be used to customize the Cluster through\npatches. They must comply to the corresponding\nVariableClasses defined in the ClusterClass.",
-                        "items": {
-                          "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                          "properties": {
-                            "definitionFrom": {
-                              "description": "definitionFrom specifies where the definition of this Variable is from.\n\nDeprecated: This field is deprecated, must not be set anymore and is going to be removed in the next apiVersion.",
-                              "maxLength": 256,
-                              "type": "string"
-                            },
-                            "name": {
-                              "description": "name of the variable.",
-                              "maxLength": 256,
-                              "minLength": 1,
-                              "type": "string"
-                            },
-                            "value": {
-                              "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                              "x-kubernetes-preserve-unknown-fields": true
-                            }
-                          },
-                          "required": [
-                            "name",
-                            "value"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 1000,
-                        "type": "array",
-                        "x-kubernetes-list-map-keys": [
-                          "name"
-                        ],
-                        "x-kubernetes-list-type": "map"
-                      },
-                      "version": {
-                        "description": "version is the Kubernetes version of the cluster.",
-                        "maxLength": 256,
-                        "minLength": 1,
-                        "type": "string"
-                      },
-                      "workers": {
-                        "description": "workers encapsulates the different constructs that form the worker nodes\nfor the cluster.",
-                        "properties": {
-                          "machineDeployments": {
-                            "description": "machineDeployments is a list of machine deployments in the cluster.",
-                            "items": {
-                              "description": "MachineDeploymentTopology specifies the different parameters for a set of worker nodes in the topology.\nThis set of nodes is managed by a MachineDeployment object whose lifecycle is managed by the Cluster controller.",
-                              "properties": {
-                                "class": {
-                                  "description": "class is the name of the MachineDeploymentClass used to create the set of worker nodes.\nThis should match one of the deployment classes defined in the ClusterClass object\nmentioned in the `Cluster.Spec.Class` field.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "failureDomain": {
-                                  "description": "failureDomain is the failure domain the machines will be created in.\nMust match a key in the FailureDomains map stored on the cluster object.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "machineHealthCheck": {
-                                  "description": "machineHealthCheck allows to enable, disable and override\nthe MachineHealthCheck configuration in the ClusterClass for this MachineDeployment.",
-                                  "properties": {
-                                    "enable": {
-                                      "description": "enable controls if a MachineHealthCheck should be created for the target machines.\n\nIf false: No MachineHealthCheck will be created.\n\nIf not set(default): A MachineHealthCheck will be created if it is defined here or\n in the associated ClusterClass. If no MachineHealthCheck is defined then none will be created.\n\nIf true: A MachineHealthCheck is guaranteed to be created. Cluster validation will\nblock if `enable` is true and no MachineHealthCheck definition is available.",
-                                      "type": "boolean"
-                                    },
-                                    "maxUnhealthy": {
-                                      "anyOf": [
-                                        {
-                                          "type": "integer"
-                                        },
-                                        {
-                                          "type": "string"
-                                        }
-                                      ],
-                                      "description": "maxUnhealthy specifies the maximum number of unhealthy machines allowed.\nAny further remediation is only allowed if at most \"maxUnhealthy\" machines selected by\n\"selector\" are not healthy.",
-                                      "x-kubernetes-int-or-string": true
-                                    },
-                                    "nodeStartupTimeout": {
-                                      "description": "nodeStartupTimeout allows to set the maximum time for MachineHealthCheck\nto consider a Machine unhealthy if a corresponding Node isn't associated\nthrough a `Spec.ProviderID` field.\n\nThe duration set in this field is compared to the greatest of:\n- Cluster's infrastructure ready condition timestamp (if and when available)\n- Control Plane's initialized condition timestamp (if and when available)\n- Machine's infrastructure ready condition timestamp (if and when available)\n- Machine's metadata creation timestamp\n\nDefaults to 10 minutes.\nIf you wish to disable this feature, set the value explicitly to 0.",
-                                      "type": "string"
-                                    },
-                                    "remediationTemplate": {
-                                      "description": "remediationTemplate is a reference to a remediation template\nprovided by an infrastructure provider.\n\nThis field is completely optional, when filled, the MachineHealthCheck controller\ncreates a new object from the template referenced and hands off remediation of the machine to\na controller that lives outside of Cluster API.",
-                                      "properties": {
-                                        "apiVersion": {
-                                          "description": "API version of the referent.",
-                                          "type": "string"
-                                        },
-                                        "fieldPath": {
-                                          "description": "If referring to a piece of an object instead of an entire object, this string\nshould contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].\nFor example, if the object reference is to a container within a pod, this would take on a value like:\n\"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered\nthe event) or if no container name is specified \"spec.containers[2]\" (container with\nindex 2 in this pod). This syntax is chosen only to have some well-defined way of\nreferencing a part of an object.",
-                                          "type": "string"
-                                        },
-                                        "kind": {
-                                          "description": "Kind of the referent.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                                          "type": "string"
-                                        },
-                                        "name": {
-                                          "description": "Name of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
-                                          "type": "string"
-                                        },
-                                        "namespace": {
-                                          "description": "Namespace of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
-                                          "type": "string"
-                                        },
-                                        "resourceVersion": {
-                                          "description": "Specific resourceVersion to which this reference is made, if any.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency",
-                                          "type": "string"
-                                        },
-                                        "uid": {
-                                          "description": "UID of the referent.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids",
-                                          "type": "string"
-                                        }
-                                      },
-                                      "type": "object",
-                                      "x-kubernetes-map-type": "atomic"
-                                    },
-                                    "unhealthyConditions": {
-                                      "description": "unhealthyConditions contains a list of the conditions that determine\nwhether a node is considered unhealthy. The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the node is unhealthy.",
-                                      "items": {
-                                        "description": "UnhealthyCondition represents a Node condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a node is considered unhealthy.",
-                                        "properties": {
-                                          "status": {
-                                            "description": "status of the condition, one of True, False, Unknown.",
-                                            "minLength": 1,
-                                            "type": "string"
-                                          },
-                                          "timeout": {
-                                            "description": "timeout is the duration that a node must be in a given status for,\nafter which the node is considered unhealthy.\nFor example, with a value of \"1h\", the node must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                            "type": "string"
-                                          },
-                                          "type": {
-                                            "description": "type of Node condition",
-                                            "minLength": 1,
-                                            "type": "string"
-                                          }
-                                        },
-                                        "required": [
-                                          "status",
-                                          "timeout",
-                                          "type"
-                                        ],
-                                        "type": "object"
-                                      },
-                                      "maxItems": 100,
-                                      "type": "array"
-                                    },
-                                    "unhealthyMachineConditions": {
-                                      "description": "unhealthyMachineConditions contains a list of the machine conditions that determine\nwhether a machine is considered unhealthy.  The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the machine is unhealthy.",
-                                      "items": {
-                                        "description": "UnhealthyMachineCondition represents a Machine condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a machine is considered unhealthy.",
-                                        "properties": {
-                                          "status": {
-                                            "description": "status of the condition, one of True, False, Unknown.",
-                                            "enum": [
-                                              "True",
-                                              "False",
-                                              "Unknown"
-                                            ],
-                                            "type": "string"
-                                          },
-                                          "timeout": {
-                                            "description": "timeout is the duration that a Machine must be in a given status for,\nafter which the Machine is considered unhealthy.\nFor example, with a value of \"1h\", the Machine must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                            "type": "string"
-                                          },
-                                          "type": {
-                                            "description": "type of Machine condition",
-                                            "maxLength": 316,
-                                            "minLength": 1,
-                                            "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                            "type": "string",
-                                            "x-kubernetes-validations": [
-                                              {
-                                                "message": "type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated",
-                                                "rule": "!(self in ['Ready','Available','HealthCheckSucceeded','OwnerRemediated','ExternallyRemediated'])"
-                                              }
-                                            ]
-                                          }
-                                        },
-                                        "required": [
-                                          "status",
-                                          "timeout",
-                                          "type"
-                                        ],
-                                        "type": "object"
-                                      },
-                                      "maxItems": 100,
-                                      "minItems": 1,
-                                      "type": "array",
-                                      "x-kubernetes-list-type": "atomic"
-                                    },
-                                    "unhealthyRange": {
-                                      "description": "unhealthyRange specifies the range of unhealthy machines allowed.\nAny further remediation is only allowed if the number of machines selected by \"selector\" as not healthy\nis within the range of \"unhealthyRange\". Takes precedence over maxUnhealthy.\nEg. \"[3-5]\" - This means that remediation will be allowed only when:\n(a) there are at least 3 unhealthy machines (and)\n(b) there are at most 5 unhealthy machines",
-                                      "maxLength": 32,
-                                      "minLength": 1,
-                                      "pattern": "^\\[[0-9]+-[0-9]+\\]$",
-                                      "type": "string"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "metadata": {
-                                  "description": "metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.\nAt runtime this metadata is merged with the corresponding metadata from the ClusterClass.",
-                                  "properties": {
-                                    "annotations": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: http://kubernetes.io/docs/user-guide/annotations",
-                                      "type": "object"
-                                    },
-                                    "labels": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "labels is a map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nand services.\nMore info: http://kubernetes.io/docs/user-guide/labels",
-                                      "type": "object"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "minReadySeconds": {
-                                  "description": "minReadySeconds is the minimum number of seconds for which a newly created machine should\nbe ready.\nDefaults to 0 (machine will be considered available as soon as it\nis ready)",
-                                  "format": "int32",
-                                  "type": "integer"
-                                },
-                                "name": {
-                                  "description": "name is the unique identifier for this MachineDeploymentTopology.\nThe value is used with other unique identifiers to create a MachineDeployment's Name\n(e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,\nthe values are hashed together.",
-                                  "maxLength": 63,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "nodeDeletionTimeout": {
-                                  "description": "nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the Machine\nhosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.\nDefaults to 10 seconds.",
-                                  "type": "string"
-                                },
-                                "nodeDrainTimeout": {
-                                  "description": "nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.\nThe default value is 0, meaning that the node can be drained without any time limitations.\nNOTE: NodeDrainTimeout is different from `kubectl drain --timeout`",
-                                  "type": "string"
-                                },
-                                "nodeVolumeDetachTimeout": {
-                                  "description": "nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes\nto be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.",
-                                  "type": "string"
-                                },
-                                "readinessGates": {
-                                  "description": "readinessGates specifies additional conditions to include when evaluating Machine Ready condition.\n\nThis field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready\ncomputation a condition, managed by an external controllers, reporting the status of special software/hardware installed on the Machine.\n\nIf this field is not defined, readinessGates from the corresponding MachineDeploymentClass will be used, if any.\n\nNOTE: This field is considered only for computing v1beta2 conditions.",
-                                  "items": {
-                                    "description": "MachineReadinessGate contains the type of a Machine condition to be used as a readiness gate.",
-                                    "properties": {
-                                      "conditionType": {
-                                        "description": "conditionType refers to a condition with matching type in the Machine's condition list.\nIf the conditions doesn't exist, it will be treated as unknown.\nNote: Both Cluster API conditions or conditions added by 3rd party controllers can be used as readiness gates.",
-                                        "maxLength": 316,
-                                        "minLength": 1,
-                                        "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                        "type": "string"
-                                      },
-                                      "polarity": {
-                                        "description": "polarity of the conditionType specified in this readinessGate.\nValid values are Positive, Negative and omitted.\nWhen omitted, the default behaviour will be Positive.\nA positive polarity means that the condition should report a true status under normal conditions.\nA negative polarity means that the condition should report a false status under normal conditions.",
-                                        "enum": [
-                                          "Positive",
-                                          "Negative"
-                                        ],
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "conditionType"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "maxItems": 32,
-                                  "type": "array",
-                                  "x-kubernetes-list-map-keys": [
-                                    "conditionType"
-                                  ],
-                                  "x-kubernetes-list-type": "map"
-                                },
-                                "replicas": {
-                                  "description": "replicas is the number of worker nodes belonging to this set.\nIf the value is nil, the MachineDeployment is created without the number of Replicas (defaulting to 1)\nand it's assumed that an external entity (like cluster autoscaler) is responsible for the management\nof this value.",
-                                  "format": "int32",
-                                  "type": "integer"
-                                },
-                                "rollout": {
-                                  "description": "rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.\nIt allows you to define the strategy used during rolling replacements.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "after": {
-                                      "description": "after is a field to indicate a rollout should be performed\nafter the specified time even if no changes have been made to the\nMachineDeployment.\nExample: In the YAML the time can be specified in the RFC3339 format.\nTo specify the rolloutAfter target as March 9, 2023, at 9 am UTC\nuse \"2023-03-09T09:00:00Z\".",
-                                      "format": "date-time",
-                                      "type": "string"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "strategy": {
-                                  "description": "strategy is the deployment strategy to use to replace existing machines with\nnew ones.",
-                                  "properties": {
-                                    "remediation": {
-                                      "description": "remediation controls the strategy of remediating unhealthy machines\nand how remediating operations should occur during the lifecycle of the dependant MachineSets.",
-                                      "properties": {
-                                        "maxInFlight": {
-                                          "anyOf": [
-                                            {
-                                              "type": "integer"
-                                            },
-                                            {
-                                              "type": "string"
-                                            }
-                                          ],
-                                          "description": "maxInFlight determines how many in flight remediations should happen at the same time.\n\nRemediation only happens on the MachineSet with the most current revision, while\nolder MachineSets (usually present during rollout operations) aren't allowed to remediate.\n\nNote: In general (independent of remediations), unhealthy machines are always\nprioritized during scale down operations over healthy ones.\n\nMaxInFlight can be set to a fixed number or a percentage.\nExample: when this is set to 20%, the MachineSet controller deletes at most 20% of\nthe desired replicas.\n\nIf not set, remediation is limited to all machines (bounded by replicas)\nunder the active MachineSet's management.",
-                                          "x-kubernetes-int-or-string": true
-                                        }
-                                      },
-                                      "type": "object"
-                                    },
-                                    "rollingUpdate": {
-                                      "description": "rollingUpdate is the rolling update config params. Present only if\nMachineDeploymentStrategyType = RollingUpdate.",
-                                      "properties": {
-                                        "deletePolicy": {
-                                          "description": "deletePolicy defines the policy used by the MachineDeployment to identify nodes to delete when downscaling.\nValid values are \"Random\", \"Newest\", \"Oldest\"\nWhen no value is supplied, the default DeletePolicy of MachineSet is used",
-                                          "enum": [
-                                            "Random",
-                                            "Newest",
-                                            "Oldest"
-                                          ],
-                                          "type": "string"
-                                        },
-                                        "maxSurge": {
-                                          "anyOf": [
-                                            {
-                                              "type": "integer"
-                                            },
-                                            {
-                                              "type": "string"
-                                            }
-                                          ],
-                                          "description": "maxSurge is the maximum number of machines that can be scheduled above the\ndesired number of machines.\nValue can be an absolute number (ex: 5) or a percentage of\ndesired machines (ex: 10%).\nThis can not be 0 if MaxUnavailable is 0.\nAbsolute number is calculated from percentage by rounding up.\nDefaults to 1.\nExample: when this is set to 30%, the new MachineSet can be scaled\nup immediately when the rolling update starts, such that the total\nnumber of old and new machines do not exceed 130% of desired\nmachines. Once old machines have been killed, new MachineSet can\nbe scaled up further, ensuring that total number of machines running\nat any time during the update is at most 130% of desired machines.",
-                                          "x-kubernetes-int-or-string": true
-                                        },
-                                        "maxUnavailable": {
-                                          "anyOf": [
-                                            {
-                                              "type": "integer"
-                                            },
-                                            {
-                                              "type": "string"
-                                            }
-                                          ],
-                                          "description": "maxUnavailable is the maximum number of machines that can be unavailable during the update.\nValue can be an absolute number (ex: 5) or a percentage of desired\nmachines (ex: 10%).\nAbsolute number is calculated from percentage by rounding down.\nThis can not be 0 if MaxSurge is 0.\nDefaults to 0.\nExample: when this is set to 30%, the old MachineSet can be scaled\ndown to 70% of desired machines immediately when the rolling update\nstarts. Once new machines are ready, old MachineSet can be scaled\ndown further, followed by scaling up the new MachineSet, ensuring\nthat the total number of machines available at all times\nduring the update is at least 70% of desired machines.",
-                                          "x-kubernetes-int-or-string": true
-                                        }
-                                      },
-                                      "type": "object"
-                                    },
-                                    "type": {
-                                      "description": "type of deployment. Allowed values are RollingUpdate and OnDelete.\nThe default is RollingUpdate.",
-                                      "enum": [
-                                        "RollingUpdate",
-                                        "OnDelete"
-                                      ],
-                                      "type": "string"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "taints": {
-                                  "description": "taints are the node taints that Cluster API will manage.\nThis list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,\ne.g. the node controller might add the node.kubernetes.io/not-ready taint.\nOnly those taints defined in this list will be added or removed by core Cluster API controllers.\n\nThere can be at most 64 taints.\nA pod would have to tolerate all existing taints to run on the corresponding node.\n\nNOTE: This list is implemented as a \"map\" type, meaning that individual elements can be managed by different owners.",
-                                  "items": {
-                                    "description": "MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.",
-                                    "properties": {
-                                      "effect": {
-                                        "description": "effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.",
-                                        "enum": [
-                                          "NoSchedule",
-                                          "PreferNoSchedule",
-                                          "NoExecute"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "key": {
-                                        "description": "key is the taint key to be applied to a node.\nMust be a valid qualified name of maximum size 63 characters\nwith an optional subdomain prefix of maximum size 253 characters,\nseparated by a `/`.",
-                                        "maxLength": 317,
-                                        "minLength": 1,
-                                        "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                                        "type": "string"
-                                      },
-                                      "propagation": {
-                                        "description": "propagation defines how this taint should be propagated to nodes.\nValid values are 'Always' and 'OnInitialization'.\nAlways: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.\nOnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.",
-                                        "enum": [
-                                          "Always",
-                                          "OnInitialization"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "value": {
-                                        "description": "value is the taint value corresponding to the taint key.\nIt must be a valid label value of maximum size 63 characters.",
-                                        "maxLength": 63,
-                                        "minLength": 1,
-                                        "pattern": "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "effect",
-                                      "key",
-                                      "propagation"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "maxItems": 64,
-                                  "minItems": 1,
-                                  "type": "array",
-                                  "x-kubernetes-list-map-keys": [
-                                    "key",
-                                    "effect"
-                                  ],
-                                  "x-kubernetes-list-type": "map"
-                                },
-                                "variables": {
-                                  "description": "variables can be used to customize the MachineDeployment through patches.",
-                                  "properties": {
-                                    "overrides": {
-                                      "description": "overrides can be used to override Cluster level variables.",
-                                      "items": {
-                                        "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                                        "properties": {
-                                          "definitionFrom": {
-                                            "description": "definitionFrom specifies where the definition of this Variable is from.\n\nDeprecated: This field is deprecated, must not be set anymore and is going to be removed in the next apiVersion.",
-                                            "maxLength": 256,
-                                            "type": "string"
-                                          },
-                                          "name": {
-                                            "description": "name of the variable.",
-                                            "maxLength": 256,
-                                            "minLength": 1,
-                                            "type": "string"
-                                          },
-                                          "value": {
-                                            "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                                            "x-kubernetes-preserve-unknown-fields": true
-                                          }
-                                        },
-                                        "required": [
-                                          "name",
-                                          "value"
-                                        ],
-                                        "type": "object"
-                                      },
-                                      "maxItems": 1000,
-                                      "type": "array",
-                                      "x-kubernetes-list-map-keys": [
-                                        "name"
-                                      ],
-                                      "x-kubernetes-list-type": "map"
-                                    }
-                                  },
-                                  "type": "object"
-                                }
-                              },
-                              "required": [
-                                "class",
-                                "name"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 2000,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "name"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          },
-                          "machinePools": {
-                            "description": "machinePools is a list of machine pools in the cluster.",
-                            "items": {
-                              "description": "MachinePoolTopology specifies the different parameters for a pool of worker nodes in the topology.\nThis pool of nodes is managed by a MachinePool object whose lifecycle is managed by the Cluster controller.",
-                              "properties": {
-                                "class": {
-                                  "description": "class is the name of the MachinePoolClass used to create the pool of worker nodes.\nThis should match one of the deployment classes defined in the ClusterClass object\nmentioned in the `Cluster.Spec.Class` field.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "failureDomains": {
-                                  "description": "failureDomains is the list of failure domains the machine pool will be created in.\nMust match a key in the FailureDomains map stored on the cluster object.",
-                                  "items": {
-                                    "maxLength": 256,
-                                    "minLength": 1,
-                                    "type": "string"
-                                  },
-                                  "maxItems": 100,
-                                  "type": "array"
-                                },
-                                "metadata": {
-                                  "description": "metadata is the metadata applied to the MachinePool.\nAt runtime this metadata is merged with the corresponding metadata from the ClusterClass.",
-                                  "properties": {
-                                    "annotations": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: http://kubernetes.io/docs/user-guide/annotations",
-                                      "type": "object"
-                                    },
-                                    "labels": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "labels is a map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nand services.\nMore info: http://kubernetes.io/docs/user-guide/labels",
-                                      "type": "object"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "minReadySeconds": {
-                                  "description": "minReadySeconds is the minimum number of seconds for which a newly created machine pool should\nbe ready.\nDefaults to 0 (machine will be considered available as soon as it\nis ready)",
-                                  "format": "int32",
-                                  "type": "integer"
-                                },
-                                "name": {
-                                  "description": "name is the unique identifier for this MachinePoolTopology.\nThe value is used with other unique identifiers to create a MachinePool's Name\n(e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,\nthe values are hashed together.",
-                                  "maxLength": 63,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "nodeDeletionTimeout": {
-                                  "description": "nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the MachinePool\nhosts after the MachinePool is marked for deletion. A duration of 0 will retry deletion indefinitely.\nDefaults to 10 seconds.",
-                                  "type": "string"
-                                },
-                                "nodeDrainTimeout": {
-                                  "description": "nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.\nThe default value is 0, meaning that the node can be drained without any time limitations.\nNOTE: NodeDrainTimeout is different from `kubectl drain --timeout`",
-                                  "type": "string"
-                                },
-                                "nodeVolumeDetachTimeout": {
-                                  "description": "nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes\nto be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.",
-                                  "type": "string"
-                                },
-                                "replicas": {
-                                  "description": "replicas is the number of nodes belonging to this pool.\nIf the value is nil, the MachinePool is created without the number of Replicas (defaulting to 1)\nand it's assumed that an external entity (like cluster autoscaler) is responsible for the management\nof this value.",
-                                  "format": "int32",
-                                  "type": "integer"
-                                },
-                                "taints": {
-                                  "description": "taints are the node taints that Cluster API will manage.\nThis list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,\ne.g. the node controller might add the node.kubernetes.io/not-ready taint.\nOnly those taints defined in this list will be added or removed by core Cluster API controllers.\n\nThere can be at most 64 taints.\nA pod would have to tolerate all existing taints to run on the corresponding node.\n\nNOTE: This list is implemented as a \"map\" type, meaning that individual elements can be managed by different owners.",
-                                  "items": {
-                                    "description": "MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.",
-                                    "properties": {
-                                      "effect": {
-                                        "description": "effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.",
-                                        "enum": [
-                                          "NoSchedule",
-                                          "PreferNoSchedule",
-                                          "NoExecute"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "key": {
-                                        "description": "key is the taint key to be applied to a node.\nMust be a valid qualified name of maximum size 63 characters\nwith an optional subdomain prefix of maximum size 253 characters,\nseparated by a `/`.",
-                                        "maxLength": 317,
-                                        "minLength": 1,
-                                        "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                                        "type": "string"
-                                      },
-                                      "propagation": {
-                                        "description": "propagation defines how this taint should be propagated to nodes.\nValid values are 'Always' and 'OnInitialization'.\nAlways: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.\nOnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.",
-                                        "enum": [
-                                          "Always",
-                                          "OnInitialization"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "value": {
-                                        "description": "value is the taint value corresponding to the taint key.\nIt must be a valid label value of maximum size 63 characters.",
-                                        "maxLength": 63,
-                                        "minLength": 1,
-                                        "pattern": "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "effect",
-                                      "key",
-                                      "propagation"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "maxItems": 64,
-                                  "minItems": 1,
-                                  "type": "array",
-                                  "x-kubernetes-list-map-keys": [
-                                    "key",
-                                    "effect"
-                                  ],
-                                  "x-kubernetes-list-type": "map"
-                                },
-                                "variables": {
-                                  "description": "variables can be used to customize the MachinePool through patches.",
-                                  "properties": {
-                                    "overrides": {
-                                      "description": "overrides can be used to override Cluster level variables.",
-                                      "items": {
-                                        "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                                        "properties": {
-                                          "definitionFrom": {
-                                            "description": "definitionFrom specifies where the definition of this Variable is from.\n\nDeprecated: This field is deprecated, must not be set anymore and is going to be removed in the next apiVersion.",
-                                            "maxLength": 256,
-                                            "type": "string"
-                                          },
-                                          "name": {
-                                            "description": "name of the variable.",
-                                            "maxLength": 256,
-                                            "minLength": 1,
-                                            "type": "string"
-                                          },
-                                          "value": {
-                                            "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                                            "x-kubernetes-preserve-unknown-fields": true
-                                          }
-                                        },
-                                        "required": [
-                                          "name",
-                                          "value"
-                                        ],
-                                        "type": "object"
-                                      },
-                                      "maxItems": 1000,
-                                      "type": "array",
-                                      "x-kubernetes-list-map-keys": [
-                                        "name"
-                                      ],
-                                      "x-kubernetes-list-type": "map"
-                                    }
-                                  },
-                                  "type": "object"
-                                }
-                              },
-                              "required": [
-                                "class",
-                                "name"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 2000,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "name"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          }
-                        },
-                        "type": "object"
-                      }
-                    },
-                    "required": [
-                      "class",
-                      "version"
-                    ],
-                    "type": "object"
-                  }
-                },
-                "type": "object"
-              },
-              "status": {
-                "description": "status is the observed state of Cluster.",
-                "properties": {
-                  "conditions": {
-                    "description": "conditions defines current service state of the cluster.",
-                    "items": {
-                      "description": "Condition defines an observation of a Cluster API resource operational state.",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "lastTransitionTime is the last time the condition transitioned from one status to another.\nThis should be when the underlying condition changed. If that is not known, then using the time when\nthe API field changed is acceptable.",
-                          "format": "date-time",
-                          "type": "string"
-                        },
-                        "message": {
-                          "description": "message is a human readable message indicating details about the transition.\nThis field may be empty.",
-                          "maxLength": 10240,
-                          "minLength": 1,
-                          "type": "string"
-                        },
-                        "reason": {
-                          "description": "reason is the reason for the condition's last transition in CamelCase.\nThe specific API may choose whether or not this field is considered a guaranteed API.\nThis field may be empty.",
-                          "maxLength": 256,
-                          "minLength": 1,
-                          "type": "string"
-                        },
-                        "severity": {
-                          "description": "severity provides an explicit classification of Reason code, so the users or machines can immediately\nunderstand the current situation and act accordingly.\nThe Severity field MUST be set only when Status=False.",
-                          "maxLength": 32,
-                          "type": "string"
-                        },
-                        "status": {
-                          "description": "status of the condition, one of True, False, Unknown.",
-                          "type": "string"
-                        },
-                        "type": {
-                          "description": "type of condition in CamelCase or in foo.example.com/CamelCase.\nMany .condition.type values are consistent across resources like Available, but because arbitrary conditions\ncan be useful (see .node.status.conditions), the ability to deconflict is important.",
-                          "maxLength": 256,
-                          "minLength": 1,
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "status",
-                        "type"
-                      ],
-                      "type": "object"
-                    },
-                    "type": "array"
-                  },
-                  "controlPlaneReady": {
-                    "description": "controlPlaneReady denotes if the control plane became ready during initial provisioning\nto receive requests.\nNOTE: this field is part of the Cluster API contract and it is used to orchestrate provisioning.\nThe value of this field is never updated after provisioning is completed. Please use conditions\nto check the operational state of the control plane.",
-                    "type": "boolean"
-                  },
-                  "failureDomains": {
-                    "additionalProperties": {
-                      "description": "FailureDomainSpec is the Schema for Cluster API failure domains.\nIt allows controllers to understand how many failure domains a cluster can optionally span across.",
-                      "properties": {
-                        "attributes": {
-                          "additionalProperties": {
-                            "type": "string"
-                          },
-                          "description": "attributes is a free form map of attributes an infrastructure provider might use or require.",
-                          "type": "object"
-                        },
-                        "controlPlane": {
-                          "description": "controlPlane determines if this failure domain is suitable for use by control plane machines.",
-                          "type": "boolean"
-                        }
-                      },
-                      "type": "object"
-                    },
-                    "description": "failureDomains is a slice of failure domain objects synced from the infrastructure provider.",
-                    "type": "object"
-                  },
-                  "failureMessage": {
-                    "description": "failureMessage indicates that there is a fatal problem reconciling the\nstate, and will be set to a descriptive error message.\n\nDeprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.",
-                    "maxLength": 10240,
-                    "minLength": 1,
-                    "type": "string"
-                  },
-                  "failureReason": {
-                    "description": "failureReason indicates that there is a fatal problem reconciling the\nstate, and will be set to a token value suitable for\nprogrammatic interpretation.\n\nDeprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.",
-                    "type": "string"
-                  },
-                  "infrastructureReady": {
-                    "description": "infrastructureReady is the state of the infrastructure provider.",
-                    "type": "boolean"
-                  },
-                  "observedGeneration": {
-                    "description": "observedGeneration is the latest generation observed by the controller.",
-                    "format": "int64",
-                    "type": "integer"
-                  },
-                  "phase": {
-                    "description": "phase represents the current phase of cluster actuation.",
-                    "enum": [
-                      "Pending",
-                      "Provisioning",
-                      "Provisioned",
-                      "Deleting",
-                      "Failed",
-                      "Unknown"
-                    ],
-                    "type": "string"
-                  },
-                  "v1beta2": {
-                    "description": "v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.",
-                    "properties": {
-                      "conditions": {
-                        "description": "conditions represents the observations of a Cluster's current state.\nKnown condition types are Available, InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable, MachinesReady\nMachinesUpToDate, RemoteConnectionProbe, ScalingUp, ScalingDown, Remediating, Deleting, Paused.\nAdditionally, a TopologyReconciled condition will be added in case the Cluster is referencing a ClusterClass / defining a managed Topology.",
-                        "items": {
-                          "description": "Condition contains details for one aspect of the current state of this API Resource.",
-                          "properties": {
-                            "lastTransitionTime": {
-                              "description": "lastTransitionTime is the last time the condition transitioned from one status to another.\nThis should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.",
-                              "format": "date-time",
-                              "type": "string"
-                            },
-                            "message": {
-                              "description": "message is a human readable message indicating details about the transition.\nThis may be an empty string.",
-                              "maxLength": 32768,
-                              "type": "string"
-                            },
-                            "observedGeneration": {
-                              "description": "observedGeneration represents the .metadata.generation that the condition was set based upon.\nFor instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date\nwith respect to the current state of the instance.",
-                              "format": "int64",
-                              "minimum": 0,
-                              "type": "integer"
-                            },
-                            "reason": {
-                              "description": "reason contains a programmatic identifier indicating the reason for the condition's last transition.\nProducers of specific condition types may define expected values and meanings for this field,\nand whether the values are considered a guaranteed API.\nThe value should be a CamelCase string.\nThis field may not be empty.",
-                              "maxLength": 1024,
-                              "minLength": 1,
-                              "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
-                              "type": "string"
-                            },
-                            "status": {
-                              "description": "status of the condition, one of True, False, Unknown.",
-                              "enum": [
-                                "True",
-                                "False",
-                                "Unknown"
-                              ],
-                              "type": "string"
-                            },
-                            "type": {
-                              "description": "type of condition in CamelCase or in foo.example.com/CamelCase.",
-                              "maxLength": 316,
-                              "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "lastTransitionTime",
-                            "message",
-                            "reason",
-                            "status",
-                            "type"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 32,
-                        "type": "array",
-                        "x-kubernetes-list-map-keys": [
-                          "type"
-                        ],
-                        "x-kubernetes-list-type": "map"
-                      },
-                      "controlPlane": {
-                        "description": "controlPlane groups all the observations about Cluster's ControlPlane current state.",
-                        "properties": {
-                          "availableReplicas": {
-                            "description": "availableReplicas is the total number of available control plane machines in this cluster. A machine is considered available when Machine's Available condition is true.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "desiredReplicas": {
-                            "description": "desiredReplicas is the total number of desired control plane machines in this cluster.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "readyReplicas": {
-                            "description": "readyReplicas is the total number of ready control plane machines in this cluster. A machine is considered ready when Machine's Ready condition is true.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "replicas": {
-                            "description": "replicas is the total number of control plane machines in this cluster.\nNOTE: replicas also includes machines still being provisioned or being deleted.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "upToDateReplicas": {
-                            "description": "upToDateReplicas is the number of up-to-date control plane machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "upgradePlan": {
-                            "description": "upgradePlan reports the list of versions that would be applied to the control plane object according to the upgrade plan.\nNote:\n- This field is set only when the Cluster topology is managed by Cluster API and a Cluster upgrade is in progress.\n- Once a version is applied to the control plane object, it is removed from the list (after a version\n  is applied to a control plane object, it might take some time for the actual upgrade to complete)\n- During a chained upgrade, the upgrade plan is continuously re-computed, and this field will\n  report only the last known upgrade plan.",
-                            "items": {
-                              "description": "StatusUpgradePlanVersion groups upgrade plan version-related status information.",
-                              "properties": {
-                                "version": {
-                                  "description": "version is the Kubernetes version.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "version"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 32,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          },
-                          "versions": {
-                            "description": "versions is the aggregated Kubernetes versions in this control plane.",
-                            "items": {
-                              "description": "StatusVersion groups version-related status information.",
-                              "properties": {
-                                "replicas": {
-                                  "description": "replicas is the number of replicas at this version.",
-                                  "format": "int32",
-                                  "minimum": 1,
-                                  "type": "integer"
-                                },
-                                "version": {
-                                  "description": "version is the Kubernetes version.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "version"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 32,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "workers": {
-                        "description": "workers groups all the observations about Cluster's Workers current state.",
-                        "properties": {
-                          "availableReplicas": {
-                            "description": "availableReplicas is the total number of available worker machines in this cluster. A machine is considered available when Machine's Available condition is true.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "desiredReplicas": {
-                            "description": "desiredReplicas is the total number of desired worker machines in this cluster.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "readyReplicas": {
-                            "description": "readyReplicas is the total number of ready worker machines in this cluster. A machine is considered ready when Machine's Ready condition is true.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "replicas": {
-                            "description": "replicas is the total number of worker machines in this cluster.\nNOTE: replicas also includes machines still being provisioned or being deleted.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "upToDateReplicas": {
-                            "description": "upToDateReplicas is the number of up-to-date worker machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "upgradePlan": {
-                            "description": "upgradePlan reports the list of versions that would be applied to the worker objects (all MachineDeployments and MachinePools).\nNote:\n- This field is set only when the Cluster topology is managed by Cluster API and a Cluster upgrade is in progress.\n- Once a version is applied to the worker objects, it is removed from the list (after a version\n  is applied to a worker object, it might take some time for the actual upgrade to complete)\n- During a chained upgrade, the upgrade plan is continuously re-computed, and this field will\n  report only the last known upgrade plan.",
-                            "items": {
-                              "description": "StatusUpgradePlanVersion groups upgrade plan version-related status information.",
-                              "properties": {
-                                "version": {
-                                  "description": "version is the Kubernetes version.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "version"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 32,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          },
-                          "versions": {
-                            "description": "versions is the aggregated Kubernetes versions in cluster workers.",
-                            "items": {
-                              "description": "StatusVersion groups version-related status information.",
-                              "properties": {
-                                "replicas": {
-                                  "description": "replicas is the number of replicas at this version.",
-                                  "format": "int32",
-                                  "minimum": 1,
-                                  "type": "integer"
-                                },
-                                "version": {
-                                  "description": "version is the Kubernetes version.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "version"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 32,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          }
-                        },
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  }
-                },
-                "type": "object"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "served": true,
-        "storage": false,
-        "subresources": {
-          "status": {}
-        }
-      },
-      {
-        "additionalPrinterColumns": [
-          {
-            "description": "ClusterClass of this Cluster, empty if the Cluster is not using a ClusterClass",
-            "jsonPath": ".spec.topology.classRef.name",
-            "name": "ClusterClass",
-            "type": "string"
-          },
-          {
-            "description": "Cluster pass all availability checks",
-            "jsonPath": ".status.conditions[?(@.type==\"Available\")].status",
-            "name": "Available",
-            "type": "string"
-          },
-          {
-            "description": "The desired number of control plane machines",
-            "jsonPath": ".status.controlPlane.desiredReplicas",
-            "name": "CP Desired",
-            "type": "integer"
-          },
-          {
-            "description": "The number of control plane machines",
-            "jsonPath": ".status.controlPlane.replicas",
-            "name": "CP Current",
-            "priority": 10,
-            "type": "integer"
-          },
-          {
-            "description": "The number of control plane machines with Ready condition true",
-            "jsonPath": ".status.controlPlane.readyReplicas",
-            "name": "CP Ready",
-            "priority": 10,
-            "type": "integer"
-          },
-          {
-            "description": "The number of control plane machines with Available condition true",
-            "jsonPath": ".status.controlPlane.availableReplicas",
-            "name": "CP Available",
-            "type": "integer"
-          },
-          {
-            "description": "The number of control plane machines with UpToDate condition true",
-            "jsonPath": ".status.controlPlane.upToDateReplicas",
-            "name": "CP Up-to-date",
-            "type": "integer"
-          },
-          {
-            "description": "The desired number of worker machines",
-            "jsonPath": ".status.workers.desiredReplicas",
-            "name": "W Desired",
-            "type": "integer"
-          },
-          {
-            "description": "The number of worker machines",
-            "jsonPath": ".status.workers.replicas",
-            "name": "W Current",
-            "priority": 10,
-            "type": "integer"
-          },
-          {
-            "description": "The number of worker machines with Ready condition true",
-            "jsonPath": ".status.workers.readyReplicas",
-            "name": "W Ready",
-            "priority": 10,
-            "type": "integer"
-          },
-          {
-            "description": "The number of worker machines with Available condition true",
-            "jsonPath": ".status.workers.availableReplicas",
-            "name": "W Available",
-            "type": "integer"
-          },
-          {
-            "description": "The number of worker machines with UpToDate condition true",
-            "jsonPath": ".status.workers.upToDateReplicas",
-            "name": "W Up-to-date",
-            "type": "integer"
-          },
-          {
-            "description": "Reconciliation paused",
-            "jsonPath": ".status.conditions[?(@.type==\"Paused\")].status",
-            "name": "Paused",
-            "priority": 10,
-            "type": "string"
-          },
-          {
-            "description": "Cluster status such as Pending/Provisioning/Provisioned/Deleting/Failed",
-            "jsonPath": ".status.phase",
-            "name": "Phase",
-            "type": "string"
-          },
-          {
-            "description": "Time duration since creation of Cluster",
-            "jsonPath": ".metadata.creationTimestamp",
-            "name": "Age",
-            "type": "date"
-          },
-          {
-            "description": "Kubernetes version associated with this Cluster",
-            "jsonPath": ".spec.topology.version",
-            "name": "Version",
-            "type": "string"
-          }
-        ],
-        "name": "v1beta2",
-        "schema": {
-          "openAPIV3Schema": {
-            "description": "Cluster is the Schema for the clusters API.",
-            "properties": {
-              "apiVersion": {
-                "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
-                "type": "string"
-              },
-              "kind": {
-                "description": "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                "type": "string"
-              },
-              "metadata": {
-                "type": "object"
-              },
-              "spec": {
-                "description": "spec is the desired state of Cluster.",
-                "minProperties": 1,
-                "properties": {
-                  "availabilityGates": {
-                    "description": "availabilityGates specifies additional conditions to include when evaluating Cluster Available condition.\n\nIf this field is not defined and the Cluster implements a managed topology, availabilityGates\nfrom the corresponding ClusterClass will be used, if any.",
-                    "items": {
-                      "description": "ClusterAvailabilityGate contains the type of a Cluster condition to be used as availability gate.",
-                      "properties": {
-                        "conditionType": {
-                          "description": "conditionType refers to a condition with matching type in the Cluster's condition list.\nIf the conditions doesn't exist, it will be treated as unknown.\nNote: Both Cluster API conditions or conditions added by 3rd party controllers can be used as availability gates.",
-                          "maxLength": 316,
-                          "minLength": 1,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                          "type": "string"
-                        },
-                        "polarity": {
-                          "description": "polarity of the conditionType specified in this availabilityGate.\nValid values are Positive, Negative and omitted.\nWhen omitted, the default behaviour will be Positive.\nA positive polarity means that the condition should report a true status under normal conditions.\nA negative polarity means that the condition should report a false status under normal conditions.",
-                          "enum": [
-                            "Positive",
-                            "Negative"
-                          ],
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "conditionType"
-                      ],
-                      "type": "object"
-                    },
-                    "maxItems": 32,
-                    "minItems": 1,
-                    "type": "array",
-                    "x-kubernetes-list-map-keys": [
-                      "conditionType"
-                    ],
-                    "x-kubernetes-list-type": "map"
-                  },
-                  "clusterNetwork": {
-                    "description": "clusterNetwork represents the cluster network configuration.",
-                    "minProperties": 1,
-                    "properties": {
-                      "apiServerPort": {
-                        "description": "apiServerPort specifies the port the API Server should bind to.\nDefaults to 6443.",
-                        "format": "int32",
-                        "maximum": 65535,
-                        "minimum": 1,
-                        "type": "integer"
-                      },
-                      "pods": {
-                        "description": "pods is the network ranges from which Pod networks are allocated.",
-                        "properties": {
-                          "cidrBlocks": {
-                            "description": "cidrBlocks is a list of CIDR blocks.",
-                            "items": {
-                              "maxLength": 43,
-                              "minLength": 1,
-                              "type": "string"
-                            },
-                            "maxItems": 100,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          }
-                        },
-                        "required": [
-                          "cidrBlocks"
-                        ],
-                        "type": "object"
-                      },
-                      "serviceDomain": {
-                        "description": "serviceDomain is the domain name for services.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "type": "string"
-                      },
-                      "services": {
-                        "description": "services is the network ranges from which service VIPs are allocated.",
-                        "properties": {
-                          "cidrBlocks": {
-                            "description": "cidrBlocks is a list of CIDR blocks.",
-                            "items": {
-                              "maxLength": 43,
-                              "minLength": 1,
-                              "type": "string"
-                            },
-                            "maxItems": 100,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          }
-                        },
-                        "required": [
-                          "cidrBlocks"
-                        ],
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "controlPlaneEndpoint": {
-                    "description": "controlPlaneEndpoint represents the endpoint used to communicate with the control plane.",
-                    "minProperties": 1,
-                    "properties": {
-                      "host": {
-                        "description": "host is the hostname on which the API server is serving.",
-                        "maxLength": 512,
-                        "minLength": 1,
-                        "type": "string"
-                      },
-                      "port": {
-                        "description": "port is the port on which the API server is serving.",
-                        "format": "int32",
-                        "maximum": 65535,
-                        "minimum": 1,
-                        "type": "integer"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "controlPlaneRef": {
-                    "description": "controlPlaneRef is an optional reference to a provider-specific resource that holds\nthe details for provisioning the Control Plane for a Cluster.",
-                    "properties": {
-                      "apiGroup": {
-                        "description": "apiGroup is the group of the resource being referenced.\napiGroup must be fully qualified domain name.\nThe corresponding version for this reference will be looked up from the contract\nlabels of the corresponding CRD of the resource being referenced.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "description": "kind of the resource being referenced.\nkind must consist of alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character.",
-                        "maxLength": 63,
-                        "minLength": 1,
-                        "pattern": "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$",
-                        "type": "string"
-                      },
-                      "name": {
-                        "description": "name of the resource being referenced.\nname must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "apiGroup",
-                      "kind",
-                      "name"
-                    ],
-                    "type": "object"
-                  },
-                  "infrastructureRef": {
-                    "description": "infrastructureRef is a reference to a provider-specific resource that holds the details\nfor provisioning infrastructure for a cluster in said provider.",
-                    "properties": {
-                      "apiGroup": {
-                        "description": "apiGroup is the group of the resource being referenced.\napiGroup must be fully qualified domain name.\nThe corresponding version for this reference will be looked up from the contract\nlabels of the corresponding CRD of the resource being referenced.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "description": "kind of the resource being referenced.\nkind must consist of alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character.",
-                        "maxLength": 63,
-                        "minLength": 1,
-                        "pattern": "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$",
-                        "type": "string"
-                      },
-                      "name": {
-                        "description": "name of the resource being referenced.\nname must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.",
-                        "maxLength": 253,
-                        "minLength": 1,
-                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "apiGroup",
-                      "kind",
-                      "name"
-                    ],
-                    "type": "object"
-                  },
-                  "paused": {
-                    "description": "paused can be used to prevent controllers from processing the Cluster and all its associated objects.",
-                    "type": "boolean"
-                  },
-                  "topology": {
-                    "description": "topology encapsulates the topology for the cluster.\nNOTE: It is required to enable the ClusterTopology\nfeature gate flag to activate managed topologies support.",
-                    "properties": {
-                      "classRef": {
-                        "description": "classRef is the ref to the ClusterClass that should be used for the topology.",
-                        "properties": {
-                          "name": {
-                            "description": "name is the name of the ClusterClass that should be used for the topology.\nname must be a valid ClusterClass name and because of that be at most 253 characters in length\nand it must consist only of lower case alphanumeric characters, hyphens (-) and periods (.), and must start\nand end with an alphanumeric character.",
-                            "maxLength": 253,
-                            "minLength": 1,
-                            "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                            "type": "string"
-                          },
-                          "namespace": {
-                            "description": "namespace is the namespace of the ClusterClass that should be used for the topology.\nIf namespace is empty or not set, it is defaulted to the namespace of the Cluster object.\nnamespace must be a valid namespace name and because of that be at most 63 characters in length\nand it must consist only of lower case alphanumeric characters or hyphens (-), and must start\nand end with an alphanumeric character.",
-                            "maxLength": 63,
-                            "minLength": 1,
-                            "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "name"
-                        ],
-                        "type": "object"
-                      },
-                      "controlPlane": {
-                        "description": "controlPlane describes the cluster control plane.",
-                        "minProperties": 1,
-                        "properties": {
-                          "deletion": {
-                            "description": "deletion contains configuration options for Machine deletion.",
-                            "minProperties": 1,
-                            "properties": {
-                              "nodeDeletionTimeoutSeconds": {
-                                "description": "nodeDeletionTimeoutSeconds defines how long the controller will attempt to delete the Node that the Machine\nhosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.\nDefaults to 10 seconds.",
-                                "format": "int32",
-                                "minimum": 0,
-                                "type": "integer"
-                              },
-                              "nodeDrainTimeoutSeconds": {
-                                "description": "nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.\nThe default value is 0, meaning that the node can be drained without any time limitations.\nNOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`",
-                                "format": "int32",
-                                "minimum": 0,
-                                "type": "integer"
-                              },
-                              "nodeVolumeDetachTimeoutSeconds": {
-                                "description": "nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes\nto be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.",
-                                "format": "int32",
-                                "minimum": 0,
-                                "type": "integer"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "healthCheck": {
-                            "description": "healthCheck allows to enable, disable and override control plane health check\nconfiguration from the ClusterClass for this control plane.",
-                            "minProperties": 1,
-                            "properties": {
-                              "checks": {
-                                "description": "checks are the checks that are used to evaluate if a Machine is healthy.\n\nIf one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,\nand as a consequence the checks and remediation fields from Cluster will be used instead of the\ncorresponding fields in ClusterClass.\n\nIndependent of this configuration the MachineHealthCheck controller will always\nflag Machines with `cluster.x-k8s.io/remediate-machine` annotation and\nMachines with deleted Nodes as unhealthy.\n\nFurthermore, if checks.nodeStartupTimeoutSeconds is not set it\nis defaulted to 10 minutes and evaluated accordingly.",
-                                "minProperties": 1,
-                                "properties": {
-                                  "nodeStartupTimeoutSeconds": {
-                                    "description": "nodeStartupTimeoutSeconds allows to set the maximum time for MachineHealthCheck\nto consider a Machine unhealthy if a corresponding Node isn't associated\nthrough a `Spec.ProviderID` field.\n\nThe duration set in this field is compared to the greatest of:\n- Cluster's infrastructure ready condition timestamp (if and when available)\n- Control Plane's initialized condition timestamp (if and when available)\n- Machine's infrastructure ready condition timestamp (if and when available)\n- Machine's metadata creation timestamp\n\nDefaults to 10 minutes.\nIf you wish to disable this feature, set the value explicitly to 0.",
-                                    "format": "int32",
-                                    "minimum": 0,
-                                    "type": "integer"
-                                  },
-                                  "unhealthyMachineConditions": {
-                                    "description": "unhealthyMachineConditions contains a list of the machine conditions that determine\nwhether a machine is considered unhealthy.  The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the machine is unhealthy.",
-                                    "items": {
-                                      "description": "UnhealthyMachineCondition represents a Machine condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a machine is considered unhealthy.",
-                                      "properties": {
-                                        "status": {
-                                          "description": "status of the condition, one of True, False, Unknown.",
-                                          "enum": [
-                                            "True",
-                                            "False",
-                                            "Unknown"
-                                          ],
-                                          "type": "string"
-                                        },
-                                        "timeoutSeconds": {
-                                          "description": "timeoutSeconds is the duration that a machine must be in a given status for,\nafter which the machine is considered unhealthy.\nFor example, with a value of \"3600\", the machine must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                          "format": "int32",
-                                          "minimum": 0,
-                                          "type": "integer"
-                                        },
-                                        "type": {
-                                          "description": "type of Machine condition",
-                                          "maxLength": 316,
-                                          "minLength": 1,
-                                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                          "type": "string",
-                                          "x-kubernetes-validations": [
-                                            {
-                                              "message": "type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated",
-                                              "rule": "!(self in ['Ready','Available','HealthCheckSucceeded','OwnerRemediated','ExternallyRemediated'])"
-                                            }
-                                          ]
-                                        }
-                                      },
-                                      "required": [
-                                        "status",
-                                        "timeoutSeconds",
-                                        "type"
-                                      ],
-                                      "type": "object"
-                                    },
-                                    "maxItems": 100,
-                                    "minItems": 1,
-                                    "type": "array",
-                                    "x-kubernetes-list-type": "atomic"
-                                  },
-                                  "unhealthyNodeConditions": {
-                                    "description": "unhealthyNodeConditions contains a list of conditions that determine\nwhether a node is considered unhealthy. The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the node is unhealthy.",
-                                    "items": {
-                                      "description": "UnhealthyNodeCondition represents a Node condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a node is considered unhealthy.",
-                                      "properties": {
-                                        "status": {
-                                          "description": "status of the condition, one of True, False, Unknown.",
-                                          "minLength": 1,
-                                          "type": "string"
-                                        },
-                                        "timeoutSeconds": {
-                                          "description": "timeoutSeconds is the duration that a node must be in a given status for,\nafter which the node is considered unhealthy.\nFor example, with a value of \"3600\", the node must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                          "format": "int32",
-                                          "minimum": 0,
-                                          "type": "integer"
-                                        },
-                                        "type": {
-                                          "description": "type of Node condition",
-                                          "minLength": 1,
-                                          "type": "string"
-                                        }
-                                      },
-                                      "required": [
-                                        "status",
-                                        "timeoutSeconds",
-                                        "type"
-                                      ],
-                                      "type": "object"
-                                    },
-                                    "maxItems": 100,
-                                    "minItems": 1,
-                                    "type": "array",
-                                    "x-kubernetes-list-type": "atomic"
-                                  }
-                                },
-                                "type": "object"
-                              },
-                              "enabled": {
-                                "description": "enabled controls if a MachineHealthCheck should be created for the target machines.\n\nIf false: No MachineHealthCheck will be created.\n\nIf not set(default): A MachineHealthCheck will be created if it is defined here or\n in the associated ClusterClass. If no MachineHealthCheck is defined then none will be created.\n\nIf true: A MachineHealthCheck is guaranteed to be created. Cluster validation will\nblock if `enable` is true and no MachineHealthCheck definition is available.",
-                                "type": "boolean"
-                              },
-                              "remediation": {
-                                "description": "remediation configures if and how remediations are triggered if a Machine is unhealthy.\n\nIf one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,\nand as a consequence the checks and remediation fields from cluster will be used instead of the\ncorresponding fields in ClusterClass.\n\nIf an health check override is defined and remediation or remediation.triggerIf is not set,\nremediation will always be triggered for unhealthy Machines.\n\nIf an health check override is defined and remediation or remediation.templateRef is not set,\nthe OwnerRemediated condition will be set on unhealthy Machines to trigger remediation via\nthe owner of the Machines, for example a MachineSet or a KubeadmControlPlane.",
-                                "minProperties": 1,
-                                "properties": {
-                                  "templateRef": {
-                                    "description": "templateRef is a reference to a remediation template\nprovided by an infrastructure provider.\n\nThis field is completely optional, when filled, the MachineHealthCheck controller\ncreates a new object from the template referenced and hands off remediation of the machine to\na controller that lives outside of Cluster API.",
-                                    "properties": {
-                                      "apiVersion": {
-                                        "description": "apiVersion of the remediation template.\napiVersion must be fully qualified domain name followed by / and a version.\nNOTE: This field must be kept in sync with the APIVersion of the remediation template.",
-                                        "maxLength": 317,
-                                        "minLength": 1,
-                                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/[a-z]([-a-z0-9]*[a-z0-9])?$",
-                                        "type": "string"
-                                      },
-                                      "kind": {
-                                        "description": "kind of the remediation template.\nkind must consist of alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character.",
-                                        "maxLength": 63,
-                                        "minLength": 1,
-                                        "pattern": "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$",
-                                        "type": "string"
-                                      },
-                                      "name": {
-                                        "description": "name of the remediation template.\nname must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.",
-                                        "maxLength": 253,
-                                        "minLength": 1,
-                                        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "apiVersion",
-                                      "kind",
-                                      "name"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "triggerIf": {
-                                    "description": "triggerIf configures if remediations are triggered.\nIf this field is not set, remediations are always triggered.",
-                                    "minProperties": 1,
-                                    "properties": {
-                                      "unhealthyInRange": {
-                                        "description": "unhealthyInRange specifies that remediations are only triggered if the number of\nunhealthy Machines is in the configured range.\nTakes precedence over unhealthyLessThanOrEqualTo.\nEg. \"[3-5]\" - This means that remediation will be allowed only when:\n(a) there are at least 3 unhealthy Machines (and)\n(b) there are at most 5 unhealthy Machines",
-                                        "maxLength": 32,
-                                        "minLength": 1,
-                                        "pattern": "^\\[[0-9]+-[0-9]+\\]$",
-                                        "type": "string"
-                                      },
-                                      "unhealthyLessThanOrEqualTo": {
-                                        "anyOf": [
-                                          {
-                                            "type": "integer"
-                                          },
-                                          {
-                                            "type": "string"
-                                          }
-                                        ],
-                                        "description": "unhealthyLessThanOrEqualTo specifies that remediations are only triggered if the number of\nunhealthy Machines is less than or equal to the configured value.\nunhealthyInRange takes precedence if set.",
-                                        "x-kubernetes-int-or-string": true
-                                      }
-                                    },
-                                    "type": "object"
-                                  }
-                                },
-                                "type": "object"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "metadata": {
-                            "description": "metadata is the metadata applied to the ControlPlane and the Machines of the ControlPlane\nif the ControlPlaneTemplate referenced by the ClusterClass is machine based. If not, it\nis applied only to the ControlPlane.\nAt runtime this metadata is merged with the corresponding metadata from the ClusterClass.",
-                            "minProperties": 1,
-                            "properties": {
-                              "annotations": {
-                                "additionalProperties": {
-                                  "type": "string"
-                                },
-                                "description": "annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: http://kubernetes.io/docs/user-guide/annotations",
-                                "type": "object"
-                              },
-                              "labels": {
-                                "additionalProperties": {
-                                  "type": "string"
-                                },
-                                "description": "labels is a map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nand services.\nMore info: http://kubernetes.io/docs/user-guide/labels",
-                                "type": "object"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "readinessGates": {
-                            "description": "readinessGates specifies additional conditions to include when evaluating Machine Ready condition.\n\nThis field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready\ncomputation a condition, managed by an external controllers, reporting the status of special software/hardware installed on the Machine.\n\nIf this field is not defined, readinessGates from the corresponding ControlPlaneClass will be used, if any.\n\nNOTE: Specific control plane provider implementations might automatically extend the list of readinessGates;\ne.g. the kubeadm control provider adds ReadinessGates for the APIServerPodHealthy, SchedulerPodHealthy conditions, etc.",
-                            "items": {
-                              "description": "MachineReadinessGate contains the type of a Machine condition to be used as a readiness gate.",
-                              "properties": {
-                                "conditionType": {
-                                  "description": "conditionType refers to a condition with matching type in the Machine's condition list.\nIf the conditions doesn't exist, it will be treated as unknown.\nNote: Both Cluster API conditions or conditions added by 3rd party controllers can be used as readiness gates.",
-                                  "maxLength": 316,
-                                  "minLength": 1,
-                                  "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                  "type": "string"
-                                },
-                                "polarity": {
-                                  "description": "polarity of the conditionType specified in this readinessGate.\nValid values are Positive, Negative and omitted.\nWhen omitted, the default behaviour will be Positive.\nA positive polarity means that the condition should report a true status under normal conditions.\nA negative polarity means that the condition should report a false status under normal conditions.",
-                                  "enum": [
-                                    "Positive",
-                                    "Negative"
-                                  ],
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "conditionType"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 32,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "conditionType"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          },
-                          "replicas": {
-                            "description": "replicas is the number of control plane nodes.\nIf the value is not set, the ControlPlane object is created without the number of Replicas\nand it's assumed that the control plane controller does not implement support for this field.\nWhen specified against a control plane provider that lacks support for this field, this value will be ignored.",
-                            "format": "int32",
-                            "type": "integer"
-                          },
-                          "rollout": {
-                            "description": "rollout allows you to configure the behavior of rolling updates to the control plane.",
-                            "minProperties": 1,
-                            "properties": {
-                              "after": {
-                                "description": "after is a field to indicate a rollout should be performed\nafter the specified time even if no changes have been made to the ControlPlane.\nExample: In the YAML the time can be specified in the RFC3339 format.\nTo specify the rolloutAfter target as March 9, 2023, at 9 am UTC\nuse \"2023-03-09T09:00:00Z\".",
-                                "format": "date-time",
-                                "type": "string"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "taints": {
-                            "description": "taints are the node taints that Cluster API will manage.\nThis list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,\ne.g. the node controller might add the node.kubernetes.io/not-ready taint.\nOnly those taints defined in this list will be added or removed by core Cluster API controllers.\n\nThere can be at most 64 taints.\nA pod would have to tolerate all existing taints to run on the corresponding node.\n\nNOTE: This list is implemented as a \"map\" type, meaning that individual elements can be managed by different owners.",
-                            "items": {
-                              "description": "MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.",
-                              "properties": {
-                                "effect": {
-                                  "description": "effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.",
-                                  "enum": [
-                                    "NoSchedule",
-                                    "PreferNoSchedule",
-                                    "NoExecute"
-                                  ],
-                                  "type": "string"
-                                },
-                                "key": {
-                                  "description": "key is the taint key to be applied to a node.\nMust be a valid qualified name of maximum size 63 characters\nwith an optional subdomain prefix of maximum size 253 characters,\nseparated by a `/`.",
-                                  "maxLength": 317,
-                                  "minLength": 1,
-                                  "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                                  "type": "string"
-                                },
-                                "propagation": {
-                                  "description": "propagation defines how this taint should be propagated to nodes.\nValid values are 'Always' and 'OnInitialization'.\nAlways: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.\nOnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.",
-                                  "enum": [
-                                    "Always",
-                                    "OnInitialization"
-                                  ],
-                                  "type": "string"
-                                },
-                                "value": {
-                                  "description": "value is the taint value corresponding to the taint key.\nIt must be a valid label value of maximum size 63 characters.",
-                                  "maxLength": 63,
-                                  "minLength": 1,
-                                  "pattern": "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "effect",
-                                "key",
-                                "propagation"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 64,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "key",
-                              "effect"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          },
-                          "variables": {
-                            "description": "variables can be used to customize the ControlPlane through patches.",
-                            "minProperties": 1,
-                            "properties": {
-                              "overrides": {
-                                "description": "overrides can be used to override Cluster level variables.",
-                                "items": {
-                                  "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                                  "properties": {
-                                    "name": {
-                                      "description": "name of the variable.",
-                                      "maxLength": 256,
-                                      "minLength": 1,
-                                      "type": "string"
-                                    },
-                                    "value": {
-                                      "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                                      "x-kubernetes-preserve-unknown-fields": true
-                                    }
-                                  },
-                                  "required": [
-                                    "name",
-                                    "value"
-                                  ],
-                                  "type": "object"
-                                },
-                                "maxItems": 1000,
-                                "minItems": 1,
-                                "type": "array",
-                                "x-kubernetes-list-map-keys": [
-                                  "name"
-                                ],
-                                "x-kubernetes-list-type": "map"
-                              }
-                            },
-                            "type": "object"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "variables": {
-                        "description": "variables can be used to customize the Cluster through\npatches. They must comply to the corresponding\nVariableClasses defined in the ClusterClass.",
-                        "items": {
-                          "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                          "properties": {
-                            "name": {
-                              "description": "name of the variable.",
-                              "maxLength": 256,
-                              "minLength": 1,
-                              "type": "string"
-                            },
-                            "value": {
-                              "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                              "x-kubernetes-preserve-unknown-fields": true
-                            }
-                          },
-                          "required": [
-                            "name",
-                            "value"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 1000,
-                        "minItems": 1,
-                        "type": "array",
-                        "x-kubernetes-list-map-keys": [
-                          "name"
-                        ],
-                        "x-kubernetes-list-type": "map"
-                      },
-                      "version": {
-                        "description": "version is the Kubernetes version of the cluster.",
-                        "maxLength": 256,
-                        "minLength": 1,
-                        "type": "string"
-                      },
-                      "workers": {
-                        "description": "workers encapsulates the different constructs that form the worker nodes\nfor the cluster.",
-                        "minProperties": 1,
-                        "properties": {
-                          "machineDeployments": {
-                            "description": "machineDeployments is a list of machine deployments in the cluster.",
-                            "items": {
-                              "description": "MachineDeploymentTopology specifies the different parameters for a set of worker nodes in the topology.\nThis set of nodes is managed by a MachineDeployment object whose lifecycle is managed by the Cluster controller.",
-                              "properties": {
-                                "class": {
-                                  "description": "class is the name of the MachineDeploymentClass used to create the set of worker nodes.\nThis should match one of the deployment classes defined in the ClusterClass object\nmentioned in the `Cluster.Spec.Class` field.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "deletion": {
-                                  "description": "deletion contains configuration options for Machine deletion.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "nodeDeletionTimeoutSeconds": {
-                                      "description": "nodeDeletionTimeoutSeconds defines how long the controller will attempt to delete the Node that the Machine\nhosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.\nDefaults to 10 seconds.",
-                                      "format": "int32",
-                                      "minimum": 0,
-                                      "type": "integer"
-                                    },
-                                    "nodeDrainTimeoutSeconds": {
-                                      "description": "nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.\nThe default value is 0, meaning that the node can be drained without any time limitations.\nNOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`",
-                                      "format": "int32",
-                                      "minimum": 0,
-                                      "type": "integer"
-                                    },
-                                    "nodeVolumeDetachTimeoutSeconds": {
-                                      "description": "nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes\nto be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.",
-                                      "format": "int32",
-                                      "minimum": 0,
-                                      "type": "integer"
-                                    },
-                                    "order": {
-                                      "description": "order defines the order in which Machines are deleted when downscaling.\nDefaults to \"Random\". Valid values are \"Random\", \"Newest\", \"Oldest\"",
-                                      "enum": [
-                                        "Random",
-                                        "Newest",
-                                        "Oldest"
-                                      ],
-                                      "type": "string"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "failureDomain": {
-                                  "description": "failureDomain is the failure domain the machines will be created in.\nMust match a key in the FailureDomains map stored on the cluster object.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "healthCheck": {
-                                  "description": "healthCheck allows to enable, disable and override MachineDeployment health check\nconfiguration from the ClusterClass for this MachineDeployment.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "checks": {
-                                      "description": "checks are the checks that are used to evaluate if a Machine is healthy.\n\nIf one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,\nand as a consequence the checks and remediation fields from Cluster will be used instead of the\ncorresponding fields in ClusterClass.\n\nIndependent of this configuration the MachineHealthCheck controller will always\nflag Machines with `cluster.x-k8s.io/remediate-machine` annotation and\nMachines with deleted Nodes as unhealthy.\n\nFurthermore, if checks.nodeStartupTimeoutSeconds is not set it\nis defaulted to 10 minutes and evaluated accordingly.",
-                                      "minProperties": 1,
-                                      "properties": {
-                                        "nodeStartupTimeoutSeconds": {
-                                          "description": "nodeStartupTimeoutSeconds allows to set the maximum time for MachineHealthCheck\nto consider a Machine unhealthy if a corresponding Node isn't associated\nthrough a `Spec.ProviderID` field.\n\nThe duration set in this field is compared to the greatest of:\n- Cluster's infrastructure ready condition timestamp (if and when available)\n- Control Plane's initialized condition timestamp (if and when available)\n- Machine's infrastructure ready condition timestamp (if and when available)\n- Machine's metadata creation timestamp\n\nDefaults to 10 minutes.\nIf you wish to disable this feature, set the value explicitly to 0.",
-                                          "format": "int32",
-                                          "minimum": 0,
-                                          "type": "integer"
-                                        },
-                                        "unhealthyMachineConditions": {
-                                          "description": "unhealthyMachineConditions contains a list of the machine conditions that determine\nwhether a machine is considered unhealthy.  The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the machine is unhealthy.",
-                                          "items": {
-                                            "description": "UnhealthyMachineCondition represents a Machine condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a machine is considered unhealthy.",
-                                            "properties": {
-                                              "status": {
-                                                "description": "status of the condition, one of True, False, Unknown.",
-                                                "enum": [
-                                                  "True",
-                                                  "False",
-                                                  "Unknown"
-                                                ],
-                                                "type": "string"
-                                              },
-                                              "timeoutSeconds": {
-                                                "description": "timeoutSeconds is the duration that a machine must be in a given status for,\nafter which the machine is considered unhealthy.\nFor example, with a value of \"3600\", the machine must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                                "format": "int32",
-                                                "minimum": 0,
-                                                "type": "integer"
-                                              },
-                                              "type": {
-                                                "description": "type of Machine condition",
-                                                "maxLength": 316,
-                                                "minLength": 1,
-                                                "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                                "type": "string",
-                                                "x-kubernetes-validations": [
-                                                  {
-                                                    "message": "type must not be one of: Ready, Available, HealthCheckSucceeded, OwnerRemediated, ExternallyRemediated",
-                                                    "rule": "!(self in ['Ready','Available','HealthCheckSucceeded','OwnerRemediated','ExternallyRemediated'])"
-                                                  }
-                                                ]
-                                              }
-                                            },
-                                            "required": [
-                                              "status",
-                                              "timeoutSeconds",
-                                              "type"
-                                            ],
-                                            "type": "object"
-                                          },
-                                          "maxItems": 100,
-                                          "minItems": 1,
-                                          "type": "array",
-                                          "x-kubernetes-list-type": "atomic"
-                                        },
-                                        "unhealthyNodeConditions": {
-                                          "description": "unhealthyNodeConditions contains a list of conditions that determine\nwhether a node is considered unhealthy. The conditions are combined in a\nlogical OR, i.e. if any of the conditions is met, the node is unhealthy.",
-                                          "items": {
-                                            "description": "UnhealthyNodeCondition represents a Node condition type and value with a timeout\nspecified as a duration.  When the named condition has been in the given\nstatus for at least the timeout value, a node is considered unhealthy.",
-                                            "properties": {
-                                              "status": {
-                                                "description": "status of the condition, one of True, False, Unknown.",
-                                                "minLength": 1,
-                                                "type": "string"
-                                              },
-                                              "timeoutSeconds": {
-                                                "description": "timeoutSeconds is the duration that a node must be in a given status for,\nafter which the node is considered unhealthy.\nFor example, with a value of \"3600\", the node must match the status\nfor at least 1 hour before being considered unhealthy.",
-                                                "format": "int32",
-                                                "minimum": 0,
-                                                "type": "integer"
-                                              },
-                                              "type": {
-                                                "description": "type of Node condition",
-                                                "minLength": 1,
-                                                "type": "string"
-                                              }
-                                            },
-                                            "required": [
-                                              "status",
-                                              "timeoutSeconds",
-                                              "type"
-                                            ],
-                                            "type": "object"
-                                          },
-                                          "maxItems": 100,
-                                          "minItems": 1,
-                                          "type": "array",
-                                          "x-kubernetes-list-type": "atomic"
-                                        }
-                                      },
-                                      "type": "object"
-                                    },
-                                    "enabled": {
-                                      "description": "enabled controls if a MachineHealthCheck should be created for the target machines.\n\nIf false: No MachineHealthCheck will be created.\n\nIf not set(default): A MachineHealthCheck will be created if it is defined here or\n in the associated ClusterClass. If no MachineHealthCheck is defined then none will be created.\n\nIf true: A MachineHealthCheck is guaranteed to be created. Cluster validation will\nblock if `enable` is true and no MachineHealthCheck definition is available.",
-                                      "type": "boolean"
-                                    },
-                                    "remediation": {
-                                      "description": "remediation configures if and how remediations are triggered if a Machine is unhealthy.\n\nIf one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,\nand as a consequence the checks and remediation fields from cluster will be used instead of the\ncorresponding fields in ClusterClass.\n\nIf an health check override is defined and remediation or remediation.triggerIf is not set,\nremediation will always be triggered for unhealthy Machines.\n\nIf an health check override is defined and remediation or remediation.templateRef is not set,\nthe OwnerRemediated condition will be set on unhealthy Machines to trigger remediation via\nthe owner of the Machines, for example a MachineSet or a KubeadmControlPlane.",
-                                      "minProperties": 1,
-                                      "properties": {
-                                        "maxInFlight": {
-                                          "anyOf": [
-                                            {
-                                              "type": "integer"
-                                            },
-                                            {
-                                              "type": "string"
-                                            }
-                                          ],
-                                          "description": "maxInFlight determines how many in flight remediations should happen at the same time.\n\nRemediation only happens on the MachineSet with the most current revision, while\nolder MachineSets (usually present during rollout operations) aren't allowed to remediate.\n\nNote: In general (independent of remediations), unhealthy machines are always\nprioritized during scale down operations over healthy ones.\n\nMaxInFlight can be set to a fixed number or a percentage.\nExample: when this is set to 20%, the MachineSet controller deletes at most 20% of\nthe desired replicas.\n\nIf not set, remediation is limited to all machines (bounded by replicas)\nunder the active MachineSet's management.",
-                                          "x-kubernetes-int-or-string": true
-                                        },
-                                        "templateRef": {
-                                          "description": "templateRef is a reference to a remediation template\nprovided by an infrastructure provider.\n\nThis field is completely optional, when filled, the MachineHealthCheck controller\ncreates a new object from the template referenced and hands off remediation of the machine to\na controller that lives outside of Cluster API.",
-                                          "properties": {
-                                            "apiVersion": {
-                                              "description": "apiVersion of the remediation template.\napiVersion must be fully qualified domain name followed by / and a version.\nNOTE: This field must be kept in sync with the APIVersion of the remediation template.",
-                                              "maxLength": 317,
-                                              "minLength": 1,
-                                              "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/[a-z]([-a-z0-9]*[a-z0-9])?$",
-                                              "type": "string"
-                                            },
-                                            "kind": {
-                                              "description": "kind of the remediation template.\nkind must consist of alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character.",
-                                              "maxLength": 63,
-                                              "minLength": 1,
-                                              "pattern": "^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$",
-                                              "type": "string"
-                                            },
-                                            "name": {
-                                              "description": "name of the remediation template.\nname must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character.",
-                                              "maxLength": 253,
-                                              "minLength": 1,
-                                              "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                                              "type": "string"
-                                            }
-                                          },
-                                          "required": [
-                                            "apiVersion",
-                                            "kind",
-                                            "name"
-                                          ],
-                                          "type": "object"
-                                        },
-                                        "triggerIf": {
-                                          "description": "triggerIf configures if remediations are triggered.\nIf this field is not set, remediations are always triggered.",
-                                          "minProperties": 1,
-                                          "properties": {
-                                            "unhealthyInRange": {
-                                              "description": "unhealthyInRange specifies that remediations are only triggered if the number of\nunhealthy Machines is in the configured range.\nTakes precedence over unhealthyLessThanOrEqualTo.\nEg. \"[3-5]\" - This means that remediation will be allowed only when:\n(a) there are at least 3 unhealthy Machines (and)\n(b) there are at most 5 unhealthy Machines",
-                                              "maxLength": 32,
-                                              "minLength": 1,
-                                              "pattern": "^\\[[0-9]+-[0-9]+\\]$",
-                                              "type": "string"
-                                            },
-                                            "unhealthyLessThanOrEqualTo": {
-                                              "anyOf": [
-                                                {
-                                                  "type": "integer"
-                                                },
-                                                {
-                                                  "type": "string"
-                                                }
-                                              ],
-                                              "description": "unhealthyLessThanOrEqualTo specifies that remediations are only triggered if the number of\nunhealthy Machines is less than or equal to the configured value.\nunhealthyInRange takes precedence if set.",
-                                              "x-kubernetes-int-or-string": true
-                                            }
-                                          },
-                                          "type": "object"
-                                        }
-                                      },
-                                      "type": "object"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "metadata": {
-                                  "description": "metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.\nAt runtime this metadata is merged with the corresponding metadata from the ClusterClass.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "annotations": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: http://kubernetes.io/docs/user-guide/annotations",
-                                      "type": "object"
-                                    },
-                                    "labels": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "labels is a map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nand services.\nMore info: http://kubernetes.io/docs/user-guide/labels",
-                                      "type": "object"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "minReadySeconds": {
-                                  "description": "minReadySeconds is the minimum number of seconds for which a newly created machine should\nbe ready.\nDefaults to 0 (machine will be considered available as soon as it\nis ready)",
-                                  "format": "int32",
-                                  "minimum": 0,
-                                  "type": "integer"
-                                },
-                                "name": {
-                                  "description": "name is the unique identifier for this MachineDeploymentTopology.\nThe value is used with other unique identifiers to create a MachineDeployment's Name\n(e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,\nthe values are hashed together.",
-                                  "maxLength": 63,
-                                  "minLength": 1,
-                                  "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                                  "type": "string"
-                                },
-                                "readinessGates": {
-                                  "description": "readinessGates specifies additional conditions to include when evaluating Machine Ready condition.\n\nThis field can be used e.g. to instruct the machine controller to include in the computation for Machine's ready\ncomputation a condition, managed by an external controllers, reporting the status of special software/hardware installed on the Machine.\n\nIf this field is not defined, readinessGates from the corresponding MachineDeploymentClass will be used, if any.",
-                                  "items": {
-                                    "description": "MachineReadinessGate contains the type of a Machine condition to be used as a readiness gate.",
-                                    "properties": {
-                                      "conditionType": {
-                                        "description": "conditionType refers to a condition with matching type in the Machine's condition list.\nIf the conditions doesn't exist, it will be treated as unknown.\nNote: Both Cluster API conditions or conditions added by 3rd party controllers can be used as readiness gates.",
-                                        "maxLength": 316,
-                                        "minLength": 1,
-                                        "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                                        "type": "string"
-                                      },
-                                      "polarity": {
-                                        "description": "polarity of the conditionType specified in this readinessGate.\nValid values are Positive, Negative and omitted.\nWhen omitted, the default behaviour will be Positive.\nA positive polarity means that the condition should report a true status under normal conditions.\nA negative polarity means that the condition should report a false status under normal conditions.",
-                                        "enum": [
-                                          "Positive",
-                                          "Negative"
-                                        ],
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "conditionType"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "maxItems": 32,
-                                  "minItems": 1,
-                                  "type": "array",
-                                  "x-kubernetes-list-map-keys": [
-                                    "conditionType"
-                                  ],
-                                  "x-kubernetes-list-type": "map"
-                                },
-                                "replicas": {
-                                  "description": "replicas is the number of worker nodes belonging to this set.\nIf the value is nil, the MachineDeployment is created without the number of Replicas (defaulting to 1)\nand it's assumed that an external entity (like cluster autoscaler) is responsible for the management\nof this value.",
-                                  "format": "int32",
-                                  "type": "integer"
-                                },
-                                "rollout": {
-                                  "description": "rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.\nIt allows you to define the strategy used during rolling replacements.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "after": {
-                                      "description": "after is a field to indicate a rollout should be performed\nafter the specified time even if no changes have been made to the\nMachineDeployment.\nExample: In the YAML the time can be specified in the RFC3339 format.\nTo specify the rolloutAfter target as March 9, 2023, at 9 am UTC\nuse \"2023-03-09T09:00:00Z\".",
-                                      "format": "date-time",
-                                      "type": "string"
-                                    },
-                                    "strategy": {
-                                      "description": "strategy specifies how to roll out control plane Machines.",
-                                      "minProperties": 1,
-                                      "properties": {
-                                        "rollingUpdate": {
-                                          "description": "rollingUpdate is the rolling update config params. Present only if\ntype = RollingUpdate.",
-                                          "minProperties": 1,
-                                          "properties": {
-                                            "maxSurge": {
-                                              "anyOf": [
-                                                {
-                                                  "type": "integer"
-                                                },
-                                                {
-                                                  "type": "string"
-                                                }
-                                              ],
-                                              "description": "maxSurge is the maximum number of machines that can be scheduled above the\ndesired number of machines.\nValue can be an absolute number (ex: 5) or a percentage of\ndesired machines (ex: 10%).\nThis can not be 0 if MaxUnavailable is 0.\nAbsolute number is calculated from percentage by rounding up.\nDefaults to 1.\nExample: when this is set to 30%, the new MachineSet can be scaled\nup immediately when the rolling update starts, such that the total\nnumber of old and new machines do not exceed 130% of desired\nmachines. Once old machines have been killed, new MachineSet can\nbe scaled up further, ensuring that total number of machines running\nat any time during the update is at most 130% of desired machines.",
-                                              "x-kubernetes-int-or-string": true
-                                            },
-                                            "maxUnavailable": {
-                                              "anyOf": [
-                                                {
-                                                  "type": "integer"
-                                                },
-                                                {
-                                                  "type": "string"
-                                                }
-                                              ],
-                                              "description": "maxUnavailable is the maximum number of machines that can be unavailable during the update.\nValue can be an absolute number (ex: 5) or a percentage of desired\nmachines (ex: 10%).\nAbsolute number is calculated from percentage by rounding down.\nThis can not be 0 if MaxSurge is 0.\nDefaults to 0.\nExample: when this is set to 30%, the old MachineSet can be scaled\ndown to 70% of desired machines immediately when the rolling update\nstarts. Once new machines are ready, old MachineSet can be scaled\ndown further, followed by scaling up the new MachineSet, ensuring\nthat the total number of machines available at all times\nduring the update is at least 70% of desired machines.",
-                                              "x-kubernetes-int-or-string": true
-                                            }
-                                          },
-                                          "type": "object"
-                                        },
-                                        "type": {
-                                          "description": "type of rollout. Allowed values are RollingUpdate and OnDelete.\nDefault is RollingUpdate.",
-                                          "enum": [
-                                            "RollingUpdate",
-                                            "OnDelete"
-                                          ],
-                                          "type": "string"
-                                        }
-                                      },
-                                      "required": [
-                                        "type"
-                                      ],
-                                      "type": "object"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "taints": {
-                                  "description": "taints are the node taints that Cluster API will manage.\nThis list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,\ne.g. the node controller might add the node.kubernetes.io/not-ready taint.\nOnly those taints defined in this list will be added or removed by core Cluster API controllers.\n\nThere can be at most 64 taints.\nA pod would have to tolerate all existing taints to run on the corresponding node.\n\nNOTE: This list is implemented as a \"map\" type, meaning that individual elements can be managed by different owners.",
-                                  "items": {
-                                    "description": "MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.",
-                                    "properties": {
-                                      "effect": {
-                                        "description": "effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.",
-                                        "enum": [
-                                          "NoSchedule",
-                                          "PreferNoSchedule",
-                                          "NoExecute"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "key": {
-                                        "description": "key is the taint key to be applied to a node.\nMust be a valid qualified name of maximum size 63 characters\nwith an optional subdomain prefix of maximum size 253 characters,\nseparated by a `/`.",
-                                        "maxLength": 317,
-                                        "minLength": 1,
-                                        "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                                        "type": "string"
-                                      },
-                                      "propagation": {
-                                        "description": "propagation defines how this taint should be propagated to nodes.\nValid values are 'Always' and 'OnInitialization'.\nAlways: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.\nOnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.",
-                                        "enum": [
-                                          "Always",
-                                          "OnInitialization"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "value": {
-                                        "description": "value is the taint value corresponding to the taint key.\nIt must be a valid label value of maximum size 63 characters.",
-                                        "maxLength": 63,
-                                        "minLength": 1,
-                                        "pattern": "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "effect",
-                                      "key",
-                                      "propagation"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "maxItems": 64,
-                                  "minItems": 1,
-                                  "type": "array",
-                                  "x-kubernetes-list-map-keys": [
-                                    "key",
-                                    "effect"
-                                  ],
-                                  "x-kubernetes-list-type": "map"
-                                },
-                                "variables": {
-                                  "description": "variables can be used to customize the MachineDeployment through patches.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "overrides": {
-                                      "description": "overrides can be used to override Cluster level variables.",
-                                      "items": {
-                                        "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                                        "properties": {
-                                          "name": {
-                                            "description": "name of the variable.",
-                                            "maxLength": 256,
-                                            "minLength": 1,
-                                            "type": "string"
-                                          },
-                                          "value": {
-                                            "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                                            "x-kubernetes-preserve-unknown-fields": true
-                                          }
-                                        },
-                                        "required": [
-                                          "name",
-                                          "value"
-                                        ],
-                                        "type": "object"
-                                      },
-                                      "maxItems": 1000,
-                                      "minItems": 1,
-                                      "type": "array",
-                                      "x-kubernetes-list-map-keys": [
-                                        "name"
-                                      ],
-                                      "x-kubernetes-list-type": "map"
-                                    }
-                                  },
-                                  "type": "object"
-                                }
-                              },
-                              "required": [
-                                "class",
-                                "name"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 2000,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "name"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          },
-                          "machinePools": {
-                            "description": "machinePools is a list of machine pools in the cluster.",
-                            "items": {
-                              "description": "MachinePoolTopology specifies the different parameters for a pool of worker nodes in the topology.\nThis pool of nodes is managed by a MachinePool object whose lifecycle is managed by the Cluster controller.",
-                              "properties": {
-                                "class": {
-                                  "description": "class is the name of the MachinePoolClass used to create the pool of worker nodes.\nThis should match one of the deployment classes defined in the ClusterClass object\nmentioned in the `Cluster.Spec.Class` field.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "deletion": {
-                                  "description": "deletion contains configuration options for Machine deletion.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "nodeDeletionTimeoutSeconds": {
-                                      "description": "nodeDeletionTimeoutSeconds defines how long the controller will attempt to delete the Node that the MachinePool\nhosts after the MachinePool is marked for deletion. A duration of 0 will retry deletion indefinitely.\nDefaults to 10 seconds.",
-                                      "format": "int32",
-                                      "minimum": 0,
-                                      "type": "integer"
-                                    },
-                                    "nodeDrainTimeoutSeconds": {
-                                      "description": "nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.\nThe default value is 0, meaning that the node can be drained without any time limitations.\nNOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`",
-                                      "format": "int32",
-                                      "minimum": 0,
-                                      "type": "integer"
-                                    },
-                                    "nodeVolumeDetachTimeoutSeconds": {
-                                      "description": "nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes\nto be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.",
-                                      "format": "int32",
-                                      "minimum": 0,
-                                      "type": "integer"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "failureDomains": {
-                                  "description": "failureDomains is the list of failure domains the machine pool will be created in.\nMust match a key in the FailureDomains map stored on the cluster object.",
-                                  "items": {
-                                    "maxLength": 256,
-                                    "minLength": 1,
-                                    "type": "string"
-                                  },
-                                  "maxItems": 100,
-                                  "minItems": 1,
-                                  "type": "array",
-                                  "x-kubernetes-list-type": "atomic"
-                                },
-                                "metadata": {
-                                  "description": "metadata is the metadata applied to the MachinePool.\nAt runtime this metadata is merged with the corresponding metadata from the ClusterClass.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "annotations": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: http://kubernetes.io/docs/user-guide/annotations",
-                                      "type": "object"
-                                    },
-                                    "labels": {
-                                      "additionalProperties": {
-                                        "type": "string"
-                                      },
-                                      "description": "labels is a map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nand services.\nMore info: http://kubernetes.io/docs/user-guide/labels",
-                                      "type": "object"
-                                    }
-                                  },
-                                  "type": "object"
-                                },
-                                "minReadySeconds": {
-                                  "description": "minReadySeconds is the minimum number of seconds for which a newly created machine pool should\nbe ready.\nDefaults to 0 (machine will be considered available as soon as it\nis ready)",
-                                  "format": "int32",
-                                  "minimum": 0,
-                                  "type": "integer"
-                                },
-                                "name": {
-                                  "description": "name is the unique identifier for this MachinePoolTopology.\nThe value is used with other unique identifiers to create a MachinePool's Name\n(e.g. cluster's name, etc). In case the name is greater than the allowed maximum length,\nthe values are hashed together.",
-                                  "maxLength": 63,
-                                  "minLength": 1,
-                                  "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-                                  "type": "string"
-                                },
-                                "replicas": {
-                                  "description": "replicas is the number of nodes belonging to this pool.\nIf the value is nil, the MachinePool is created without the number of Replicas (defaulting to 1)\nand it's assumed that an external entity (like cluster autoscaler) is responsible for the management\nof this value.",
-                                  "format": "int32",
-                                  "type": "integer"
-                                },
-                                "taints": {
-                                  "description": "taints are the node taints that Cluster API will manage.\nThis list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,\ne.g. the node controller might add the node.kubernetes.io/not-ready taint.\nOnly those taints defined in this list will be added or removed by core Cluster API controllers.\n\nThere can be at most 64 taints.\nA pod would have to tolerate all existing taints to run on the corresponding node.\n\nNOTE: This list is implemented as a \"map\" type, meaning that individual elements can be managed by different owners.",
-                                  "items": {
-                                    "description": "MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.",
-                                    "properties": {
-                                      "effect": {
-                                        "description": "effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.",
-                                        "enum": [
-                                          "NoSchedule",
-                                          "PreferNoSchedule",
-                                          "NoExecute"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "key": {
-                                        "description": "key is the taint key to be applied to a node.\nMust be a valid qualified name of maximum size 63 characters\nwith an optional subdomain prefix of maximum size 253 characters,\nseparated by a `/`.",
-                                        "maxLength": 317,
-                                        "minLength": 1,
-                                        "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\\/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                                        "type": "string"
-                                      },
-                                      "propagation": {
-                                        "description": "propagation defines how this taint should be propagated to nodes.\nValid values are 'Always' and 'OnInitialization'.\nAlways: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.\nOnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.",
-                                        "enum": [
-                                          "Always",
-                                          "OnInitialization"
-                                        ],
-                                        "type": "string"
-                                      },
-                                      "value": {
-                                        "description": "value is the taint value corresponding to the taint key.\nIt must be a valid label value of maximum size 63 characters.",
-                                        "maxLength": 63,
-                                        "minLength": 1,
-                                        "pattern": "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
-                                        "type": "string"
-                                      }
-                                    },
-                                    "required": [
-                                      "effect",
-                                      "key",
-                                      "propagation"
-                                    ],
-                                    "type": "object"
-                                  },
-                                  "maxItems": 64,
-                                  "minItems": 1,
-                                  "type": "array",
-                                  "x-kubernetes-list-map-keys": [
-                                    "key",
-                                    "effect"
-                                  ],
-                                  "x-kubernetes-list-type": "map"
-                                },
-                                "variables": {
-                                  "description": "variables can be used to customize the MachinePool through patches.",
-                                  "minProperties": 1,
-                                  "properties": {
-                                    "overrides": {
-                                      "description": "overrides can be used to override Cluster level variables.",
-                                      "items": {
-                                        "description": "ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a\nVariable definition in the ClusterClass `status` variables.",
-                                        "properties": {
-                                          "name": {
-                                            "description": "name of the variable.",
-                                            "maxLength": 256,
-                                            "minLength": 1,
-                                            "type": "string"
-                                          },
-                                          "value": {
-                                            "description": "value of the variable.\nNote: the value will be validated against the schema of the corresponding ClusterClassVariable\nfrom the ClusterClass.\nNote: We have to use apiextensionsv1.JSON instead of a custom JSON type, because controller-tools has a\nhard-coded schema for apiextensionsv1.JSON which cannot be produced by another type via controller-tools,\ni.e. it is not possible to have no type field.\nRef: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111",
-                                            "x-kubernetes-preserve-unknown-fields": true
-                                          }
-                                        },
-                                        "required": [
-                                          "name",
-                                          "value"
-                                        ],
-                                        "type": "object"
-                                      },
-                                      "maxItems": 1000,
-                                      "minItems": 1,
-                                      "type": "array",
-                                      "x-kubernetes-list-map-keys": [
-                                        "name"
-                                      ],
-                                      "x-kubernetes-list-type": "map"
-                                    }
-                                  },
-                                  "type": "object"
-                                }
-                              },
-                              "required": [
-                                "class",
-                                "name"
-                              ],
-                              "type": "object"
-                            },
-                            "maxItems": 2000,
-                            "minItems": 1,
-                            "type": "array",
-                            "x-kubernetes-list-map-keys": [
-                              "name"
-                            ],
-                            "x-kubernetes-list-type": "map"
-                          }
-                        },
-                        "type": "object"
-                      }
-                    },
-                    "required": [
-                      "classRef",
-                      "version"
-                    ],
-                    "type": "object"
-                  }
-                },
-                "type": "object"
-              },
-              "status": {
-                "description": "status is the observed state of Cluster.",
-                "minProperties": 1,
-                "properties": {
-                  "conditions": {
-                    "description": "conditions represents the observations of a Cluster's current state.\nKnown condition types are Available, InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable, MachinesReady\nMachinesUpToDate, RemoteConnectionProbe, ScalingUp, ScalingDown, Remediating, Deleting, Paused.\nAdditionally, a TopologyReconciled condition will be added in case the Cluster is referencing a ClusterClass / defining a managed Topology.",
-                    "items": {
-                      "description": "Condition contains details for one aspect of the current state of this API Resource.",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "lastTransitionTime is the last time the condition transitioned from one status to another.\nThis should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.",
-                          "format": "date-time",
-                          "type": "string"
-                        },
-                        "message": {
-                          "description": "message is a human readable message indicating details about the transition.\nThis may be an empty string.",
-                          "maxLength": 32768,
-                          "type": "string"
-                        },
-                        "observedGeneration": {
-                          "description": "observedGeneration represents the .metadata.generation that the condition was set based upon.\nFor instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date\nwith respect to the current state of the instance.",
-                          "format": "int64",
-                          "minimum": 0,
-                          "type": "integer"
-                        },
-                        "reason": {
-                          "description": "reason contains a programmatic identifier indicating the reason for the condition's last transition.\nProducers of specific condition types may define expected values and meanings for this field,\nand whether the values are considered a guaranteed API.\nThe value should be a CamelCase string.\nThis field may not be empty.",
-                          "maxLength": 1024,
-                          "minLength": 1,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$",
-                          "type": "string"
-                        },
-                        "status": {
-                          "description": "status of the condition, one of True, False, Unknown.",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ],
-                          "type": "string"
-                        },
-                        "type": {
-                          "description": "type of condition in CamelCase or in foo.example.com/CamelCase.",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ],
-                      "type": "object"
-                    },
-                    "maxItems": 32,
-                    "type": "array",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ],
-                    "x-kubernetes-list-type": "map"
-                  },
-                  "controlPlane": {
-                    "description": "controlPlane groups all the observations about Cluster's ControlPlane current state.",
-                    "properties": {
-                      "availableReplicas": {
-                        "description": "availableReplicas is the total number of available control plane machines in this cluster. A machine is considered available when Machine's Available condition is true.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "desiredReplicas": {
-                        "description": "desiredReplicas is the total number of desired control plane machines in this cluster.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "readyReplicas": {
-                        "description": "readyReplicas is the total number of ready control plane machines in this cluster. A machine is considered ready when Machine's Ready condition is true.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "replicas": {
-                        "description": "replicas is the total number of control plane machines in this cluster.\nNOTE: replicas also includes machines still being provisioned or being deleted.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "upToDateReplicas": {
-                        "description": "upToDateReplicas is the number of up-to-date control plane machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "upgradePlan": {
-                        "description": "upgradePlan reports the list of versions that would be applied to the control plane object according to the upgrade plan.\nNote:\n- This field is set only when the Cluster topology is managed by Cluster API and a Cluster upgrade is in progress.\n- Once a version is applied to the control plane object, it is removed from the list (after a version\n  is applied to a control plane object, it might take some time for the actual upgrade to complete)\n- During a chained upgrade, the upgrade plan is continuously re-computed, and this field will\n  report only the last known upgrade plan.",
-                        "items": {
-                          "description": "StatusUpgradePlanVersion groups upgrade plan version-related status information.",
-                          "properties": {
-                            "version": {
-                              "description": "version is the Kubernetes version.",
-                              "maxLength": 256,
-                              "minLength": 1,
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "version"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 32,
-                        "minItems": 1,
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "versions": {
-                        "description": "versions is the aggregated Kubernetes versions in this control plane.",
-                        "items": {
-                          "description": "StatusVersion groups version-related status information.",
-                          "properties": {
-                            "replicas": {
-                              "description": "replicas is the number of replicas at this version.",
-                              "format": "int32",
-                              "minimum": 1,
-                              "type": "integer"
-                            },
-                            "version": {
-                              "description": "version is the Kubernetes version.",
-                              "maxLength": 256,
-                              "minLength": 1,
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "version"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 32,
-                        "minItems": 1,
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "deprecated": {
-                    "description": "deprecated groups all the status fields that are deprecated and will be removed when all the nested field are removed.",
-                    "properties": {
-                      "v1beta1": {
-                        "description": "v1beta1 groups all the status fields that are deprecated and will be removed when support for v1beta1 will be dropped.",
-                        "properties": {
-                          "conditions": {
-                            "description": "conditions defines current service state of the cluster.\n\nDeprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.",
-                            "items": {
-                              "description": "Condition defines an observation of a Cluster API resource operational state.\n\nDeprecated: This type is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.",
-                              "properties": {
-                                "lastTransitionTime": {
-                                  "description": "lastTransitionTime is the last time the condition transitioned from one status to another.\nThis should be when the underlying condition changed. If that is not known, then using the time when\nthe API field changed is acceptable.",
-                                  "format": "date-time",
-                                  "type": "string"
-                                },
-                                "message": {
-                                  "description": "message is a human readable message indicating details about the transition.\nThis field may be empty.",
-                                  "maxLength": 10240,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "reason": {
-                                  "description": "reason is the reason for the condition's last transition in CamelCase.\nThe specific API may choose whether or not this field is considered a guaranteed API.\nThis field may be empty.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                },
-                                "severity": {
-                                  "description": "severity provides an explicit classification of Reason code, so the users or machines can immediately\nunderstand the current situation and act accordingly.\nThe Severity field MUST be set only when Status=False.",
-                                  "maxLength": 32,
-                                  "type": "string"
-                                },
-                                "status": {
-                                  "description": "status of the condition, one of True, False, Unknown.",
-                                  "type": "string"
-                                },
-                                "type": {
-                                  "description": "type of condition in CamelCase or in foo.example.com/CamelCase.\nMany .condition.type values are consistent across resources like Available, but because arbitrary conditions\ncan be useful (see .node.status.conditions), the ability to deconflict is important.",
-                                  "maxLength": 256,
-                                  "minLength": 1,
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "lastTransitionTime",
-                                "status",
-                                "type"
-                              ],
-                              "type": "object"
-                            },
-                            "type": "array"
-                          },
-                          "failureMessage": {
-                            "description": "failureMessage indicates that there is a fatal problem reconciling the\nstate, and will be set to a descriptive error message.\n\nDeprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.",
-                            "maxLength": 10240,
-                            "minLength": 1,
-                            "type": "string"
-                          },
-                          "failureReason": {
-                            "description": "failureReason indicates that there is a fatal problem reconciling the\nstate, and will be set to a token value suitable for\nprogrammatic interpretation.\n\nDeprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.",
-                            "type": "string"
-                          }
-                        },
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "failureDomains": {
-                    "description": "failureDomains is a slice of failure domain objects synced from the infrastructure provider.",
-                    "items": {
-                      "description": "FailureDomain is the Schema for Cluster API failure domains.\nIt allows controllers to understand how many failure domains a cluster can optionally span across.",
-                      "properties": {
-                        "attributes": {
-                          "additionalProperties": {
-                            "type": "string"
-                          },
-                          "description": "attributes is a free form map of attributes an infrastructure provider might use or require.",
-                          "type": "object"
-                        },
-                        "controlPlane": {
-                          "description": "controlPlane determines if this failure domain is suitable for use by control plane machines.",
-                          "type": "boolean"
-                        },
-                        "name": {
-                          "description": "name is the name of the failure domain.",
-                          "maxLength": 256,
-                          "minLength": 1,
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "name"
-                      ],
-                      "type": "object"
-                    },
-                    "maxItems": 100,
-                    "minItems": 1,
-                    "type": "array",
-                    "x-kubernetes-list-map-keys": [
-                      "name"
-                    ],
-                    "x-kubernetes-list-type": "map"
-                  },
-                  "initialization": {
-                    "description": "initialization provides observations of the Cluster initialization process.\nNOTE: Fields in this struct are part of the Cluster API contract and are used to orchestrate initial Cluster provisioning.",
-                    "minProperties": 1,
-                    "properties": {
-                      "controlPlaneInitialized": {
-                        "description": "controlPlaneInitialized denotes when the control plane is functional enough to accept requests.\nThis information is usually used as a signal for starting all the provisioning operations that depends on\na functional API server, but do not require a full HA control plane to exists, like e.g. join worker Machines,\ninstall core addons like CNI, CPI, CSI etc.\nNOTE: this field is part of the Cluster API contract, and it is used to orchestrate provisioning.\nThe value of this field is never updated after initialization is completed.",
-                        "type": "boolean"
-                      },
-                      "infrastructureProvisioned": {
-                        "description": "infrastructureProvisioned is true when the infrastructure provider reports that Cluster's infrastructure is fully provisioned.\nNOTE: this field is part of the Cluster API contract, and it is used to orchestrate provisioning.\nThe value of this field is never updated after provisioning is completed.",
-                        "type": "boolean"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "observedGeneration": {
-                    "description": "observedGeneration is the latest generation observed by the controller.",
-                    "format": "int64",
-                    "minimum": 1,
-                    "type": "integer"
-                  },
-                  "phase": {
-                    "description": "phase represents the current phase of cluster actuation.",
-                    "enum": [
-                      "Pending",
-                      "Provisioning",
-                      "Provisioned",
-                      "Deleting",
-                      "Failed",
-                      "Unknown"
-                    ],
-                    "type": "string"
-                  },
-                  "workers": {
-                    "description": "workers groups all the observations about Cluster's Workers current state.",
-                    "properties": {
-                      "availableReplicas": {
-                        "description": "availableReplicas is the total number of available worker machines in this cluster. A machine is considered available when Machine's Available condition is true.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "desiredReplicas": {
-                        "description": "desiredReplicas is the total number of desired worker machines in this cluster.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "readyReplicas": {
-                        "description": "readyReplicas is the total number of ready worker machines in this cluster. A machine is considered ready when Machine's Ready condition is true.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "replicas": {
-                        "description": "replicas is the total number of worker machines in this cluster.\nNOTE: replicas also includes machines still being provisioned or being deleted.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "upToDateReplicas": {
-                        "description": "upToDateReplicas is the number of up-to-date worker machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.",
-                        "format": "int32",
-                        "type": "integer"
-                      },
-                      "upgradePlan": {
-                        "description": "upgradePlan reports the list of versions that would be applied to the worker objects (all MachineDeployments and MachinePools).\nNote:\n- This field is set only when the Cluster topology is managed by Cluster API and a Cluster upgrade is in progress.\n- Once a version is applied to the worker objects, it is removed from the list (after a version\n  is applied to a worker object, it might take some time for the actual upgrade to complete)\n- During a chained upgrade, the upgrade plan is continuously re-computed, and this field will\n  report only the last known upgrade plan.",
-                        "items": {
-                          "description": "StatusUpgradePlanVersion groups upgrade plan version-related status information.",
-                          "properties": {
-                            "version": {
-                              "description": "version is the Kubernetes version.",
-                              "maxLength": 256,
-                              "minLength": 1,
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "version"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 32,
-                        "minItems": 1,
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "versions": {
-                        "description": "versions is the aggregated Kubernetes versions in cluster workers.",
-                        "items": {
-                          "description": "StatusVersion groups version-related status information.",
-                          "properties": {
-                            "replicas": {
-                              "description": "replicas is the number of replicas at this version.",
-                              "format": "int32",
-                              "minimum": 1,
-                              "type": "integer"
-                            },
-                            "version": {
-                              "description": "version is the Kubernetes version.",
-                              "maxLength": 256,
-                              "minLength": 1,
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "version"
-                          ],
-                          "type": "object"
-                        },
-                        "maxItems": 32,
-                        "minItems": 1,
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      }
-                    },
-                    "type": "object"
-                  }
-                },
-                "type": "object"
-              }
-            },
-            "required": [
-              "spec"
-            ],
-            "type": "object"
-          }
-        },
-        "served": true,
-        "storage": true,
-        "subresources": {
-          "status": {}
-        }
-      }
-    ]
-  }
-}"#;
+pub const CLUSTER_CRD: &str = include_str!("cluster.cluster_crd.json");
+
 /// The reasons Cluster's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ClusterReason {
@@ -3417,6 +23,7 @@ pub enum ClusterReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl ClusterReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -3427,6 +34,7 @@ impl ClusterReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for ClusterReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -3436,18 +44,22 @@ impl ::core::convert::From<&str> for ClusterReason {
         }
     }
 }
+
 impl ::core::convert::From<ClusterReason> for ::std::string::String {
     fn from(reason: ClusterReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for ClusterReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 pub mod v1beta1 {
     //! Version `v1beta1`.
+    #[allow(unused_imports)]
     pub use super::ClusterReason;
     use k8s_openapi::api::core::v1::ObjectReference;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
@@ -3455,6 +67,7 @@ pub mod v1beta1 {
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
     use std::collections::BTreeMap;
+
     /// Cluster is the Schema for the clusters API.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Cluster {
@@ -3468,6 +81,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<ClusterStatus>,
     }
+
     impl Cluster {
         /// A Cluster named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ClusterSpec) -> Self {
@@ -3481,6 +95,7 @@ pub mod v1beta1 {
             }
         }
     }
+
     impl ::serde::Serialize for Cluster {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -3495,95 +110,108 @@ pub mod v1beta1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("spec", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("spec")?,
             }
             match &self.status {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for Cluster {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("Cluster")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("cluster.x-k8s.io")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1beta1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("cluster.x-k8s.io/v1beta1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("clusters")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for Cluster {
         type Spec = Option<ClusterSpec>;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for Cluster {
         type Status = ClusterStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for Cluster {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(super::CLUSTER_CRD, "v1beta1")
         }
+
         fn crd_name() -> &'static str {
             "clusters.cluster.x-k8s.io"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["cl"]
         }
     }
-    pub use super::super::shared::ClusterAvailabilityGates;
-    pub use super::super::shared::ClusterPolarity;
-    pub use super::super::shared::ClusterMachineHealthCheck;
-    pub use super::super::shared::ClusterUnhealthyConditions;
-    pub use super::super::shared::ClusterUnhealthyMachineConditions;
-    pub use super::super::shared::ClusterUnhealthyMachineConditionsStatus;
-    pub use super::super::shared::ClusterMetadata;
-    pub use super::super::shared::ClusterReadinessGates;
-    pub use super::super::shared::ClusterRollout;
-    pub use super::super::shared::ClusterTaints;
-    pub use super::super::shared::ClusterEffect;
-    pub use super::super::shared::ClusterPropagation;
-    pub use super::super::shared::ClusterMachineHealthCheck as ClusterMachineDeploymentsMachineHealthCheck;
-    pub use super::super::shared::ClusterOrder as ClusterDeletePolicy;
-    pub use super::super::shared::ClusterType;
-    pub use super::super::shared::ClusterConditions;
-    pub use super::super::shared::ClusterPhase;
-    pub use super::super::shared::ClusterStatusControlPlane as ClusterV1beta2ControlPlane;
-    pub use super::super::shared::ClusterUpgradePlan;
-    pub use super::super::shared::ClusterVersions;
-    pub use super::super::shared::ClusterStatusWorkers as ClusterV1beta2Workers;
+
+    #[allow(unused_imports)]
+    pub use super::super::shared::{
+        ClusterAvailabilityGates, ClusterPolarity, ClusterMachineHealthCheck,
+        ClusterUnhealthyConditions, ClusterUnhealthyMachineConditions,
+        ClusterUnhealthyMachineConditionsStatus, ClusterMetadata, ClusterReadinessGates,
+        ClusterRollout, ClusterTaints, ClusterEffect, ClusterPropagation,
+        ClusterMachineHealthCheck as ClusterMachineDeploymentsMachineHealthCheck,
+        ClusterOrder as ClusterDeletePolicy, ClusterType, ClusterConditions,
+        ClusterPhase, ClusterStatusControlPlane as ClusterV1beta2ControlPlane,
+        ClusterUpgradePlan, ClusterVersions,
+        ClusterStatusWorkers as ClusterV1beta2Workers,
+    };
+
     /// spec is the desired state of Cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -3621,6 +249,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub topology: Option<ClusterTopology>,
     }
+
     /// clusterNetwork represents the cluster network configuration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -3641,6 +270,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub services: Option<ClusterPods>,
     }
+
     /// Held by several fields, each of which documents its use.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -3650,6 +280,7 @@ pub mod v1beta1 {
         /// Items: at most 100.
         pub cidr_blocks: Vec<String>,
     }
+
     /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterControlPlaneEndpoint {
@@ -3662,6 +293,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub port: Option<i32>,
     }
+
     /// topology encapsulates the topology for the cluster.
     /// NOTE: It is required to enable the ClusterTopology
     /// feature gate flag to activate managed topologies support.
@@ -3708,6 +340,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterWorkers>,
     }
+
     /// controlPlane describes the cluster control plane.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -3778,6 +411,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
+
     /// Held by several fields, each of which documents its use.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterVariables {
@@ -3787,6 +421,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub overrides: Option<Vec<ClusterOverrides>>,
     }
+
     /// ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a
     /// Variable definition in the ClusterClass `status` variables.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -3812,6 +447,7 @@ pub mod v1beta1 {
         /// Ref: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111
         pub value: Value,
     }
+
     /// workers encapsulates the different constructs that form the worker nodes
     /// for the cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -3828,6 +464,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub machine_pools: Option<Vec<ClusterMachinePools>>,
     }
+
     /// MachineDeploymentTopology specifies the different parameters for a set of worker nodes in the topology.
     /// This set of nodes is managed by a MachineDeployment object whose lifecycle is managed by the Cluster controller.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -3925,6 +562,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
+
     /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
     /// It allows you to define the strategy used during rolling replacements.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -3940,6 +578,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub after: Option<String>,
     }
+
     /// strategy is the deployment strategy to use to replace existing machines with
     /// new ones.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -3960,6 +599,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub r#type: Option<ClusterType>,
     }
+
     /// remediation controls the strategy of remediating unhealthy machines
     /// and how remediating operations should occur during the lifecycle of the dependant MachineSets.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -3982,6 +622,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub max_in_flight: Option<IntOrString>,
     }
+
     /// rollingUpdate is the rolling update config params. Present only if
     /// MachineDeploymentStrategyType = RollingUpdate.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -4024,6 +665,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub max_unavailable: Option<IntOrString>,
     }
+
     /// MachinePoolTopology specifies the different parameters for a pool of worker nodes in the topology.
     /// This pool of nodes is managed by a MachinePool object whose lifecycle is managed by the Cluster controller.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -4095,6 +737,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
+
     /// status is the observed state of Cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4142,6 +785,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub v1beta2: Option<ClusterV1beta2>,
     }
+
     /// FailureDomainSpec is the Schema for Cluster API failure domains.
     /// It allows controllers to understand how many failure domains a cluster can optionally span across.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -4154,6 +798,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<bool>,
     }
+
     /// v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4174,8 +819,10 @@ pub mod v1beta1 {
         pub workers: Option<ClusterV1beta2Workers>,
     }
 }
+
 pub mod v1beta2 {
     //! Version `v1beta2`.
+    #[allow(unused_imports)]
     pub use super::ClusterReason;
     use k8s_openapi::api::core::v1::TypedLocalObjectReference;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -4184,6 +831,7 @@ pub mod v1beta2 {
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
     use std::collections::BTreeMap;
+
     /// Cluster is the Schema for the clusters API.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Cluster {
@@ -4200,6 +848,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<ClusterStatus>,
     }
+
     impl Cluster {
         /// A Cluster named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ClusterSpec) -> Self {
@@ -4213,6 +862,7 @@ pub mod v1beta2 {
             }
         }
     }
+
     impl ::serde::Serialize for Cluster {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -4228,68 +878,88 @@ pub mod v1beta2 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for Cluster {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("Cluster")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("cluster.x-k8s.io")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1beta2")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("cluster.x-k8s.io/v1beta2")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("clusters")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for Cluster {
         type Spec = ClusterSpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for Cluster {
         type Status = ClusterStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for Cluster {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(super::CLUSTER_CRD, "v1beta2")
         }
+
         fn crd_name() -> &'static str {
             "clusters.cluster.x-k8s.io"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["cl"]
         }
     }
+
     /// status is the observed state of Cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -4332,23 +1002,16 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterStatusWorkers>,
     }
-    pub use super::super::shared::ClusterAvailabilityGates;
-    pub use super::super::shared::ClusterPolarity;
-    pub use super::super::shared::ClusterUnhealthyMachineConditionsStatus;
-    pub use super::super::shared::ClusterMetadata;
-    pub use super::super::shared::ClusterReadinessGates;
-    pub use super::super::shared::ClusterRollout;
-    pub use super::super::shared::ClusterTaints;
-    pub use super::super::shared::ClusterEffect;
-    pub use super::super::shared::ClusterPropagation;
-    pub use super::super::shared::ClusterOrder;
-    pub use super::super::shared::ClusterType;
-    pub use super::super::shared::ClusterStatusControlPlane;
-    pub use super::super::shared::ClusterUpgradePlan;
-    pub use super::super::shared::ClusterVersions;
-    pub use super::super::shared::ClusterConditions;
-    pub use super::super::shared::ClusterPhase;
-    pub use super::super::shared::ClusterStatusWorkers;
+
+    #[allow(unused_imports)]
+    pub use super::super::shared::{
+        ClusterAvailabilityGates, ClusterPolarity,
+        ClusterUnhealthyMachineConditionsStatus, ClusterMetadata, ClusterReadinessGates,
+        ClusterRollout, ClusterTaints, ClusterEffect, ClusterPropagation, ClusterOrder,
+        ClusterType, ClusterStatusControlPlane, ClusterUpgradePlan, ClusterVersions,
+        ClusterConditions, ClusterPhase, ClusterStatusWorkers,
+    };
+
     /// spec is the desired state of Cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4388,6 +1051,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub topology: Option<ClusterTopology>,
     }
+
     /// clusterNetwork represents the cluster network configuration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4410,6 +1074,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub services: Option<ClusterPods>,
     }
+
     /// Held by several fields, each of which documents its use.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4419,6 +1084,7 @@ pub mod v1beta2 {
         /// Items: 1 to 100.
         pub cidr_blocks: Vec<String>,
     }
+
     /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterControlPlaneEndpoint {
@@ -4433,6 +1099,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub port: Option<i32>,
     }
+
     /// topology encapsulates the topology for the cluster.
     /// NOTE: It is required to enable the ClusterTopology
     /// feature gate flag to activate managed topologies support.
@@ -4464,6 +1131,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterWorkers>,
     }
+
     /// classRef is the ref to the ClusterClass that should be used for the topology.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct ClusterClassRef {
@@ -4484,6 +1152,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub namespace: Option<String>,
     }
+
     /// controlPlane describes the cluster control plane.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4550,6 +1219,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
+
     /// deletion contains configuration options for Machine deletion.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4575,6 +1245,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout_seconds: Option<i32>,
     }
+
     /// healthCheck allows to enable, disable and override control plane health check
     /// configuration from the ClusterClass for this control plane.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -4623,6 +1294,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub remediation: Option<ClusterRemediation>,
     }
+
     /// checks are the checks that are used to evaluate if a Machine is healthy.
     ///
     /// If one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,
@@ -4669,6 +1341,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub unhealthy_node_conditions: Option<Vec<ClusterUnhealthyNodeConditions>>,
     }
+
     /// UnhealthyMachineCondition represents a Machine condition type and value with a timeout
     /// specified as a duration.  When the named condition has been in the given
     /// status for at least the timeout value, a machine is considered unhealthy.
@@ -4691,6 +1364,7 @@ pub mod v1beta2 {
         /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
         pub r#type: String,
     }
+
     /// UnhealthyNodeCondition represents a Node condition type and value with a timeout
     /// specified as a duration.  When the named condition has been in the given
     /// status for at least the timeout value, a node is considered unhealthy.
@@ -4713,6 +1387,7 @@ pub mod v1beta2 {
         /// Length: at least 1.
         pub r#type: String,
     }
+
     /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
     ///
     /// If one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,
@@ -4743,6 +1418,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub trigger_if: Option<ClusterTriggerIf>,
     }
+
     /// templateRef is a reference to a remediation template
     /// provided by an infrastructure provider.
     ///
@@ -4769,6 +1445,7 @@ pub mod v1beta2 {
         /// Length: 1 to 253. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`.
         pub name: String,
     }
+
     /// triggerIf configures if remediations are triggered.
     /// If this field is not set, remediations are always triggered.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -4790,6 +1467,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub unhealthy_less_than_or_equal_to: Option<IntOrString>,
     }
+
     /// Held by several fields, each of which documents its use.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterVariables {
@@ -4799,6 +1477,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub overrides: Option<Vec<ClusterOverrides>>,
     }
+
     /// ClusterVariable can be used to customize the Cluster through patches. Each ClusterVariable is associated with a
     /// Variable definition in the ClusterClass `status` variables.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -4816,6 +1495,7 @@ pub mod v1beta2 {
         /// Ref: https://github.com/kubernetes-sigs/controller-tools/blob/d0e03a142d0ecdd5491593e941ee1d6b5d91dba6/pkg/crd/known_types.go#L106-L111
         pub value: Value,
     }
+
     /// workers encapsulates the different constructs that form the worker nodes
     /// for the cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -4832,6 +1512,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub machine_pools: Option<Vec<ClusterMachinePools>>,
     }
+
     /// MachineDeploymentTopology specifies the different parameters for a set of worker nodes in the topology.
     /// This set of nodes is managed by a MachineDeployment object whose lifecycle is managed by the Cluster controller.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -4922,6 +1603,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
+
     /// deletion contains configuration options for Machine deletion.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -4953,6 +1635,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub order: Option<ClusterOrder>,
     }
+
     /// healthCheck allows to enable, disable and override MachineDeployment health check
     /// configuration from the ClusterClass for this MachineDeployment.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -5001,6 +1684,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub remediation: Option<ClusterHealthCheckRemediation>,
     }
+
     /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
     ///
     /// If one of checks and remediation fields are set, the system assumes that an healthCheck override is defined,
@@ -5047,6 +1731,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub trigger_if: Option<ClusterTriggerIf>,
     }
+
     /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
     /// It allows you to define the strategy used during rolling replacements.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -5067,6 +1752,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub strategy: Option<ClusterStrategy>,
     }
+
     /// strategy specifies how to roll out control plane Machines.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -5083,6 +1769,7 @@ pub mod v1beta2 {
         /// One of: `RollingUpdate`, `OnDelete`.
         pub r#type: ClusterType,
     }
+
     /// rollingUpdate is the rolling update config params. Present only if
     /// type = RollingUpdate.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -5118,6 +1805,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub max_unavailable: Option<IntOrString>,
     }
+
     /// MachinePoolTopology specifies the different parameters for a pool of worker nodes in the topology.
     /// This pool of nodes is managed by a MachinePool object whose lifecycle is managed by the Cluster controller.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -5186,6 +1874,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
+
     /// deletion contains configuration options for Machine deletion.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -5211,6 +1900,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout_seconds: Option<i32>,
     }
+
     /// deprecated groups all the status fields that are deprecated and will be removed when all the nested field are removed.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterDeprecated {
@@ -5218,6 +1908,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub v1beta1: Option<ClusterV1beta1>,
     }
+
     /// v1beta1 groups all the status fields that are deprecated and will be removed when support for v1beta1 will be dropped.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -5243,6 +1934,7 @@ pub mod v1beta2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub failure_reason: Option<String>,
     }
+
     /// FailureDomain is the Schema for Cluster API failure domains.
     /// It allows controllers to understand how many failure domains a cluster can optionally span across.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -5259,6 +1951,7 @@ pub mod v1beta2 {
         /// Length: 1 to 256.
         pub name: String,
     }
+
     /// initialization provides observations of the Cluster initialization process.
     /// NOTE: Fields in this struct are part of the Cluster API contract and are used to orchestrate initial Cluster provisioning.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

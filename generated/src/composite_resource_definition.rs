@@ -11,1240 +11,15 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `CompositeResourceDefinition`'s CustomResourceDefinition as JSON, every version.
-pub const COMPOSITE_RESOURCE_DEFINITION_CRD: &str = r##"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "compositeresourcedefinitions.apiextensions.crossplane.io"
-  },
-  "spec": {
-    "group": "apiextensions.crossplane.io",
-    "names": {
-      "categories": [
-        "crossplane"
-      ],
-      "kind": "CompositeResourceDefinition",
-      "listKind": "CompositeResourceDefinitionList",
-      "plural": "compositeresourcedefinitions",
-      "shortNames": [
-        "xrd",
-        "xrds"
-      ],
-      "singular": "compositeresourcedefinition"
-    },
-    "scope": "Cluster",
-    "versions": [
-      {
-        "additionalPrinterColumns": [
-          {
-            "jsonPath": ".status.conditions[?(@.type=='Established')].status",
-            "name": "ESTABLISHED",
-            "type": "string"
-          },
-          {
-            "jsonPath": ".status.conditions[?(@.type=='Offered')].status",
-            "name": "OFFERED",
-            "type": "string"
-          },
-          {
-            "jsonPath": ".metadata.creationTimestamp",
-            "name": "AGE",
-            "type": "date"
-          }
-        ],
-        "deprecated": true,
-        "deprecationWarning": "CompositeResourceDefinition v1 is deprecated and will be removed in a future release; consider migrating to v2",
-        "name": "v1",
-        "schema": {
-          "openAPIV3Schema": {
-            "description": "A CompositeResourceDefinition defines the schema for a new custom Kubernetes\nAPI.\n\nRead the Crossplane documentation for\n[more information about CustomResourceDefinitions](https://docs.crossplane.io/latest/composition/composite-resource-definitions/).",
-            "properties": {
-              "apiVersion": {
-                "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
-                "type": "string"
-              },
-              "kind": {
-                "description": "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                "type": "string"
-              },
-              "metadata": {
-                "type": "object"
-              },
-              "spec": {
-                "description": "CompositeResourceDefinitionSpec specifies the desired state of the definition.",
-                "properties": {
-                  "claimNames": {
-                    "description": "ClaimNames specifies the names of an optional composite resource claim.\nWhen claim names are specified Crossplane will create a namespaced\n'composite resource claim' CRD that corresponds to the defined composite\nresource. This composite resource claim acts as a namespaced proxy for\nthe composite resource; creating, updating, or deleting the claim will\ncreate, update, or delete a corresponding composite resource. You may add\nclaim names to an existing CompositeResourceDefinition, but they cannot\nbe changed or removed once they have been set.",
-                    "properties": {
-                      "categories": {
-                        "description": "categories is a list of grouped resources this custom resource belongs to (e.g. 'all').\nThis is published in API discovery documents, and used by clients to support invocations like\n`kubectl get all`.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "kind": {
-                        "description": "kind is the serialized kind of the resource. It is normally CamelCase and singular.\nCustom resource instances will use this value as the `kind` attribute in API calls.",
-                        "type": "string"
-                      },
-                      "listKind": {
-                        "description": "listKind is the serialized kind of the list for this resource. Defaults to \"`kind`List\".",
-                        "type": "string"
-                      },
-                      "plural": {
-                        "description": "plural is the plural name of the resource to serve.\nThe custom resources are served under `/apis/<group>/<version>/.../<plural>`.\nMust match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).\nMust be all lowercase.",
-                        "type": "string"
-                      },
-                      "shortNames": {
-                        "description": "shortNames are short names for the resource, exposed in API discovery documents,\nand used by clients to support invocations like `kubectl get <shortname>`.\nIt must be all lowercase.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "singular": {
-                        "description": "singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "plural"
-                    ],
-                    "type": "object",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      },
-                      {
-                        "message": "Plural name must be lowercase",
-                        "rule": "self.plural == self.plural.lowerAscii()"
-                      },
-                      {
-                        "message": "Singular name must be lowercase",
-                        "rule": "!has(self.singular) || self.singular == self.singular.lowerAscii()"
-                      }
-                    ]
-                  },
-                  "connectionSecretKeys": {
-                    "description": "ConnectionSecretKeys is the list of connection secret keys the\ndefined XR can publish. If the list is empty, all keys will be\npublished. If the list isn't empty, any connection secret keys that\ndon't appear in the list will be filtered out. Only LegacyCluster XRs\nsupport connection secrets.",
-                    "items": {
-                      "type": "string"
-                    },
-                    "type": "array"
-                  },
-                  "conversion": {
-                    "description": "Conversion defines all conversion settings for the defined Composite resource.",
-                    "properties": {
-                      "strategy": {
-                        "description": "strategy specifies how custom resources are converted between versions. Allowed values are:\n- `\"None\"`: The converter only change the apiVersion and would not touch any other field in the custom resource.\n- `\"Webhook\"`: API Server will call to an external webhook to do the conversion. Additional information\n  is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.",
-                        "type": "string"
-                      },
-                      "webhook": {
-                        "description": "webhook describes how to call the conversion webhook. Required when `strategy` is set to `\"Webhook\"`.",
-                        "properties": {
-                          "clientConfig": {
-                            "description": "clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.",
-                            "properties": {
-                              "caBundle": {
-                                "description": "caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate.\nIf unspecified, system trust roots on the apiserver are used.",
-                                "format": "byte",
-                                "type": "string"
-                              },
-                              "service": {
-                                "description": "service is a reference to the service for this webhook. Either\nservice or url must be specified.\n\nIf the webhook is running within the cluster, then you should use `service`.",
-                                "properties": {
-                                  "name": {
-                                    "description": "name is the name of the service.\nRequired",
-                                    "type": "string"
-                                  },
-                                  "namespace": {
-                                    "description": "namespace is the namespace of the service.\nRequired",
-                                    "type": "string"
-                                  },
-                                  "path": {
-                                    "description": "path is an optional URL path at which the webhook will be contacted.",
-                                    "type": "string"
-                                  },
-                                  "port": {
-                                    "description": "port is an optional service port at which the webhook will be contacted.\n`port` should be a valid port number (1-65535, inclusive).\nDefaults to 443 for backward compatibility.",
-                                    "format": "int32",
-                                    "type": "integer"
-                                  }
-                                },
-                                "required": [
-                                  "name",
-                                  "namespace"
-                                ],
-                                "type": "object"
-                              },
-                              "url": {
-                                "description": "url gives the location of the webhook, in standard URL form\n(`scheme://host:port/path`). Exactly one of `url` or `service`\nmust be specified.\n\nThe `host` should not refer to a service running in the cluster; use\nthe `service` field instead. The host might be resolved via external\nDNS in some apiservers (e.g., `kube-apiserver` cannot resolve\nin-cluster DNS as that would be a layering violation). `host` may\nalso be an IP address.\n\nPlease note that using `localhost` or `127.0.0.1` as a `host` is\nrisky unless you take great care to run this webhook on all hosts\nwhich run an apiserver which might need to make calls to this\nwebhook. Such installs are likely to be non-portable, i.e., not easy\nto turn up in a new cluster.\n\nThe scheme must be \"https\"; the URL must begin with \"https://\".\n\nA path is optional, and if present may be any string permissible in\na URL. You may use the path to pass an arbitrary string to the\nwebhook, for example, a cluster identifier.\n\nAttempting to use a user or basic auth e.g. \"user:password@\" is not\nallowed. Fragments (\"#...\") and query parameters (\"?...\") are not\nallowed, either.",
-                                "type": "string"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "conversionReviewVersions": {
-                            "description": "conversionReviewVersions is an ordered list of preferred `ConversionReview`\nversions the Webhook expects. The API server will use the first version in\nthe list which it supports. If none of the versions specified in this list\nare supported by API server, conversion will fail for the custom resource.\nIf a persisted Webhook configuration specifies allowed versions and does not\ninclude any versions known to the API Server, calls to the webhook will fail.",
-                            "items": {
-                              "type": "string"
-                            },
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          }
-                        },
-                        "required": [
-                          "conversionReviewVersions"
-                        ],
-                        "type": "object"
-                      }
-                    },
-                    "required": [
-                      "strategy"
-                    ],
-                    "type": "object",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Webhook configuration is required when conversion strategy is Webhook",
-                        "rule": "self.strategy == 'Webhook' && has(self.webhook)"
-                      }
-                    ]
-                  },
-                  "defaultCompositeDeletePolicy": {
-                    "default": "Background",
-                    "description": "DefaultCompositeDeletePolicy is the policy used when deleting the Composite\nthat is associated with the Claim if no policy has been specified.",
-                    "enum": [
-                      "Background",
-                      "Foreground"
-                    ],
-                    "type": "string"
-                  },
-                  "defaultCompositionRef": {
-                    "description": "DefaultCompositionRef refers to the Composition resource that will be used\nin case no composition selector is given.",
-                    "properties": {
-                      "name": {
-                        "description": "Name of the Composition.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name"
-                    ],
-                    "type": "object"
-                  },
-                  "defaultCompositionRevisionSelector": {
-                    "description": "DefaultCompositionRevisionSelector refers to the CompositionRevision that will be used\nin case no compositionRevision selector is given.",
-                    "properties": {
-                      "matchExpressions": {
-                        "description": "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
-                        "items": {
-                          "description": "A label selector requirement is a selector that contains values, a key, and an operator that\nrelates the key and values.",
-                          "properties": {
-                            "key": {
-                              "description": "key is the label key that the selector applies to.",
-                              "type": "string"
-                            },
-                            "operator": {
-                              "description": "operator represents a key's relationship to a set of values.\nValid operators are In, NotIn, Exists and DoesNotExist.",
-                              "type": "string"
-                            },
-                            "values": {
-                              "description": "values is an array of string values. If the operator is In or NotIn,\nthe values array must be non-empty. If the operator is Exists or DoesNotExist,\nthe values array must be empty. This array is replaced during a strategic\nmerge patch.",
-                              "items": {
-                                "type": "string"
-                              },
-                              "type": "array",
-                              "x-kubernetes-list-type": "atomic"
-                            }
-                          },
-                          "required": [
-                            "key",
-                            "operator"
-                          ],
-                          "type": "object"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "matchLabels": {
-                        "additionalProperties": {
-                          "type": "string"
-                        },
-                        "description": "matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels\nmap is equivalent to an element of matchExpressions, whose key field is \"key\", the\noperator is \"In\", and the values array contains only \"value\". The requirements are ANDed.",
-                        "type": "object"
-                      }
-                    },
-                    "type": "object",
-                    "x-kubernetes-map-type": "atomic"
-                  },
-                  "defaultCompositionUpdatePolicy": {
-                    "default": "Automatic",
-                    "description": "DefaultCompositionUpdatePolicy is the policy used when updating composites after a new\nComposition Revision has been created if no policy has been specified on the composite.",
-                    "enum": [
-                      "Automatic",
-                      "Manual"
-                    ],
-                    "type": "string"
-                  },
-                  "enforcedCompositionRef": {
-                    "description": "EnforcedCompositionRef refers to the Composition resource that will be used\nby all composite instances whose schema is defined by this definition.",
-                    "properties": {
-                      "name": {
-                        "description": "Name of the Composition.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name"
-                    ],
-                    "type": "object",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      }
-                    ]
-                  },
-                  "group": {
-                    "description": "Group specifies the API group of the defined composite resource.\nComposite resources are served under `/apis/<group>/...`. Must match the\nname of the XRD (in the form `<names.plural>.<group>`).",
-                    "type": "string",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      }
-                    ]
-                  },
-                  "metadata": {
-                    "description": "Metadata specifies the desired metadata for the defined composite resource and claim CRD's.",
-                    "properties": {
-                      "annotations": {
-                        "additionalProperties": {
-                          "type": "string"
-                        },
-                        "description": "Annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations",
-                        "type": "object"
-                      },
-                      "labels": {
-                        "additionalProperties": {
-                          "type": "string"
-                        },
-                        "description": "Map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels\nand services.\nThese labels are added to the composite resource and claim CRD's in addition\nto any labels defined by `CompositionResourceDefinition` `metadata.labels`.",
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "names": {
-                    "description": "Names specifies the resource and kind names of the defined composite\nresource.",
-                    "properties": {
-                      "categories": {
-                        "description": "categories is a list of grouped resources this custom resource belongs to (e.g. 'all').\nThis is published in API discovery documents, and used by clients to support invocations like\n`kubectl get all`.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "kind": {
-                        "description": "kind is the serialized kind of the resource. It is normally CamelCase and singular.\nCustom resource instances will use this value as the `kind` attribute in API calls.",
-                        "type": "string"
-                      },
-                      "listKind": {
-                        "description": "listKind is the serialized kind of the list for this resource. Defaults to \"`kind`List\".",
-                        "type": "string"
-                      },
-                      "plural": {
-                        "description": "plural is the plural name of the resource to serve.\nThe custom resources are served under `/apis/<group>/<version>/.../<plural>`.\nMust match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).\nMust be all lowercase.",
-                        "type": "string"
-                      },
-                      "shortNames": {
-                        "description": "shortNames are short names for the resource, exposed in API discovery documents,\nand used by clients to support invocations like `kubectl get <shortname>`.\nIt must be all lowercase.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "singular": {
-                        "description": "singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "plural"
-                    ],
-                    "type": "object",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      },
-                      {
-                        "message": "Plural name must be lowercase",
-                        "rule": "self.plural == self.plural.lowerAscii()"
-                      },
-                      {
-                        "message": "Singular name must be lowercase",
-                        "rule": "!has(self.singular) || self.singular == self.singular.lowerAscii()"
-                      }
-                    ]
-                  },
-                  "scope": {
-                    "default": "LegacyCluster",
-                    "description": "Scope of the defined composite resource. Namespaced composite resources\nare scoped to a single namespace. Cluster scoped composite resource exist\noutside the scope of any namespace. Neither can be claimed. Legacy\ncluster scoped composite resources are cluster scoped resources that can\nbe claimed.",
-                    "enum": [
-                      "LegacyCluster",
-                      "Namespaced",
-                      "Cluster"
-                    ],
-                    "type": "string",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      }
-                    ]
-                  },
-                  "versions": {
-                    "description": "Versions is the list of all API versions of the defined composite\nresource. Version names are used to compute the order in which served\nversions are listed in API discovery. If the version string is\n\"kube-like\", it will sort above non \"kube-like\" version strings, which\nare ordered lexicographically. \"Kube-like\" versions start with a \"v\",\nthen are followed by a number (the major version), then optionally the\nstring \"alpha\" or \"beta\" and another number (the minor version). These\nare sorted first by GA > beta > alpha (where GA is a version with no\nsuffix such as beta or alpha), and then by comparing major version, then\nminor version. An example sorted list of versions: v10, v2, v1, v11beta2,\nv10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.",
-                    "items": {
-                      "description": "CompositeResourceDefinitionVersion describes a version of an XR.",
-                      "properties": {
-                        "additionalPrinterColumns": {
-                          "description": "AdditionalPrinterColumns specifies additional columns returned in Table\noutput. If no columns are specified, a single column displaying the age\nof the custom resource is used. See the following link for details:\nhttps://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables",
-                          "items": {
-                            "description": "CustomResourceColumnDefinition specifies a column for server side printing.",
-                            "properties": {
-                              "description": {
-                                "description": "description is a human readable description of this column.",
-                                "type": "string"
-                              },
-                              "format": {
-                                "description": "format is an optional OpenAPI type definition for this column. The 'name' format is applied\nto the primary identifier column to assist in clients identifying column is the resource name.\nSee https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.",
-                                "type": "string"
-                              },
-                              "jsonPath": {
-                                "description": "jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against\neach custom resource to produce the value for this column.",
-                                "type": "string"
-                              },
-                              "name": {
-                                "description": "name is a human readable name for the column.",
-                                "type": "string"
-                              },
-                              "priority": {
-                                "description": "priority is an integer defining the relative importance of this column compared to others. Lower\nnumbers are considered higher priority. Columns that may be omitted in limited space scenarios\nshould be given a priority greater than 0.",
-                                "format": "int32",
-                                "type": "integer"
-                              },
-                              "type": {
-                                "description": "type is an OpenAPI type definition for this column.\nSee https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.",
-                                "type": "string"
-                              }
-                            },
-                            "required": [
-                              "jsonPath",
-                              "name",
-                              "type"
-                            ],
-                            "type": "object"
-                          },
-                          "type": "array"
-                        },
-                        "deprecated": {
-                          "description": "The deprecated field specifies that this version is deprecated and should\nnot be used.",
-                          "type": "boolean"
-                        },
-                        "deprecationWarning": {
-                          "description": "DeprecationWarning specifies the message that should be shown to the user\nwhen using this version.",
-                          "maxLength": 256,
-                          "type": "string"
-                        },
-                        "name": {
-                          "description": "Name of this version, e.g. “v1”, “v2beta1”, etc. Composite resources are\nserved under this version at `/apis/<group>/<version>/...` if `served` is\ntrue.",
-                          "type": "string"
-                        },
-                        "referenceable": {
-                          "description": "Referenceable specifies that this version may be referenced by a\nComposition in order to configure which resources an XR may be composed\nof. Exactly one version must be marked as referenceable; all Compositions\nmust target only the referenceable version. The referenceable version\nmust be served. It's mapped to the CRD's `spec.versions[*].storage` field.",
-                          "type": "boolean"
-                        },
-                        "schema": {
-                          "description": "Schema describes the schema used for validation, pruning, and defaulting\nof this version of the defined composite resource. Fields required by all\ncomposite resources will be injected into this schema automatically, and\nwill override equivalently named fields in this schema. Omitting this\nschema results in a schema that contains only the fields required by all\ncomposite resources.",
-                          "properties": {
-                            "openAPIV3Schema": {
-                              "description": "OpenAPIV3Schema is the OpenAPI v3 schema to use for validation and\npruning.",
-                              "type": "object",
-                              "x-kubernetes-preserve-unknown-fields": true
-                            }
-                          },
-                          "type": "object"
-                        },
-                        "served": {
-                          "description": "Served specifies that this version should be served via REST APIs.",
-                          "type": "boolean"
-                        },
-                        "subresources": {
-                          "description": "Subresources specifies what subresources this version of the defined Composite resource has.\nThe composition authors have responsibility to implement the logic fulfilling the subresources.",
-                          "properties": {
-                            "scale": {
-                              "description": "Scale indicates the CRD should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.",
-                              "properties": {
-                                "labelSelectorPath": {
-                                  "description": "labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`.\nOnly JSON paths without the array notation are allowed.\nMust be a JSON Path under `.status` or `.spec`.\nMust be set to work with HorizontalPodAutoscaler.\nThe field pointed by this JSON path must be a string field (not a complex selector struct)\nwhich contains a serialized label selector in string form.\nMore info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource\nIf there is no value under the given path in the custom resource, the `status.selector` value in the `/scale`\nsubresource will default to the empty string.",
-                                  "type": "string"
-                                },
-                                "specReplicasPath": {
-                                  "description": "specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`.\nOnly JSON paths without the array notation are allowed.\nMust be a JSON Path under `.spec`.\nIf there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.",
-                                  "type": "string"
-                                },
-                                "statusReplicasPath": {
-                                  "description": "statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`.\nOnly JSON paths without the array notation are allowed.\nMust be a JSON Path under `.status`.\nIf there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource\nwill default to 0.",
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "specReplicasPath",
-                                "statusReplicasPath"
-                              ],
-                              "type": "object"
-                            }
-                          },
-                          "type": "object"
-                        }
-                      },
-                      "required": [
-                        "name",
-                        "referenceable",
-                        "served"
-                      ],
-                      "type": "object"
-                    },
-                    "type": "array"
-                  }
-                },
-                "required": [
-                  "group",
-                  "names",
-                  "versions"
-                ],
-                "type": "object",
-                "x-kubernetes-validations": [
-                  {
-                    "message": "Only LegacyCluster composite resources can offer claims",
-                    "rule": "self.scope == 'LegacyCluster' || !has(self.claimNames)"
-                  },
-                  {
-                    "message": "Only LegacyCluster composite resources support connection secrets",
-                    "rule": "self.scope == 'LegacyCluster' || !has(self.connectionSecretKeys)"
-                  }
-                ]
-              },
-              "status": {
-                "description": "CompositeResourceDefinitionStatus shows the observed state of the definition.",
-                "properties": {
-                  "conditions": {
-                    "description": "Conditions of the resource.",
-                    "items": {
-                      "description": "A Condition that may apply to a resource.",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "LastTransitionTime is the last time this condition transitioned from one\nstatus to another.",
-                          "format": "date-time",
-                          "type": "string"
-                        },
-                        "message": {
-                          "description": "A Message containing details about this condition's last transition from\none status to another, if any.",
-                          "type": "string"
-                        },
-                        "observedGeneration": {
-                          "description": "ObservedGeneration represents the .metadata.generation that the condition was set based upon.\nFor instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date\nwith respect to the current state of the instance.",
-                          "format": "int64",
-                          "type": "integer"
-                        },
-                        "reason": {
-                          "description": "A Reason for this condition's last transition from one status to another.",
-                          "type": "string"
-                        },
-                        "status": {
-                          "description": "Status of this condition; is it currently True, False, or Unknown?",
-                          "type": "string"
-                        },
-                        "type": {
-                          "description": "Type of this condition. At most one of each condition type may apply to\na resource at any point in time.",
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "reason",
-                        "status",
-                        "type"
-                      ],
-                      "type": "object"
-                    },
-                    "type": "array",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ],
-                    "x-kubernetes-list-type": "map"
-                  },
-                  "controllers": {
-                    "description": "Controllers represents the status of the controllers that power this\ncomposite resource definition.",
-                    "properties": {
-                      "compositeResourceClaimType": {
-                        "description": "The CompositeResourceClaimTypeRef is the type of composite resource claim\nthat Crossplane is currently reconciling for this definition. Its version\nwill eventually become consistent with the definition's referenceable\nversion. Note that clients may interact with any served type; this is\nsimply the type that Crossplane interacts with.",
-                        "properties": {
-                          "apiVersion": {
-                            "description": "APIVersion of the type.",
-                            "type": "string"
-                          },
-                          "kind": {
-                            "description": "Kind of the type.",
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "apiVersion",
-                          "kind"
-                        ],
-                        "type": "object"
-                      },
-                      "compositeResourceType": {
-                        "description": "The CompositeResourceTypeRef is the type of composite resource that\nCrossplane is currently reconciling for this definition. Its version will\neventually become consistent with the definition's referenceable version.\nNote that clients may interact with any served type; this is simply the\ntype that Crossplane interacts with.",
-                        "properties": {
-                          "apiVersion": {
-                            "description": "APIVersion of the type.",
-                            "type": "string"
-                          },
-                          "kind": {
-                            "description": "Kind of the type.",
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "apiVersion",
-                          "kind"
-                        ],
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  }
-                },
-                "type": "object"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "served": true,
-        "storage": true,
-        "subresources": {
-          "status": {}
-        }
-      },
-      {
-        "additionalPrinterColumns": [
-          {
-            "jsonPath": ".status.conditions[?(@.type=='Established')].status",
-            "name": "ESTABLISHED",
-            "type": "string"
-          },
-          {
-            "jsonPath": ".status.conditions[?(@.type=='Offered')].status",
-            "name": "OFFERED",
-            "type": "string"
-          },
-          {
-            "jsonPath": ".metadata.creationTimestamp",
-            "name": "AGE",
-            "type": "date"
-          }
-        ],
-        "name": "v2",
-        "schema": {
-          "openAPIV3Schema": {
-            "description": "A CompositeResourceDefinition defines the schema for a new custom Kubernetes\nAPI.\n\nRead the Crossplane documentation for\n[more information about CustomResourceDefinitions](https://docs.crossplane.io/latest/composition/composite-resource-definitions/).",
-            "properties": {
-              "apiVersion": {
-                "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
-                "type": "string"
-              },
-              "kind": {
-                "description": "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
-                "type": "string"
-              },
-              "metadata": {
-                "type": "object"
-              },
-              "spec": {
-                "description": "CompositeResourceDefinitionSpec specifies the desired state of the definition.",
-                "properties": {
-                  "claimNames": {
-                    "description": "ClaimNames specifies the names of an optional composite resource claim.\nWhen claim names are specified Crossplane will create a namespaced\n'composite resource claim' CRD that corresponds to the defined composite\nresource. This composite resource claim acts as a namespaced proxy for\nthe composite resource; creating, updating, or deleting the claim will\ncreate, update, or delete a corresponding composite resource. You may add\nclaim names to an existing CompositeResourceDefinition, but they cannot\nbe changed or removed once they have been set.\n\nDeprecated: Claims aren't supported in apiextensions.crossplane.io/v2.",
-                    "properties": {
-                      "categories": {
-                        "description": "categories is a list of grouped resources this custom resource belongs to (e.g. 'all').\nThis is published in API discovery documents, and used by clients to support invocations like\n`kubectl get all`.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "kind": {
-                        "description": "kind is the serialized kind of the resource. It is normally CamelCase and singular.\nCustom resource instances will use this value as the `kind` attribute in API calls.",
-                        "type": "string"
-                      },
-                      "listKind": {
-                        "description": "listKind is the serialized kind of the list for this resource. Defaults to \"`kind`List\".",
-                        "type": "string"
-                      },
-                      "plural": {
-                        "description": "plural is the plural name of the resource to serve.\nThe custom resources are served under `/apis/<group>/<version>/.../<plural>`.\nMust match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).\nMust be all lowercase.",
-                        "type": "string"
-                      },
-                      "shortNames": {
-                        "description": "shortNames are short names for the resource, exposed in API discovery documents,\nand used by clients to support invocations like `kubectl get <shortname>`.\nIt must be all lowercase.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "singular": {
-                        "description": "singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "plural"
-                    ],
-                    "type": "object"
-                  },
-                  "connectionSecretKeys": {
-                    "description": "ConnectionSecretKeys is the list of connection secret keys the\ndefined XR can publish. If the list is empty, all keys will be\npublished. If the list isn't empty, any connection secret keys that\ndon't appear in the list will be filtered out. Only LegacyCluster XRs\nsupport connection secrets.\n\nDeprecated: XR connection secrets aren't supported in\napiextensions.crossplane.io/v2. Compose a secret instead.",
-                    "items": {
-                      "type": "string"
-                    },
-                    "type": "array"
-                  },
-                  "conversion": {
-                    "description": "Conversion defines all conversion settings for the defined Composite resource.",
-                    "properties": {
-                      "strategy": {
-                        "description": "strategy specifies how custom resources are converted between versions. Allowed values are:\n- `\"None\"`: The converter only change the apiVersion and would not touch any other field in the custom resource.\n- `\"Webhook\"`: API Server will call to an external webhook to do the conversion. Additional information\n  is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.",
-                        "type": "string"
-                      },
-                      "webhook": {
-                        "description": "webhook describes how to call the conversion webhook. Required when `strategy` is set to `\"Webhook\"`.",
-                        "properties": {
-                          "clientConfig": {
-                            "description": "clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.",
-                            "properties": {
-                              "caBundle": {
-                                "description": "caBundle is a PEM encoded CA bundle which will be used to validate the webhook's server certificate.\nIf unspecified, system trust roots on the apiserver are used.",
-                                "format": "byte",
-                                "type": "string"
-                              },
-                              "service": {
-                                "description": "service is a reference to the service for this webhook. Either\nservice or url must be specified.\n\nIf the webhook is running within the cluster, then you should use `service`.",
-                                "properties": {
-                                  "name": {
-                                    "description": "name is the name of the service.\nRequired",
-                                    "type": "string"
-                                  },
-                                  "namespace": {
-                                    "description": "namespace is the namespace of the service.\nRequired",
-                                    "type": "string"
-                                  },
-                                  "path": {
-                                    "description": "path is an optional URL path at which the webhook will be contacted.",
-                                    "type": "string"
-                                  },
-                                  "port": {
-                                    "description": "port is an optional service port at which the webhook will be contacted.\n`port` should be a valid port number (1-65535, inclusive).\nDefaults to 443 for backward compatibility.",
-                                    "format": "int32",
-                                    "type": "integer"
-                                  }
-                                },
-                                "required": [
-                                  "name",
-                                  "namespace"
-                                ],
-                                "type": "object"
-                              },
-                              "url": {
-                                "description": "url gives the location of the webhook, in standard URL form\n(`scheme://host:port/path`). Exactly one of `url` or `service`\nmust be specified.\n\nThe `host` should not refer to a service running in the cluster; use\nthe `service` field instead. The host might be resolved via external\nDNS in some apiservers (e.g., `kube-apiserver` cannot resolve\nin-cluster DNS as that would be a layering violation). `host` may\nalso be an IP address.\n\nPlease note that using `localhost` or `127.0.0.1` as a `host` is\nrisky unless you take great care to run this webhook on all hosts\nwhich run an apiserver which might need to make calls to this\nwebhook. Such installs are likely to be non-portable, i.e., not easy\nto turn up in a new cluster.\n\nThe scheme must be \"https\"; the URL must begin with \"https://\".\n\nA path is optional, and if present may be any string permissible in\na URL. You may use the path to pass an arbitrary string to the\nwebhook, for example, a cluster identifier.\n\nAttempting to use a user or basic auth e.g. \"user:password@\" is not\nallowed. Fragments (\"#...\") and query parameters (\"?...\") are not\nallowed, either.",
-                                "type": "string"
-                              }
-                            },
-                            "type": "object"
-                          },
-                          "conversionReviewVersions": {
-                            "description": "conversionReviewVersions is an ordered list of preferred `ConversionReview`\nversions the Webhook expects. The API server will use the first version in\nthe list which it supports. If none of the versions specified in this list\nare supported by API server, conversion will fail for the custom resource.\nIf a persisted Webhook configuration specifies allowed versions and does not\ninclude any versions known to the API Server, calls to the webhook will fail.",
-                            "items": {
-                              "type": "string"
-                            },
-                            "type": "array",
-                            "x-kubernetes-list-type": "atomic"
-                          }
-                        },
-                        "required": [
-                          "conversionReviewVersions"
-                        ],
-                        "type": "object"
-                      }
-                    },
-                    "required": [
-                      "strategy"
-                    ],
-                    "type": "object"
-                  },
-                  "defaultCompositeDeletePolicy": {
-                    "description": "DefaultCompositeDeletePolicy is the policy used when deleting the Composite\nthat is associated with the Claim if no policy has been specified.\n\nDeprecated: Claims aren't supported in apiextensions.crossplane.io/v2.",
-                    "enum": [
-                      "Background",
-                      "Foreground"
-                    ],
-                    "type": "string"
-                  },
-                  "defaultCompositionRef": {
-                    "description": "DefaultCompositionRef refers to the Composition resource that will be used\nin case no composition selector is given.",
-                    "properties": {
-                      "name": {
-                        "description": "Name of the Composition.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name"
-                    ],
-                    "type": "object"
-                  },
-                  "defaultCompositionRevisionSelector": {
-                    "description": "DefaultCompositionRevisionSelector refers to the CompositionRevision that will be used\nin case no compositionRevision selector is given.",
-                    "properties": {
-                      "matchExpressions": {
-                        "description": "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
-                        "items": {
-                          "description": "A label selector requirement is a selector that contains values, a key, and an operator that\nrelates the key and values.",
-                          "properties": {
-                            "key": {
-                              "description": "key is the label key that the selector applies to.",
-                              "type": "string"
-                            },
-                            "operator": {
-                              "description": "operator represents a key's relationship to a set of values.\nValid operators are In, NotIn, Exists and DoesNotExist.",
-                              "type": "string"
-                            },
-                            "values": {
-                              "description": "values is an array of string values. If the operator is In or NotIn,\nthe values array must be non-empty. If the operator is Exists or DoesNotExist,\nthe values array must be empty. This array is replaced during a strategic\nmerge patch.",
-                              "items": {
-                                "type": "string"
-                              },
-                              "type": "array",
-                              "x-kubernetes-list-type": "atomic"
-                            }
-                          },
-                          "required": [
-                            "key",
-                            "operator"
-                          ],
-                          "type": "object"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "matchLabels": {
-                        "additionalProperties": {
-                          "type": "string"
-                        },
-                        "description": "matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels\nmap is equivalent to an element of matchExpressions, whose key field is \"key\", the\noperator is \"In\", and the values array contains only \"value\". The requirements are ANDed.",
-                        "type": "object"
-                      }
-                    },
-                    "type": "object",
-                    "x-kubernetes-map-type": "atomic"
-                  },
-                  "defaultCompositionUpdatePolicy": {
-                    "default": "Automatic",
-                    "description": "DefaultCompositionUpdatePolicy is the policy used when updating composites after a new\nComposition Revision has been created if no policy has been specified on the composite.",
-                    "enum": [
-                      "Automatic",
-                      "Manual"
-                    ],
-                    "type": "string"
-                  },
-                  "enforcedCompositionRef": {
-                    "description": "EnforcedCompositionRef refers to the Composition resource that will be used\nby all composite instances whose schema is defined by this definition.",
-                    "properties": {
-                      "name": {
-                        "description": "Name of the Composition.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "name"
-                    ],
-                    "type": "object",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      }
-                    ]
-                  },
-                  "group": {
-                    "description": "Group specifies the API group of the defined composite resource.\nComposite resources are served under `/apis/<group>/...`. Must match the\nname of the XRD (in the form `<names.plural>.<group>`).",
-                    "type": "string",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      }
-                    ]
-                  },
-                  "metadata": {
-                    "description": "Metadata specifies the desired metadata for the defined composite resource and claim CRD's.",
-                    "properties": {
-                      "annotations": {
-                        "additionalProperties": {
-                          "type": "string"
-                        },
-                        "description": "Annotations is an unstructured key value map stored with a resource that may be\nset by external tools to store and retrieve arbitrary metadata. They are not\nqueryable and should be preserved when modifying objects.\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations",
-                        "type": "object"
-                      },
-                      "labels": {
-                        "additionalProperties": {
-                          "type": "string"
-                        },
-                        "description": "Map of string keys and values that can be used to organize and categorize\n(scope and select) objects. May match selectors of replication controllers\nMore info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels\nand services.\nThese labels are added to the composite resource and claim CRD's in addition\nto any labels defined by `CompositionResourceDefinition` `metadata.labels`.",
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "names": {
-                    "description": "Names specifies the resource and kind names of the defined composite\nresource.",
-                    "properties": {
-                      "categories": {
-                        "description": "categories is a list of grouped resources this custom resource belongs to (e.g. 'all').\nThis is published in API discovery documents, and used by clients to support invocations like\n`kubectl get all`.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "kind": {
-                        "description": "kind is the serialized kind of the resource. It is normally CamelCase and singular.\nCustom resource instances will use this value as the `kind` attribute in API calls.",
-                        "type": "string"
-                      },
-                      "listKind": {
-                        "description": "listKind is the serialized kind of the list for this resource. Defaults to \"`kind`List\".",
-                        "type": "string"
-                      },
-                      "plural": {
-                        "description": "plural is the plural name of the resource to serve.\nThe custom resources are served under `/apis/<group>/<version>/.../<plural>`.\nMust match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).\nMust be all lowercase.",
-                        "type": "string"
-                      },
-                      "shortNames": {
-                        "description": "shortNames are short names for the resource, exposed in API discovery documents,\nand used by clients to support invocations like `kubectl get <shortname>`.\nIt must be all lowercase.",
-                        "items": {
-                          "type": "string"
-                        },
-                        "type": "array",
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "singular": {
-                        "description": "singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.",
-                        "type": "string"
-                      }
-                    },
-                    "required": [
-                      "kind",
-                      "plural"
-                    ],
-                    "type": "object",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      },
-                      {
-                        "message": "Plural name must be lowercase",
-                        "rule": "self.plural == self.plural.lowerAscii()"
-                      },
-                      {
-                        "message": "Singular name must be lowercase",
-                        "rule": "!has(self.singular) || self.singular == self.singular.lowerAscii()"
-                      }
-                    ]
-                  },
-                  "scope": {
-                    "default": "Namespaced",
-                    "description": "Scope of the defined composite resource. Namespaced composite resources\nare scoped to a single namespace. Cluster scoped composite resource exist\noutside the scope of any namespace.",
-                    "enum": [
-                      "Namespaced",
-                      "Cluster"
-                    ],
-                    "type": "string",
-                    "x-kubernetes-validations": [
-                      {
-                        "message": "Value is immutable",
-                        "rule": "self == oldSelf"
-                      }
-                    ]
-                  },
-                  "versions": {
-                    "description": "Versions is the list of all API versions of the defined composite\nresource. Version names are used to compute the order in which served\nversions are listed in API discovery. If the version string is\n\"kube-like\", it will sort above non \"kube-like\" version strings, which\nare ordered lexicographically. \"Kube-like\" versions start with a \"v\",\nthen are followed by a number (the major version), then optionally the\nstring \"alpha\" or \"beta\" and another number (the minor version). These\nare sorted first by GA > beta > alpha (where GA is a version with no\nsuffix such as beta or alpha), and then by comparing major version, then\nminor version. An example sorted list of versions: v10, v2, v1, v11beta2,\nv10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.",
-                    "items": {
-                      "description": "CompositeResourceDefinitionVersion describes a version of an XR.",
-                      "properties": {
-                        "additionalPrinterColumns": {
-                          "description": "AdditionalPrinterColumns specifies additional columns returned in Table\noutput. If no columns are specified, a single column displaying the age\nof the custom resource is used. See the following link for details:\nhttps://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables",
-                          "items": {
-                            "description": "CustomResourceColumnDefinition specifies a column for server side printing.",
-                            "properties": {
-                              "description": {
-                                "description": "description is a human readable description of this column.",
-                                "type": "string"
-                              },
-                              "format": {
-                                "description": "format is an optional OpenAPI type definition for this column. The 'name' format is applied\nto the primary identifier column to assist in clients identifying column is the resource name.\nSee https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.",
-                                "type": "string"
-                              },
-                              "jsonPath": {
-                                "description": "jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against\neach custom resource to produce the value for this column.",
-                                "type": "string"
-                              },
-                              "name": {
-                                "description": "name is a human readable name for the column.",
-                                "type": "string"
-                              },
-                              "priority": {
-                                "description": "priority is an integer defining the relative importance of this column compared to others. Lower\nnumbers are considered higher priority. Columns that may be omitted in limited space scenarios\nshould be given a priority greater than 0.",
-                                "format": "int32",
-                                "type": "integer"
-                              },
-                              "type": {
-                                "description": "type is an OpenAPI type definition for this column.\nSee https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.",
-                                "type": "string"
-                              }
-                            },
-                            "required": [
-                              "jsonPath",
-                              "name",
-                              "type"
-                            ],
-                            "type": "object"
-                          },
-                          "type": "array"
-                        },
-                        "deprecated": {
-                          "description": "The deprecated field specifies that this version is deprecated and should\nnot be used.",
-                          "type": "boolean"
-                        },
-                        "deprecationWarning": {
-                          "description": "DeprecationWarning specifies the message that should be shown to the user\nwhen using this version.",
-                          "maxLength": 256,
-                          "type": "string"
-                        },
-                        "name": {
-                          "description": "Name of this version, e.g. “v1”, “v2beta1”, etc. Composite resources are\nserved under this version at `/apis/<group>/<version>/...` if `served` is\ntrue.",
-                          "type": "string"
-                        },
-                        "referenceable": {
-                          "description": "Referenceable specifies that this version may be referenced by a\nComposition in order to configure which resources an XR may be composed\nof. Exactly one version must be marked as referenceable; all Compositions\nmust target only the referenceable version. The referenceable version\nmust be served. It's mapped to the CRD's `spec.versions[*].storage` field.",
-                          "type": "boolean"
-                        },
-                        "schema": {
-                          "description": "Schema describes the schema used for validation, pruning, and defaulting\nof this version of the defined composite resource. Fields required by all\ncomposite resources will be injected into this schema automatically, and\nwill override equivalently named fields in this schema. Omitting this\nschema results in a schema that contains only the fields required by all\ncomposite resources.",
-                          "properties": {
-                            "openAPIV3Schema": {
-                              "description": "OpenAPIV3Schema is the OpenAPI v3 schema to use for validation and\npruning.",
-                              "type": "object",
-                              "x-kubernetes-preserve-unknown-fields": true
-                            }
-                          },
-                          "type": "object"
-                        },
-                        "served": {
-                          "description": "Served specifies that this version should be served via REST APIs.",
-                          "type": "boolean"
-                        },
-                        "subresources": {
-                          "description": "Subresources specifies what subresources this version of the defined Composite resource has.\nThe composition authors have responsibility to implement the logic fulfilling the subresources.",
-                          "properties": {
-                            "scale": {
-                              "description": "Scale indicates the CRD should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.",
-                              "properties": {
-                                "labelSelectorPath": {
-                                  "description": "labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`.\nOnly JSON paths without the array notation are allowed.\nMust be a JSON Path under `.status` or `.spec`.\nMust be set to work with HorizontalPodAutoscaler.\nThe field pointed by this JSON path must be a string field (not a complex selector struct)\nwhich contains a serialized label selector in string form.\nMore info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource\nIf there is no value under the given path in the custom resource, the `status.selector` value in the `/scale`\nsubresource will default to the empty string.",
-                                  "type": "string"
-                                },
-                                "specReplicasPath": {
-                                  "description": "specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`.\nOnly JSON paths without the array notation are allowed.\nMust be a JSON Path under `.spec`.\nIf there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.",
-                                  "type": "string"
-                                },
-                                "statusReplicasPath": {
-                                  "description": "statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`.\nOnly JSON paths without the array notation are allowed.\nMust be a JSON Path under `.status`.\nIf there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource\nwill default to 0.",
-                                  "type": "string"
-                                }
-                              },
-                              "required": [
-                                "specReplicasPath",
-                                "statusReplicasPath"
-                              ],
-                              "type": "object"
-                            }
-                          },
-                          "type": "object"
-                        }
-                      },
-                      "required": [
-                        "name",
-                        "referenceable",
-                        "served"
-                      ],
-                      "type": "object"
-                    },
-                    "type": "array"
-                  }
-                },
-                "required": [
-                  "group",
-                  "names",
-                  "versions"
-                ],
-                "type": "object",
-                "x-kubernetes-validations": [
-                  {
-                    "message": "Claims aren't supported in apiextensions.crossplane.io/v2",
-                    "rule": "!has(self.claimNames)"
-                  },
-                  {
-                    "message": "XR connection secrets aren't supported in apiextensions.crossplane.io/v2",
-                    "rule": "!has(self.connectionSecretKeys)"
-                  }
-                ]
-              },
-              "status": {
-                "description": "CompositeResourceDefinitionStatus shows the observed state of the definition.",
-                "properties": {
-                  "conditions": {
-                    "description": "Conditions of the resource.",
-                    "items": {
-                      "description": "A Condition that may apply to a resource.",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "LastTransitionTime is the last time this condition transitioned from one\nstatus to another.",
-                          "format": "date-time",
-                          "type": "string"
-                        },
-                        "message": {
-                          "description": "A Message containing details about this condition's last transition from\none status to another, if any.",
-                          "type": "string"
-                        },
-                        "observedGeneration": {
-                          "description": "ObservedGeneration represents the .metadata.generation that the condition was set based upon.\nFor instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date\nwith respect to the current state of the instance.",
-                          "format": "int64",
-                          "type": "integer"
-                        },
-                        "reason": {
-                          "description": "A Reason for this condition's last transition from one status to another.",
-                          "type": "string"
-                        },
-                        "status": {
-                          "description": "Status of this condition; is it currently True, False, or Unknown?",
-                          "type": "string"
-                        },
-                        "type": {
-                          "description": "Type of this condition. At most one of each condition type may apply to\na resource at any point in time.",
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "reason",
-                        "status",
-                        "type"
-                      ],
-                      "type": "object"
-                    },
-                    "type": "array",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ],
-                    "x-kubernetes-list-type": "map"
-                  },
-                  "controllers": {
-                    "description": "Controllers represents the status of the controllers that power this\ncomposite resource definition.",
-                    "properties": {
-                      "compositeResourceClaimType": {
-                        "description": "The CompositeResourceClaimTypeRef is the type of composite resource claim\nthat Crossplane is currently reconciling for this definition. Its version\nwill eventually become consistent with the definition's referenceable\nversion. Note that clients may interact with any served type; this is\nsimply the type that Crossplane interacts with.",
-                        "properties": {
-                          "apiVersion": {
-                            "description": "APIVersion of the type.",
-                            "type": "string"
-                          },
-                          "kind": {
-                            "description": "Kind of the type.",
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "apiVersion",
-                          "kind"
-                        ],
-                        "type": "object"
-                      },
-                      "compositeResourceType": {
-                        "description": "The CompositeResourceTypeRef is the type of composite resource that\nCrossplane is currently reconciling for this definition. Its version will\neventually become consistent with the definition's referenceable version.\nNote that clients may interact with any served type; this is simply the\ntype that Crossplane interacts with.",
-                        "properties": {
-                          "apiVersion": {
-                            "description": "APIVersion of the type.",
-                            "type": "string"
-                          },
-                          "kind": {
-                            "description": "Kind of the type.",
-                            "type": "string"
-                          }
-                        },
-                        "required": [
-                          "apiVersion",
-                          "kind"
-                        ],
-                        "type": "object"
-                      }
-                    },
-                    "type": "object"
-                  }
-                },
-                "type": "object"
-              }
-            },
-            "type": "object"
-          }
-        },
-        "served": true,
-        "storage": false,
-        "subresources": {
-          "status": {}
-        }
-      }
-    ]
-  }
-}"##;
+pub const COMPOSITE_RESOURCE_DEFINITION_CRD: &str = include_str!(
+    "composite_resource_definition.composite_resource_definition_crd.json"
+);
+
 pub mod v1 {
     //! Version `v1`.
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
     use serde::{Deserialize, Serialize};
+
     /// A CompositeResourceDefinition defines the schema for a new custom Kubernetes
     /// API.
     ///
@@ -1262,6 +37,7 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<CompositeResourceDefinitionStatus>,
     }
+
     impl CompositeResourceDefinition {
         /// A CompositeResourceDefinition named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: CompositeResourceDefinitionSpec) -> Self {
@@ -1275,6 +51,7 @@ pub mod v1 {
             }
         }
     }
+
     impl ::serde::Serialize for CompositeResourceDefinition {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -1290,60 +67,77 @@ pub mod v1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("spec", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("spec")?,
             }
             match &self.status {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for CompositeResourceDefinition {
         type DynamicType = ();
         type Scope = ::k8s_openapi::ClusterResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("CompositeResourceDefinition")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("apiextensions.crossplane.io")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("apiextensions.crossplane.io/v1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("compositeresourcedefinitions")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for CompositeResourceDefinition {
         type Spec = Option<CompositeResourceDefinitionSpec>;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for CompositeResourceDefinition {
         type Status = CompositeResourceDefinitionStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for CompositeResourceDefinition {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(
@@ -1351,34 +145,36 @@ pub mod v1 {
                 "v1",
             )
         }
+
         fn crd_name() -> &'static str {
             "compositeresourcedefinitions.apiextensions.crossplane.io"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["xrd", "xrds"]
         }
     }
-    pub use super::super::shared::CompositeResourceDefinitionClaimNames;
-    pub use super::super::shared::CompositeResourceDefinitionConversion;
-    pub use super::super::shared::CompositeResourceDefinitionWebhook;
-    pub use super::super::shared::CompositeResourceDefinitionClientConfig;
-    pub use super::super::shared::CompositeResourceDefinitionService;
-    pub use super::super::shared::CompositeResourceDefinitionDefaultCompositeDeletePolicy;
-    pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionRef;
-    pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionUpdatePolicy;
-    pub use super::super::shared::CompositeResourceDefinitionMetadata;
-    pub use super::super::shared::CompositeResourceDefinitionVersions;
-    pub use super::super::shared::CompositeResourceDefinitionAdditionalPrinterColumns;
-    pub use super::super::shared::CompositeResourceDefinitionSchema;
-    pub use super::super::shared::CompositeResourceDefinitionSubresources;
-    pub use super::super::shared::CompositeResourceDefinitionScale;
-    pub use super::super::shared::CompositeResourceDefinitionStatus;
-    pub use super::super::shared::CompositeResourceDefinitionConditions;
-    pub use super::super::shared::CompositeResourceDefinitionControllers;
-    pub use super::super::shared::CompositeResourceDefinitionCompositeResourceClaimType;
+
+    #[allow(unused_imports)]
+    pub use super::super::shared::{
+        CompositeResourceDefinitionClaimNames, CompositeResourceDefinitionConversion,
+        CompositeResourceDefinitionWebhook, CompositeResourceDefinitionClientConfig,
+        CompositeResourceDefinitionService,
+        CompositeResourceDefinitionDefaultCompositeDeletePolicy,
+        CompositeResourceDefinitionDefaultCompositionRef,
+        CompositeResourceDefinitionDefaultCompositionUpdatePolicy,
+        CompositeResourceDefinitionMetadata, CompositeResourceDefinitionVersions,
+        CompositeResourceDefinitionAdditionalPrinterColumns,
+        CompositeResourceDefinitionSchema, CompositeResourceDefinitionSubresources,
+        CompositeResourceDefinitionScale, CompositeResourceDefinitionStatus,
+        CompositeResourceDefinitionConditions, CompositeResourceDefinitionControllers,
+        CompositeResourceDefinitionCompositeResourceClaimType,
+    };
+
     /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1467,6 +263,7 @@ pub mod v1 {
         /// v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
         pub versions: Vec<CompositeResourceDefinitionVersions>,
     }
+
     /// Scope of the defined composite resource. Namespaced composite resources
     /// are scoped to a single namespace. Cluster scoped composite resource exist
     /// outside the scope of any namespace. Neither can be claimed. Legacy
@@ -1474,15 +271,20 @@ pub mod v1 {
     /// be claimed.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum CompositeResourceDefinitionScope {
+        /// `LegacyCluster`.
         LegacyCluster,
+        /// `Namespaced`.
         Namespaced,
+        /// `Cluster`.
         Cluster,
     }
 }
+
 pub mod v2 {
     //! Version `v2`.
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
     use serde::{Deserialize, Serialize};
+
     /// A CompositeResourceDefinition defines the schema for a new custom Kubernetes
     /// API.
     ///
@@ -1500,6 +302,7 @@ pub mod v2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<CompositeResourceDefinitionStatus>,
     }
+
     impl CompositeResourceDefinition {
         /// A CompositeResourceDefinition named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: CompositeResourceDefinitionSpec) -> Self {
@@ -1513,6 +316,7 @@ pub mod v2 {
             }
         }
     }
+
     impl ::serde::Serialize for CompositeResourceDefinition {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -1528,60 +332,77 @@ pub mod v2 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("spec", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("spec")?,
             }
             match &self.status {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for CompositeResourceDefinition {
         type DynamicType = ();
         type Scope = ::k8s_openapi::ClusterResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("CompositeResourceDefinition")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("apiextensions.crossplane.io")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v2")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("apiextensions.crossplane.io/v2")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("compositeresourcedefinitions")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for CompositeResourceDefinition {
         type Spec = Option<CompositeResourceDefinitionSpec>;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for CompositeResourceDefinition {
         type Status = CompositeResourceDefinitionStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for CompositeResourceDefinition {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(
@@ -1589,34 +410,36 @@ pub mod v2 {
                 "v2",
             )
         }
+
         fn crd_name() -> &'static str {
             "compositeresourcedefinitions.apiextensions.crossplane.io"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["xrd", "xrds"]
         }
     }
-    pub use super::super::shared::CompositeResourceDefinitionClaimNames;
-    pub use super::super::shared::CompositeResourceDefinitionConversion;
-    pub use super::super::shared::CompositeResourceDefinitionWebhook;
-    pub use super::super::shared::CompositeResourceDefinitionClientConfig;
-    pub use super::super::shared::CompositeResourceDefinitionService;
-    pub use super::super::shared::CompositeResourceDefinitionDefaultCompositeDeletePolicy;
-    pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionRef;
-    pub use super::super::shared::CompositeResourceDefinitionDefaultCompositionUpdatePolicy;
-    pub use super::super::shared::CompositeResourceDefinitionMetadata;
-    pub use super::super::shared::CompositeResourceDefinitionVersions;
-    pub use super::super::shared::CompositeResourceDefinitionAdditionalPrinterColumns;
-    pub use super::super::shared::CompositeResourceDefinitionSchema;
-    pub use super::super::shared::CompositeResourceDefinitionSubresources;
-    pub use super::super::shared::CompositeResourceDefinitionScale;
-    pub use super::super::shared::CompositeResourceDefinitionStatus;
-    pub use super::super::shared::CompositeResourceDefinitionConditions;
-    pub use super::super::shared::CompositeResourceDefinitionControllers;
-    pub use super::super::shared::CompositeResourceDefinitionCompositeResourceClaimType;
+
+    #[allow(unused_imports)]
+    pub use super::super::shared::{
+        CompositeResourceDefinitionClaimNames, CompositeResourceDefinitionConversion,
+        CompositeResourceDefinitionWebhook, CompositeResourceDefinitionClientConfig,
+        CompositeResourceDefinitionService,
+        CompositeResourceDefinitionDefaultCompositeDeletePolicy,
+        CompositeResourceDefinitionDefaultCompositionRef,
+        CompositeResourceDefinitionDefaultCompositionUpdatePolicy,
+        CompositeResourceDefinitionMetadata, CompositeResourceDefinitionVersions,
+        CompositeResourceDefinitionAdditionalPrinterColumns,
+        CompositeResourceDefinitionSchema, CompositeResourceDefinitionSubresources,
+        CompositeResourceDefinitionScale, CompositeResourceDefinitionStatus,
+        CompositeResourceDefinitionConditions, CompositeResourceDefinitionControllers,
+        CompositeResourceDefinitionCompositeResourceClaimType,
+    };
+
     /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1710,12 +533,15 @@ pub mod v2 {
         /// v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
         pub versions: Vec<CompositeResourceDefinitionVersions>,
     }
+
     /// Scope of the defined composite resource. Namespaced composite resources
     /// are scoped to a single namespace. Cluster scoped composite resource exist
     /// outside the scope of any namespace.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum CompositeResourceDefinitionScope {
+        /// `Namespaced`.
         Namespaced,
+        /// `Cluster`.
         Cluster,
     }
 }

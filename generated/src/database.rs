@@ -11,749 +11,8 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `Database`'s CustomResourceDefinition as JSON, every version.
-pub const DATABASE_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "databases.db.example.com"
-  },
-  "spec": {
-    "group": "db.example.com",
-    "names": {
-      "kind": "Database",
-      "plural": "databases",
-      "singular": "database",
-      "shortNames": [
-        "db"
-      ],
-      "categories": [
-        "all",
-        "databases"
-      ]
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "name": "v1beta1",
-        "served": true,
-        "storage": false,
-        "deprecated": true,
-        "deprecationWarning": "db.example.com/v1beta1 Database is deprecated; use db.example.com/v1",
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "engine": {
-                    "description": "The database engine.",
-                    "enum": [
-                      "postgres",
-                      "mysql"
-                    ],
-                    "type": "string"
-                  },
-                  "engineVersion": {
-                    "description": "The engine version, such as \"15.4\".",
-                    "type": "string"
-                  },
-                  "replicas": {
-                    "description": "The number of instances.",
-                    "type": "integer",
-                    "format": "int32",
-                    "minimum": 1,
-                    "maximum": 9,
-                    "default": 1
-                  },
-                  "storageGB": {
-                    "description": "The volume size of each instance, in GB.",
-                    "type": "integer",
-                    "format": "int32",
-                    "minimum": 1,
-                    "default": 10
-                  },
-                  "passwordSecretRef": {
-                    "description": "The key of a secret holding the admin password.",
-                    "x-kubernetes-map-type": "atomic",
-                    "type": "object",
-                    "properties": {
-                      "key": {
-                        "description": "The key to select.",
-                        "type": "string"
-                      },
-                      "name": {
-                        "description": "Name of a Secret.",
-                        "type": "string",
-                        "default": ""
-                      },
-                      "optional": {
-                        "description": "Whether the object or its key may be absent.",
-                        "type": "boolean"
-                      }
-                    },
-                    "required": [
-                      "key"
-                    ]
-                  }
-                },
-                "required": [
-                  "engine"
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "replicas": {
-                    "description": "The number of instances running.",
-                    "type": "integer",
-                    "format": "int32"
-                  },
-                  "selector": {
-                    "description": "The label selector of the instances' pods, for autoscalers.",
-                    "type": "string"
-                  },
-                  "endpoint": {
-                    "description": "The host name clients connect to.",
-                    "type": "string"
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {},
-          "scale": {
-            "specReplicasPath": ".spec.replicas",
-            "statusReplicasPath": ".status.replicas",
-            "labelSelectorPath": ".status.selector"
-          }
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          },
-          {
-            "name": "Engine",
-            "type": "string",
-            "jsonPath": ".spec.engine"
-          },
-          {
-            "name": "Replicas",
-            "type": "integer",
-            "jsonPath": ".status.replicas"
-          }
-        ]
-      },
-      {
-        "name": "v1",
-        "served": true,
-        "storage": true,
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "engine": {
-                    "description": "The database engine. Cannot be changed.",
-                    "enum": [
-                      "postgres",
-                      "mysql"
-                    ],
-                    "type": "string",
-                    "x-kubernetes-validations": [
-                      {
-                        "rule": "self == oldSelf",
-                        "message": "engine is immutable",
-                        "reason": "FieldValueForbidden"
-                      }
-                    ]
-                  },
-                  "majorVersion": {
-                    "description": "The engine's major version; it can be raised but never lowered.",
-                    "type": "integer",
-                    "format": "int64",
-                    "enum": [
-                      14,
-                      15,
-                      16,
-                      17
-                    ],
-                    "default": 16
-                  },
-                  "replicas": {
-                    "description": "The number of instances.",
-                    "type": "integer",
-                    "format": "int32",
-                    "minimum": 1,
-                    "maximum": 9,
-                    "default": 1
-                  },
-                  "maxUnavailable": {
-                    "description": "How many instances (or what percentage, such as \"25%\") may be down during an update.",
-                    "x-kubernetes-int-or-string": true,
-                    "default": 1
-                  },
-                  "storage": {
-                    "description": "The volume of each instance.",
-                    "type": "object",
-                    "properties": {
-                      "size": {
-                        "description": "The volume size, such as \"50Gi\".",
-                        "x-kubernetes-int-or-string": true,
-                        "anyOf": [
-                          {
-                            "type": "integer"
-                          },
-                          {
-                            "type": "string"
-                          }
-                        ],
-                        "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$",
-                        "default": "10Gi"
-                      },
-                      "storageClassName": {
-                        "description": "The StorageClass of the volumes; null for the cluster's default.",
-                        "type": "string",
-                        "nullable": true
-                      }
-                    }
-                  },
-                  "resources": {
-                    "description": "Resource requests of each instance, by name (cpu, memory).",
-                    "type": "object",
-                    "additionalProperties": {
-                      "x-kubernetes-int-or-string": true,
-                      "anyOf": [
-                        {
-                          "type": "integer"
-                        },
-                        {
-                          "type": "string"
-                        }
-                      ],
-                      "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"
-                    },
-                    "maxProperties": 4
-                  },
-                  "parameters": {
-                    "description": "Engine settings (postgresql.conf or my.cnf), passed through unchanged.",
-                    "x-kubernetes-preserve-unknown-fields": true
-                  },
-                  "credentials": {
-                    "description": "Where the credentials and the initialisation script are.",
-                    "type": "object",
-                    "properties": {
-                      "passwordSecretRef": {
-                        "description": "The key of a secret holding the admin password.",
-                        "x-kubernetes-map-type": "atomic",
-                        "type": "object",
-                        "properties": {
-                          "key": {
-                            "description": "The key to select.",
-                            "type": "string"
-                          },
-                          "name": {
-                            "description": "Name of a Secret.",
-                            "type": "string",
-                            "default": ""
-                          },
-                          "optional": {
-                            "description": "Whether the object or its key may be absent.",
-                            "type": "boolean"
-                          }
-                        },
-                        "required": [
-                          "key"
-                        ]
-                      },
-                      "initScriptRef": {
-                        "description": "The key of a ConfigMap holding SQL run once, at creation.",
-                        "x-kubernetes-map-type": "atomic",
-                        "type": "object",
-                        "properties": {
-                          "key": {
-                            "description": "The key to select.",
-                            "type": "string"
-                          },
-                          "name": {
-                            "description": "Name of a ConfigMap.",
-                            "type": "string",
-                            "default": ""
-                          },
-                          "optional": {
-                            "description": "Whether the object or its key may be absent.",
-                            "type": "boolean"
-                          }
-                        },
-                        "required": [
-                          "key"
-                        ]
-                      }
-                    },
-                    "required": [
-                      "passwordSecretRef"
-                    ]
-                  },
-                  "serviceAccountRef": {
-                    "description": "The ServiceAccount the instances run as.",
-                    "x-kubernetes-map-type": "atomic",
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "Name of the referent.",
-                        "type": "string",
-                        "default": ""
-                      }
-                    }
-                  },
-                  "clientSelector": {
-                    "description": "The pods allowed to connect; all pods of the namespace when unset.",
-                    "x-kubernetes-map-type": "atomic",
-                    "type": "object",
-                    "properties": {
-                      "matchExpressions": {
-                        "description": "Requirements on labels, ANDed.",
-                        "type": "array",
-                        "items": {
-                          "description": "A key, an operator and values.",
-                          "type": "object",
-                          "properties": {
-                            "key": {
-                              "description": "The label key.",
-                              "type": "string"
-                            },
-                            "operator": {
-                              "description": "In, NotIn, Exists or DoesNotExist.",
-                              "type": "string"
-                            },
-                            "values": {
-                              "description": "The values; empty for Exists and DoesNotExist.",
-                              "type": "array",
-                              "items": {
-                                "type": "string"
-                              },
-                              "x-kubernetes-list-type": "atomic"
-                            }
-                          },
-                          "required": [
-                            "key",
-                            "operator"
-                          ]
-                        },
-                        "x-kubernetes-list-type": "atomic"
-                      },
-                      "matchLabels": {
-                        "description": "Labels that must all be present with these values.",
-                        "type": "object",
-                        "additionalProperties": {
-                          "type": "string"
-                        }
-                      }
-                    }
-                  },
-                  "restore": {
-                    "description": "A backup to create the database from; only read at creation.",
-                    "type": "object",
-                    "properties": {
-                      "backupRef": {
-                        "description": "The Backup object, in any namespace.",
-                        "x-kubernetes-map-type": "atomic",
-                        "type": "object",
-                        "properties": {
-                          "apiVersion": {
-                            "description": "API version of the referent.",
-                            "type": "string"
-                          },
-                          "fieldPath": {
-                            "description": "A field within the referent, when the reference is to part of it.",
-                            "type": "string"
-                          },
-                          "kind": {
-                            "description": "Kind of the referent.",
-                            "type": "string"
-                          },
-                          "name": {
-                            "description": "Name of the referent.",
-                            "type": "string"
-                          },
-                          "namespace": {
-                            "description": "Namespace of the referent.",
-                            "type": "string"
-                          },
-                          "resourceVersion": {
-                            "description": "The referent's resourceVersion this reference was made to.",
-                            "type": "string"
-                          },
-                          "uid": {
-                            "description": "UID of the referent.",
-                            "type": "string"
-                          }
-                        }
-                      },
-                      "pointInTime": {
-                        "description": "The moment to recover to; the end of the backup when unset.",
-                        "type": "string",
-                        "format": "date-time"
-                      }
-                    },
-                    "required": [
-                      "backupRef"
-                    ],
-                    "nullable": true
-                  },
-                  "backup": {
-                    "description": "Scheduled backups.",
-                    "type": "object",
-                    "properties": {
-                      "enabled": {
-                        "description": "Whether scheduled backups run.",
-                        "type": "boolean",
-                        "default": true
-                      },
-                      "intervalMinutes": {
-                        "description": "Minutes between backups, a multiple of 15.",
-                        "type": "integer",
-                        "format": "int32",
-                        "minimum": 15,
-                        "multipleOf": 15,
-                        "default": 60
-                      },
-                      "retention": {
-                        "description": "How long backups are kept, such as \"720h\".",
-                        "type": "string"
-                      },
-                      "contact": {
-                        "description": "Who is told when a backup fails.",
-                        "type": "string",
-                        "format": "email"
-                      }
-                    }
-                  },
-                  "autoscaling": {
-                    "description": "Scaling of read replicas with load.",
-                    "type": "object",
-                    "properties": {
-                      "minReplicas": {
-                        "description": "The fewest instances.",
-                        "type": "integer",
-                        "format": "int32",
-                        "minimum": 1,
-                        "default": 1
-                      },
-                      "maxReplicas": {
-                        "description": "The most instances.",
-                        "type": "integer",
-                        "format": "int32",
-                        "minimum": 1,
-                        "maximum": 9
-                      },
-                      "targetCPUUtilization": {
-                        "description": "The CPU use (0.1 to 1) to scale at.",
-                        "type": "number",
-                        "format": "float",
-                        "minimum": 0.1,
-                        "maximum": 1,
-                        "default": 0.7
-                      }
-                    },
-                    "required": [
-                      "maxReplicas"
-                    ]
-                  },
-                  "slowQueryThresholdSeconds": {
-                    "description": "Queries slower than this many seconds are logged.",
-                    "type": "number",
-                    "minimum": 0,
-                    "default": 1.5
-                  }
-                },
-                "required": [
-                  "engine",
-                  "storage",
-                  "credentials"
-                ],
-                "x-kubernetes-validations": [
-                  {
-                    "rule": "!has(self.autoscaling) || self.autoscaling.minReplicas <= self.autoscaling.maxReplicas",
-                    "messageExpression": "'minReplicas (' + string(self.autoscaling.minReplicas) + ') must not exceed maxReplicas'",
-                    "fieldPath": ".autoscaling.minReplicas"
-                  },
-                  {
-                    "rule": "self.majorVersion >= oldSelf.majorVersion",
-                    "message": "majorVersion cannot be lowered",
-                    "reason": "FieldValueForbidden",
-                    "fieldPath": ".majorVersion"
-                  }
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "replicas": {
-                    "description": "The number of instances running.",
-                    "type": "integer",
-                    "format": "int32"
-                  },
-                  "readyReplicas": {
-                    "description": "The number of instances ready for clients.",
-                    "type": "integer",
-                    "format": "int32"
-                  },
-                  "selector": {
-                    "description": "The label selector of the instances' pods, for autoscalers.",
-                    "type": "string"
-                  },
-                  "endpoint": {
-                    "description": "The host name clients connect to.",
-                    "type": "string",
-                    "format": "hostname"
-                  },
-                  "sizeBytes": {
-                    "description": "The size of the data, in bytes.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "replicationLagSeconds": {
-                    "description": "How far the slowest replica is behind, in seconds.",
-                    "type": "number",
-                    "format": "double"
-                  },
-                  "lastBackupTime": {
-                    "description": "When the last backup finished.",
-                    "type": "string",
-                    "format": "date-time"
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {},
-          "scale": {
-            "specReplicasPath": ".spec.replicas",
-            "statusReplicasPath": ".status.replicas",
-            "labelSelectorPath": ".status.selector"
-          }
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          },
-          {
-            "name": "Engine",
-            "type": "string",
-            "jsonPath": ".spec.engine"
-          },
-          {
-            "name": "Version",
-            "type": "integer",
-            "jsonPath": ".spec.majorVersion"
-          },
-          {
-            "name": "Replicas",
-            "type": "integer",
-            "jsonPath": ".status.readyReplicas"
-          },
-          {
-            "name": "Endpoint",
-            "type": "string",
-            "jsonPath": ".status.endpoint",
-            "priority": 1
-          },
-          {
-            "name": "Last Backup",
-            "type": "date",
-            "jsonPath": ".status.lastBackupTime",
-            "priority": 1
-          }
-        ]
-      }
-    ]
-  }
-}"#;
+pub const DATABASE_CRD: &str = include_str!("database.database_crd.json");
+
 /// The reasons Database's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum DatabaseReason {
@@ -774,6 +33,7 @@ pub enum DatabaseReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl DatabaseReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -789,6 +49,7 @@ impl DatabaseReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for DatabaseReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -803,23 +64,28 @@ impl ::core::convert::From<&str> for DatabaseReason {
         }
     }
 }
+
 impl ::core::convert::From<DatabaseReason> for ::std::string::String {
     fn from(reason: DatabaseReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for DatabaseReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 pub mod v1beta1 {
     //! Version `v1beta1`.
+    #[allow(unused_imports)]
     pub use super::DatabaseReason;
     use k8s_openapi::api::core::v1::SecretKeySelector;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
+
     /// A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Database {
@@ -832,6 +98,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<DatabaseStatus>,
     }
+
     impl Database {
         /// A Database named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: DatabaseSpec) -> Self {
@@ -845,6 +112,7 @@ pub mod v1beta1 {
             }
         }
     }
+
     impl ::serde::Serialize for Database {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -860,68 +128,88 @@ pub mod v1beta1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for Database {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("Database")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("db.example.com")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1beta1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("db.example.com/v1beta1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("databases")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for Database {
         type Spec = DatabaseSpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for Database {
         type Status = DatabaseStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for Database {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(super::DATABASE_CRD, "v1beta1")
         }
+
         fn crd_name() -> &'static str {
             "databases.db.example.com"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["db"]
         }
     }
+
     /// The desired state of a Database.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -945,6 +233,7 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub password_secret_ref: Option<SecretKeySelector>,
     }
+
     /// The observed state of a Database: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -971,30 +260,38 @@ pub mod v1beta1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub endpoint: Option<String>,
     }
+
     /// A database engine.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum Engine {
+        /// `postgres`.
         #[serde(rename = "postgres")]
         Postgres,
+        /// `mysql`.
         #[serde(rename = "mysql")]
         Mysql,
     }
 }
+
 pub mod v1 {
     //! Version `v1`.
+    #[allow(unused_imports)]
     pub use super::DatabaseReason;
     use k8s_openapi::api::core::v1::{
         ConfigMapKeySelector, LocalObjectReference, ObjectReference, SecretKeySelector,
     };
+
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
         LabelSelector, ObjectMeta, Time,
     };
+
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
     use std::collections::BTreeMap;
+
     /// A Database is a managed PostgreSQL or MySQL cluster. Its status follows kstatus, so kubectl wait, Helm and Flux know when it is ready.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Database {
@@ -1007,6 +304,7 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<DatabaseStatus>,
     }
+
     impl Database {
         /// A Database named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: DatabaseSpec) -> Self {
@@ -1020,6 +318,7 @@ pub mod v1 {
             }
         }
     }
+
     impl ::serde::Serialize for Database {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -1035,68 +334,88 @@ pub mod v1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for Database {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("Database")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("db.example.com")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("db.example.com/v1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("databases")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for Database {
         type Spec = DatabaseSpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for Database {
         type Status = DatabaseStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for Database {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(super::DATABASE_CRD, "v1")
         }
+
         fn crd_name() -> &'static str {
             "databases.db.example.com"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["db"]
         }
     }
+
     /// The desired state of a Database.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1157,6 +476,7 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub slow_query_threshold_seconds: Option<f64>,
     }
+
     /// The observed state of a Database: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -1197,14 +517,18 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub last_backup_time: Option<Time>,
     }
+
     /// A database engine.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum Engine {
+        /// `postgres`.
         #[serde(rename = "postgres")]
         Postgres,
+        /// `mysql`.
         #[serde(rename = "mysql")]
         Mysql,
     }
+
     /// The volume of each instance.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1224,6 +548,7 @@ pub mod v1 {
         )]
         pub storage_class_name: Option<Option<String>>,
     }
+
     /// Where the credentials and the initialisation script are.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1234,6 +559,7 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub init_script_ref: Option<ConfigMapKeySelector>,
     }
+
     /// A backup to create the database from; only read at creation.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1246,6 +572,7 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub point_in_time: Option<String>,
     }
+
     /// Scheduled backups.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1269,6 +596,7 @@ pub mod v1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub contact: Option<String>,
     }
+
     /// Scaling of read replicas with load.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]

@@ -11,910 +11,15 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `PromotionStrategy`'s CustomResourceDefinition as JSON, every version.
-pub const PROMOTION_STRATEGY_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "promotionstrategies.promoter.argoproj.io"
-  },
-  "spec": {
-    "group": "promoter.argoproj.io",
-    "names": {
-      "kind": "PromotionStrategy",
-      "plural": "promotionstrategies",
-      "singular": "promotionstrategy"
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "name": "v1alpha1",
-        "served": true,
-        "storage": true,
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A PromotionStrategy promotes dry commits of a Git repository through a sequence of environments, one ChangeTransferPolicy per environment branch.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "gitRepositoryRef": {
-                    "description": "The GitRepository to promote commits in.",
-                    "required": [
-                      "name"
-                    ],
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The name of the GitRepository.",
-                        "type": "string",
-                        "pattern": "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
-                        "maxLength": 253
-                      }
-                    }
-                  },
-                  "environments": {
-                    "description": "The environments a dry commit is promoted through, in order.",
-                    "type": "array",
-                    "items": {
-                      "description": "One environment of the sequence.",
-                      "type": "object",
-                      "properties": {
-                        "branch": {
-                          "description": "The environment's active (hydrated) branch.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 100,
-                          "x-kubernetes-validations": [
-                            {
-                              "rule": "!self.startsWith('-') && !self.contains(':') && !self.contains('..')",
-                              "message": "branch must not start with '-' or contain ':' or '..'"
-                            }
-                          ]
-                        },
-                        "autoMerge": {
-                          "description": "Whether the pull request is merged once its checks pass.",
-                          "type": "boolean",
-                          "default": true
-                        }
-                      },
-                      "required": [
-                        "branch"
-                      ]
-                    },
-                    "minItems": 1,
-                    "maxItems": 1000,
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "branch"
-                    ]
-                  },
-                  "activeCommitStatuses": {
-                    "description": "Statuses that must pass on an environment's active branch before the next one is promoted.",
-                    "type": "array",
-                    "items": {
-                      "description": "Selects the CommitStatus objects with a key.",
-                      "type": "object",
-                      "properties": {
-                        "key": {
-                          "description": "The key of the commit status, such as argocd-health.",
-                          "type": "string",
-                          "pattern": "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                          "maxLength": 63
-                        }
-                      },
-                      "required": [
-                        "key"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "key"
-                    ]
-                  }
-                },
-                "required": [
-                  "gitRepositoryRef",
-                  "environments"
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "environments": {
-                    "description": "Where each environment of the sequence stands.",
-                    "type": "array",
-                    "items": {
-                      "description": "Where one environment stands.",
-                      "type": "object",
-                      "properties": {
-                        "branch": {
-                          "description": "The environment's active branch.",
-                          "type": "string"
-                        },
-                        "active": {
-                          "description": "The state of the active branch.",
-                          "properties": {
-                            "dry": {
-                              "description": "The dry (source) commit the branch was hydrated from.",
-                              "properties": {
-                                "sha": {
-                                  "description": "The commit's SHA-1 or SHA-256 hash.",
-                                  "type": "string",
-                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                                },
-                                "commitTime": {
-                                  "description": "When the commit was made.",
-                                  "type": "string",
-                                  "format": "date-time"
-                                },
-                                "subject": {
-                                  "description": "The first line of the commit message.",
-                                  "type": "string"
-                                },
-                                "repoURL": {
-                                  "description": "The URL of the repository the commit is in.",
-                                  "type": "string",
-                                  "format": "uri"
-                                }
-                              },
-                              "type": "object"
-                            },
-                            "hydrated": {
-                              "description": "The hydrated commit at the head of the branch.",
-                              "properties": {
-                                "sha": {
-                                  "description": "The commit's SHA-1 or SHA-256 hash.",
-                                  "type": "string",
-                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                                },
-                                "commitTime": {
-                                  "description": "When the commit was made.",
-                                  "type": "string",
-                                  "format": "date-time"
-                                },
-                                "subject": {
-                                  "description": "The first line of the commit message.",
-                                  "type": "string"
-                                },
-                                "repoURL": {
-                                  "description": "The URL of the repository the commit is in.",
-                                  "type": "string",
-                                  "format": "uri"
-                                }
-                              },
-                              "type": "object"
-                            },
-                            "commitStatuses": {
-                              "type": "array",
-                              "items": {
-                                "description": "The phase of one commit status.",
-                                "type": "object",
-                                "properties": {
-                                  "key": {
-                                    "description": "The commit status's key.",
-                                    "type": "string"
-                                  },
-                                  "phase": {
-                                    "description": "The commit status's phase.",
-                                    "enum": [
-                                      "pending",
-                                      "success",
-                                      "failure"
-                                    ],
-                                    "type": "string"
-                                  }
-                                },
-                                "required": [
-                                  "key",
-                                  "phase"
-                                ]
-                              },
-                              "x-kubernetes-list-type": "map",
-                              "x-kubernetes-list-map-keys": [
-                                "key"
-                              ]
-                            }
-                          },
-                          "type": "object"
-                        },
-                        "proposed": {
-                          "description": "The state of the proposed branch.",
-                          "properties": {
-                            "dry": {
-                              "description": "The dry (source) commit the branch was hydrated from.",
-                              "properties": {
-                                "sha": {
-                                  "description": "The commit's SHA-1 or SHA-256 hash.",
-                                  "type": "string",
-                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                                },
-                                "commitTime": {
-                                  "description": "When the commit was made.",
-                                  "type": "string",
-                                  "format": "date-time"
-                                },
-                                "subject": {
-                                  "description": "The first line of the commit message.",
-                                  "type": "string"
-                                },
-                                "repoURL": {
-                                  "description": "The URL of the repository the commit is in.",
-                                  "type": "string",
-                                  "format": "uri"
-                                }
-                              },
-                              "type": "object"
-                            },
-                            "hydrated": {
-                              "description": "The hydrated commit at the head of the branch.",
-                              "properties": {
-                                "sha": {
-                                  "description": "The commit's SHA-1 or SHA-256 hash.",
-                                  "type": "string",
-                                  "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                                },
-                                "commitTime": {
-                                  "description": "When the commit was made.",
-                                  "type": "string",
-                                  "format": "date-time"
-                                },
-                                "subject": {
-                                  "description": "The first line of the commit message.",
-                                  "type": "string"
-                                },
-                                "repoURL": {
-                                  "description": "The URL of the repository the commit is in.",
-                                  "type": "string",
-                                  "format": "uri"
-                                }
-                              },
-                              "type": "object"
-                            },
-                            "commitStatuses": {
-                              "type": "array",
-                              "items": {
-                                "description": "The phase of one commit status.",
-                                "type": "object",
-                                "properties": {
-                                  "key": {
-                                    "description": "The commit status's key.",
-                                    "type": "string"
-                                  },
-                                  "phase": {
-                                    "description": "The commit status's phase.",
-                                    "enum": [
-                                      "pending",
-                                      "success",
-                                      "failure"
-                                    ],
-                                    "type": "string"
-                                  }
-                                },
-                                "required": [
-                                  "key",
-                                  "phase"
-                                ]
-                              },
-                              "x-kubernetes-list-type": "map",
-                              "x-kubernetes-list-map-keys": [
-                                "key"
-                              ]
-                            }
-                          },
-                          "type": "object"
-                        },
-                        "changeTransferPolicyReady": {
-                          "description": "The Ready condition of this environment's ChangeTransferPolicy, copied so that a Not-Ready child makes the strategy Not-Ready with the same reason.",
-                          "required": [
-                            "lastTransitionTime",
-                            "message",
-                            "reason",
-                            "status",
-                            "type"
-                          ],
-                          "type": "object",
-                          "properties": {
-                            "lastTransitionTime": {
-                              "description": "When the status last changed.",
-                              "type": "string",
-                              "format": "date-time"
-                            },
-                            "message": {
-                              "description": "A human-readable explanation.",
-                              "type": "string",
-                              "maxLength": 32768
-                            },
-                            "observedGeneration": {
-                              "description": "The metadata.generation the condition was set from.",
-                              "type": "integer",
-                              "format": "int64",
-                              "minimum": 0
-                            },
-                            "reason": {
-                              "description": "A CamelCase, programmatic identifier of the last transition's cause.",
-                              "type": "string",
-                              "minLength": 1,
-                              "maxLength": 1024,
-                              "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                            },
-                            "status": {
-                              "description": "True, False or Unknown.",
-                              "type": "string",
-                              "enum": [
-                                "True",
-                                "False",
-                                "Unknown"
-                              ]
-                            },
-                            "type": {
-                              "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                              "type": "string",
-                              "maxLength": 316,
-                              "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                            }
-                          }
-                        }
-                      },
-                      "required": [
-                        "branch"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "branch"
-                    ]
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {}
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          }
-        ]
-      }
-    ]
-  }
-}"#;
+pub const PROMOTION_STRATEGY_CRD: &str = include_str!(
+    "promotionstrategy.promotion_strategy_crd.json"
+);
+
 /// `ChangeTransferPolicy`'s CustomResourceDefinition as JSON, every version.
-pub const CHANGE_TRANSFER_POLICY_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "changetransferpolicies.promoter.argoproj.io"
-  },
-  "spec": {
-    "group": "promoter.argoproj.io",
-    "names": {
-      "kind": "ChangeTransferPolicy",
-      "plural": "changetransferpolicies",
-      "singular": "changetransferpolicy",
-      "shortNames": [
-        "ctp"
-      ]
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "name": "v1alpha1",
-        "served": true,
-        "storage": true,
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A ChangeTransferPolicy moves the changes of a proposed branch into an active branch through a pull request, once the required commit statuses pass.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "gitRepositoryRef": {
-                    "description": "The repository to open the pull request on.",
-                    "required": [
-                      "name"
-                    ],
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The name of the GitRepository.",
-                        "type": "string",
-                        "pattern": "^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
-                        "maxLength": 253
-                      }
-                    }
-                  },
-                  "proposedBranch": {
-                    "description": "The branch changes are proposed on.",
-                    "type": "string",
-                    "maxLength": 100
-                  },
-                  "activeBranch": {
-                    "description": "The branch changes are merged into.",
-                    "type": "string",
-                    "maxLength": 100
-                  },
-                  "autoMerge": {
-                    "description": "Whether the pull request is merged once its checks pass.",
-                    "type": "boolean",
-                    "default": true
-                  },
-                  "activeCommitStatuses": {
-                    "description": "The statuses monitored on the active branch.",
-                    "type": "array",
-                    "items": {
-                      "description": "Selects the CommitStatus objects with a key.",
-                      "type": "object",
-                      "properties": {
-                        "key": {
-                          "description": "The key of the commit status, such as argocd-health.",
-                          "type": "string",
-                          "pattern": "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                          "maxLength": 63
-                        }
-                      },
-                      "required": [
-                        "key"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "key"
-                    ]
-                  },
-                  "proposedCommitStatuses": {
-                    "description": "The statuses monitored on the proposed branch.",
-                    "type": "array",
-                    "items": {
-                      "description": "Selects the CommitStatus objects with a key.",
-                      "type": "object",
-                      "properties": {
-                        "key": {
-                          "description": "The key of the commit status, such as argocd-health.",
-                          "type": "string",
-                          "pattern": "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
-                          "maxLength": 63
-                        }
-                      },
-                      "required": [
-                        "key"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "key"
-                    ]
-                  }
-                },
-                "required": [
-                  "gitRepositoryRef",
-                  "proposedBranch",
-                  "activeBranch"
-                ],
-                "x-kubernetes-validations": [
-                  {
-                    "rule": "self.proposedBranch != self.activeBranch",
-                    "message": "proposedBranch and activeBranch must differ",
-                    "fieldPath": ".proposedBranch"
-                  }
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "proposed": {
-                    "description": "The state of the proposed branch.",
-                    "properties": {
-                      "dry": {
-                        "description": "The dry (source) commit the branch was hydrated from.",
-                        "properties": {
-                          "sha": {
-                            "description": "The commit's SHA-1 or SHA-256 hash.",
-                            "type": "string",
-                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                          },
-                          "commitTime": {
-                            "description": "When the commit was made.",
-                            "type": "string",
-                            "format": "date-time"
-                          },
-                          "subject": {
-                            "description": "The first line of the commit message.",
-                            "type": "string"
-                          },
-                          "repoURL": {
-                            "description": "The URL of the repository the commit is in.",
-                            "type": "string",
-                            "format": "uri"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "hydrated": {
-                        "description": "The hydrated commit at the head of the branch.",
-                        "properties": {
-                          "sha": {
-                            "description": "The commit's SHA-1 or SHA-256 hash.",
-                            "type": "string",
-                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                          },
-                          "commitTime": {
-                            "description": "When the commit was made.",
-                            "type": "string",
-                            "format": "date-time"
-                          },
-                          "subject": {
-                            "description": "The first line of the commit message.",
-                            "type": "string"
-                          },
-                          "repoURL": {
-                            "description": "The URL of the repository the commit is in.",
-                            "type": "string",
-                            "format": "uri"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "commitStatuses": {
-                        "type": "array",
-                        "items": {
-                          "description": "The phase of one commit status.",
-                          "type": "object",
-                          "properties": {
-                            "key": {
-                              "description": "The commit status's key.",
-                              "type": "string"
-                            },
-                            "phase": {
-                              "description": "The commit status's phase.",
-                              "enum": [
-                                "pending",
-                                "success",
-                                "failure"
-                              ],
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "key",
-                            "phase"
-                          ]
-                        },
-                        "x-kubernetes-list-type": "map",
-                        "x-kubernetes-list-map-keys": [
-                          "key"
-                        ]
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "active": {
-                    "description": "The state of the active branch.",
-                    "properties": {
-                      "dry": {
-                        "description": "The dry (source) commit the branch was hydrated from.",
-                        "properties": {
-                          "sha": {
-                            "description": "The commit's SHA-1 or SHA-256 hash.",
-                            "type": "string",
-                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                          },
-                          "commitTime": {
-                            "description": "When the commit was made.",
-                            "type": "string",
-                            "format": "date-time"
-                          },
-                          "subject": {
-                            "description": "The first line of the commit message.",
-                            "type": "string"
-                          },
-                          "repoURL": {
-                            "description": "The URL of the repository the commit is in.",
-                            "type": "string",
-                            "format": "uri"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "hydrated": {
-                        "description": "The hydrated commit at the head of the branch.",
-                        "properties": {
-                          "sha": {
-                            "description": "The commit's SHA-1 or SHA-256 hash.",
-                            "type": "string",
-                            "pattern": "^([a-f0-9]{40}|[a-f0-9]{64})$"
-                          },
-                          "commitTime": {
-                            "description": "When the commit was made.",
-                            "type": "string",
-                            "format": "date-time"
-                          },
-                          "subject": {
-                            "description": "The first line of the commit message.",
-                            "type": "string"
-                          },
-                          "repoURL": {
-                            "description": "The URL of the repository the commit is in.",
-                            "type": "string",
-                            "format": "uri"
-                          }
-                        },
-                        "type": "object"
-                      },
-                      "commitStatuses": {
-                        "type": "array",
-                        "items": {
-                          "description": "The phase of one commit status.",
-                          "type": "object",
-                          "properties": {
-                            "key": {
-                              "description": "The commit status's key.",
-                              "type": "string"
-                            },
-                            "phase": {
-                              "description": "The commit status's phase.",
-                              "enum": [
-                                "pending",
-                                "success",
-                                "failure"
-                              ],
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "key",
-                            "phase"
-                          ]
-                        },
-                        "x-kubernetes-list-type": "map",
-                        "x-kubernetes-list-map-keys": [
-                          "key"
-                        ]
-                      }
-                    },
-                    "type": "object"
-                  },
-                  "pullRequest": {
-                    "description": "The pull request open for this policy, if any.",
-                    "type": "object",
-                    "properties": {
-                      "id": {
-                        "description": "The pull request's ID in the SCM.",
-                        "type": "string"
-                      },
-                      "state": {
-                        "description": "The state of the pull request.",
-                        "type": "string",
-                        "enum": [
-                          "open",
-                          "merged",
-                          "closed"
-                        ]
-                      },
-                      "url": {
-                        "description": "The pull request's URL.",
-                        "type": "string",
-                        "format": "uri"
-                      },
-                      "prCreationTime": {
-                        "description": "When the pull request was opened.",
-                        "type": "string",
-                        "format": "date-time"
-                      },
-                      "prMergeTime": {
-                        "description": "When the pull request was merged.",
-                        "type": "string",
-                        "format": "date-time"
-                      }
-                    }
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {}
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          },
-          {
-            "name": "Active Dry Sha",
-            "type": "string",
-            "jsonPath": ".status.active.dry.sha"
-          },
-          {
-            "name": "PR State",
-            "type": "string",
-            "jsonPath": ".status.pullRequest.state"
-          }
-        ]
-      }
-    ]
-  }
-}"#;
+pub const CHANGE_TRANSFER_POLICY_CRD: &str = include_str!(
+    "promotionstrategy.change_transfer_policy_crd.json"
+);
+
 /// The reasons PromotionStrategy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PromotionStrategyReason {
@@ -925,6 +30,7 @@ pub enum PromotionStrategyReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl PromotionStrategyReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -935,6 +41,7 @@ impl PromotionStrategyReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for PromotionStrategyReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -944,16 +51,19 @@ impl ::core::convert::From<&str> for PromotionStrategyReason {
         }
     }
 }
+
 impl ::core::convert::From<PromotionStrategyReason> for ::std::string::String {
     fn from(reason: PromotionStrategyReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for PromotionStrategyReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 /// The reasons ChangeTransferPolicy's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ChangeTransferPolicyReason {
@@ -964,6 +74,7 @@ pub enum ChangeTransferPolicyReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl ChangeTransferPolicyReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -974,6 +85,7 @@ impl ChangeTransferPolicyReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for ChangeTransferPolicyReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -983,23 +95,27 @@ impl ::core::convert::From<&str> for ChangeTransferPolicyReason {
         }
     }
 }
+
 impl ::core::convert::From<ChangeTransferPolicyReason> for ::std::string::String {
     fn from(reason: ChangeTransferPolicyReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for ChangeTransferPolicyReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
-    pub use super::PromotionStrategyReason;
-    pub use super::ChangeTransferPolicyReason;
+    #[allow(unused_imports)]
+    pub use super::{PromotionStrategyReason, ChangeTransferPolicyReason};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta, Time};
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
+
     /// A PromotionStrategy promotes dry commits of a Git repository through a sequence of environments, one ChangeTransferPolicy per environment branch.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct PromotionStrategy {
@@ -1012,6 +128,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<PromotionStrategyStatus>,
     }
+
     impl PromotionStrategy {
         /// A PromotionStrategy named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: PromotionStrategySpec) -> Self {
@@ -1025,6 +142,7 @@ pub mod v1alpha1 {
             }
         }
     }
+
     impl ::serde::Serialize for PromotionStrategy {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -1040,54 +158,70 @@ pub mod v1alpha1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for PromotionStrategy {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("PromotionStrategy")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("promoter.argoproj.io")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1alpha1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("promoter.argoproj.io/v1alpha1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("promotionstrategies")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for PromotionStrategy {
         type Spec = PromotionStrategySpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for PromotionStrategy {
         type Status = PromotionStrategyStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for PromotionStrategy {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(
@@ -1095,16 +229,20 @@ pub mod v1alpha1 {
                 "v1alpha1",
             )
         }
+
         fn crd_name() -> &'static str {
             "promotionstrategies.promoter.argoproj.io"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &[]
         }
     }
+
     /// The desired state of a PromotionStrategy.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1119,6 +257,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub active_commit_statuses: Option<Vec<CommitStatusSelector>>,
     }
+
     /// The observed state of a PromotionStrategy: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -1134,6 +273,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub environments: Option<Vec<EnvironmentStatus>>,
     }
+
     /// A ChangeTransferPolicy moves the changes of a proposed branch into an active branch through a pull request, once the required commit statuses pass.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct ChangeTransferPolicy {
@@ -1146,6 +286,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<ChangeTransferPolicyStatus>,
     }
+
     impl ChangeTransferPolicy {
         /// A ChangeTransferPolicy named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ChangeTransferPolicySpec) -> Self {
@@ -1159,6 +300,7 @@ pub mod v1alpha1 {
             }
         }
     }
+
     impl ::serde::Serialize for ChangeTransferPolicy {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -1174,54 +316,70 @@ pub mod v1alpha1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for ChangeTransferPolicy {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("ChangeTransferPolicy")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("promoter.argoproj.io")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1alpha1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("promoter.argoproj.io/v1alpha1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("changetransferpolicies")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for ChangeTransferPolicy {
         type Spec = ChangeTransferPolicySpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for ChangeTransferPolicy {
         type Status = ChangeTransferPolicyStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for ChangeTransferPolicy {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(
@@ -1229,16 +387,20 @@ pub mod v1alpha1 {
                 "v1alpha1",
             )
         }
+
         fn crd_name() -> &'static str {
             "changetransferpolicies.promoter.argoproj.io"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["ctp"]
         }
     }
+
     /// The desired state of a ChangeTransferPolicy.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1265,6 +427,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub proposed_commit_statuses: Option<Vec<CommitStatusSelector>>,
     }
+
     /// The observed state of a ChangeTransferPolicy: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -1286,6 +449,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub pull_request: Option<ChangeTransferPolicyStatusPullRequest>,
     }
+
     /// A reference to a GitRepository in the same namespace.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct RepositoryReference {
@@ -1294,6 +458,7 @@ pub mod v1alpha1 {
         /// Length: at most 253. Pattern: `^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`.
         pub name: String,
     }
+
     /// One environment of the sequence.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1308,6 +473,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub auto_merge: Option<bool>,
     }
+
     /// Selects the CommitStatus objects with a key.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct CommitStatusSelector {
@@ -1316,6 +482,7 @@ pub mod v1alpha1 {
         /// Length: at most 63. Pattern: `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`.
         pub key: String,
     }
+
     /// Where one environment stands.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1332,6 +499,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub change_transfer_policy_ready: Option<Condition>,
     }
+
     /// The commits of a branch and the statuses checked on them.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1345,6 +513,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub commit_statuses: Option<Vec<CommitStatusState>>,
     }
+
     /// One commit.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1368,6 +537,7 @@ pub mod v1alpha1 {
         #[serde(rename = "repoURL", skip_serializing_if = "Option::is_none")]
         pub repo_url: Option<String>,
     }
+
     /// The phase of one commit status.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct CommitStatusState {
@@ -1376,16 +546,21 @@ pub mod v1alpha1 {
         /// The commit status's phase.
         pub phase: CommitPhase,
     }
+
     /// The phase of a commit status.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum CommitPhase {
+        /// `pending`.
         #[serde(rename = "pending")]
         Pending,
+        /// `success`.
         #[serde(rename = "success")]
         Success,
+        /// `failure`.
         #[serde(rename = "failure")]
         Failure,
     }
+
     /// The pull request open for this policy, if any.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -1410,13 +585,17 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub pr_merge_time: Option<Time>,
     }
+
     /// The state of the pull request.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum ChangeTransferPolicyStatusPullRequestState {
+        /// `open`.
         #[serde(rename = "open")]
         Open,
+        /// `merged`.
         #[serde(rename = "merged")]
         Merged,
+        /// `closed`.
         #[serde(rename = "closed")]
         Closed,
     }

@@ -11,317 +11,10 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `ResourceGroup`'s CustomResourceDefinition as JSON, every version.
-pub const RESOURCE_GROUP_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "resourcegroups.resources.azure.com"
-  },
-  "spec": {
-    "group": "resources.azure.com",
-    "names": {
-      "kind": "ResourceGroup",
-      "plural": "resourcegroups",
-      "singular": "resourcegroup",
-      "shortNames": [
-        "rg"
-      ],
-      "categories": [
-        "azure",
-        "resources"
-      ]
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "name": "v1api20200601",
-        "served": true,
-        "storage": true,
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A ResourceGroup is an Azure resource group: a container that holds related resources for an Azure solution. Its location cannot be changed once it has been created.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "azureName": {
-                    "description": "The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.",
-                    "type": "string",
-                    "pattern": "^[-\\w._()]*[-\\w_()]$",
-                    "minLength": 1,
-                    "maxLength": 90
-                  },
-                  "location": {
-                    "description": "The Azure location of the resource group, such as westeurope. Cannot be changed.",
-                    "type": "string",
-                    "x-kubernetes-validations": [
-                      {
-                        "rule": "self == oldSelf",
-                        "message": "location is immutable"
-                      }
-                    ]
-                  },
-                  "managedBy": {
-                    "description": "The ID of the resource that manages this resource group.",
-                    "type": "string"
-                  },
-                  "owner": {
-                    "description": "The owner of the resource group. When the owner is deleted, the resource group is deleted too. When unset, the subscription of the operator's credential owns it.",
-                    "x-kubernetes-validations": [
-                      {
-                        "rule": "has(self.name) != has(self.armId)",
-                        "message": "set exactly one of name and armId"
-                      }
-                    ],
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The name of the Kubernetes resource, in the same namespace.",
-                        "type": "string"
-                      },
-                      "group": {
-                        "description": "The group of the Kubernetes resource, such as resources.azure.com.",
-                        "type": "string"
-                      },
-                      "kind": {
-                        "description": "The kind of the Kubernetes resource.",
-                        "type": "string"
-                      },
-                      "armId": {
-                        "description": "The ARM ID of an Azure resource that Kubernetes does not manage.",
-                        "type": "string",
-                        "pattern": "(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$"
-                      }
-                    }
-                  },
-                  "tags": {
-                    "description": "The tags attached to the resource group (at most 50).",
-                    "type": "object",
-                    "additionalProperties": {
-                      "type": "string"
-                    },
-                    "maxProperties": 50
-                  },
-                  "operatorSpec": {
-                    "description": "How the operator behaves for this resource; not sent to Azure.",
-                    "type": "object",
-                    "properties": {
-                      "configMapExpressions": {
-                        "description": "ConfigMaps the operator writes from CEL expressions over the resource.",
-                        "type": "array",
-                        "items": {
-                          "description": "A CEL expression and where to store its value.",
-                          "type": "object",
-                          "properties": {
-                            "name": {
-                              "description": "The ConfigMap or Secret to write, in the same namespace.",
-                              "type": "string"
-                            },
-                            "key": {
-                              "description": "The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.",
-                              "type": "string"
-                            },
-                            "value": {
-                              "description": "The CEL expression, evaluated over the resource.",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "name",
-                            "value"
-                          ]
-                        }
-                      },
-                      "secretExpressions": {
-                        "description": "Secrets the operator writes from CEL expressions over the resource.",
-                        "type": "array",
-                        "items": {
-                          "description": "A CEL expression and where to store its value.",
-                          "type": "object",
-                          "properties": {
-                            "name": {
-                              "description": "The ConfigMap or Secret to write, in the same namespace.",
-                              "type": "string"
-                            },
-                            "key": {
-                              "description": "The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.",
-                              "type": "string"
-                            },
-                            "value": {
-                              "description": "The CEL expression, evaluated over the resource.",
-                              "type": "string"
-                            }
-                          },
-                          "required": [
-                            "name",
-                            "value"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                },
-                "required": [
-                  "location"
-                ],
-                "x-kubernetes-validations": [
-                  {
-                    "rule": "!has(self.tags) || self.tags.all(k, size(k) <= 512 && size(self.tags[k]) <= 256)",
-                    "message": "tag names are at most 512 characters and tag values at most 256",
-                    "reason": "FieldValueInvalid",
-                    "fieldPath": ".tags"
-                  }
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "id": {
-                    "description": "The ARM ID of the resource group.",
-                    "type": "string"
-                  },
-                  "name": {
-                    "description": "The name of the resource group in Azure.",
-                    "type": "string"
-                  },
-                  "location": {
-                    "description": "The location of the resource group.",
-                    "type": "string"
-                  },
-                  "managedBy": {
-                    "description": "The ID of the resource that manages this resource group.",
-                    "type": "string"
-                  },
-                  "provisioningState": {
-                    "description": "The provisioning state Azure reports, such as Succeeded or Deleting.",
-                    "type": "string"
-                  },
-                  "tags": {
-                    "description": "The tags attached to the resource group in Azure.",
-                    "type": "object",
-                    "additionalProperties": {
-                      "type": "string"
-                    }
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {}
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          },
-          {
-            "name": "Severity",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type=='Ready')].severity",
-            "description": "The severity of the Ready condition."
-          },
-          {
-            "name": "Location",
-            "type": "string",
-            "jsonPath": ".status.location",
-            "description": "The Azure location.",
-            "priority": 1
-          }
-        ]
-      }
-    ]
-  }
-}"#;
+pub const RESOURCE_GROUP_CRD: &str = include_str!(
+    "resourcegroup.resource_group_crd.json"
+);
+
 /// The reasons ResourceGroup's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ResourceGroupReason {
@@ -340,6 +33,7 @@ pub enum ResourceGroupReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl ResourceGroupReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -356,6 +50,7 @@ impl ResourceGroupReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for ResourceGroupReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -371,23 +66,28 @@ impl ::core::convert::From<&str> for ResourceGroupReason {
         }
     }
 }
+
 impl ::core::convert::From<ResourceGroupReason> for ::std::string::String {
     fn from(reason: ResourceGroupReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for ResourceGroupReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 pub mod v1api20200601 {
     //! Version `v1api20200601`.
+    #[allow(unused_imports)]
     pub use super::ResourceGroupReason;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
     use std::collections::BTreeMap;
+
     /// A ResourceGroup is an Azure resource group: a container that holds related resources for an Azure solution. Its location cannot be changed once it has been created.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct ResourceGroup {
@@ -400,6 +100,7 @@ pub mod v1api20200601 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<ResourceGroupStatus>,
     }
+
     impl ResourceGroup {
         /// A ResourceGroup named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: ResourceGroupSpec) -> Self {
@@ -413,6 +114,7 @@ pub mod v1api20200601 {
             }
         }
     }
+
     impl ::serde::Serialize for ResourceGroup {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -428,54 +130,70 @@ pub mod v1api20200601 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for ResourceGroup {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("ResourceGroup")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("resources.azure.com")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1api20200601")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("resources.azure.com/v1api20200601")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("resourcegroups")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for ResourceGroup {
         type Spec = ResourceGroupSpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for ResourceGroup {
         type Status = ResourceGroupStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for ResourceGroup {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(
@@ -483,16 +201,20 @@ pub mod v1api20200601 {
                 "v1api20200601",
             )
         }
+
         fn crd_name() -> &'static str {
             "resourcegroups.resources.azure.com"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["rg"]
         }
     }
+
     /// The desired state of a ResourceGroup.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -519,6 +241,7 @@ pub mod v1api20200601 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub operator_spec: Option<ResourceGroupSpecOperatorSpec>,
     }
+
     /// The observed state of a ResourceGroup: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -549,6 +272,7 @@ pub mod v1api20200601 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<BTreeMap<String, String>>,
     }
+
     /// A reference to the owner, by Kubernetes name or by ARM ID; exactly one of the two.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -568,6 +292,7 @@ pub mod v1api20200601 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub arm_id: Option<String>,
     }
+
     /// How the operator behaves for this resource; not sent to Azure.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -579,6 +304,7 @@ pub mod v1api20200601 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub secret_expressions: Option<Vec<DestinationExpression>>,
     }
+
     /// A CEL expression and where to store its value.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct DestinationExpression {

@@ -11,401 +11,8 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `Router`'s CustomResourceDefinition as JSON, every version.
-pub const ROUTER_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "routers.openstack.k-orc.cloud"
-  },
-  "spec": {
-    "group": "openstack.k-orc.cloud",
-    "names": {
-      "kind": "Router",
-      "plural": "routers",
-      "singular": "router",
-      "categories": [
-        "openstack"
-      ]
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "name": "v1alpha1",
-        "served": true,
-        "storage": true,
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A Router is an OpenStack Networking router: its external gateway, the subnets it has interfaces on, and its static routes.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "cloudCredentialsRef": {
-                    "description": "The secret holding the OpenStack credentials.",
-                    "required": [
-                      "secretName",
-                      "cloudName"
-                    ],
-                    "type": "object",
-                    "properties": {
-                      "secretName": {
-                        "description": "The secret with a clouds.yaml key.",
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 253
-                      },
-                      "cloudName": {
-                        "description": "The cloud's entry in clouds.yaml.",
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 256
-                      }
-                    }
-                  },
-                  "managementPolicy": {
-                    "description": "managed creates, updates and deletes the router; unmanaged only imports it.",
-                    "type": "string",
-                    "enum": [
-                      "managed",
-                      "unmanaged"
-                    ],
-                    "default": "managed"
-                  },
-                  "managedOptions": {
-                    "description": "Options of a managed router.",
-                    "type": "object",
-                    "properties": {
-                      "onDelete": {
-                        "description": "What deleting the object does to the router.",
-                        "type": "string",
-                        "enum": [
-                          "delete",
-                          "detach"
-                        ],
-                        "default": "delete"
-                      },
-                      "waitForSubResources": {
-                        "description": "Whether dependents wait for every interface and route, not only the router.",
-                        "type": "boolean",
-                        "default": false
-                      }
-                    }
-                  },
-                  "resource": {
-                    "description": "The router to create, with the policy managed.",
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The name; by default the object's name.",
-                        "type": "string",
-                        "pattern": "^[^,]+$",
-                        "minLength": 1,
-                        "maxLength": 255
-                      },
-                      "description": {
-                        "description": "A human-readable description.",
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 255
-                      },
-                      "adminStateUp": {
-                        "description": "Whether the router is administratively up.",
-                        "type": "boolean",
-                        "default": true
-                      },
-                      "distributed": {
-                        "description": "Whether the router is distributed (DVR). Cannot be changed.",
-                        "type": "boolean",
-                        "x-kubernetes-validations": [
-                          {
-                            "rule": "self == oldSelf",
-                            "message": "distributed is immutable"
-                          }
-                        ]
-                      },
-                      "externalGateways": {
-                        "description": "The external gateway; ORC supports at most one.",
-                        "type": "array",
-                        "items": {
-                          "description": "An external gateway of the router.",
-                          "type": "object",
-                          "properties": {
-                            "networkRef": {
-                              "description": "The ORC Network of the gateway.",
-                              "type": "string",
-                              "minLength": 1,
-                              "maxLength": 253
-                            }
-                          },
-                          "required": [
-                            "networkRef"
-                          ]
-                        },
-                        "maxItems": 1
-                      },
-                      "interfaces": {
-                        "description": "The subnets the router has an interface on.",
-                        "type": "array",
-                        "items": {
-                          "description": "An interface of the router on a subnet.",
-                          "type": "object",
-                          "properties": {
-                            "subnetRef": {
-                              "description": "The ORC Subnet to attach.",
-                              "type": "string",
-                              "minLength": 1,
-                              "maxLength": 253
-                            },
-                            "ipAddress": {
-                              "description": "The interface's address; by default the subnet's gateway IP.",
-                              "type": "string",
-                              "format": "ipv4"
-                            }
-                          },
-                          "required": [
-                            "subnetRef"
-                          ]
-                        },
-                        "maxItems": 64,
-                        "x-kubernetes-list-type": "map",
-                        "x-kubernetes-list-map-keys": [
-                          "subnetRef"
-                        ]
-                      },
-                      "routes": {
-                        "description": "Static routes, each to one destination.",
-                        "type": "array",
-                        "items": {
-                          "description": "A static route.",
-                          "type": "object",
-                          "properties": {
-                            "destination": {
-                              "description": "The destination CIDR.",
-                              "type": "string",
-                              "format": "cidr"
-                            },
-                            "nexthop": {
-                              "description": "The IP address of the next hop.",
-                              "type": "string",
-                              "format": "ipv4"
-                            }
-                          },
-                          "required": [
-                            "destination",
-                            "nexthop"
-                          ]
-                        },
-                        "maxItems": 128,
-                        "x-kubernetes-list-type": "map",
-                        "x-kubernetes-list-map-keys": [
-                          "destination"
-                        ]
-                      },
-                      "tags": {
-                        "description": "Tags applied to the router.",
-                        "type": "array",
-                        "items": {
-                          "type": "string"
-                        },
-                        "maxItems": 64,
-                        "x-kubernetes-list-type": "set"
-                      }
-                    }
-                  },
-                  "resyncPeriod": {
-                    "description": "A duration such as 1h30m.",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "cloudCredentialsRef"
-                ],
-                "x-kubernetes-validations": [
-                  {
-                    "rule": "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)",
-                    "message": "resource must be set when the policy is managed, and only then"
-                  }
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "id": {
-                    "description": "The OpenStack ID of the router.",
-                    "type": "string",
-                    "maxLength": 1024
-                  },
-                  "resource": {
-                    "description": "The router as OpenStack reports it.",
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The router's name; might not be unique.",
-                        "type": "string",
-                        "maxLength": 1024
-                      },
-                      "status": {
-                        "description": "The router's status, such as ACTIVE.",
-                        "type": "string",
-                        "maxLength": 1024
-                      },
-                      "adminStateUp": {
-                        "description": "Whether the router is administratively up.",
-                        "type": "boolean"
-                      },
-                      "externalGateways": {
-                        "description": "The external gateways of the router.",
-                        "type": "array",
-                        "items": {
-                          "description": "An external gateway as OpenStack reports it.",
-                          "type": "object",
-                          "properties": {
-                            "networkID": {
-                              "description": "The ID of the gateway's network.",
-                              "type": "string",
-                              "maxLength": 1024
-                            }
-                          }
-                        }
-                      },
-                      "routes": {
-                        "description": "The static routes OpenStack has.",
-                        "type": "array",
-                        "items": {
-                          "description": "A static route.",
-                          "type": "object",
-                          "properties": {
-                            "destination": {
-                              "description": "The destination CIDR.",
-                              "type": "string",
-                              "format": "cidr"
-                            },
-                            "nexthop": {
-                              "description": "The IP address of the next hop.",
-                              "type": "string",
-                              "format": "ipv4"
-                            }
-                          },
-                          "required": [
-                            "destination",
-                            "nexthop"
-                          ]
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {}
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Available\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Available\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          },
-          {
-            "name": "ID",
-            "type": "string",
-            "jsonPath": ".status.id",
-            "description": "The OpenStack ID."
-          }
-        ]
-      }
-    ]
-  }
-}"#;
+pub const ROUTER_CRD: &str = include_str!("router.router_crd.json");
+
 /// The reasons Router's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RouterReason {
@@ -424,6 +31,7 @@ pub enum RouterReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl RouterReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -438,6 +46,7 @@ impl RouterReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for RouterReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -451,22 +60,27 @@ impl ::core::convert::From<&str> for RouterReason {
         }
     }
 }
+
 impl ::core::convert::From<RouterReason> for ::std::string::String {
     fn from(reason: RouterReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for RouterReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
+    #[allow(unused_imports)]
     pub use super::RouterReason;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
+
     /// A Router is an OpenStack Networking router: its external gateway, the subnets it has interfaces on, and its static routes.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct Router {
@@ -479,6 +93,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<RouterStatus>,
     }
+
     impl Router {
         /// A Router named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: RouterSpec) -> Self {
@@ -492,6 +107,7 @@ pub mod v1alpha1 {
             }
         }
     }
+
     impl ::serde::Serialize for Router {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -507,68 +123,88 @@ pub mod v1alpha1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for Router {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("Router")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1alpha1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud/v1alpha1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("routers")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for Router {
         type Spec = RouterSpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for Router {
         type Status = RouterStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for Router {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(super::ROUTER_CRD, "v1alpha1")
         }
+
         fn crd_name() -> &'static str {
             "routers.openstack.k-orc.cloud"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &[]
         }
     }
+
     /// The desired state of a Router.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -589,6 +225,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub resync_period: Option<String>,
     }
+
     /// The observed state of a Router: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -609,6 +246,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub resource: Option<RouterStatusResource>,
     }
+
     /// A clouds.yaml entry in a secret.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -622,14 +260,18 @@ pub mod v1alpha1 {
         /// Length: 1 to 256.
         pub cloud_name: String,
     }
+
     /// managed creates, updates and deletes the router; unmanaged only imports it.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RouterSpecManagementPolicy {
+        /// `managed`.
         #[serde(rename = "managed")]
         Managed,
+        /// `unmanaged`.
         #[serde(rename = "unmanaged")]
         Unmanaged,
     }
+
     /// Options of a managed router.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -645,14 +287,18 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub wait_for_sub_resources: Option<bool>,
     }
+
     /// What deleting the object does to the router.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RouterSpecManagedOptionsOnDelete {
+        /// `delete`.
         #[serde(rename = "delete")]
         Delete,
+        /// `detach`.
         #[serde(rename = "detach")]
         Detach,
     }
+
     /// The router to create, with the policy managed.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -696,6 +342,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
+
     /// An external gateway of the router.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -705,6 +352,7 @@ pub mod v1alpha1 {
         /// Length: 1 to 253.
         pub network_ref: String,
     }
+
     /// An interface of the router on a subnet.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -719,6 +367,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub ip_address: Option<String>,
     }
+
     /// A static route.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct Route {
@@ -731,6 +380,7 @@ pub mod v1alpha1 {
         /// Format: `ipv4`.
         pub nexthop: String,
     }
+
     /// The router as OpenStack reports it.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -755,6 +405,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub routes: Option<Vec<Route>>,
     }
+
     /// An external gateway as OpenStack reports it.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct GatewayStatus {

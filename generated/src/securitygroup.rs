@@ -11,525 +11,10 @@
     rustdoc::invalid_rust_codeblocks
 )]
 /// `SecurityGroup`'s CustomResourceDefinition as JSON, every version.
-pub const SECURITY_GROUP_CRD: &str = r#"{
-  "apiVersion": "apiextensions.k8s.io/v1",
-  "kind": "CustomResourceDefinition",
-  "metadata": {
-    "name": "securitygroups.openstack.k-orc.cloud"
-  },
-  "spec": {
-    "group": "openstack.k-orc.cloud",
-    "names": {
-      "kind": "SecurityGroup",
-      "plural": "securitygroups",
-      "singular": "securitygroup",
-      "shortNames": [
-        "sg"
-      ],
-      "categories": [
-        "openstack"
-      ]
-    },
-    "scope": "Namespaced",
-    "versions": [
-      {
-        "name": "v1alpha1",
-        "served": true,
-        "storage": true,
-        "schema": {
-          "openAPIV3Schema": {
-            "type": "object",
-            "description": "A SecurityGroup is an OpenStack Networking security group and its rules.",
-            "properties": {
-              "spec": {
-                "type": "object",
-                "properties": {
-                  "cloudCredentialsRef": {
-                    "description": "The secret holding the OpenStack credentials.",
-                    "required": [
-                      "secretName",
-                      "cloudName"
-                    ],
-                    "type": "object",
-                    "properties": {
-                      "secretName": {
-                        "description": "The secret with a clouds.yaml key.",
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 253
-                      },
-                      "cloudName": {
-                        "description": "The cloud's entry in clouds.yaml.",
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 256
-                      }
-                    }
-                  },
-                  "managementPolicy": {
-                    "description": "managed creates, updates and deletes the security group; unmanaged only imports it.",
-                    "type": "string",
-                    "enum": [
-                      "managed",
-                      "unmanaged"
-                    ],
-                    "default": "managed",
-                    "x-kubernetes-validations": [
-                      {
-                        "rule": "self == oldSelf",
-                        "message": "managementPolicy is immutable"
-                      }
-                    ]
-                  },
-                  "managedOptions": {
-                    "description": "Options of a managed security group.",
-                    "type": "object",
-                    "properties": {
-                      "onDelete": {
-                        "description": "Whether deleting the object deletes the OpenStack security group or leaves it.",
-                        "type": "string",
-                        "enum": [
-                          "delete",
-                          "detach"
-                        ],
-                        "default": "delete"
-                      },
-                      "waitForSubResources": {
-                        "description": "Whether dependents wait for SubResourcesReady, not only Available.",
-                        "type": "boolean",
-                        "default": false
-                      }
-                    }
-                  },
-                  "resource": {
-                    "description": "The security group to create, with the policy managed.",
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The name; by default the object's name.",
-                        "type": "string",
-                        "pattern": "^[^,]+$",
-                        "minLength": 1,
-                        "maxLength": 255
-                      },
-                      "description": {
-                        "description": "A human-readable description.",
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 255
-                      },
-                      "stateful": {
-                        "description": "Whether the security group is stateful.",
-                        "type": "boolean"
-                      },
-                      "tags": {
-                        "description": "Tags applied to the security group.",
-                        "type": "array",
-                        "items": {
-                          "type": "string"
-                        },
-                        "maxItems": 64,
-                        "x-kubernetes-list-type": "set"
-                      },
-                      "rules": {
-                        "description": "The rules of the security group.",
-                        "type": "array",
-                        "items": {
-                          "description": "One rule of a security group.",
-                          "minProperties": 1,
-                          "type": "object",
-                          "properties": {
-                            "description": {
-                              "description": "A human-readable description.",
-                              "type": "string",
-                              "minLength": 1,
-                              "maxLength": 255
-                            },
-                            "direction": {
-                              "description": "Whether the rule applies to incoming or outgoing traffic.",
-                              "type": "string",
-                              "enum": [
-                                "ingress",
-                                "egress"
-                              ]
-                            },
-                            "protocol": {
-                              "description": "The IP protocol the rule matches.",
-                              "type": "string",
-                              "enum": [
-                                "ah",
-                                "dccp",
-                                "egp",
-                                "esp",
-                                "gre",
-                                "icmp",
-                                "icmpv6",
-                                "igmp",
-                                "ipip",
-                                "ospf",
-                                "pgm",
-                                "rsvp",
-                                "sctp",
-                                "tcp",
-                                "udp",
-                                "udplite",
-                                "vrrp"
-                              ]
-                            },
-                            "portRangeMin": {
-                              "description": "The lowest port matched.",
-                              "type": "integer",
-                              "format": "int32",
-                              "minimum": 0,
-                              "maximum": 65535
-                            },
-                            "portRangeMax": {
-                              "description": "The highest port matched.",
-                              "type": "integer",
-                              "format": "int32",
-                              "minimum": 0,
-                              "maximum": 65535
-                            },
-                            "remoteIPPrefix": {
-                              "description": "The remote IP address block, of the rule's ethertype.",
-                              "type": "string",
-                              "format": "cidr",
-                              "maxLength": 49
-                            },
-                            "ethertype": {
-                              "description": "The IP version; CIDRs of the rule must match it.",
-                              "type": "string",
-                              "enum": [
-                                "IPv4",
-                                "IPv6"
-                              ],
-                              "default": "IPv4"
-                            }
-                          },
-                          "x-kubernetes-validations": [
-                            {
-                              "rule": "!has(self.portRangeMin) || !has(self.portRangeMax) || self.portRangeMin <= self.portRangeMax",
-                              "message": "portRangeMin must not exceed portRangeMax"
-                            },
-                            {
-                              "rule": "!(has(self.protocol) && self.protocol in ['icmp', 'icmpv6']) || !has(self.portRangeMax) || self.portRangeMax <= 255",
-                              "message": "with ICMP, the port range holds the ICMP type and code, at most 255",
-                              "fieldPath": ".portRangeMax"
-                            }
-                          ]
-                        },
-                        "maxItems": 256
-                      }
-                    }
-                  },
-                  "import": {
-                    "description": "An existing security group to adopt, with the policy unmanaged; by ID or by filter.",
-                    "minProperties": 1,
-                    "maxProperties": 1,
-                    "type": "object",
-                    "properties": {
-                      "id": {
-                        "description": "The ID of the security group; it must exist.",
-                        "type": "string",
-                        "format": "uuid"
-                      },
-                      "filter": {
-                        "description": "A query expected to match exactly one security group.",
-                        "minProperties": 1,
-                        "type": "object",
-                        "properties": {
-                          "name": {
-                            "description": "The security group's name.",
-                            "type": "string",
-                            "minLength": 1,
-                            "maxLength": 255
-                          },
-                          "tags": {
-                            "description": "Tags it must all have.",
-                            "type": "array",
-                            "items": {
-                              "type": "string"
-                            },
-                            "maxItems": 64,
-                            "x-kubernetes-list-type": "set"
-                          }
-                        }
-                      }
-                    }
-                  },
-                  "resyncPeriod": {
-                    "description": "How often to read the security group from OpenStack even when nothing changed.",
-                    "type": "string"
-                  }
-                },
-                "required": [
-                  "cloudCredentialsRef"
-                ],
-                "x-kubernetes-validations": [
-                  {
-                    "rule": "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)",
-                    "message": "resource must be set when the policy is managed, and only then"
-                  },
-                  {
-                    "rule": "self.managementPolicy == 'unmanaged' ? has(self.__import__) : !has(self.__import__)",
-                    "message": "import must be set when the policy is unmanaged, and only then"
-                  }
-                ]
-              },
-              "status": {
-                "type": "object",
-                "properties": {
-                  "conditions": {
-                    "description": "The resource's conditions, one per type.",
-                    "type": "array",
-                    "items": {
-                      "description": "One aspect of the resource's current state, as metav1.Condition, plus an optional severity.",
-                      "type": "object",
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "When the condition last changed, in whole seconds.",
-                          "type": "string",
-                          "format": "date-time"
-                        },
-                        "message": {
-                          "description": "A human-readable explanation of the condition; may be empty.",
-                          "type": "string",
-                          "maxLength": 32768
-                        },
-                        "observedGeneration": {
-                          "description": "The metadata.generation this condition was computed from.",
-                          "type": "integer",
-                          "format": "int64",
-                          "minimum": 0
-                        },
-                        "reason": {
-                          "description": "A CamelCase, programmatic identifier of why the condition is as it is.",
-                          "type": "string",
-                          "minLength": 1,
-                          "maxLength": 1024,
-                          "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
-                        },
-                        "severity": {
-                          "description": "How to treat the condition when it is not healthy: Error (the spec must change), Warning (retrying) or Info (progressing). Absent when healthy or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "Error",
-                            "Warning",
-                            "Info"
-                          ]
-                        },
-                        "status": {
-                          "description": "Whether the condition holds: True, False or Unknown.",
-                          "type": "string",
-                          "enum": [
-                            "True",
-                            "False",
-                            "Unknown"
-                          ]
-                        },
-                        "type": {
-                          "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
-                          "type": "string",
-                          "maxLength": 316,
-                          "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-                        }
-                      },
-                      "required": [
-                        "lastTransitionTime",
-                        "message",
-                        "reason",
-                        "status",
-                        "type"
-                      ]
-                    },
-                    "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": [
-                      "type"
-                    ]
-                  },
-                  "observedGeneration": {
-                    "description": "The metadata.generation the status was last computed from.",
-                    "type": "integer",
-                    "format": "int64"
-                  },
-                  "id": {
-                    "description": "The OpenStack ID of the security group.",
-                    "type": "string",
-                    "maxLength": 1024
-                  },
-                  "lastSyncTime": {
-                    "description": "When the controller last read the security group from OpenStack.",
-                    "type": "string",
-                    "format": "date-time"
-                  },
-                  "resource": {
-                    "description": "The security group as OpenStack reports it.",
-                    "type": "object",
-                    "properties": {
-                      "name": {
-                        "description": "The security group's name; might not be unique.",
-                        "type": "string",
-                        "maxLength": 1024
-                      },
-                      "description": {
-                        "description": "The security group's description.",
-                        "type": "string",
-                        "maxLength": 1024
-                      },
-                      "projectID": {
-                        "description": "The project that owns the security group.",
-                        "type": "string",
-                        "maxLength": 1024
-                      },
-                      "stateful": {
-                        "description": "Whether the security group is stateful.",
-                        "type": "boolean"
-                      },
-                      "rules": {
-                        "description": "The rules OpenStack has.",
-                        "type": "array",
-                        "items": {
-                          "description": "One rule of a security group.",
-                          "minProperties": 1,
-                          "type": "object",
-                          "properties": {
-                            "description": {
-                              "description": "A human-readable description.",
-                              "type": "string",
-                              "minLength": 1,
-                              "maxLength": 255
-                            },
-                            "direction": {
-                              "description": "Whether the rule applies to incoming or outgoing traffic.",
-                              "type": "string",
-                              "enum": [
-                                "ingress",
-                                "egress"
-                              ]
-                            },
-                            "protocol": {
-                              "description": "The IP protocol the rule matches.",
-                              "type": "string",
-                              "enum": [
-                                "ah",
-                                "dccp",
-                                "egp",
-                                "esp",
-                                "gre",
-                                "icmp",
-                                "icmpv6",
-                                "igmp",
-                                "ipip",
-                                "ospf",
-                                "pgm",
-                                "rsvp",
-                                "sctp",
-                                "tcp",
-                                "udp",
-                                "udplite",
-                                "vrrp"
-                              ]
-                            },
-                            "portRangeMin": {
-                              "description": "The lowest port matched.",
-                              "type": "integer",
-                              "format": "int32",
-                              "minimum": 0,
-                              "maximum": 65535
-                            },
-                            "portRangeMax": {
-                              "description": "The highest port matched.",
-                              "type": "integer",
-                              "format": "int32",
-                              "minimum": 0,
-                              "maximum": 65535
-                            },
-                            "remoteIPPrefix": {
-                              "description": "The remote IP address block, of the rule's ethertype.",
-                              "type": "string",
-                              "format": "cidr",
-                              "maxLength": 49
-                            },
-                            "ethertype": {
-                              "description": "The IP version; CIDRs of the rule must match it.",
-                              "type": "string",
-                              "enum": [
-                                "IPv4",
-                                "IPv6"
-                              ],
-                              "default": "IPv4"
-                            }
-                          },
-                          "x-kubernetes-validations": [
-                            {
-                              "rule": "!has(self.portRangeMin) || !has(self.portRangeMax) || self.portRangeMin <= self.portRangeMax",
-                              "message": "portRangeMin must not exceed portRangeMax"
-                            },
-                            {
-                              "rule": "!(has(self.protocol) && self.protocol in ['icmp', 'icmpv6']) || !has(self.portRangeMax) || self.portRangeMax <= 255",
-                              "message": "with ICMP, the port range holds the ICMP type and code, at most 255",
-                              "fieldPath": ".portRangeMax"
-                            }
-                          ]
-                        }
-                      },
-                      "revisionNumber": {
-                        "description": "The revision number, incremented on every change.",
-                        "type": "integer",
-                        "format": "int64"
-                      },
-                      "createdAt": {
-                        "description": "When the security group was created.",
-                        "type": "string",
-                        "format": "date-time"
-                      }
-                    }
-                  }
-                }
-              }
-            },
-            "required": [
-              "spec"
-            ]
-          }
-        },
-        "subresources": {
-          "status": {}
-        },
-        "additionalPrinterColumns": [
-          {
-            "name": "Ready",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Available\")].status"
-          },
-          {
-            "name": "Reason",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type==\"Available\")].reason"
-          },
-          {
-            "name": "Age",
-            "type": "date",
-            "jsonPath": ".metadata.creationTimestamp"
-          },
-          {
-            "name": "ID",
-            "type": "string",
-            "jsonPath": ".status.id",
-            "description": "The OpenStack ID."
-          },
-          {
-            "name": "Message",
-            "type": "string",
-            "jsonPath": ".status.conditions[?(@.type=='Progressing')].message",
-            "description": "What the controller is doing.",
-            "priority": 1
-          }
-        ]
-      }
-    ]
-  }
-}"#;
+pub const SECURITY_GROUP_CRD: &str = include_str!(
+    "securitygroup.security_group_crd.json"
+);
+
 /// The reasons SecurityGroup's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum SecurityGroupReason {
@@ -548,6 +33,7 @@ pub enum SecurityGroupReason {
     /// A reason not declared in the schema.
     Other(::std::string::String),
 }
+
 impl SecurityGroupReason {
     /// The reason as it appears on the wire.
     pub fn as_str(&self) -> &str {
@@ -562,6 +48,7 @@ impl SecurityGroupReason {
         }
     }
 }
+
 impl ::core::convert::From<&str> for SecurityGroupReason {
     fn from(reason: &str) -> Self {
         match reason {
@@ -575,22 +62,27 @@ impl ::core::convert::From<&str> for SecurityGroupReason {
         }
     }
 }
+
 impl ::core::convert::From<SecurityGroupReason> for ::std::string::String {
     fn from(reason: SecurityGroupReason) -> Self {
         reason.as_str().to_owned()
     }
 }
+
 impl ::core::fmt::Display for SecurityGroupReason {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
+
 pub mod v1alpha1 {
     //! Version `v1alpha1`.
+    #[allow(unused_imports)]
     pub use super::SecurityGroupReason;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
+
     /// A SecurityGroup is an OpenStack Networking security group and its rules.
     #[derive(Clone, Debug, PartialEq, Deserialize)]
     pub struct SecurityGroup {
@@ -603,6 +95,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<SecurityGroupStatus>,
     }
+
     impl SecurityGroup {
         /// A SecurityGroup named `name` with `spec`, the rest empty.
         pub fn new(name: &str, spec: SecurityGroupSpec) -> Self {
@@ -616,6 +109,7 @@ pub mod v1alpha1 {
             }
         }
     }
+
     impl ::serde::Serialize for SecurityGroup {
         fn serialize<S: ::serde::Serializer>(
             &self,
@@ -631,68 +125,88 @@ pub mod v1alpha1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
+
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
         }
     }
+
     impl ::kube::core::Resource for SecurityGroup {
         type DynamicType = ();
         type Scope = ::k8s_openapi::NamespaceResourceScope;
+
         fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("SecurityGroup")
         }
+
         fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud")
         }
+
         fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("v1alpha1")
         }
+
         fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("openstack.k-orc.cloud/v1alpha1")
         }
+
         fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
             ::std::borrow::Cow::Borrowed("securitygroups")
         }
+
         fn meta(&self) -> &ObjectMeta {
             &self.metadata
         }
+
         fn meta_mut(&mut self) -> &mut ObjectMeta {
             &mut self.metadata
         }
     }
+
     impl ::kube::core::object::HasSpec for SecurityGroup {
         type Spec = SecurityGroupSpec;
+
         fn spec(&self) -> &Self::Spec {
             &self.spec
         }
+
         fn spec_mut(&mut self) -> &mut Self::Spec {
             &mut self.spec
         }
     }
+
     impl ::kube::core::object::HasStatus for SecurityGroup {
         type Status = SecurityGroupStatus;
+
         fn status(&self) -> ::core::option::Option<&Self::Status> {
             self.status.as_ref()
         }
+
         fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
             &mut self.status
         }
     }
+
     impl ::kube::core::crd::v1::CustomResourceExt for SecurityGroup {
         fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
             ::kondition::crd::version_from_json(super::SECURITY_GROUP_CRD, "v1alpha1")
         }
+
         fn crd_name() -> &'static str {
             "securitygroups.openstack.k-orc.cloud"
         }
+
         fn api_resource() -> ::kube::core::discovery::ApiResource {
             ::kube::core::discovery::ApiResource::erase::<Self>(&())
         }
+
         fn shortnames() -> &'static [&'static str] {
             &["sg"]
         }
     }
+
     /// The desired state of a SecurityGroup.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -719,6 +233,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub resync_period: Option<String>,
     }
+
     /// The observed state of a SecurityGroup: the standard conditions and observedGeneration.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
@@ -749,6 +264,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub resource: Option<SecurityGroupStatusResource>,
     }
+
     /// A clouds.yaml entry in a secret.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -762,14 +278,18 @@ pub mod v1alpha1 {
         /// Length: 1 to 256.
         pub cloud_name: String,
     }
+
     /// managed creates, updates and deletes the security group; unmanaged only imports it.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum SecurityGroupSpecManagementPolicy {
+        /// `managed`.
         #[serde(rename = "managed")]
         Managed,
+        /// `unmanaged`.
         #[serde(rename = "unmanaged")]
         Unmanaged,
     }
+
     /// Options of a managed security group.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -785,14 +305,18 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub wait_for_sub_resources: Option<bool>,
     }
+
     /// Whether deleting the object deletes the OpenStack security group or leaves it.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum SecurityGroupSpecManagedOptionsOnDelete {
+        /// `delete`.
         #[serde(rename = "delete")]
         Delete,
+        /// `detach`.
         #[serde(rename = "detach")]
         Detach,
     }
+
     /// The security group to create, with the policy managed.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct SecurityGroupSpecResource {
@@ -820,6 +344,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub rules: Option<Vec<Rule>>,
     }
+
     /// One rule of a security group.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
@@ -860,58 +385,83 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub ethertype: Option<RuleEthertype>,
     }
+
     /// Whether the rule applies to incoming or outgoing traffic.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RuleDirection {
+        /// `ingress`.
         #[serde(rename = "ingress")]
         Ingress,
+        /// `egress`.
         #[serde(rename = "egress")]
         Egress,
     }
+
     /// The IP protocol the rule matches.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RuleProtocol {
+        /// `ah`.
         #[serde(rename = "ah")]
         Ah,
+        /// `dccp`.
         #[serde(rename = "dccp")]
         Dccp,
+        /// `egp`.
         #[serde(rename = "egp")]
         Egp,
+        /// `esp`.
         #[serde(rename = "esp")]
         Esp,
+        /// `gre`.
         #[serde(rename = "gre")]
         Gre,
+        /// `icmp`.
         #[serde(rename = "icmp")]
         Icmp,
+        /// `icmpv6`.
         #[serde(rename = "icmpv6")]
         Icmpv6,
+        /// `igmp`.
         #[serde(rename = "igmp")]
         Igmp,
+        /// `ipip`.
         #[serde(rename = "ipip")]
         Ipip,
+        /// `ospf`.
         #[serde(rename = "ospf")]
         Ospf,
+        /// `pgm`.
         #[serde(rename = "pgm")]
         Pgm,
+        /// `rsvp`.
         #[serde(rename = "rsvp")]
         Rsvp,
+        /// `sctp`.
         #[serde(rename = "sctp")]
         Sctp,
+        /// `tcp`.
         #[serde(rename = "tcp")]
         Tcp,
+        /// `udp`.
         #[serde(rename = "udp")]
         Udp,
+        /// `udplite`.
         #[serde(rename = "udplite")]
         Udplite,
+        /// `vrrp`.
         #[serde(rename = "vrrp")]
         Vrrp,
     }
+
     /// The IP version; CIDRs of the rule must match it.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
     pub enum RuleEthertype {
+        /// `IPv4`.
         IPv4,
+        /// `IPv6`.
         IPv6,
     }
+
     /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct SecurityGroupSpecImport {
@@ -926,6 +476,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filter: Option<SecurityGroupSpecImportFilter>,
     }
+
     /// A query expected to match exactly one security group.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct SecurityGroupSpecImportFilter {
@@ -940,6 +491,7 @@ pub mod v1alpha1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
+
     /// The security group as OpenStack reports it.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]

@@ -13,10 +13,12 @@
 use k8s_openapi::api::core::v1::{
     ConfigMapKeySelector, ObjectReference, PersistentVolumeClaimSpec, SecretKeySelector,
 };
+
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+
 /// ClusterAvailabilityGate contains the type of a Cluster condition to be used as availability gate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -37,6 +39,7 @@ pub struct ClusterAvailabilityGates {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub polarity: Option<ClusterPolarity>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -76,13 +79,18 @@ pub struct ClusterConditions {
     /// Length: 1 to 256.
     pub r#type: String,
 }
+
 /// effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterEffect {
+    /// `NoSchedule`.
     NoSchedule,
+    /// `PreferNoSchedule`.
     PreferNoSchedule,
+    /// `NoExecute`.
     NoExecute,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -150,6 +158,7 @@ pub struct ClusterMachineHealthCheck {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unhealthy_range: Option<String>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterMetadata {
@@ -166,38 +175,56 @@ pub struct ClusterMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterOrder {
+    /// `Random`.
     Random,
+    /// `Newest`.
     Newest,
+    /// `Oldest`.
     Oldest,
 }
+
 /// phase represents the current phase of cluster actuation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterPhase {
+    /// `Pending`.
     Pending,
+    /// `Provisioning`.
     Provisioning,
+    /// `Provisioned`.
     Provisioned,
+    /// `Deleting`.
     Deleting,
+    /// `Failed`.
     Failed,
+    /// `Unknown`.
     Unknown,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterPolarity {
+    /// `Positive`.
     Positive,
+    /// `Negative`.
     Negative,
 }
+
 /// propagation defines how this taint should be propagated to nodes.
 /// Valid values are 'Always' and 'OnInitialization'.
 /// Always: The taint will be continuously reconciled. If it is not set for a node, it will be added during reconciliation.
 /// OnInitialization: The taint will be added during node initialization. If it gets removed from the node later on it will not get added again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterPropagation {
+    /// `Always`.
     Always,
+    /// `OnInitialization`.
     OnInitialization,
 }
+
 /// MachineReadinessGate contains the type of a Machine condition to be used as a readiness gate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -218,6 +245,7 @@ pub struct ClusterReadinessGates {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub polarity: Option<ClusterPolarity>,
 }
+
 /// rollout allows you to configure the behavior of rolling updates to the control plane.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClusterRollout {
@@ -231,6 +259,7 @@ pub struct ClusterRollout {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
 }
+
 /// controlPlane groups all the observations about Cluster's ControlPlane current state.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -268,6 +297,7 @@ pub struct ClusterStatusControlPlane {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub versions: Option<Vec<ClusterVersions>>,
 }
+
 /// workers groups all the observations about Cluster's Workers current state.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -305,6 +335,7 @@ pub struct ClusterStatusWorkers {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub versions: Option<Vec<ClusterVersions>>,
 }
+
 /// MachineTaint defines a taint equivalent to corev1.Taint, but additionally having a propagation field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterTaints {
@@ -333,12 +364,16 @@ pub struct ClusterTaints {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterType {
+    /// `RollingUpdate`.
     RollingUpdate,
+    /// `OnDelete`.
     OnDelete,
 }
+
 /// UnhealthyCondition represents a Node condition type and value with a timeout
 /// specified as a duration.  When the named condition has been in the given
 /// status for at least the timeout value, a node is considered unhealthy.
@@ -358,6 +393,7 @@ pub struct ClusterUnhealthyConditions {
     /// Length: at least 1.
     pub r#type: String,
 }
+
 /// UnhealthyMachineCondition represents a Machine condition type and value with a timeout
 /// specified as a duration.  When the named condition has been in the given
 /// status for at least the timeout value, a machine is considered unhealthy.
@@ -377,13 +413,18 @@ pub struct ClusterUnhealthyMachineConditions {
     /// Length: 1 to 316. Pattern: `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`.
     pub r#type: String,
 }
+
 /// status of the condition, one of True, False, Unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterUnhealthyMachineConditionsStatus {
+    /// `True`.
     True,
+    /// `False`.
     False,
+    /// `Unknown`.
     Unknown,
 }
+
 /// StatusUpgradePlanVersion groups upgrade plan version-related status information.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterUpgradePlan {
@@ -392,6 +433,7 @@ pub struct ClusterUpgradePlan {
     /// Length: 1 to 256.
     pub version: String,
 }
+
 /// StatusVersion groups version-related status information.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterVersions {
@@ -405,6 +447,7 @@ pub struct ClusterVersions {
     /// Length: 1 to 256.
     pub version: String,
 }
+
 /// CustomResourceColumnDefinition specifies a column for server side printing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -431,6 +474,7 @@ pub struct CompositeResourceDefinitionAdditionalPrinterColumns {
     /// See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
     pub r#type: String,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -460,6 +504,7 @@ pub struct CompositeResourceDefinitionClaimNames {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub singular: Option<String>,
 }
+
 /// clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -504,6 +549,7 @@ pub struct CompositeResourceDefinitionClientConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -513,6 +559,7 @@ pub struct CompositeResourceDefinitionCompositeResourceClaimType {
     /// Kind of the type.
     pub kind: String,
 }
+
 /// A Condition that may apply to a resource.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -539,6 +586,7 @@ pub struct CompositeResourceDefinitionConditions {
     /// a resource at any point in time.
     pub r#type: String,
 }
+
 /// Controllers represents the status of the controllers that power this
 /// composite resource definition.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -563,6 +611,7 @@ pub struct CompositeResourceDefinitionControllers {
         CompositeResourceDefinitionCompositeResourceClaimType,
     >,
 }
+
 /// Conversion defines all conversion settings for the defined Composite resource.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionConversion {
@@ -575,25 +624,33 @@ pub struct CompositeResourceDefinitionConversion {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook: Option<CompositeResourceDefinitionWebhook>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CompositeResourceDefinitionDefaultCompositeDeletePolicy {
+    /// `Background`.
     Background,
+    /// `Foreground`.
     Foreground,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionDefaultCompositionRef {
     /// Name of the Composition.
     pub name: String,
 }
+
 /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
 /// Composition Revision has been created if no policy has been specified on the composite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CompositeResourceDefinitionDefaultCompositionUpdatePolicy {
+    /// `Automatic`.
     Automatic,
+    /// `Manual`.
     Manual,
 }
+
 /// Metadata specifies the desired metadata for the defined composite resource and claim CRD's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionMetadata {
@@ -612,6 +669,7 @@ pub struct CompositeResourceDefinitionMetadata {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
 }
+
 /// Scale indicates the CRD should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -639,6 +697,7 @@ pub struct CompositeResourceDefinitionScale {
     /// will default to 0.
     pub status_replicas_path: String,
 }
+
 /// Schema describes the schema used for validation, pruning, and defaulting
 /// of this version of the defined composite resource. Fields required by all
 /// composite resources will be injected into this schema automatically, and
@@ -652,6 +711,7 @@ pub struct CompositeResourceDefinitionSchema {
     #[serde(rename = "openAPIV3Schema", skip_serializing_if = "Option::is_none")]
     pub open_apiv3_schema: Option<BTreeMap<String, Value>>,
 }
+
 /// service is a reference to the service for this webhook. Either
 /// service or url must be specified.
 ///
@@ -673,6 +733,7 @@ pub struct CompositeResourceDefinitionService {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
 }
+
 /// CompositeResourceDefinitionStatus shows the observed state of the definition.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionStatus {
@@ -684,6 +745,7 @@ pub struct CompositeResourceDefinitionStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub controllers: Option<CompositeResourceDefinitionControllers>,
 }
+
 /// Subresources specifies what subresources this version of the defined Composite resource has.
 /// The composition authors have responsibility to implement the logic fulfilling the subresources.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -692,6 +754,7 @@ pub struct CompositeResourceDefinitionSubresources {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale: Option<CompositeResourceDefinitionScale>,
 }
+
 /// CompositeResourceDefinitionVersion describes a version of an XR.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -739,6 +802,7 @@ pub struct CompositeResourceDefinitionVersions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subresources: Option<CompositeResourceDefinitionSubresources>,
 }
+
 /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -754,6 +818,7 @@ pub struct CompositeResourceDefinitionWebhook {
     /// include any versions known to the API Server, calls to the webhook will fail.
     pub conversion_review_versions: Vec<String>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PrometheusBasicAuth {
@@ -766,6 +831,7 @@ pub struct PrometheusBasicAuth {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<SecretKeySelector>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -777,6 +843,7 @@ pub struct PrometheusCa {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<SecretKeySelector>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -805,18 +872,24 @@ pub struct PrometheusEphemeral {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub volume_claim_template: Option<PrometheusVolumeClaimTemplate>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PrometheusMaxVersion {
+    /// `TLS10`.
     #[serde(rename = "TLS10")]
     Tls10,
+    /// `TLS11`.
     #[serde(rename = "TLS11")]
     Tls11,
+    /// `TLS12`.
     #[serde(rename = "TLS12")]
     Tls12,
+    /// `TLS13`.
     #[serde(rename = "TLS13")]
     Tls13,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -866,6 +939,7 @@ pub struct PrometheusOauth2 {
     /// Pattern: `^(http|https)://.+$`.
     pub token_url: String,
 }
+
 /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
 /// It requires Prometheus >= v2.43.0.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -901,6 +975,7 @@ pub struct PrometheusOauth2TlsConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -919,6 +994,7 @@ pub struct PrometheusRemoteReadAuthorization {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -951,6 +1027,7 @@ pub struct PrometheusSigv4 {
     #[serde(rename = "useFIPSSTSEndpoint", skip_serializing_if = "Option::is_none")]
     pub use_fipssts_endpoint: Option<bool>,
 }
+
 /// Held by several fields, each of which documents its use.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -994,6 +1071,7 @@ pub struct PrometheusTlsConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
 }
+
 /// Will be used to create a stand-alone PVC to provision the volume.
 /// The pod in which this EphemeralVolumeSource is embedded will be the
 /// owner of the PVC, i.e. the PVC will be deleted together with the

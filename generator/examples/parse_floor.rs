@@ -91,7 +91,7 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
     let mut lines = 0usize;
     let plan = kondition_gen::share::plan(&model);
     for file in &model.files {
-        lines += emit::rust::file_module(file, 0, &plan)?.lines().count();
+        lines += emit::rust::file_module(file, 0, &plan, "")?.lines().count();
     }
     timings.push(("emit Rust, file by file", start.elapsed()));
 

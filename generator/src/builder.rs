@@ -159,10 +159,9 @@ impl Builder {
         for note in &model.notes {
             println!("cargo:warning={note}");
         }
-        let text = emit::rust_single_file(&model).map_err(Error::Internal)?;
-        let path = out_dir.join(&self.file_name);
-        output::write_if_changed(&path, &text).map_err(Error::Io)?;
-        Ok(path)
+        let files = emit::rust_single_file(&model, &self.file_name).map_err(Error::Internal)?;
+        output::write_files(&out_dir, &files).map_err(Error::Io)?;
+        Ok(out_dir.join(&self.file_name))
     }
 }
 

@@ -116,19 +116,6 @@ pub fn write_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathB
     Ok(changed.into_iter().map(|(path, _)| path).collect())
 }
 
-/// Writes `contents` to `path` atomically, unless it already holds exactly that. Returns
-/// whether it wrote.
-pub fn write_if_changed(path: &Path, contents: &str) -> io::Result<bool> {
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(at(path, io::Error::from(io::ErrorKind::InvalidInput), ""));
-    };
-    let file = OutputFile {
-        path: PathBuf::from(name),
-        contents: contents.to_owned(),
-    };
-    write_files(dir, std::slice::from_ref(&file)).map(|written| !written.is_empty())
-}
-
 /// Whether `path` holds exactly `contents`.
 fn holds(path: &Path, contents: &str) -> bool {
     std::fs::read(path).is_ok_and(|old| old == contents.as_bytes())
@@ -178,7 +165,8 @@ fn at(path: &Path, error: io::Error, note: &str) -> io::Error {
     io::Error::new(error.kind(), format!("{}: {error}{note}", path.display()))
 }
 
-/// Generated `.rs` files in `out_dir` (by their first line) that `files` no longer holds.
+/// Generated files in `out_dir` that `files` no longer holds: `.rs` files by their first
+/// line, and the CRD JSON files beside them.
 fn stale_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathBuf>> {
     let Ok(entries) = std::fs::read_dir(out_dir) else {
         return Ok(Vec::new());
@@ -186,15 +174,33 @@ fn stale_files(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathBuf>>
     let mut stale = Vec::new();
     for entry in entries {
         let path = entry?.path();
-        let is_ours = path.extension().is_some_and(|e| e == "rs")
-            && std::fs::read_to_string(&path).is_ok_and(|text| text.starts_with(HEADER_MARK));
         let kept = files.iter().any(|f| out_dir.join(&f.path) == path);
-        if is_ours && !kept {
+        if !kept && (is_generated_rust(&path) || is_generated_crd(&path)) {
             stale.push(path);
         }
     }
     stale.sort();
     Ok(stale)
+}
+
+/// A `.rs` file that starts with the generated header.
+fn is_generated_rust(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rs")
+        && std::fs::read_to_string(path).is_ok_and(|text| text.starts_with(HEADER_MARK))
+}
+
+/// A kind's CRD JSON beside a generated module: `<module>.<kind>_crd.json` (the names
+/// `emit::rust::crd_file_name` gives) where `<module>.rs` is generated.
+fn is_generated_crd(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let Some((module, rest)) = name.split_once('.') else {
+        return false;
+    };
+    rest.strip_suffix(".json")
+        .is_some_and(|kind| kind.contains("_crd"))
+        && is_generated_rust(&path.with_file_name(format!("{module}.rs")))
 }
 
 /// A unified diff of every file whose content on disk differs from `files` (missing and

@@ -101,7 +101,10 @@ fn user_profiles_can_be_named() {
     let text = std::fs::read_to_string(path).expect("read");
     assert!(text.contains("conditions(\"Healthy\")"), "{text}");
     assert!(text.contains("AllGood,") && text.contains("Sick,"));
-    assert!(text.contains(r#""jsonPath": ".status.conditions[?(@.type==\"Healthy\")].status""#));
+    // The CRD is in a file beside the Rust, named after it.
+    let crd = std::fs::read_to_string(dir.join("kondition.widget.widget_crd.json")).expect("CRD");
+    assert!(crd.contains(r#""jsonPath": ".status.conditions[?(@.type==\"Healthy\")].status""#));
+    assert!(text.contains("include_str!(\"kondition.widget.widget_crd.json\")"));
 
     // A user profile may not take the name of one of kondition's.
     std::fs::write(

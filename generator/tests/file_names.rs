@@ -116,12 +116,18 @@ fn crds_lib_mod_and_two_bundles_generate_and_compile() {
     assert_eq!(
         written,
         [
+            // Each kind's CRD beside its module, named after both.
+            "a_bundle.first_crd.json",
             "a_bundle.rs",
             "b_bundle.rs",
+            "b_bundle.second_crd.json",
             "crds.rs",
+            "crds_.rook_crd.json",
             "crds_.rs",
             "lib.rs",
+            "lib_.library_crd.json",
             "lib_.rs",
+            "mod.module_crd.json",
             "mod.rs",
             // The bundles' kinds have the same structures: defined once.
             "shared.rs"

@@ -234,10 +234,21 @@ fn old_and_new(dir: &Path) -> (Files, Files, BTreeSet<String>) {
         .collect();
     assert_eq!(
         changed.iter().map(String::as_str).collect::<Vec<_>>(),
-        ["crds.rs", "kind0.rs", "kind2.rs", "kind3.rs", "lib.rs"],
+        [
+            "crds.rs",
+            "kind0.kind0_crd.json",
+            "kind0.rs",
+            "kind2.kind2_crd.json",
+            "kind2.rs",
+            "kind3.kind3_crd.json",
+            "kind3.rs",
+            "lib.rs"
+        ],
         "the files the new schemas change"
     );
+    // A kind gone takes its module and its CRD file with it.
     assert!(old.contains_key("kind4.rs") && !new.contains_key("kind4.rs"));
+    assert!(old.contains_key("kind4.kind4_crd.json") && !new.contains_key("kind4.kind4_crd.json"));
     assert_eq!(old.get("kind1.rs"), new.get("kind1.rs"));
     (old, new, changed)
 }

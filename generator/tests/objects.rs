@@ -72,7 +72,7 @@ fn synthesized_and_written_objects_come_back_unchanged() {
     std::fs::write(&path, serde_json::to_string_pretty(&crd).expect("JSON")).expect("write");
     let model = kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded())
         .expect("a valid CRD");
-    let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
+    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
     let ty = "application::v1alpha1::Application".to_owned();
     let mut samples: Vec<(String, Value)> = Sample::ALL
         .iter()
@@ -111,6 +111,6 @@ fn synthesized_and_written_objects_come_back_unchanged() {
         json!({"data": {"k": "v"}, "extra": 1, "spec": {"project": "p"}}),
     ));
     // build_and_run asserts that every object comes back exactly as it went in.
-    let printed = support::build_and_run(&dir.join("crate"), &rust, &samples);
+    let printed = support::build_and_run(&dir.join("crate"), &files, &samples);
     support::assert_same_crds(&printed["crds"], &[crd]);
 }

@@ -286,8 +286,8 @@ fn random_crds_compile_and_come_back_exactly() {
                 .collect::<String>()
         ),
     };
-    let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
-    layout::assert_laid_out_by_prettyplease("the generated file", &rust);
+    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    layout::assert_laid_out_by_prettyplease("the generated file", &files[0].contents);
 
     let mut samples = Vec::new();
     for crd in &crds {
@@ -311,6 +311,6 @@ fn random_crds_compile_and_come_back_exactly() {
             }
         }
     }
-    let printed = support::build_and_run(&dir.join("crate"), &rust, &samples);
+    let printed = support::build_and_run(&dir.join("crate"), &files, &samples);
     support::assert_same_crds(&printed["crds"], &crds);
 }

@@ -473,8 +473,8 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
     }
 
     // The generated code compiles, and its crds() are the same CRDs.
-    let rust = kondition_gen::emit::rust_single_file(&model).expect("generates");
-    layout::assert_laid_out_by_prettyplease("the generated file", &rust);
+    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    layout::assert_laid_out_by_prettyplease("the generated file", &files[0].contents);
     let samples: Vec<(String, Value)> = kinds
         .iter()
         .map(|kind| {
@@ -482,7 +482,7 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
             (path, sample_object(kind))
         })
         .collect();
-    let printed = support::build_and_run(&dir.join("crate"), &rust, &samples);
+    let printed = support::build_and_run(&dir.join("crate"), &files, &samples);
     support::assert_same_crds(&printed["crds"], &expected);
 }
 

@@ -52,7 +52,14 @@ fn only_the_chosen_kinds_and_versions_are_written() {
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(
         files(&dir.join("out")),
-        ["crds.rs", "database.rs", "lib.rs", "router.rs"]
+        [
+            "crds.rs",
+            "database.database_crd.json",
+            "database.rs",
+            "lib.rs",
+            "router.router_crd.json",
+            "router.rs"
+        ]
     );
     let crds = std::fs::read_to_string(dir.join("out/crds.rs")).expect("crds.rs");
     assert_eq!(
@@ -64,7 +71,8 @@ fn only_the_chosen_kinds_and_versions_are_written() {
     assert!(database.contains("pub mod v1 {"));
     assert!(!database.contains("pub mod v1beta1 {"), "only v1's types");
     // The CRD stays whole: the API server still serves both versions.
-    assert!(database.contains("\"name\": \"v1beta1\""));
+    let crd = std::fs::read_to_string(dir.join("out/database.database_crd.json")).expect("CRD");
+    assert!(crd.contains("\"name\": \"v1beta1\""));
 
     // Every kind but the chosen ones is left out of what a second kind adds.
     let output = kondition(
@@ -137,7 +145,10 @@ fn a_kind_in_two_groups_is_chosen_by_its_group() {
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    assert_eq!(files(&dir.join("out")), ["b.rs", "crds.rs", "lib.rs"]);
+    assert_eq!(
+        files(&dir.join("out")),
+        ["b.rs", "b.widget_crd.json", "crds.rs", "lib.rs"]
+    );
 }
 
 #[test]

@@ -84,6 +84,41 @@ fn text<'a>(files: &'a [emit::OutputFile], name: &str) -> &'a str {
         .map_or("", |f| f.contents.as_str())
 }
 
+/// The `shared` types a module file re-exports, as (version, shared name, local name).
+fn reexports(module: &str) -> Vec<(String, String, String)> {
+    let mut found = Vec::new();
+    let mut version = String::new();
+    let mut rest = module;
+    while let Some(at) = rest
+        .find("pub mod ")
+        .into_iter()
+        .chain(rest.find("pub use super::super::shared::"))
+        .min()
+    {
+        rest = &rest[at..];
+        if let Some(after) = rest.strip_prefix("pub mod ") {
+            version = after.split(' ').next().unwrap_or_default().to_owned();
+            rest = after;
+            continue;
+        }
+        let after = &rest["pub use super::super::shared::".len()..];
+        let end = after.find(';').expect("a use item ends");
+        for entry in after[..end]
+            .trim_matches(|c| "{} \n".contains(c))
+            .split(',')
+        {
+            let entry = entry.trim();
+            if entry.is_empty() {
+                continue;
+            }
+            let (there, local) = entry.split_once(" as ").unwrap_or((entry, entry));
+            found.push((version.clone(), there.to_owned(), local.to_owned()));
+        }
+        rest = &after[end..];
+    }
+    found
+}
+
 /// Every type name a module file gives (structs, enums and `pub use` names), by version.
 fn names(module: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
@@ -101,12 +136,13 @@ fn names(module: &str) -> BTreeSet<String> {
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
             names.insert(format!("{version}::{name}"));
-        } else if let Some(rest) = line.strip_prefix("pub use super::super::shared::") {
-            let rest = rest.trim_end_matches(';');
-            let local = rest.rsplit(" as ").next().unwrap_or(rest);
-            names.insert(format!("{version}::{local}"));
         }
     }
+    names.extend(
+        reexports(module)
+            .into_iter()
+            .map(|(version, _, local)| format!("{version}::{local}")),
+    );
     names
 }
 
@@ -139,24 +175,33 @@ fn one_structure_is_one_type_across_versions_and_kinds() {
     );
     // Each place keeps its own name.
     let a = text(&files, "a.rs");
-    for line in [
-        "pub use super::super::shared::AlphaSpec;",
-        "pub use super::super::shared::BetaEndpoints as AlphaEndpoints;",
-        "pub use super::super::shared::BetaTls as AlphaTls;",
-        "pub use super::super::shared::BetaEndpoints;",
-        "pub use super::super::shared::BetaTls;",
-        "pub struct BetaSpec {",
+    let pair = |(_, there, local): (String, String, String)| format!("{there} as {local}");
+    let a_reexports: Vec<String> = reexports(a).into_iter().map(pair).collect();
+    for expected in [
+        "AlphaSpec as AlphaSpec",
+        "BetaEndpoints as AlphaEndpoints",
+        "BetaTls as AlphaTls",
+        "BetaEndpoints as BetaEndpoints",
+        "BetaTls as BetaTls",
     ] {
-        assert!(a.contains(line), "{line} missing from:\n{a}");
+        assert!(
+            a_reexports.iter().any(|r| r == expected),
+            "{expected} missing from:\n{a}"
+        );
     }
     assert_eq!(
-        a.matches("pub use super::super::shared::AlphaSpec;")
+        a_reexports
+            .iter()
+            .filter(|r| *r == "AlphaSpec as AlphaSpec")
             .count(),
-        2
+        2,
+        "v1 and v2"
     );
+    assert!(a.contains("pub struct BetaSpec {"), "{a}");
     let c = text(&files, "c.rs");
+    let c_reexports: Vec<String> = reexports(c).into_iter().map(pair).collect();
     assert!(
-        c.contains("pub use super::super::shared::BetaTls as GammaTls;"),
+        c_reexports.iter().any(|r| r == "BetaTls as GammaTls"),
         "{c}"
     );
     assert!(c.contains("pub struct GammaSpec {"), "{c}");
@@ -202,16 +247,16 @@ fn shared_types_are_the_same_rust_type_in_every_version() {
         + &crd("Beta", "betas", &["v1"], false);
     std::fs::write(&crd_path, bundle).expect("write");
     let model = kondition_gen::load(&[crd_path], &Profiles::embedded()).expect("loads");
-    let rust = emit::rust_single_file(&model).expect("emits");
+    let mut files = emit::rust_single_file(&model, "generated.rs").expect("emits");
     // v1 and v2 differ in the spec's TLS only: an endpoint moves between them as it is.
     let sample = json!({"url": "https://example.com", "mode": "lax", "tls": {"ca": "x"}});
     let crate_dir = dir.join("crate");
     std::fs::create_dir_all(&crate_dir).expect("mkdir");
-    let rust =
-        rust + "pub fn convert(e: alpha::v1::AlphaEndpoints) -> alpha::v2::AlphaEndpoints { e }\n";
+    files[0].contents +=
+        "pub fn convert(e: alpha::v1::AlphaEndpoints) -> alpha::v2::AlphaEndpoints { e }\n";
     support::build_and_run(
         &crate_dir,
-        &rust,
+        &files,
         &[("alpha::v2::AlphaEndpoints".to_owned(), sample)],
     );
 }

@@ -22,7 +22,9 @@ fn the_example_schemas_generate_the_reviewed_output() {
     let output = kondition_gen::emit::rust_tree(&model).expect("emits");
     for file in &output {
         let path = Path::new("generated/src").join(&file.path);
-        layout::assert_laid_out_by_prettyplease(&path.display().to_string(), &file.contents);
+        if is_rust(&file.path) {
+            layout::assert_laid_out_by_prettyplease(&path.display().to_string(), &file.contents);
+        }
         let reviewed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             reviewed == file.contents,
@@ -76,11 +78,17 @@ fn generated_code_for_real_crds_is_laid_out_as_prettyplease_lays_it_out() {
     for file in files {
         let model = kondition_gen::load(std::slice::from_ref(&file), &Profiles::embedded())
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        for output in kondition_gen::emit::rust_tree(&model).expect("emits") {
+        let outputs = kondition_gen::emit::rust_tree(&model).expect("emits");
+        for output in outputs.iter().filter(|o| is_rust(&o.path)) {
             let name = format!("{} ({})", output.path.display(), file.display());
             layout::assert_laid_out_by_prettyplease(&name, &output.contents);
         }
         checked += 1;
     }
     assert!(checked >= 20, "only {checked} corpus files checked");
+}
+
+/// Whether an output file is Rust (the others are the kinds' CRDs as JSON).
+fn is_rust(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rs")
 }

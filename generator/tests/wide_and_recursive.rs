@@ -30,8 +30,8 @@ fn generate(text: String) -> Result<(String, String), Vec<String>> {
                 files: vec![file],
                 notes: Vec::new(),
             };
-            let rust = emit::rust_single_file(&model).expect("generates");
-            Ok((rust, emit::crd_stream(&model)))
+            let files = emit::rust_single_file(&model, "generated.rs").expect("generates");
+            Ok((files[0].contents.clone(), emit::crd_stream(&model)))
         })
         .expect("spawn")
         .join()

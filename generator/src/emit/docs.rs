@@ -145,7 +145,7 @@ fn shorten(text: &str) -> String {
 }
 
 /// `text` as a Markdown code span, whatever backticks it holds; line breaks become spaces.
-fn code(text: &str) -> String {
+pub fn code(text: &str) -> String {
     let text = text.replace(['\n', '\r'], " ");
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);

@@ -62,7 +62,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
     let inputs = inputs(model);
     let plan = crate::share::plan(model);
     let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module(file, 0, &plan)
+        rust::file_module(file, 0, &plan, "")
     });
     let mut files = Vec::new();
     for ((file, input), module) in model.files.iter().zip(&inputs).zip(modules) {
@@ -70,6 +70,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
             path: PathBuf::from(format!("{}.rs", file.module)),
             contents: header(std::slice::from_ref(input)) + &module?,
         });
+        files.extend(rust::crd_files(file, ""));
     }
     let mut shared = None;
     if !plan.is_empty() {
@@ -107,20 +108,31 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
             contents: header(&inputs) + &root,
         },
     );
+    for file in &mut files {
+        if file.path.extension().is_some_and(|e| e == "rs") {
+            file.contents = rust::separate_items(&file.contents);
+        }
+    }
     Ok(files)
 }
 
-/// One file holding everything, for `include!` from a build script.
-pub fn rust_single_file(model: &Model) -> Result<String, String> {
+/// One Rust file holding everything, for `include!` from a build script, named `name`; then
+/// the kinds' CRDs as JSON files beside it, each named after it (`kondition.<module>.
+/// <kind>_crd.json` beside `kondition.rs`), which the Rust file loads with `include_str!`.
+pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, String> {
+    let stem = name.strip_suffix(".rs").unwrap_or(name);
+    let data_prefix = format!("{stem}.");
     let mut text = header(&inputs(model));
     let plan = crate::share::plan(model);
     let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module(file, 1, &plan)
+        rust::file_module(file, 1, &plan, &data_prefix)
     });
+    let mut data = Vec::new();
     for (file, module) in model.files.iter().zip(modules) {
         text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
         text.push_str(&module?);
         text.push_str("}\n");
+        data.extend(rust::crd_files(file, &data_prefix));
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
@@ -128,7 +140,11 @@ pub fn rust_single_file(model: &Model) -> Result<String, String> {
         text.push_str("}\n");
     }
     text.push_str(&format(crds_fn(model, &quote!()))?);
-    Ok(text)
+    let rust = OutputFile {
+        path: PathBuf::from(name),
+        contents: rust::separate_items(&text),
+    };
+    Ok(std::iter::once(rust).chain(data).collect())
 }
 
 /// `crds()`: every kind's CRD, every version, in input order. `prefix` leads from where

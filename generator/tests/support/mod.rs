@@ -1,6 +1,7 @@
 //! What the random-input tests share: a seeded runner, scratch folders, and one crate per
 //! run that compiles generated code and reports what it does.
 
+use kondition_gen::emit::OutputFile;
 use std::path::Path;
 use std::process::Command;
 
@@ -86,13 +87,15 @@ serde_json = "1"
     workspace
 }
 
-/// Builds and runs, in `dir`, a crate holding `rust` (a single generated file) whose
-/// binary prints `{"crds": crds(), "objects": [...]}`: each sample object read into the
+/// Builds and runs, in `dir`, a crate holding `files` (a single generated Rust file named
+/// `generated.rs`, and the CRD files beside it) whose binary prints `{"crds": crds(), "objects": [...]}`: each sample object read into the
 /// type at its path and written back. Every run shares one target folder, so only the
 /// generated code is compiled anew.
-pub fn build_and_run(dir: &Path, rust: &str, samples: &[(String, Value)]) -> Value {
+pub fn build_and_run(dir: &Path, files: &[OutputFile], samples: &[(String, Value)]) -> Value {
     let workspace = scaffold_crate(dir, "random-inputs", "src/main.rs");
-    std::fs::write(dir.join("src/generated.rs"), rust).expect("generated");
+    for file in files {
+        std::fs::write(dir.join("src").join(&file.path), &file.contents).expect("generated");
+    }
     let objects: Vec<&Value> = samples.iter().map(|(_, v)| v).collect();
     std::fs::write(
         dir.join("src/samples.json"),

@@ -1,14 +1,16 @@
-//! Rust code for one input file: each kind's CRD (as JSON text) and reasons enum, then per
-//! version each kind's object type with its impls, and every struct and enum its fields need.
-//! The per-kind items are built with `quote` and laid out by prettyplease; the CRD constants
-//! and the data types, nearly all of the text, are written as text in the same layout
-//! (`text.rs`). Every text from the input enters as a string literal or a checked
-//! identifier, never as code.
+//! Rust code for one input file: each kind's CRD constant (its JSON in a file beside the
+//! module, loaded with `include_str!`) and reasons enum, then per version the `use` items
+//! its code needs, each kind's object type with its impls, and every struct and enum its
+//! fields need. The per-kind items are built with `quote` and laid out by prettyplease; the
+//! data types, nearly all of the text, are written as text in the same layout (`text.rs`);
+//! a blank line then goes between items (`spacing.rs`). Every text from the input enters as
+//! a string literal or a checked identifier, never as code.
 
 mod imports;
 mod layout;
 mod reasons;
 mod resource;
+mod spacing;
 mod text;
 mod types;
 
@@ -17,16 +19,23 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::OutputFile;
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
 use crate::share::Plan;
 use imports::Imports;
 use layout::{Texts, format_at};
+pub use spacing::separate_items;
 
 /// The contents of one input file's module, laid out `depth` modules deep: its doc, each
 /// kind's CRD as a JSON constant and reasons enum (kind-level, so written once), and
 /// `pub mod <version> { ... }` for each version, which re-exports the reasons of its kinds.
-pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<String, String> {
+pub fn file_module(
+    file: &SchemaFile,
+    depth: usize,
+    plan: &Plan,
+    data_prefix: &str,
+) -> Result<String, String> {
     let mut versions: Vec<&str> = Vec::new();
     for kind in &file.kinds {
         for version in &kind.versions {
@@ -41,16 +50,18 @@ pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<Strin
     for version in &versions {
         let module = ident(&names::version_module(version));
         let doc = format!(" Version `{version}`.");
-        let reasons = file
+        let reasons: Vec<(String, String)> = file
             .kinds
             .iter()
             .filter(|k| k.status.is_some() && k.versions.iter().any(|v| v.name == *version))
-            .map(|k| format_ident!("{}Reason", k.kind));
+            .map(|k| (format!("{}Reason", k.kind), format!("{}Reason", k.kind)))
+            .collect();
+        let reasons = reexport(&quote!(super), &reasons);
         let items = version_items(file, version, &crd_consts, plan, &mut texts, depth + 1);
         modules.push(quote! {
             pub mod #module {
                 #![doc = #doc]
-                #(pub use super::#reasons;)*
+                #reasons
                 #items
             }
         });
@@ -60,11 +71,11 @@ pub fn file_module(file: &SchemaFile, depth: usize, plan: &Plan) -> Result<Strin
         .kinds
         .iter()
         .filter_map(|k| k.status.as_ref().map(|status| reasons::item(k, status)));
-    let indent = " ".repeat(depth * 4);
-    let mut crds = Vec::new();
-    for (kind, name) in file.kinds.iter().zip(&crd_consts) {
-        crds.push(texts.marker(crd_const(kind, &file.types, name, &indent)));
-    }
+    let crds = file
+        .kinds
+        .iter()
+        .zip(&crd_consts)
+        .map(|(kind, name)| crd_const(kind, name, &crd_file_name(file, name, data_prefix)));
     let gate = version_gate(file);
     let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
     let tokens = quote! {
@@ -142,42 +153,38 @@ pub fn crd_const_names(file: &SchemaFile) -> Vec<syn::Ident> {
         .collect()
 }
 
-/// A kind's CRD as a JSON string constant. Written as text: a literal of megabytes costs more
-/// to tokenize, parse and print than everything else in the file.
-fn crd_const(
-    kind: &Kind,
-    types: &[crate::model::NamedType],
-    name: &syn::Ident,
-    indent: &str,
-) -> String {
-    let json = super::crd::crd_text(kind, types);
-    let hashes = "#".repeat(raw_string_hashes(&json));
-    let mut text = String::with_capacity(json.len() + 200);
-    text.push_str(&format!(
-        "{indent}/// `{}`'s CustomResourceDefinition as JSON, every version.\n\
-         {indent}pub const {name}: &str = r{hashes}\"",
-        kind.kind
-    ));
-    text.push_str(&json);
-    text.push_str(&format!("\"{hashes};\n"));
-    text
+/// The file beside the module's that holds the CRD of the kind whose constant is `name`:
+/// `<data_prefix><module>.<name in lower case>.json` (`prometheus.prometheus_crd.json`).
+pub fn crd_file_name(file: &SchemaFile, name: &syn::Ident, data_prefix: &str) -> String {
+    format!(
+        "{data_prefix}{}.{}.json",
+        file.module,
+        name.to_string().to_ascii_lowercase()
+    )
 }
 
-/// How many `#`s a raw string literal holding `text` needs so that nothing in it ends it.
-fn raw_string_hashes(text: &str) -> usize {
-    let mut longest = 0;
-    let mut run: Option<usize> = None;
-    for c in text.bytes() {
-        run = match (c, run) {
-            (b'"', _) => Some(0),
-            (b'#', Some(n)) => Some(n + 1),
-            _ => None,
-        };
-        if let Some(n) = run {
-            longest = longest.max(n);
-        }
+/// Every kind's CRD as JSON, each in the file [`crd_file_name`] names.
+pub fn crd_files(file: &SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
+    file.kinds
+        .iter()
+        .zip(crd_const_names(file))
+        .map(|(kind, name)| OutputFile {
+            path: crd_file_name(file, &name, data_prefix).into(),
+            contents: super::crd::crd_text(kind, &file.types) + "\n",
+        })
+        .collect()
+}
+
+/// A kind's CRD constant: the JSON file beside the module, loaded at compile time.
+fn crd_const(kind: &Kind, name: &syn::Ident, file_name: &str) -> TokenStream {
+    let doc = format!(
+        " `{}`'s CustomResourceDefinition as JSON, every version.",
+        kind.kind
+    );
+    quote! {
+        #[doc = #doc]
+        pub const #name: &str = include_str!(#file_name);
     }
-    longest + 1
 }
 
 /// The items of one version, `depth` modules deep: the `use` items its code needs, its
@@ -219,23 +226,40 @@ fn version_items(
             &mut imports,
         ));
     }
-    let shared = types.take_shared(|name| plan.shared_name(&file.module, version, name));
-    let to_root = quote!(super::super);
-    items.extend(shared.iter().map(|(local, shared)| {
-        let local = format_ident!("{}", local);
-        let shared = format_ident!("{}", shared);
-        if local == shared {
-            quote!(pub use #to_root::shared::#shared;)
-        } else {
-            quote!(pub use #to_root::shared::#shared as #local;)
-        }
-    }));
+    let shared: Vec<(String, String)> = types
+        .take_shared(|name| plan.shared_name(&file.module, version, name))
+        .into_iter()
+        .map(|(local, shared)| (local, shared.to_owned()))
+        .collect();
+    items.extend(reexport(&quote!(super::super::shared), &shared));
     let written = types.write(indent, &mut imports);
     if !written.is_empty() {
         items.extend(texts.marker(written));
     }
     let uses = imports.use_items();
     quote!(#uses #items)
+}
+
+/// One `pub use` of the items of `path` named `(local, there)`, or nothing. Unused imports
+/// are allowed: a crate that includes the generated code in a private module and names
+/// only some of its types must not be warned about the re-exports it does not use.
+fn reexport(path: &TokenStream, names: &[(String, String)]) -> Option<TokenStream> {
+    let names: Vec<TokenStream> = names
+        .iter()
+        .map(|(local, there)| {
+            let (local, there) = (format_ident!("{}", local), format_ident!("{}", there));
+            if local == there {
+                quote!(#there)
+            } else {
+                quote!(#there as #local)
+            }
+        })
+        .collect();
+    match names.as_slice() {
+        [] => None,
+        [one] => Some(quote!(#[allow(unused_imports)] pub use #path::#one;)),
+        _ => Some(quote!(#[allow(unused_imports)] pub use #path::{#(#names),*};)),
+    }
 }
 
 /// Every item name a version module of `file` may define or re-export: its kinds with their

@@ -141,6 +141,7 @@ impl Writer {
         let mut scope = names::Scope::default();
         for value in values {
             let variant = scope.unique_pascal(&names::variant_name(value));
+            self.doc(&format!("{}.", docs::code(value)));
             if variant != *value {
                 self.attr("serde", &[&types::serde_rename(value)]);
             }
