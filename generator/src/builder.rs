@@ -10,7 +10,8 @@ use crate::profile::Profiles;
 use crate::source::diagnostic::Diagnostics;
 
 /// Generates Rust types from schema files and CRD YAML in a build script, into one file
-/// under `OUT_DIR` to `include!`.
+/// under `OUT_DIR` to `include!`, with each kind's CRD as JSON beside it
+/// (`kondition.<module>.<kind>_crd.json`, loaded by the Rust file with `include_str!`).
 ///
 /// It prints `cargo:rerun-if-changed` for every schema file, folder and profile it read, so
 /// the build script reruns exactly when an input changes, and it writes the output only when
@@ -130,7 +131,7 @@ impl Builder {
         self
     }
 
-    /// Generates; returns the path written (or left unchanged).
+    /// Generates; returns the path of the Rust file written (or left unchanged).
     pub fn generate(self) -> Result<PathBuf, Error> {
         let out_dir = match self.out_dir {
             Some(dir) => dir,
