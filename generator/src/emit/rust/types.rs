@@ -152,8 +152,9 @@ const CAMEL_CASE: &str = "camelCase";
 
 /// The name serde gives a field spelled `ident` under the struct's `rename_all` rule
 /// (serde_derive's own rule: `r#` dropped; for camelCase every `_` dropped and the letter
-/// after it upper-cased, the first letter lower-cased), or `None` when serde could not apply
-/// the rule (a name that does not start with an ASCII letter).
+/// after it upper-cased, the first letter lower-cased), or `None` where this does not follow
+/// serde for sure (a name not all ASCII, or nothing left once the `_`s are dropped): such a
+/// field gets an explicit rename, and serde applies no rule to it.
 fn serde_name(ident: &str, rename_all: Option<&str>) -> Option<String> {
     let name = ident.strip_prefix("r#").unwrap_or(ident);
     if rename_all.is_none() {
