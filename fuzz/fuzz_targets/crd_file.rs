@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
             files: vec![file],
             notes,
         };
-        let _ = emit::rust_single_file(&model);
+        let _ = emit::rust_single_file(&model, "kondition.rs");
         let _ = emit::crd_stream(&model);
     }
 });

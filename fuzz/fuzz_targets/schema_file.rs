@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
 
 /// Every output of an accepted model; the generator's own errors are fine, panics are not.
 fn emit_all(model: &Model) {
-    let _ = emit::rust_single_file(model);
+    let _ = emit::rust_single_file(model, "kondition.rs");
     let _ = emit::rust_tree(model);
     let _ = emit::crd_stream(model);
 }
