@@ -5,7 +5,7 @@
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr, Path};
 
-use crate::case::RenameRule;
+use kondition_names::RenameRule;
 
 /// `#[serde(rename_all = "...")]` on the struct.
 pub fn rename_all(attrs: &[Attribute]) -> Option<RenameRule> {

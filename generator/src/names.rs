@@ -3,61 +3,19 @@
 
 use std::collections::BTreeSet;
 
-/// The words of a wire name: split at anything not alphanumeric and at case changes
-/// (`proxyURL` gives proxy, URL; `HTTPRoute2Ready` gives HTTP, Route2, Ready).
-fn words(name: &str) -> Vec<&str> {
-    let mut words = Vec::new();
-    for part in name.split(|c: char| !c.is_ascii_alphanumeric()) {
-        // Only ASCII letters and digits are left, so every byte is a character.
-        let bytes = part.as_bytes();
-        let mut start = 0;
-        for i in 1..bytes.len() {
-            let (prev, cur) = (bytes[i - 1], bytes[i]);
-            let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-            let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
-                || (prev.is_ascii_digit() && cur.is_ascii_uppercase())
-                || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower);
-            if boundary {
-                words.push(&part[start..i]);
-                start = i;
-            }
-        }
-        if start < bytes.len() {
-            words.push(&part[start..]);
-        }
-    }
-    words
-}
+pub use kondition_names::ident_text;
+use kondition_names::{Spelling, spelling};
 
-/// `proxyURL` -> `proxy_url`; never empty, never starting with a digit.
+/// `proxyURL` -> `proxy_url` (`kondition_names::snake_case`); never empty, never starting
+/// with a digit.
 pub fn snake_case(name: &str) -> String {
-    let mut joined = String::with_capacity(name.len() + 4);
-    for (i, word) in words(name).into_iter().enumerate() {
-        if i > 0 {
-            joined.push('_');
-        }
-        joined.extend(word.chars().map(|c| c.to_ascii_lowercase()));
-    }
-    valid_start(joined, "field", "_")
+    valid_start(kondition_names::snake_case(name), "field", "_")
 }
 
-/// `security-group_rule` -> `SecurityGroupRule`; never empty, never starting with a digit.
+/// `security-group_rule` -> `SecurityGroupRule` (`kondition_names::pascal_case`); never
+/// empty, never starting with a digit.
 pub fn pascal_case(name: &str) -> String {
-    let mut joined = String::with_capacity(name.len());
-    for word in words(name) {
-        let mut chars = word.chars();
-        let Some(first) = chars.next() else {
-            continue;
-        };
-        joined.push(first.to_ascii_uppercase());
-        // Keep inner capitals of mixed words (IPv4 stays IPv4) but tame all-caps ones.
-        if word.bytes().all(|c| !c.is_ascii_lowercase()) {
-            joined.extend(chars.map(|c| c.to_ascii_lowercase()));
-        } else {
-            joined.push_str(chars.as_str());
-        }
-    }
-    valid_start(joined, "Value", "V")
+    valid_start(kondition_names::pascal_case(name), "Value", "V")
 }
 
 /// An enum variant for a wire value: `PascalCase` of its words, or, for a value with no
@@ -108,18 +66,6 @@ fn valid_start(name: String, empty: &str, digit_prefix: &str) -> String {
     }
 }
 
-/// Keywords that cannot be raw identifiers; they get a trailing `_`.
-const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
-
-/// Rust's keywords (strict, reserved and edition 2024's `gen`).
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
-    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
-    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "try",
-    "typeof", "unsized", "virtual", "yield",
-];
-
 /// The module of an API version: `v1beta1` stays, `my-version` becomes `my_version`.
 pub fn version_module(version: &str) -> String {
     snake_case(version)
@@ -128,30 +74,10 @@ pub fn version_module(version: &str) -> String {
 /// `name` as a module name that is also its file's stem: `ident` would turn `self` into
 /// `self_`, so the file must be named that way too.
 pub fn module_name(name: String) -> String {
-    if NOT_RAW.contains(&name.as_str()) {
+    if spelling(&name) == Spelling::Suffixed {
         name + "_"
     } else {
         name
-    }
-}
-
-/// How `name` is written as an identifier.
-enum Spelling {
-    /// As it is.
-    Plain,
-    /// `r#name`: a keyword.
-    Raw,
-    /// `name_`: a keyword that cannot be raw.
-    Suffixed,
-}
-
-fn spelling(name: &str) -> Spelling {
-    if NOT_RAW.contains(&name) {
-        Spelling::Suffixed
-    } else if KEYWORDS.contains(&name) {
-        Spelling::Raw
-    } else {
-        Spelling::Plain
     }
 }
 
@@ -162,15 +88,6 @@ pub fn ident(name: &str) -> syn::Ident {
         Spelling::Plain => syn::Ident::new(name, span),
         Spelling::Raw => syn::Ident::new_raw(name, span),
         Spelling::Suffixed => syn::Ident::new(&format!("{name}_"), span),
-    }
-}
-
-/// [`ident`] as text, for code written as text.
-pub fn ident_text(name: &str) -> String {
-    match spelling(name) {
-        Spelling::Plain => name.to_owned(),
-        Spelling::Raw => format!("r#{name}"),
-        Spelling::Suffixed => format!("{name}_"),
     }
 }
 
@@ -226,11 +143,11 @@ mod tests {
 
     #[test]
     fn identifiers_as_text_are_the_identifiers() {
-        let names = KEYWORDS
-            .iter()
-            .chain(NOT_RAW)
-            .copied()
-            .chain(["name", "r", "type_"]);
+        let names = [
+            "type", "gen", "match", "self", "Self", "super", "crate", "_",
+        ]
+        .into_iter()
+        .chain(["name", "r", "type_"]);
         for name in names {
             assert_eq!(ident_text(name), ident(name).to_string(), "{name}");
         }

@@ -76,7 +76,7 @@ impl Writer {
         let fields: Vec<&Field> = fields_in.iter().collect();
         let declarations = Declarations::of(&fields, &mut scope, |_| false, imports);
         if let Some(rule) = declarations.rename_all {
-            self.attr("serde", &[&format!("rename_all = \"{rule}\"")]);
+            self.attr("serde", &[&format!("rename_all = \"{}\"", rule.name())]);
         }
         let empty = fields_in.is_empty() && !preserve_unknown;
         self.open(&["pub struct ", name], empty);

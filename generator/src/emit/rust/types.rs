@@ -7,6 +7,8 @@ use std::fmt;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use kondition_names::RenameRule;
+
 use super::imports::Imports;
 use crate::emit::docs;
 use crate::model::{EnumType, EnumValues, Field, IntegerFormat, Type};
@@ -79,8 +81,8 @@ impl Presence {
 /// A struct's fields as they are declared: the struct's rename rule, and per field its name,
 /// type and serde arguments.
 pub struct Declarations {
-    /// `camelCase` when the struct says `#[serde(rename_all = "camelCase")]`.
-    pub rename_all: Option<&'static str>,
+    /// The struct's `#[serde(rename_all = ...)]` rule (camelCase, when that saves renames).
+    pub rename_all: Option<RenameRule>,
     /// The fields, in schema order.
     pub fields: Vec<Declaration>,
 }
@@ -115,14 +117,15 @@ impl Declarations {
             .iter()
             .map(|f| names::ident_text(&scope.unique(&snake_case(&f.name))))
             .collect();
-        let matches = |rule: Option<&str>| {
+        let matches = |rule: Option<RenameRule>| {
             fields_in
                 .iter()
                 .zip(&idents)
                 .filter(|(f, ident)| serde_name(ident, rule).as_deref() == Some(&f.name))
                 .count()
         };
-        let rename_all = (matches(Some(CAMEL_CASE)) > matches(None)).then_some(CAMEL_CASE);
+        let camel = Some(RenameRule::Camel);
+        let rename_all = camel.filter(|_| matches(camel) > matches(None));
         let fields = fields_in
             .iter()
             .zip(idents)
@@ -147,37 +150,16 @@ impl Declarations {
     }
 }
 
-/// The struct-level rename rule generated code uses.
-const CAMEL_CASE: &str = "camelCase";
-
-/// The name serde gives a field spelled `ident` under the struct's `rename_all` rule
-/// (serde_derive's own rule: `r#` dropped; for camelCase every `_` dropped and the letter
-/// after it upper-cased, the first letter lower-cased), or `None` where this does not follow
-/// serde for sure (a name not all ASCII, or nothing left once the `_`s are dropped): such a
-/// field gets an explicit rename, and serde applies no rule to it.
-fn serde_name(ident: &str, rename_all: Option<&str>) -> Option<String> {
+/// The name serde gives a field spelled `ident` (`r#` dropped) under the struct's
+/// `rename_all` rule, or `None` where that does not surely follow serde (a name not all
+/// ASCII, or nothing left once the rule drops the `_`s): such a field gets an explicit
+/// rename, and serde applies no rule to it.
+fn serde_name(ident: &str, rename_all: Option<RenameRule>) -> Option<String> {
     let name = ident.strip_prefix("r#").unwrap_or(ident);
-    if rename_all.is_none() {
-        return Some(name.to_owned());
+    match rename_all {
+        None => Some(name.to_owned()),
+        Some(rule) => Some(rule.apply(name)).filter(|wire| name.is_ascii() && !wire.is_empty()),
     }
-    if !name.is_ascii() {
-        return None;
-    }
-    let mut camel = String::with_capacity(name.len());
-    let mut capitalize = false;
-    for c in name.chars() {
-        if c == '_' {
-            capitalize = true;
-        } else if capitalize {
-            camel.push(c.to_ascii_uppercase());
-            capitalize = false;
-        } else {
-            camel.push(c);
-        }
-    }
-    // serde upper-cases the first letter, then lower-cases it again.
-    let first = camel.get(..1)?.to_ascii_lowercase();
-    Some(first + &camel[1..])
 }
 
 /// A field's Rust type, wrapped as `presence` says.
@@ -301,8 +283,11 @@ pub fn serde_rename(wire: &str) -> String {
 }
 
 /// The `#[serde(rename_all = ...)]` of a struct whose fields follow a rule, as tokens.
-pub fn rename_all_attr(rename_all: Option<&str>) -> Option<TokenStream> {
-    rename_all.map(|rule| quote!(#[serde(rename_all = #rule)]))
+pub fn rename_all_attr(rename_all: Option<RenameRule>) -> Option<TokenStream> {
+    rename_all.map(|rule| {
+        let rule = rule.name();
+        quote!(#[serde(rename_all = #rule)])
+    })
 }
 
 /// Field declarations with their docs and serde attributes, as tokens.

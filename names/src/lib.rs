@@ -1,0 +1,16 @@
+//! The naming rules kondition's generator and derive share, so that a wire name becomes the
+//! same Rust name in generated code and in derived code.
+//!
+//! - [`snake_case`] and [`pascal_case`]: heck's word splitting (a word ends where a lower-case
+//!   letter meets an upper-case one, or an acronym meets a capitalized word; digits stay in
+//!   their word), on the ASCII letters and digits of the name.
+//! - [`RenameRule`]: serde's `rename_all` rules, exactly as serde_derive applies them.
+//! - [`ident_text`]: an identifier for a name, raw for keywords.
+
+mod case;
+mod ident;
+mod serde_rule;
+
+pub use case::{pascal_case, snake_case};
+pub use ident::{Spelling, ident_text, is_keyword, spelling};
+pub use serde_rule::RenameRule;
