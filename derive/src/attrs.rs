@@ -4,6 +4,7 @@
 //! #[kondition(resource = Widget, conditions(Ready, "example.com/Synced"), field_owner = "...")]
 //! #[kondition(resource = Widget, profile = "orc", conditions(SubResourcesReady))]
 //! #[kondition(resource = Widget, conditions(Ready, Synced), summary = "Synced", success_reason = "Synced")]
+//! #[kondition(crate = "my_api::kondition", profile = "standard")]
 //! ```
 
 use proc_macro2::Span;
@@ -36,6 +37,9 @@ pub struct KonditionAttrs {
     /// `success_reason = "..."`: the summary's reason after a success, instead of the
     /// profile's.
     pub success_reason: Option<LitStr>,
+    /// `crate = "..."`: the path the generated code names the runtime by, for a crate that
+    /// re-exports it (as serde's and kube's derives take one).
+    pub krate: Option<Path>,
 }
 
 /// One declared condition type and where it was declared.
@@ -101,6 +105,19 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
             } else if meta.path.is_ident("success_reason") {
                 let reason: LitStr = meta.value()?.parse()?;
                 set_once(&mut parsed.success_reason, reason, &meta)
+            } else if meta.path.is_ident("crate") {
+                let path: LitStr = meta.value()?.parse()?;
+                match path.parse::<Path>() {
+                    Ok(parsed_path) => set_once(&mut parsed.krate, parsed_path, &meta),
+                    // The keys after it are still read, so that no other error follows from it.
+                    Err(_) => {
+                        errors.push(syn::Error::new(
+                            path.span(),
+                            format!("`crate = {:?}` is not a path, such as \"my_api::kondition\"", path.value()),
+                        ));
+                        Ok(())
+                    }
+                }
             } else if meta.path.is_ident("conditions") {
                 if std::mem::replace(&mut seen_conditions, true) {
                     return Err(meta.error("duplicate `conditions(...)`; list every condition type in one"));
@@ -112,7 +129,7 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
                 Ok(())
             } else {
                 Err(meta.error(format!(
-                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"` or `field_owner = \"...\"`",
+                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `field_owner = \"...\"` or `crate = \"...\"`",
                     meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string)
                 )))
             }

@@ -36,6 +36,7 @@ fn apply_ident(status: &Status) -> syn::Ident {
 /// Each declared type is checked against the API server's pattern at compile time, by the
 /// runtime's own validator, with the error on the declaration.
 fn condition_type_checks(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let checks = status.condition_types.iter().map(|t| {
         let name = &t.name;
         let message = format!(
@@ -43,7 +44,7 @@ fn condition_type_checks(status: &Status) -> TokenStream {
         );
         // One constant per type, so that every invalid type is reported, not only the first.
         quote_spanned! {t.span=>
-            const _: () = ::core::assert!(::kondition::validation::is_valid_type(#name), #message);
+            const _: () = ::core::assert!(#krate::validation::is_valid_type(#name), #message);
         }
     });
     let reason_check = status.success_reason.as_ref().map(|reason| {
@@ -52,7 +53,7 @@ fn condition_type_checks(status: &Status) -> TokenStream {
             reason.value()
         );
         quote_spanned! {reason.span()=>
-            const _: () = ::core::assert!(::kondition::validation::is_valid_reason(#reason), #message);
+            const _: () = ::core::assert!(#krate::validation::is_valid_reason(#reason), #message);
         }
     });
     quote!(#(#checks)* #reason_check)
@@ -116,6 +117,7 @@ struct ConditionsAccess {
 }
 
 fn conditions_access(status: &Status) -> ConditionsAccess {
+    let krate = &status.krate;
     let field = &status.conditions.ident;
     if status.conditions.optional {
         ConditionsAccess {
@@ -123,12 +125,12 @@ fn conditions_access(status: &Status) -> ConditionsAccess {
                 match &self.#field {
                     ::core::option::Option::Some(conditions) => conditions,
                     ::core::option::Option::None => {
-                        static EMPTY: ::kondition::Conditions = ::kondition::Conditions::new();
+                        static EMPTY: #krate::Conditions = #krate::Conditions::new();
                         &EMPTY
                     }
                 }
             },
-            write: quote!(self.#field.get_or_insert_with(::kondition::Conditions::new)),
+            write: quote!(self.#field.get_or_insert_with(#krate::Conditions::new)),
             present: quote!(self.#field.as_mut()),
         }
     } else {
@@ -141,6 +143,7 @@ fn conditions_access(status: &Status) -> ConditionsAccess {
 }
 
 fn accessors(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let ident = &status.ident;
     let present = conditions_access(status).present;
     let set_generation = set_observed_generation_body(status);
@@ -159,25 +162,25 @@ fn accessors(status: &Status) -> TokenStream {
         quote! {
             #[doc = #get_doc]
             #[inline]
-            pub fn #get(&self) -> ::core::option::Option<&::kondition::Condition> {
-                ::kondition::KubeStatus::conditions(self).get(#name)
+            pub fn #get(&self) -> ::core::option::Option<&#krate::Condition> {
+                #krate::KubeStatus::conditions(self).get(#name)
             }
 
             #[doc = #is_doc]
             #[inline]
             pub fn #is(&self) -> bool {
-                ::kondition::KubeStatus::conditions(self).is_true(#name)
+                #krate::KubeStatus::conditions(self).is_true(#name)
             }
 
             #[doc = #set_doc]
             #[inline]
-            pub fn #set(&mut self, condition: ::kondition::Condition) -> ::kondition::SetOutcome {
-                ::kondition::KubeStatus::conditions_mut(self).set(condition.with_type(#name))
+            pub fn #set(&mut self, condition: #krate::Condition) -> #krate::SetOutcome {
+                #krate::KubeStatus::conditions_mut(self).set(condition.with_type(#name))
             }
 
             #[doc = #remove_doc]
             #[inline]
-            pub fn #remove(&mut self) -> ::core::option::Option<::kondition::Condition> {
+            pub fn #remove(&mut self) -> ::core::option::Option<#krate::Condition> {
                 match #present {
                     ::core::option::Option::Some(conditions) => conditions.remove(#name),
                     ::core::option::Option::None => ::core::option::Option::None,
@@ -205,6 +208,7 @@ fn apply_field_ty(field: &ApplyField) -> TokenStream {
 }
 
 fn apply_configuration(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let vis = &status.vis;
     let ident = apply_ident(status);
     let doc = format!(
@@ -218,7 +222,7 @@ fn apply_configuration(status: &Status) -> TokenStream {
     // serde's derive is needed only to flatten; otherwise a direct impl builds faster.
     let (derive_serialize, serialize_impl) = if flattened {
         (
-            quote!(::kondition::__private::serde::Serialize,),
+            quote!(#krate::__private::serde::Serialize,),
             serialize_with_serde_derive(status),
         )
     } else {
@@ -237,8 +241,10 @@ fn apply_configuration(status: &Status) -> TokenStream {
             #field_vis #field_ident: #ty,
         }
     });
-    let serde_container_attr =
-        flattened.then(|| quote!(#[serde(crate = "::kondition::__private::serde")]));
+    let serde_container_attr = flattened.then(|| {
+        let serde = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
+        quote!(#[serde(crate = #serde)])
+    });
     let builders = status.fields.iter().map(|field| {
         let field_ident = &field.ident;
         let builder = format_ident!("with_{}", syn::ext::IdentExt::unraw(field_ident));
@@ -264,7 +270,7 @@ fn apply_configuration(status: &Status) -> TokenStream {
             /// Adds one condition (by the rules of `Conditions::set`), keeping the others.
             #[must_use]
             #[inline]
-            pub fn with_condition(mut self, condition: ::kondition::Condition) -> Self {
+            pub fn with_condition(mut self, condition: #krate::Condition) -> Self {
                 self.#conditions.get_or_insert_with(::core::default::Default::default).set(condition);
                 self
             }
@@ -289,9 +295,10 @@ fn apply_configuration(status: &Status) -> TokenStream {
 
 /// `Serialize` written out: each set field under its wire name, unset ones skipped.
 fn serialize_by_hand(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let ident = apply_ident(status);
     let name = ident.to_string();
-    let serde = quote!(::kondition::__private::serde);
+    let serde = quote!(#krate::__private::serde);
     let count = status.fields.iter().map(|field| {
         let field_ident = &field.ident;
         quote!(usize::from(self.#field_ident.is_some()))
@@ -358,6 +365,7 @@ fn serialize_with_ident(field: &ApplyField) -> syn::Ident {
 /// For serde's derive: the helpers `serialize_with` points at, one per custom-serialized
 /// field, serializing `Some(value)` with the field's own function.
 fn serialize_with_serde_derive(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let ident = apply_ident(status);
     let helpers = status.fields.iter().filter_map(|field| {
         let FieldKind::SerializeWith(path) = &field.kind else {
@@ -367,7 +375,7 @@ fn serialize_with_serde_derive(status: &Status) -> TokenStream {
         let ty = apply_field_ty(field);
         Some(quote! {
             #[doc(hidden)]
-            fn #helper<S: ::kondition::__private::serde::Serializer>(
+            fn #helper<S: #krate::__private::serde::Serializer>(
                 value: &#ty,
                 serializer: S,
             ) -> ::core::result::Result<S::Ok, S::Error> {
@@ -386,6 +394,7 @@ fn serialize_with_serde_derive(status: &Status) -> TokenStream {
 }
 
 fn kube_status_impl(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let ident = &status.ident;
     let apply = apply_ident(status);
     let conditions = &status.conditions.ident;
@@ -406,20 +415,20 @@ fn kube_status_impl(status: &Status) -> TokenStream {
         }
     });
     quote! {
-        impl ::kondition::KubeStatus for #ident {
+        impl #krate::KubeStatus for #ident {
             type Apply = #apply;
 
             const CONDITION_TYPES: &'static [&'static str] = &[#(#names),*];
 
-            const PROFILE: ::kondition::profile::Profile = #profile;
+            const PROFILE: #krate::profile::Profile = #profile;
 
             #[inline]
-            fn conditions(&self) -> &::kondition::Conditions {
+            fn conditions(&self) -> &#krate::Conditions {
                 #read
             }
 
             #[inline]
-            fn conditions_mut(&mut self) -> &mut ::kondition::Conditions {
+            fn conditions_mut(&mut self) -> &mut #krate::Conditions {
                 #write
             }
 
@@ -441,7 +450,7 @@ fn kube_status_impl(status: &Status) -> TokenStream {
             }
 
             #[inline]
-            fn conditions_apply(conditions: ::kondition::Conditions) -> #apply {
+            fn conditions_apply(conditions: #krate::Conditions) -> #apply {
                 #apply {
                     #conditions: ::core::option::Option::Some(conditions),
                     ..::core::default::Default::default()
@@ -454,11 +463,12 @@ fn kube_status_impl(status: &Status) -> TokenStream {
 /// The runtime's profile constant named by `profile = "..."` (`CUSTOM` without one), with
 /// `summary` and `success_reason` put over it.
 fn profile_const(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let base = status.profile.as_ref().map_or_else(
         || format_ident!("CUSTOM"),
         |name| format_ident!("{}", name.value().to_uppercase(), span = name.span()),
     );
-    let base = quote!(::kondition::profile::#base);
+    let base = quote!(#krate::profile::#base);
     if status.summary.is_none() && status.success_reason.is_none() {
         return base;
     }
@@ -468,7 +478,7 @@ fn profile_const(status: &Status) -> TokenStream {
         .as_ref()
         .map(|r| quote!(success_reason: #r,));
     quote! {
-        ::kondition::profile::Profile {
+        #krate::profile::Profile {
             #summary
             #success_reason
             ..#base
@@ -477,6 +487,7 @@ fn profile_const(status: &Status) -> TokenStream {
 }
 
 fn status_resource_impl(status: &Status) -> TokenStream {
+    let krate = &status.krate;
     let Some(resource) = &status.resource else {
         return TokenStream::new();
     };
@@ -490,21 +501,70 @@ fn status_resource_impl(status: &Status) -> TokenStream {
         }
     });
     quote! {
-        impl ::kondition::StatusResource for #resource {
+        impl #krate::StatusResource for #resource {
             type Status = #ident;
 
             #field_owner
 
             #[inline]
             fn status(&self) -> ::core::option::Option<&#ident> {
-                ::kondition::__private::kube_core::object::HasStatus::status(self)
+                #krate::__private::kube_core::object::HasStatus::status(self)
             }
 
             #[inline]
             fn status_mut(&mut self) -> &mut #ident {
-                ::kondition::__private::kube_core::object::HasStatus::status_mut(self)
+                #krate::__private::kube_core::object::HasStatus::status_mut(self)
                     .get_or_insert_with(::core::default::Default::default)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The code for `input`, as text.
+    fn expanded(input: syn::DeriveInput) -> String {
+        let status = crate::model::Status::from_input(&input).unwrap_or_else(|e| panic!("{e}"));
+        expand(&status).to_string()
+    }
+
+    #[test]
+    fn the_runtime_is_named_by_the_crate_path_given() {
+        let code = expanded(syn::parse_quote! {
+            #[kondition(crate = "my_api::kondition", resource = Widget, profile = "standard")]
+            #[serde(rename_all = "camelCase")]
+            pub struct WidgetStatus {
+                #[serde(default)]
+                pub conditions: Conditions,
+                pub observed_generation: Option<i64>,
+                #[serde(flatten)]
+                pub extra: BTreeMap<String, Value>,
+            }
+        });
+        assert!(code.contains("impl my_api :: kondition :: KubeStatus for WidgetStatus"));
+        assert!(
+            code.contains("\"my_api::kondition::__private::serde\""),
+            "{code}"
+        );
+        // Nothing names the runtime any other way.
+        assert!(
+            !code
+                .replace("my_api :: kondition", "")
+                .contains("kondition ::"),
+            "{code}"
+        );
+        assert!(!code.contains("impl :: kondition"), "{code}");
+        let default = expanded(syn::parse_quote! {
+            #[kondition(profile = "standard")]
+            #[serde(rename_all = "camelCase")]
+            pub struct GadgetStatus {
+                #[serde(default)]
+                pub conditions: Conditions,
+                pub observed_generation: Option<i64>,
+            }
+        });
+        assert!(default.contains("impl :: kondition :: KubeStatus for GadgetStatus"));
     }
 }

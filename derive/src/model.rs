@@ -26,6 +26,8 @@ const GENERATION_TYPE_ERROR: &str =
 
 /// A status struct, ready for code generation.
 pub struct Status {
+    /// The path the generated code names the runtime by: `::kondition`, or `crate = "..."`.
+    pub krate: Path,
     pub ident: Ident,
     pub vis: Visibility,
     pub resource: Option<Path>,
@@ -235,6 +237,9 @@ impl Status {
         );
         errors.finish()?;
         Ok(Self {
+            krate: attrs
+                .krate
+                .unwrap_or_else(|| syn::parse_quote!(::kondition)),
             ident: input.ident.clone(),
             vis: input.vis.clone(),
             resource: attrs.resource,

@@ -72,6 +72,7 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 /// | `summary = "Synced"` | the summary condition (declared), instead of the profile's |
 /// | `success_reason = "UpToDate"` | the summary's reason on success, instead of the profile's |
 /// | `field_owner = "..."` | the field manager, instead of `<group>/<kind>-controller` |
+/// | `crate = "my_api::kondition"` | the path to this crate, for a crate that re-exports it (the generated code names it by this path instead of `::kondition`) |
 ///
 /// The struct needs a `conditions` field (wire name `conditions`) of type [`Conditions`] or
 /// `Option<Conditions>`, and an `observedGeneration` field of type `Option<i64>` or `i64`;
