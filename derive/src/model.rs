@@ -119,84 +119,22 @@ impl Status {
         let mut conditions = None;
         let mut observed_generation = None;
         for field in &named.named {
-            let Some(ident) = field.ident.clone() else {
+            let Some((field, role)) = classify(field, rename_all, &mut errors) else {
                 continue;
             };
-            let serde = serde_attrs::field(&field.attrs);
-            if serde.skip {
-                continue;
-            }
-            let unraw = ident.unraw().to_string();
-            let wire_name = serde.rename.clone().unwrap_or_else(|| {
-                rename_all.map_or_else(|| unraw.clone(), |rule| rule.apply(&unraw))
-            });
-            let serialize_with = serde.serialize_with.clone().or_else(|| {
-                serde.with.clone().map(|mut module| {
-                    module
-                        .segments
-                        .push(Ident::new("serialize", Span::call_site()).into());
-                    module
-                })
-            });
-
-            let is_conditions = wire_name == CONDITIONS || unraw == CONDITIONS;
-            let is_generation = wire_name == OBSERVED_GENERATION || unraw == "observed_generation";
-            for (is, expected) in [
-                (is_conditions, CONDITIONS),
-                (is_generation, OBSERVED_GENERATION),
-            ] {
-                if is && wire_name != expected {
-                    errors.spanned(
-                        &ident,
-                        format!(
-                            "this field is `{wire_name}` on the wire but the standard status calls it `{expected}`; add `#[serde(rename_all = \"camelCase\")]` to the struct or `#[serde(rename = \"{expected}\")]` to the field"
-                        ),
-                    );
+            let slot = match role {
+                Role::Conditions => &mut conditions,
+                Role::ObservedGeneration => &mut observed_generation,
+                Role::Other => {
+                    fields.push(field);
+                    continue;
                 }
-            }
-            // The standard fields: where each is recorded, the type it holds, the error if not.
-            let standard = match (is_conditions, is_generation) {
-                _ if serde.flatten => None,
-                (true, _) => Some((&mut conditions, "Conditions", CONDITIONS_TYPE_ERROR)),
-                (false, true) => Some((&mut observed_generation, "i64", GENERATION_TYPE_ERROR)),
-                (false, false) => None,
             };
-            let kind = if let Some((slot, expected, message)) = standard {
-                let optional = standard_field_type(&field.ty, expected).unwrap_or_else(|| {
-                    errors.spanned(&field.ty, message);
-                    false
-                });
-                *slot = Some(StandardField {
-                    ident: ident.clone(),
-                    optional,
-                });
-                if optional {
-                    FieldKind::Optional
-                } else {
-                    FieldKind::Required
-                }
-            } else if serde.flatten {
-                FieldKind::Flatten
-            } else if let Some(path) = serialize_with {
-                FieldKind::SerializeWith(path)
-            } else if option_inner(&field.ty).is_some() {
-                FieldKind::Optional
-            } else {
-                FieldKind::Required
-            };
-            let inner_ty = match kind {
-                FieldKind::Optional => option_inner(&field.ty)
-                    .cloned()
-                    .unwrap_or_else(|| field.ty.clone()),
-                _ => field.ty.clone(),
-            };
-            fields.push(ApplyField {
-                ident,
-                vis: field.vis.clone(),
-                wire_name,
-                inner_ty,
-                kind,
+            *slot = Some(StandardField {
+                ident: field.ident.clone(),
+                optional: matches!(field.kind, FieldKind::Optional),
             });
+            fields.push(field);
         }
 
         let conditions = conditions.ok_or_else(|| {
@@ -253,6 +191,97 @@ impl Status {
             condition_types,
         })
     }
+}
+
+/// What a field of the status is: a standard one or another.
+enum Role {
+    Conditions,
+    ObservedGeneration,
+    Other,
+}
+
+/// Every field of the struct goes through here, once: its wire name, its role, and how its
+/// apply configuration holds it; `None` for a field serde skips. A standard field of the
+/// wrong wire name or type is reported to `errors` on its span.
+fn classify(
+    field: &syn::Field,
+    rename_all: Option<kondition_names::RenameRule>,
+    errors: &mut Errors,
+) -> Option<(ApplyField, Role)> {
+    let ident = field.ident.clone()?;
+    let serde = serde_attrs::field(&field.attrs);
+    if serde.skip {
+        return None;
+    }
+    let unraw = ident.unraw().to_string();
+    let wire_name = serde
+        .rename
+        .clone()
+        .unwrap_or_else(|| rename_all.map_or_else(|| unraw.clone(), |rule| rule.apply(&unraw)));
+    let is_conditions = wire_name == CONDITIONS || unraw == CONDITIONS;
+    let is_generation = wire_name == OBSERVED_GENERATION || unraw == "observed_generation";
+    for (is, expected) in [
+        (is_conditions, CONDITIONS),
+        (is_generation, OBSERVED_GENERATION),
+    ] {
+        if is && wire_name != expected {
+            errors.spanned(
+                &ident,
+                format!(
+                    "this field is `{wire_name}` on the wire but the standard status calls it `{expected}`; add `#[serde(rename_all = \"camelCase\")]` to the struct or `#[serde(rename = \"{expected}\")]` to the field"
+                ),
+            );
+        }
+    }
+    // A standard field: its role, the type it holds, the error if not.
+    let standard = match (is_conditions, is_generation) {
+        _ if serde.flatten => None,
+        (true, _) => Some((Role::Conditions, "Conditions", CONDITIONS_TYPE_ERROR)),
+        (false, true) => Some((Role::ObservedGeneration, "i64", GENERATION_TYPE_ERROR)),
+        (false, false) => None,
+    };
+    let serialize_with = serde.serialize_with.clone().or_else(|| {
+        serde.with.clone().map(|mut module| {
+            module
+                .segments
+                .push(Ident::new("serialize", Span::call_site()).into());
+            module
+        })
+    });
+    let (role, kind) = match standard {
+        Some((role, expected, message)) => {
+            let optional = standard_field_type(&field.ty, expected).unwrap_or_else(|| {
+                errors.spanned(&field.ty, message);
+                false
+            });
+            let kind = if optional {
+                FieldKind::Optional
+            } else {
+                FieldKind::Required
+            };
+            (role, kind)
+        }
+        None if serde.flatten => (Role::Other, FieldKind::Flatten),
+        None => match serialize_with {
+            Some(path) => (Role::Other, FieldKind::SerializeWith(path)),
+            None if option_inner(&field.ty).is_some() => (Role::Other, FieldKind::Optional),
+            None => (Role::Other, FieldKind::Required),
+        },
+    };
+    let inner_ty = match kind {
+        FieldKind::Optional => option_inner(&field.ty)
+            .cloned()
+            .unwrap_or_else(|| field.ty.clone()),
+        _ => field.ty.clone(),
+    };
+    let field = ApplyField {
+        ident,
+        vis: field.vis.clone(),
+        wire_name,
+        inner_ty,
+        kind,
+    };
+    Some((field, role))
 }
 
 /// The summary condition must be declared: the status chokepoint writes it, and its accessors
