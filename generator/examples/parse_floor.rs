@@ -91,12 +91,15 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
     let mut lines = 0usize;
     let plan = kondition_gen::share::plan(&model);
     for file in &model.files {
-        lines += emit::rust::file_module(file, 0, &plan, "")?.lines().count();
+        lines += emit::rust::file_module(file, 0, &plan, "")
+            .map_err(|e| e.to_string())?
+            .lines()
+            .count();
     }
     timings.push(("emit Rust, file by file", start.elapsed()));
 
     let start = Instant::now();
-    let out = emit::rust_tree(&model)?;
+    let out = emit::rust_tree(&model).map_err(|e| e.to_string())?;
     timings.push((
         "rust_tree: all output files, as generate does",
         start.elapsed(),

@@ -175,11 +175,11 @@ pub enum Error {
     Io(std::io::Error),
     /// A kind or version chosen with [`Builder::kinds`] or [`Builder::versions`] is not in
     /// the inputs; one line per problem, with a did-you-mean where one is near.
-    Selection(String),
+    Selection(crate::select::SelectionError),
     /// Neither `out_dir` nor `$OUT_DIR` is set (not in a build script?).
     NoOutDir,
     /// A bug in kondition.
-    Internal(String),
+    Internal(crate::emit::EmitError),
 }
 
 impl fmt::Display for Error {
@@ -187,7 +187,7 @@ impl fmt::Display for Error {
         match self {
             Self::Input(diagnostics) => write!(f, "{diagnostics}"),
             Self::Io(error) => write!(f, "kondition: {error}"),
-            Self::Selection(message) => f.write_str(message.trim_end()),
+            Self::Selection(error) => write!(f, "{error}"),
             Self::NoOutDir => {
                 f.write_str("kondition: OUT_DIR is not set; call out_dir() outside a build script")
             }

@@ -1,10 +1,11 @@
 //! Rust CRD types with kondition's standard status, generated from schema files or CRDs.
 //!
-//! The pipeline runs one way: [`source`] reads YAML keeping every node's position,
-//! [`schema`] turns schema files and [`crd`] CustomResourceDefinitions into the typed,
-//! validated [`model`], and [`emit`] writes Rust, CRD manifests and schema files from the
-//! model. [`output`] replaces files atomically and only when they change.
-//! Use it from the `kondition` binary (`cargo install kondition-gen`, or
+//! The pipeline runs one way: `source` reads YAML keeping every node's position, `schema`
+//! turns schema files and `crd` CustomResourceDefinitions into the typed, validated `model`,
+//! and `emit` writes Rust, CRD manifests and schema files from the model; `output` replaces
+//! files atomically and only when they change (`docs/ARCHITECTURE.md` in the repository
+//! tells more). The crate's API is [`Builder`] and the errors it reports; use it from the
+//! `kondition` binary (`cargo install kondition-gen`, or
 //! `cargo install --path generator` in the repository), or from a build script through
 //! [`Builder`]:
 //!
@@ -41,38 +42,61 @@
 //! such a crate depends on `kondition`, `kube`, `k8s-openapi`, `serde` and `serde_json`.
 
 pub mod builder;
+
+// The steps of the pipeline. They serve the `kondition` binary, the tests, the fuzz targets
+// and the corpus round trip (`fidelity/`), which need them public; they are no API of the
+// crate's, so they stay out of its docs and out of its semver promise.
+#[doc(hidden)]
 pub mod crd;
+#[doc(hidden)]
 pub mod emit;
+#[doc(hidden)]
 pub mod fidelity;
+#[doc(hidden)]
 pub mod inputs;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod names;
+#[doc(hidden)]
 pub mod objects;
+#[doc(hidden)]
 pub mod output;
 mod parallel;
+#[doc(hidden)]
 pub mod profile;
+#[doc(hidden)]
 pub mod reuse;
+#[doc(hidden)]
 pub mod schema;
+#[doc(hidden)]
 pub mod select;
+#[doc(hidden)]
 pub mod share;
+#[doc(hidden)]
 pub mod source;
 
 use std::path::{Path, PathBuf};
 
-pub use builder::Builder;
+pub use builder::{Builder, Error};
+pub use emit::EmitError;
 use model::Model;
 use profile::Profiles;
-use source::diagnostic::{Diagnostic, Diagnostics};
+pub use select::SelectionError;
+pub use source::diagnostic::{Diagnostic, Diagnostics};
 
 /// The JSON Schema of the schema format (what `kondition schema` prints).
+#[doc(hidden)]
 pub const FORMAT_JSON_SCHEMA: &str = include_str!("schema/format.schema.json");
 
 /// Reads every schema file into one model. Every problem of every file is reported.
+#[doc(hidden)]
 pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics> {
     load_with(files, profiles, &crd::Options::default())
 }
 
 /// [`load`], with CRDs read as `options` say.
+#[doc(hidden)]
 pub fn load_with(
     files: &[PathBuf],
     profiles: &Profiles,
@@ -116,6 +140,7 @@ fn read_file(
 }
 
 /// Reads the CRDs in `text` (the contents of `path`), with notes on documents skipped.
+#[doc(hidden)]
 pub fn read_crd_text(
     path: &Path,
     text: &str,

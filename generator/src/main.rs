@@ -300,7 +300,7 @@ fn load(
         kinds: kinds.to_vec(),
         versions: Vec::new(),
     };
-    kondition_gen::select::apply(&mut model, &selection)?;
+    kondition_gen::select::apply(&mut model, &selection).map_err(|e| format!("{e}\n"))?;
     Ok(model)
 }
 

@@ -55,7 +55,7 @@ impl<'s> Selector<'s> {
 
 /// Keeps in `model` only what `selection` chooses; every selector that chooses nothing is
 /// an error (with the nearest kind or version as a suggestion), each on a line of its own.
-pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), String> {
+pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), SelectionError> {
     if selection.is_all() {
         return Ok(());
     }
@@ -120,7 +120,7 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), String> {
         }
     }
     if !problems.is_empty() {
-        return Err(problems.join("\n") + "\n");
+        return Err(SelectionError { problems });
     }
     for file in &mut model.files {
         let mut kept = Vec::new();
@@ -167,13 +167,38 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), String> {
     }
     model.files.retain(|f| !f.kinds.is_empty());
     if !problems.is_empty() {
-        return Err(problems.join("\n") + "\n");
+        return Err(SelectionError { problems });
     }
     if model.files.is_empty() {
-        return Err("kondition: no kind has the versions chosen\n".to_owned());
+        return Err(SelectionError {
+            problems: vec!["kondition: no kind has the versions chosen".to_owned()],
+        });
     }
     Ok(())
 }
+
+/// Why a selection chose nothing: one problem per selector that matched nothing (with the
+/// nearest kind or version as a suggestion), or that no kind has the versions chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelectionError {
+    problems: Vec<String>,
+}
+
+impl SelectionError {
+    /// Each problem, as one line.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+/// One problem per line.
+impl std::fmt::Display for SelectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.problems.join("\n"))
+    }
+}
+
+impl std::error::Error for SelectionError {}
 
 #[cfg(test)]
 mod tests {

@@ -7,12 +7,45 @@ pub mod schema_file;
 mod well_known;
 pub mod yaml;
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use quote::quote;
 
 use crate::model::{Model, SchemaFile};
 use crate::names::ident;
+
+/// A bug in kondition, found while writing Rust: nothing the input says can cause one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitError {
+    /// The generated tokens do not parse as Rust (the parser's message).
+    Unparsable(String),
+    /// Text written apart from the tokens did not all find its place among them.
+    Unplaced {
+        /// How many texts were placed.
+        placed: usize,
+        /// How many were written.
+        written: usize,
+    },
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unparsable(message) => {
+                write!(
+                    f,
+                    "internal error: generated code does not parse: {message}"
+                )
+            }
+            Self::Unplaced { placed, written } => {
+                write!(f, "internal error: {placed} of {written} texts placed")
+            }
+        }
+    }
+}
+
+impl std::error::Error for EmitError {}
 
 /// One output file: its path relative to the output folder, and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,7 +91,7 @@ fn weight(file: &SchemaFile) -> u64 {
 }
 
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
-pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
+pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
     let inputs = inputs(model);
     let plan = crate::share::plan(model);
     let modules = crate::parallel::map(&model.files, weight, |file| {
@@ -119,7 +152,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, String> {
 /// One Rust file holding everything, for `include!` from a build script, named `name`; then
 /// the kinds' CRDs as JSON files beside it, each named after it (`kondition.<module>.
 /// <kind>_crd.json` beside `kondition.rs`), which the Rust file loads with `include_str!`.
-pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, String> {
+pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, EmitError> {
     let stem = name.strip_suffix(".rs").unwrap_or(name);
     let data_prefix = format!("{stem}.");
     let mut text = header(&inputs(model));
@@ -198,8 +231,7 @@ pub fn crd_stream(model: &Model) -> String {
 }
 
 /// Tokens to formatted Rust.
-fn format(tokens: proc_macro2::TokenStream) -> Result<String, String> {
-    let file: syn::File = syn::parse2(tokens)
-        .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
+fn format(tokens: proc_macro2::TokenStream) -> Result<String, EmitError> {
+    let file: syn::File = syn::parse2(tokens).map_err(|e| EmitError::Unparsable(e.to_string()))?;
     Ok(prettyplease::unparse(&file))
 }

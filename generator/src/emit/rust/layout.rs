@@ -4,6 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use crate::emit::EmitError;
+
 /// Text written apart from the tokens: a marker item stands in its place while the tokens are
 /// laid out, then the text replaces the marker's line.
 #[derive(Default)]
@@ -22,7 +24,7 @@ impl Texts {
     }
 
     /// `formatted` with every marker's line replaced by its text.
-    pub fn splice(&self, formatted: &str) -> Result<String, String> {
+    pub fn splice(&self, formatted: &str) -> Result<String, EmitError> {
         let mut out =
             String::with_capacity(formatted.len() + self.0.iter().map(String::len).sum::<usize>());
         let mut spliced = 0;
@@ -44,17 +46,17 @@ impl Texts {
             }
         }
         if spliced != self.0.len() {
-            return Err(format!(
-                "internal error: {spliced} of {} texts placed",
-                self.0.len()
-            ));
+            return Err(EmitError::Unplaced {
+                placed: spliced,
+                written: self.0.len(),
+            });
         }
         Ok(out)
     }
 }
 
 /// `tokens` laid out by prettyplease as items `depth` modules deep (indented `4 * depth`).
-pub fn format_at(tokens: TokenStream, depth: usize) -> Result<String, String> {
+pub fn format_at(tokens: TokenStream, depth: usize) -> Result<String, EmitError> {
     let mut wrapped = tokens;
     for _ in 0..depth {
         wrapped = quote!(mod m { #wrapped });

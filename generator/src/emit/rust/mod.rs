@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::OutputFile;
+use super::{EmitError, OutputFile};
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
 use crate::share::Plan;
@@ -35,7 +35,7 @@ pub fn file_module(
     depth: usize,
     plan: &Plan,
     data_prefix: &str,
-) -> Result<String, String> {
+) -> Result<String, EmitError> {
     let mut versions: Vec<&str> = Vec::new();
     for kind in &file.kinds {
         for version in &kind.versions {
@@ -273,7 +273,7 @@ fn module_item_names(file: &SchemaFile, types: &TypeCollector) -> Vec<String> {
 }
 
 /// The `shared` module's contents, `depth` modules deep: its doc, then its items.
-pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, String> {
+pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, EmitError> {
     let doc = " Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
     let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
     let mut imports = Imports::new(plan.defs.iter().map(|def| def.name.clone()));

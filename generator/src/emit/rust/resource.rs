@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::imports::Imports;
-use super::types::{self, Declarations, Presence};
+use super::types::{self, Declaration, Declarations, Presence};
 use crate::emit::docs;
 use crate::model::{
     Bounds, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type, Version,
@@ -24,114 +24,179 @@ pub fn object_items(
     crd_const: &syn::Ident,
     imports: &mut Imports,
 ) -> TokenStream {
-    let name = format_ident!("{}", kind.kind);
-    let mut scope = names::Scope::with_reserved(&["metadata"]);
-    // Optional root fields are `Option`s like any other (a status always is: it is absent
-    // until a controller writes it), so an object without them is written back without them.
-    let declarations = Declarations::of(root_fields, &mut scope, |f| f.name == "status", imports);
-    let fields = &declarations.fields;
-    let meta = types::tokens(&imports.name(META));
-    let rename_all = types::rename_all_attr(declarations.rename_all);
-    let field_declarations = types::fields(&declarations);
-    // A root that preserves unknown fields keeps them in a flattened map, written back.
-    let extra_ident = version
-        .preserve_unknown
-        .then(|| names::ident(&scope.unique("extra")));
-    let extra_declaration = extra_ident.as_ref().map(|ident| {
-        let ty = types::tokens(&types::unknown_fields(imports).to_string());
-        quote! {
-            /// Keys the schema does not name, kept as they were (it preserves unknown fields).
-            #[serde(flatten)]
-            pub #ident: #ty,
+    let object = Object::new(kind, version, root_fields, imports);
+    let definition = object.definition(imports);
+    let constructor = object.constructor(root_fields, imports);
+    let serialize = object.serialize_impl();
+    let resource = resource_impl(kind, version, &object.name, &object.meta);
+    let has_spec = object.has_spec_impl();
+    let has_status = object.has_status_impl(root_fields, imports);
+    let crd_ext = object.crd_ext_impl(crd_const);
+    quote! {
+        #definition
+        #constructor
+        #serialize
+        #resource
+        #has_spec
+        #has_status
+        #crd_ext
+    }
+}
+
+/// One kind's object type at one version, as its items are written from it.
+struct Object<'k> {
+    kind: &'k Kind,
+    version: &'k Version,
+    name: syn::Ident,
+    /// The root fields but `metadata`.
+    declarations: Declarations,
+    /// The flattened map of unknown keys, when the root preserves them.
+    extra: Option<syn::Ident>,
+    /// How the module names `ObjectMeta`.
+    meta: TokenStream,
+}
+
+impl<'k> Object<'k> {
+    fn new(
+        kind: &'k Kind,
+        version: &'k Version,
+        root_fields: &[&Field],
+        imports: &mut Imports,
+    ) -> Self {
+        let mut scope = names::Scope::with_reserved(&["metadata"]);
+        // Optional root fields are `Option`s like any other (a status always is: it is absent
+        // until a controller writes it), so an object without them is written back without
+        // them.
+        let declarations =
+            Declarations::of(root_fields, &mut scope, |f| f.name == "status", imports);
+        // A root that preserves unknown fields keeps them in a flattened map, written back.
+        let extra = version
+            .preserve_unknown
+            .then(|| names::ident(&scope.unique("extra")));
+        Self {
+            kind,
+            version,
+            name: format_ident!("{}", kind.kind),
+            declarations,
+            extra,
+            meta: types::tokens(&imports.name(META)),
         }
-    });
-    let deserialize = types::tokens(&imports.name("serde::Deserialize"));
-    let doc = docs::attrs(kind.docs.as_deref().unwrap_or(&format!(
-        "A {} object (`{}/{}`).",
-        kind.kind, kind.group, version.name
-    )));
-    let object = quote! {
-        #doc
-        #[derive(Clone, Debug, PartialEq, #deserialize)]
-        #rename_all
-        pub struct #name {
-            /// Standard object metadata.
-            #[serde(default)]
-            pub metadata: #meta,
-            #field_declarations
-            #extra_declaration
-        }
-    };
-    let api_version = format!("{}/{}", kind.group, version.name);
-    let kind_name = &kind.kind;
-    // A map when unknown keys follow the fields (a struct has a fixed set of fields).
-    let (put, skip) = if extra_ident.is_some() {
-        (quote!(serialize_entry), None)
-    } else {
-        (quote!(serialize_field), Some(quote!(state.skip_field)))
-    };
-    let serialize_fields = fields.iter().map(|f| {
-        let ident = types::tokens(&f.ident);
-        let wire = &f.wire;
-        if f.presence.skips_none() {
-            let none = match &skip {
-                Some(skip) => quote!(#skip(#wire)?),
-                None => quote!(()),
-            };
+    }
+
+    /// The field called `wire` at the root, if it is the kind's `spec` or `status` (so
+    /// `presence` says whether `HasSpec` or `HasStatus` can hand it out).
+    fn root_field(&self, wire: &str, presences: &[Presence]) -> Option<&Declaration> {
+        self.declarations
+            .fields
+            .iter()
+            .find(|f| f.wire == wire && presences.contains(&f.presence))
+    }
+
+    /// The struct: metadata, the root's fields, and the unknown keys' map.
+    fn definition(&self, imports: &mut Imports) -> TokenStream {
+        let name = &self.name;
+        let meta = &self.meta;
+        let rename_all = types::rename_all_attr(self.declarations.rename_all);
+        let fields = types::fields(&self.declarations);
+        let extra = self.extra.as_ref().map(|ident| {
+            let ty = types::tokens(&types::unknown_fields(imports).to_string());
             quote! {
-                match &self.#ident {
-                    ::core::option::Option::Some(value) => state.#put(#wire, value)?,
-                    ::core::option::Option::None => #none,
-                }
+                /// Keys the schema does not name, kept as they were (it preserves unknown fields).
+                #[serde(flatten)]
+                pub #ident: #ty,
             }
-        } else {
-            quote!(state.#put(#wire, &self.#ident)?;)
-        }
-    });
-    let len = Literal::usize_unsuffixed(fields.len() + 3);
-    let serialize = match &extra_ident {
-        None => quote! {
-            impl ::serde::Serialize for #name {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                    use ::serde::ser::SerializeStruct as _;
-                    let mut state = serializer.serialize_struct(#kind_name, #len)?;
-                    state.serialize_field("apiVersion", #api_version)?;
-                    state.serialize_field("kind", #kind_name)?;
-                    state.serialize_field("metadata", &self.metadata)?;
-                    #(#serialize_fields)*
-                    state.end()
-                }
-            }
-        },
-        Some(extra) => quote! {
-            impl ::serde::Serialize for #name {
-                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                    use ::serde::ser::SerializeMap as _;
-                    let mut state = serializer.serialize_map(::core::option::Option::None)?;
-                    state.serialize_entry("apiVersion", #api_version)?;
-                    state.serialize_entry("kind", #kind_name)?;
-                    state.serialize_entry("metadata", &self.metadata)?;
-                    #(#serialize_fields)*
-                    for (key, value) in &self.#extra {
-                        state.serialize_entry(key, value)?;
-                    }
-                    state.end()
-                }
-            }
-        },
-    };
-    let resource = resource_impl(kind, version, &name, &meta);
-    let spec = fields.iter().find(|f| {
-        f.wire == "spec" && matches!(f.presence, Presence::Required | Presence::Optional)
-    });
-    let status = fields
-        .iter()
-        .find(|f| f.wire == "status" && f.presence == Presence::Optional);
-    // An optional spec is `HasSpec::Spec = Option<...>`: absent stays absent.
-    let has_spec = spec.map(|f| {
-        let ident = types::tokens(&f.ident);
-        let ty = types::tokens(&f.ty.to_string());
+        });
+        let deserialize = types::tokens(&imports.name("serde::Deserialize"));
+        let doc = docs::attrs(self.kind.docs.as_deref().unwrap_or(&format!(
+            "A {} object (`{}/{}`).",
+            self.kind.kind, self.kind.group, self.version.name
+        )));
         quote! {
+            #doc
+            #[derive(Clone, Debug, PartialEq, #deserialize)]
+            #rename_all
+            pub struct #name {
+                /// Standard object metadata.
+                #[serde(default)]
+                pub metadata: #meta,
+                #fields
+                #extra
+            }
+        }
+    }
+
+    /// `Serialize`, with `apiVersion` and `kind` first: a struct, or a map when unknown keys
+    /// follow the fields (a struct has a fixed set of fields).
+    fn serialize_impl(&self) -> TokenStream {
+        let name = &self.name;
+        let api_version = format!("{}/{}", self.kind.group, self.version.name);
+        let kind_name = &self.kind.kind;
+        let (put, skip) = if self.extra.is_some() {
+            (quote!(serialize_entry), None)
+        } else {
+            (quote!(serialize_field), Some(quote!(state.skip_field)))
+        };
+        let fields = &self.declarations.fields;
+        let serialize_fields = fields.iter().map(|f| {
+            let ident = types::tokens(&f.ident);
+            let wire = &f.wire;
+            if f.presence.skips_none() {
+                let none = match &skip {
+                    Some(skip) => quote!(#skip(#wire)?),
+                    None => quote!(()),
+                };
+                quote! {
+                    match &self.#ident {
+                        ::core::option::Option::Some(value) => state.#put(#wire, value)?,
+                        ::core::option::Option::None => #none,
+                    }
+                }
+            } else {
+                quote!(state.#put(#wire, &self.#ident)?;)
+            }
+        });
+        let len = Literal::usize_unsuffixed(fields.len() + 3);
+        match &self.extra {
+            None => quote! {
+                impl ::serde::Serialize for #name {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeStruct as _;
+                        let mut state = serializer.serialize_struct(#kind_name, #len)?;
+                        state.serialize_field("apiVersion", #api_version)?;
+                        state.serialize_field("kind", #kind_name)?;
+                        state.serialize_field("metadata", &self.metadata)?;
+                        #(#serialize_fields)*
+                        state.end()
+                    }
+                }
+            },
+            Some(extra) => quote! {
+                impl ::serde::Serialize for #name {
+                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                        use ::serde::ser::SerializeMap as _;
+                        let mut state = serializer.serialize_map(::core::option::Option::None)?;
+                        state.serialize_entry("apiVersion", #api_version)?;
+                        state.serialize_entry("kind", #kind_name)?;
+                        state.serialize_entry("metadata", &self.metadata)?;
+                        #(#serialize_fields)*
+                        for (key, value) in &self.#extra {
+                            state.serialize_entry(key, value)?;
+                        }
+                        state.end()
+                    }
+                }
+            },
+        }
+    }
+
+    /// `HasSpec`, unless the spec is nullable. An optional spec is `HasSpec::Spec =
+    /// Option<...>`: absent stays absent.
+    fn has_spec_impl(&self) -> Option<TokenStream> {
+        let spec = self.root_field("spec", &[Presence::Required, Presence::Optional])?;
+        let name = &self.name;
+        let ident = types::tokens(&spec.ident);
+        let ty = types::tokens(&spec.ty.to_string());
+        Some(quote! {
             impl ::kube::core::object::HasSpec for #name {
                 type Spec = #ty;
                 fn spec(&self) -> &Self::Spec {
@@ -141,12 +206,20 @@ pub fn object_items(
                     &mut self.#ident
                 }
             }
-        }
-    });
-    let has_status = status.map(|f| {
-        let ident = types::tokens(&f.ident);
+        })
+    }
+
+    /// `HasStatus`, for an optional status that is not nullable.
+    fn has_status_impl(
+        &self,
+        root_fields: &[&Field],
+        imports: &mut Imports,
+    ) -> Option<TokenStream> {
+        let status = self.root_field("status", &[Presence::Optional])?;
+        let name = &self.name;
+        let ident = types::tokens(&status.ident);
         let ty = root_type(root_fields, "status", imports);
-        quote! {
+        Some(quote! {
             impl ::kube::core::object::HasStatus for #name {
                 type Status = #ty;
                 fn status(&self) -> ::core::option::Option<&Self::Status> {
@@ -156,75 +229,79 @@ pub fn object_items(
                     &mut self.#ident
                 }
             }
-        }
-    });
-    // `new` when everything but the spec may be left out.
-    let constructor = spec
-        .filter(|spec| {
-            fields
-                .iter()
-                .all(|f| f.wire == spec.wire || f.presence.skips_none())
         })
-        .map(|spec| {
-            let spec_ident = types::tokens(&spec.ident);
-            let spec_ty = root_type(root_fields, "spec", imports);
-            let spec_value = if spec.presence == Presence::Optional {
-                quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
-            } else {
-                quote!(#spec_ident,)
-            };
-            let others = fields.iter().filter(|f| f.wire != "spec").map(|f| {
-                let ident = types::tokens(&f.ident);
-                quote!(#ident: ::core::default::Default::default(),)
-            });
-            let doc = format!(" A {kind_name} named `name` with `spec`, the rest empty.");
-            let extra_init = extra_ident
-                .as_ref()
-                .map(|ident| quote!(#ident: ::core::default::Default::default(),));
-            quote! {
-                impl #name {
-                    #[doc = #doc]
-                    pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
-                        Self {
-                            metadata: #meta {
-                                name: ::core::option::Option::Some(name.to_owned()),
-                                ..::core::default::Default::default()
-                            },
-                            #spec_value
-                            #(#others)*
-                            #extra_init
-                        }
+    }
+
+    /// `new(name, spec)`, when everything but the spec may be left out.
+    fn constructor(&self, root_fields: &[&Field], imports: &mut Imports) -> Option<TokenStream> {
+        let spec = self.root_field("spec", &[Presence::Required, Presence::Optional])?;
+        let fields = &self.declarations.fields;
+        if !fields
+            .iter()
+            .all(|f| f.wire == spec.wire || f.presence.skips_none())
+        {
+            return None;
+        }
+        let (name, meta) = (&self.name, &self.meta);
+        let spec_ident = types::tokens(&spec.ident);
+        let spec_ty = root_type(root_fields, "spec", imports);
+        let spec_value = if spec.presence == Presence::Optional {
+            quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
+        } else {
+            quote!(#spec_ident,)
+        };
+        let others = fields.iter().filter(|f| f.wire != "spec").map(|f| {
+            let ident = types::tokens(&f.ident);
+            quote!(#ident: ::core::default::Default::default(),)
+        });
+        let doc = format!(
+            " A {} named `name` with `spec`, the rest empty.",
+            self.kind.kind
+        );
+        let extra_init = self
+            .extra
+            .as_ref()
+            .map(|ident| quote!(#ident: ::core::default::Default::default(),));
+        Some(quote! {
+            impl #name {
+                #[doc = #doc]
+                pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
+                    Self {
+                        metadata: #meta {
+                            name: ::core::option::Option::Some(name.to_owned()),
+                            ..::core::default::Default::default()
+                        },
+                        #spec_value
+                        #(#others)*
+                        #extra_init
                     }
                 }
             }
-        });
-    let crd_name = format!("{}.{}", kind.names.plural, kind.group);
-    let short_names = &kind.names.short_names;
-    let version_name = &version.name;
-    let crd_ext = quote! {
-        impl ::kube::core::crd::v1::CustomResourceExt for #name {
-            fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                ::kondition::crd::version_from_json(super::#crd_const, #version_name)
-            }
-            fn crd_name() -> &'static str {
-                #crd_name
-            }
-            fn api_resource() -> ::kube::core::discovery::ApiResource {
-                ::kube::core::discovery::ApiResource::erase::<Self>(&())
-            }
-            fn shortnames() -> &'static [&'static str] {
-                &[#(#short_names),*]
+        })
+    }
+
+    /// `CustomResourceExt`: the CRD from the file module's JSON, cut to this version.
+    fn crd_ext_impl(&self, crd_const: &syn::Ident) -> TokenStream {
+        let name = &self.name;
+        let crd_name = format!("{}.{}", self.kind.names.plural, self.kind.group);
+        let short_names = &self.kind.names.short_names;
+        let version_name = &self.version.name;
+        quote! {
+            impl ::kube::core::crd::v1::CustomResourceExt for #name {
+                fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+                    ::kondition::crd::version_from_json(super::#crd_const, #version_name)
+                }
+                fn crd_name() -> &'static str {
+                    #crd_name
+                }
+                fn api_resource() -> ::kube::core::discovery::ApiResource {
+                    ::kube::core::discovery::ApiResource::erase::<Self>(&())
+                }
+                fn shortnames() -> &'static [&'static str] {
+                    &[#(#short_names),*]
+                }
             }
         }
-    };
-    quote! {
-        #object
-        #constructor
-        #serialize
-        #resource
-        #has_spec
-        #has_status
-        #crd_ext
     }
 }
 
