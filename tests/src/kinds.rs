@@ -1,7 +1,7 @@
 //! Kinds as an operator author writes them (kube's `CustomResource`, kondition's
-//! `KubeStatus`), one per status profile, for tests that drive them through the status
-//! chokepoint. Each has a spec with a size and a status with the standard block and an
-//! endpoint; they differ only in their `#[kondition(...)]`.
+//! `KubeStatus`), for tests that drive them through the status chokepoint: one per status
+//! profile (a spec with a size, a status with the standard block and an endpoint; they
+//! differ only in their `#[kondition(...)]`), and `Widget`, which the fault tests share.
 
 #![allow(missing_docs)] // The derives write undocumented items (the CustomResource types).
 
@@ -92,6 +92,37 @@ widget_kind!(
     "the `kstatus` profile, Ready, Reconciling and Stalled.",
     (resource = KstatusWidget, profile = "kstatus")
 );
+
+/// A widget's desired state: the kind the fault tests (`faults.rs`, `soak.rs`) drive, whose
+/// reconcile records the size it saw.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "Widget",
+    namespaced,
+    status = "WidgetStatus"
+)]
+pub struct WidgetSpec {
+    /// How big.
+    pub size: i64,
+}
+
+/// A widget's observed state: the standard block and the size the reconcile last saw.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+#[kondition(resource = Widget, conditions(Ready))]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Conditions,
+    /// Generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// The size the reconcile last saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen_size: Option<i64>,
+}
 
 /// What the tests need of every kind here: the chokepoint's bounds and a way to set the
 /// endpoint without knowing the status type.

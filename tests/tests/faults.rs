@@ -8,46 +8,11 @@ use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
 use kondition::controller::{StatusReconciler, error_policy};
-use kondition::{
-    Condition, ConditionStatus, Conditions, Failure, KubeStatus, RequeuePolicy, Severity,
-    StatusResource,
-};
+use kondition::{Condition, ConditionStatus, Failure, RequeuePolicy, Severity, StatusResource};
 use kondition_tests::api_server::ApiServer;
-use kube::CustomResource;
+use kondition_tests::kinds::{Widget, WidgetSpec, WidgetStatus};
 use kube::runtime::controller::Action;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-
-/// A widget's desired state.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "example.com",
-    version = "v1",
-    kind = "Widget",
-    namespaced,
-    status = "WidgetStatus"
-)]
-pub struct WidgetSpec {
-    /// How big.
-    pub size: i32,
-}
-
-/// A widget's observed state.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
-#[kondition(resource = Widget, conditions(Ready))]
-#[serde(rename_all = "camelCase")]
-pub struct WidgetStatus {
-    /// Conditions.
-    #[serde(default)]
-    pub conditions: Conditions,
-    /// Generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// The size last seen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seen_size: Option<i32>,
-}
 
 /// A widget at `generation` and `resourceVersion` 41, as read from the cache.
 fn widget(generation: i64) -> Widget {

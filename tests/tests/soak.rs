@@ -17,44 +17,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kondition::controller::{StatusReconciler, error_policy};
-use kondition::{Conditions, Failure, KubeStatus, StatusResource};
+use kondition::{Failure, StatusResource};
 use kondition_tests::fake_cluster::{FakeCluster, Faults};
+use kondition_tests::kinds::Widget;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::{Controller, watcher};
-use kube::{Api, CustomResource, CustomResourceExt};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use kube::{Api, CustomResourceExt};
 use serde_json::json;
-
-/// A widget's desired state.
-#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[kube(
-    group = "example.com",
-    version = "v1",
-    kind = "Widget",
-    namespaced,
-    status = "WidgetStatus"
-)]
-pub struct WidgetSpec {
-    /// How big.
-    pub size: i64,
-}
-
-/// A widget's observed state.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
-#[kondition(resource = Widget, conditions(Ready))]
-#[serde(rename_all = "camelCase")]
-pub struct WidgetStatus {
-    /// Conditions.
-    #[serde(default)]
-    pub conditions: Conditions,
-    /// Generation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// The size the reconcile last saw.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seen_size: Option<i64>,
-}
 
 const OBJECTS: usize = 1_000;
 

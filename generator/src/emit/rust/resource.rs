@@ -83,8 +83,8 @@ impl<'k> Object<'k> {
         }
     }
 
-    /// The field called `wire` at the root, if it is the kind's `spec` or `status` (so
-    /// `presence` says whether `HasSpec` or `HasStatus` can hand it out).
+    /// The root field called `wire`, if its presence is one of `presences` (those that
+    /// `HasSpec` or `HasStatus` can hand out).
     fn root_field(&self, wire: &str, presences: &[Presence]) -> Option<&Declaration> {
         self.declarations
             .fields
