@@ -382,6 +382,18 @@ impl FakeCluster {
         self.changed.notify_waiters();
     }
 
+    /// Compacts the history at a new resourceVersion, one that changed nothing here (as a
+    /// write to another resource moves etcd's revision): every running watch ends, and its
+    /// next watch, from the version it had reached, gets 410 Gone.
+    pub fn compact(&self) {
+        let mut state = self.lock();
+        state.version += 1;
+        state.compacted = state.version;
+        state.stats.compactions += 1;
+        drop(state);
+        self.changed.notify_waiters();
+    }
+
     /// Validates every status that an apply would store with `rule` too, beside the CRD's
     /// schema (a rule the schema cannot say, as a CEL rule or an admission webhook would):
     /// when `rule` returns a message, the apply is refused with 422 Invalid, naming the
