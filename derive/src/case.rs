@@ -2,10 +2,6 @@
 //! `sub_resources_ready` and `SubResourcesReady`), by the naming rules the generator uses too
 //! (`kondition-names`).
 
-use kondition_names::Spelling;
-use proc_macro2::Span;
-use syn::Ident;
-
 /// The snake_case method stem for a condition type (`sub_resources_ready`); `None` if the
 /// type has no ASCII letter or digit at all.
 pub fn snake(condition_type: &str) -> Option<String> {
@@ -31,19 +27,12 @@ pub fn pascal(condition_type: &str) -> Option<String> {
     Some(name)
 }
 
-/// An identifier for `name`, raw if it is a keyword (`r#type`), with `_` appended for the
-/// keywords that cannot be raw (`self`, `super`, ...).
-pub fn ident(name: &str, span: Span) -> Ident {
-    match kondition_names::spelling(name) {
-        Spelling::Plain => Ident::new(name, span),
-        Spelling::Raw => Ident::new_raw(name, span),
-        Spelling::Suffixed => Ident::new(&format!("{name}_"), span),
-    }
-}
+pub use kondition_names::ident;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proc_macro2::Span;
 
     #[test]
     fn condition_types_become_method_stems_and_variants() {

@@ -83,12 +83,7 @@ pub fn module_name(name: String) -> String {
 
 /// An identifier for `name`: raw for keywords (`r#type`), `self_` for the few that cannot be.
 pub fn ident(name: &str) -> syn::Ident {
-    let span = proc_macro2::Span::call_site();
-    match spelling(name) {
-        Spelling::Plain => syn::Ident::new(name, span),
-        Spelling::Raw => syn::Ident::new_raw(name, span),
-        Spelling::Suffixed => syn::Ident::new(&format!("{name}_"), span),
-    }
+    kondition_names::ident(name, proc_macro2::Span::call_site())
 }
 
 /// Hands out names unique within one scope: a name already taken gets `_2`, `_3`, ...

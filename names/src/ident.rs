@@ -39,6 +39,16 @@ pub fn spelling(name: &str) -> Spelling {
     }
 }
 
+/// An identifier for `name` at `span`: raw for keywords (`r#type`), `self_` for the few
+/// that cannot be.
+pub fn ident(name: &str, span: proc_macro2::Span) -> proc_macro2::Ident {
+    match spelling(name) {
+        Spelling::Plain => proc_macro2::Ident::new(name, span),
+        Spelling::Raw => proc_macro2::Ident::new_raw(name, span),
+        Spelling::Suffixed => proc_macro2::Ident::new(&format!("{name}_"), span),
+    }
+}
+
 /// `name` as an identifier's text: `r#type`, `self_`, or `name` itself.
 pub fn ident_text(name: &str) -> String {
     match spelling(name) {
@@ -61,5 +71,9 @@ mod tests {
         assert_eq!(ident_text("_"), "__");
         assert_eq!(ident_text("types"), "types");
         assert!(is_keyword("crate") && is_keyword("match") && !is_keyword("matches"));
+        for name in ["type", "self", "_", "types"] {
+            let span = proc_macro2::Span::call_site();
+            assert_eq!(ident(name, span).to_string(), ident_text(name), "{name}");
+        }
     }
 }

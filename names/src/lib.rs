@@ -5,12 +5,12 @@
 //!   letter meets an upper-case one, or an acronym meets a capitalized word; digits stay in
 //!   their word), on the ASCII letters and digits of the name.
 //! - [`RenameRule`]: serde's `rename_all` rules, exactly as serde_derive applies them.
-//! - [`ident_text`]: an identifier for a name, raw for keywords.
+//! - [`ident`] and [`ident_text`]: an identifier for a name, raw for keywords.
 
 mod case;
 mod ident;
 mod serde_rule;
 
 pub use case::{pascal_case, snake_case};
-pub use ident::{Spelling, ident_text, is_keyword, spelling};
+pub use ident::{Spelling, ident, ident_text, is_keyword, spelling};
 pub use serde_rule::RenameRule;

@@ -59,6 +59,9 @@ impl Writer {
         if let Some(doc) = doc {
             self.doc(doc);
         }
+        let mut scope = names::Scope::default();
+        let fields: Vec<&Field> = fields_in.iter().collect();
+        let declarations = Declarations::of(&fields, &mut scope, |_| false, imports);
         let (serialize, deserialize) = serde_derives(imports);
         let mut derives = vec![
             "Clone",
@@ -68,13 +71,11 @@ impl Writer {
             &serialize,
             &deserialize,
         ];
-        if !types::all_optional(fields_in) {
+        // `Default` when every field may be absent.
+        if !declarations.fields.iter().all(|f| f.presence.is_option()) {
             derives.retain(|d| *d != "Default");
         }
         self.attr("derive", &derives);
-        let mut scope = names::Scope::default();
-        let fields: Vec<&Field> = fields_in.iter().collect();
-        let declarations = Declarations::of(&fields, &mut scope, |_| false, imports);
         if let Some(rule) = declarations.rename_all {
             self.attr("serde", &[&format!("rename_all = \"{}\"", rule.name())]);
         }

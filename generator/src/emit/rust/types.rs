@@ -14,11 +14,6 @@ use crate::emit::docs;
 use crate::model::{EnumType, EnumValues, Field, IntegerFormat, Type};
 use crate::names::{self, snake_case};
 
-/// Whether every field may be absent (so the struct can be `Default`).
-pub fn all_optional(fields: &[Field]) -> bool {
-    fields.iter().all(|f| Presence::of(f, false).is_option())
-}
-
 /// How a field's type is wrapped, from whether it may be absent and whether it may be `null`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Presence {
