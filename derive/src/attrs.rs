@@ -4,6 +4,7 @@
 //! #[kondition(resource = Widget, conditions(Ready, "example.com/Synced"), field_owner = "...")]
 //! #[kondition(resource = Widget, profile = "orc", conditions(SubResourcesReady))]
 //! #[kondition(resource = Widget, conditions(Ready, Synced), summary = "Synced", success_reason = "Synced")]
+//! #[kondition(profile = "aso", transition_rule = "StatusOnly")]
 //! #[kondition(crate = "my_api::kondition", profile = "standard")]
 //! ```
 
@@ -21,6 +22,9 @@ use crate::profiles;
 /// the status fallback manager appends `-fallback` (9) to it.
 const MAX_FIELD_OWNER_LEN: usize = 119;
 
+/// The variants of `kondition::TransitionRule`.
+const TRANSITION_RULES: &[&str] = &["AnyChange", "StatusOnly"];
+
 /// What `#[kondition(...)]` says.
 #[derive(Default)]
 pub struct KonditionAttrs {
@@ -37,6 +41,9 @@ pub struct KonditionAttrs {
     /// `success_reason = "..."`: the summary's reason after a success, instead of the
     /// profile's.
     pub success_reason: Option<LitStr>,
+    /// `transition_rule = "..."`: when `lastTransitionTime` moves, instead of the profile's
+    /// rule: the name of a `kondition::TransitionRule` variant.
+    pub transition_rule: Option<Ident>,
     /// `crate = "..."`: the path the generated code names the runtime by, for a crate that
     /// re-exports it (as serde's and kube's derives take one).
     pub krate: Option<Path>,
@@ -105,6 +112,18 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
             } else if meta.path.is_ident("success_reason") {
                 let reason: LitStr = meta.value()?.parse()?;
                 set_once(&mut parsed.success_reason, reason, &meta)
+            } else if meta.path.is_ident("transition_rule") {
+                let rule: LitStr = meta.value()?.parse()?;
+                if !TRANSITION_RULES.contains(&rule.value().as_str()) {
+                    return Err(syn::Error::new(
+                        rule.span(),
+                        format!(
+                            "unknown transition rule {:?}; expected \"AnyChange\" or \"StatusOnly\"",
+                            rule.value()
+                        ),
+                    ));
+                }
+                set_once(&mut parsed.transition_rule, Ident::new(&rule.value(), rule.span()), &meta)
             } else if meta.path.is_ident("crate") {
                 let path: LitStr = meta.value()?.parse()?;
                 match path.parse::<Path>() {
@@ -129,7 +148,7 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
                 Ok(())
             } else {
                 Err(meta.error(format!(
-                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `field_owner = \"...\"` or `crate = \"...\"`",
+                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"` or `crate = \"...\"`",
                     meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string)
                 )))
             }

@@ -461,7 +461,7 @@ fn kube_status_impl(status: &Status) -> TokenStream {
 }
 
 /// The runtime's profile constant named by `profile = "..."` (`CUSTOM` without one), with
-/// `summary` and `success_reason` put over it.
+/// `summary`, `success_reason` and `transition_rule` put over it.
 fn profile_const(status: &Status) -> TokenStream {
     let krate = &status.krate;
     let base = status.profile.as_ref().map_or_else(
@@ -469,7 +469,10 @@ fn profile_const(status: &Status) -> TokenStream {
         |name| format_ident!("{}", name.value().to_uppercase(), span = name.span()),
     );
     let base = quote!(#krate::profile::#base);
-    if status.summary.is_none() && status.success_reason.is_none() {
+    if status.summary.is_none()
+        && status.success_reason.is_none()
+        && status.transition_rule.is_none()
+    {
         return base;
     }
     let summary = status.summary.as_ref().map(|s| quote!(summary: #s,));
@@ -477,10 +480,15 @@ fn profile_const(status: &Status) -> TokenStream {
         .success_reason
         .as_ref()
         .map(|r| quote!(success_reason: #r,));
+    let transition_rule = status
+        .transition_rule
+        .as_ref()
+        .map(|rule| quote!(transition_rule: #krate::TransitionRule::#rule,));
     quote! {
         #krate::profile::Profile {
             #summary
             #success_reason
+            #transition_rule
             ..#base
         }
     }

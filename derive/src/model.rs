@@ -38,6 +38,8 @@ pub struct Status {
     pub summary: Option<LitStr>,
     /// `success_reason = "..."`, overriding the profile's.
     pub success_reason: Option<LitStr>,
+    /// `transition_rule = "..."`, overriding the profile's: a `TransitionRule` variant.
+    pub transition_rule: Option<Ident>,
     /// The field holding `conditions`: a `Conditions` or an `Option<Conditions>`.
     pub conditions: StandardField,
     /// The field holding `observedGeneration`: an `i64` or an `Option<i64>`.
@@ -185,6 +187,7 @@ impl Status {
             profile: attrs.profile,
             summary: attrs.summary,
             success_reason: attrs.success_reason,
+            transition_rule: attrs.transition_rule,
             conditions: conditions?,
             observed_generation: observed_generation?,
             fields,

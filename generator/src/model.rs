@@ -124,6 +124,8 @@ pub struct StatusDef {
     pub profile: String,
     /// The condition that summarises the others (Ready, or Available for `orc`).
     pub summary: String,
+    /// When a condition's `lastTransitionTime` moves: the profile's `transitionRule`.
+    pub transition_rule: kondition::TransitionRule,
     /// Every condition type, the profile's first.
     pub conditions: Vec<ConditionDef>,
     /// Sub-resources whose readiness SubResourcesReady reports.

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kondition::Severity;
 use kondition::validation::{is_valid_reason, is_valid_type};
+use kondition::{Severity, TransitionRule};
 
 use crate::model::{ConditionDef, ReasonDef};
 use crate::schema::reader::{MapReader, Sink};
@@ -38,6 +38,8 @@ pub struct Profile {
     pub docs: Option<String>,
     /// The condition that summarises the others.
     pub summary: String,
+    /// When a condition's `lastTransitionTime` moves (`transitionRule`, AnyChange by default).
+    pub transition_rule: TransitionRule,
     /// The condition types it gives, with their reasons.
     pub conditions: Vec<ConditionDef>,
     /// The file it was read from (`None` for kondition's own).
@@ -144,11 +146,17 @@ fn read_profile(root: &Node, sink: &Sink) -> Option<Profile> {
     let map = MapReader::new(root, "a profile", PROFILE_KEYS, sink);
     let (name, _) = map.required_string("name")?;
     let (summary, summary_pos) = map.required_string("summary")?;
-    if let Some(rule) = map.get("transitionRule")
-        && !matches!(rule.as_str(), Some("AnyChange" | "StatusOnly"))
-    {
-        sink.error(rule.pos, "`transitionRule` must be AnyChange or StatusOnly");
-    }
+    let transition_rule = match map.get("transitionRule") {
+        None => TransitionRule::default(),
+        Some(rule) => match rule.as_str() {
+            Some("AnyChange") => TransitionRule::AnyChange,
+            Some("StatusOnly") => TransitionRule::StatusOnly,
+            _ => {
+                sink.error(rule.pos, "`transitionRule` must be AnyChange or StatusOnly");
+                TransitionRule::default()
+            }
+        },
+    };
     let conditions: Vec<ConditionDef> = map
         .list("conditions")
         .iter()
@@ -164,6 +172,7 @@ fn read_profile(root: &Node, sink: &Sink) -> Option<Profile> {
         name,
         docs: map.string("docs"),
         summary,
+        transition_rule,
         conditions,
         path: None,
     })

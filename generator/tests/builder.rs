@@ -84,7 +84,7 @@ fn user_profiles_can_be_named() {
     std::fs::create_dir_all(dir.join("profiles")).expect("mkdir");
     std::fs::write(
         dir.join("profiles/healthy.yaml"),
-        "name: healthy\nsummary: Healthy\nconditions:\n  - type: Healthy\n    reasons: [AllGood, {name: Sick, severity: Warning}]\n",
+        "name: healthy\nsummary: Healthy\ntransitionRule: StatusOnly\nconditions:\n  - type: Healthy\n    reasons: [AllGood, {name: Sick, severity: Warning}]\n",
     )
     .expect("write");
     std::fs::write(
@@ -100,6 +100,19 @@ fn user_profiles_can_be_named() {
         .expect("generates");
     let text = std::fs::read_to_string(path).expect("read");
     assert!(text.contains("conditions(\"Healthy\")"), "{text}");
+    let start = text.find("#[kondition(").expect("the status's attribute");
+    let attr = &text[start..start + text[start..].find(")]").expect("its end") + 2];
+    // The profile's summary, success reason and transition rule reach the chokepoint.
+    assert_eq!(
+        attr,
+        r#"#[kondition(
+            resource = Widget,
+            conditions("Healthy"),
+            summary = "Healthy",
+            success_reason = "AllGood",
+            transition_rule = "StatusOnly"
+        )]"#
+    );
     assert!(text.contains("AllGood,") && text.contains("Sick,"));
     // The CRD is in a file beside the Rust, named after it.
     let crd = std::fs::read_to_string(dir.join("kondition.widget.widget_crd.json")).expect("CRD");

@@ -1,97 +1,302 @@
-//! The profiles in templates/ give exactly the condition types, summaries and reasons the
-//! runtime's `kondition::profile` modules implement.
+//! templates/ is the one source of the built-in profiles. The runtime's and the derive's
+//! tables of them are written from it here, and checked against it on every run:
+//! `KONDITION_BLESS=1 cargo test -p kondition-gen --test profiles` rewrites both after a
+//! template changes.
+
+use std::fmt::Write as _;
+use std::path::Path;
 
 use kondition::profile;
-use kondition_gen::profile::Profiles;
+use kondition_gen::model::ConditionDef;
+use kondition_gen::profile::{Profile, Profiles};
 
-fn types(name: &str) -> Vec<String> {
+const HEADER: &str = "\
+//! Written from `templates/*.yaml` by `generator/tests/profiles.rs`; do not edit it by hand:
+//! `KONDITION_BLESS=1 cargo test -p kondition-gen --test profiles` rewrites it after a
+//! template changes, and that test fails while it differs from the templates.
+";
+
+/// The embedded profiles, in name order.
+fn templates() -> Vec<Profile> {
     let profiles = Profiles::embedded();
-    let profile = profiles
-        .get(name)
-        .unwrap_or_else(|| panic!("profile {name} is embedded"));
-    profile.conditions.iter().map(|c| c.type_.clone()).collect()
+    profiles
+        .names()
+        .into_iter()
+        .filter_map(|name| profiles.get(name).cloned())
+        .collect()
 }
 
-fn reasons(name: &str, type_: &str) -> Vec<String> {
-    let profiles = Profiles::embedded();
-    let profile = profiles
-        .get(name)
-        .unwrap_or_else(|| panic!("profile {name} is embedded"));
-    let condition = profile
+/// `SCREAMING_SNAKE_CASE` of a condition type or reason.
+fn constant(name: &str) -> String {
+    kondition_names::snake_case(name).to_uppercase()
+}
+
+/// The reason a successful reconcile gives the summary: its first reason of severity None.
+fn success_reason(profile: &Profile) -> &str {
+    summary_condition(profile)
+        .reasons
+        .iter()
+        .find(|r| r.severity == kondition::Severity::None)
+        .map(|r| r.name.as_str())
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: the summary has no reason of severity None",
+                profile.name
+            )
+        })
+}
+
+fn summary_condition(profile: &Profile) -> &ConditionDef {
+    profile
         .conditions
         .iter()
-        .find(|c| c.type_ == type_)
-        .expect("declared");
-    condition.reasons.iter().map(|r| r.name.clone()).collect()
+        .find(|c| c.type_ == profile.summary)
+        .expect("a profile's summary is one of its conditions")
+}
+
+/// A doc comment of `text`, each line indented by `indent` and wrapped at 92 columns (a
+/// list item's continuation lines indented under its text).
+fn doc(out: &mut String, indent: &str, text: &str) {
+    const WIDTH: usize = 92;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            let _ = writeln!(out, "{indent}///");
+            continue;
+        }
+        let hanging = if line.starts_with("- ") { "  " } else { "" };
+        let mut current = format!("{indent}///");
+        let mut first = true;
+        for word in line.split_whitespace() {
+            if !first && current.len() + 1 + word.len() > WIDTH {
+                let _ = writeln!(out, "{current}");
+                current = format!("{indent}/// {hanging}{word}");
+            } else {
+                current.push(' ');
+                current.push_str(word);
+            }
+            first = false;
+        }
+        let _ = writeln!(out, "{current}");
+    }
+}
+
+/// The runtime's table: a module per profile with its condition types and reasons as
+/// constants, and what `kondition::profile::Profile` takes from the template.
+fn runtime_table(profiles: &[Profile]) -> String {
+    let mut out = String::from(HEADER);
+    out.push_str("//!\n//! Each `kondition::profile::<name>` module re-exports its table.\n\n");
+    out.push_str("use crate::TransitionRule;\n");
+    for profile in profiles {
+        let _ = writeln!(out);
+        doc(
+            &mut out,
+            "",
+            &format!(
+                "`{}`: {}",
+                profile.name,
+                profile.docs.as_deref().unwrap_or_default()
+            ),
+        );
+        let _ = writeln!(out, "pub mod {} {{", profile.name);
+        out.push_str("    use super::TransitionRule;\n");
+        for condition in &profile.conditions {
+            let _ = writeln!(out);
+            let mut text = format!(
+                "Condition type `{}` ({:?}: {} is healthy).",
+                condition.type_,
+                condition.polarity,
+                match condition.polarity {
+                    kondition::Polarity::Positive => "True",
+                    kondition::Polarity::Negative => "False",
+                }
+            );
+            if let Some(docs) = &condition.docs {
+                let _ = write!(text, "\n\n{docs}");
+            }
+            doc(&mut out, "    ", &text);
+            let _ = writeln!(
+                out,
+                "    pub const {}: &str = \"{}\";",
+                constant(&condition.type_),
+                condition.type_
+            );
+        }
+        let mut reasons: Vec<&str> = Vec::new();
+        for condition in &profile.conditions {
+            for reason in &condition.reasons {
+                if !reasons.contains(&reason.name.as_str()) {
+                    reasons.push(&reason.name);
+                }
+            }
+        }
+        for reason in reasons {
+            let _ = writeln!(out);
+            let mut text = format!("Reason `{reason}`:\n");
+            for condition in &profile.conditions {
+                for declared in condition.reasons.iter().filter(|r| r.name == reason) {
+                    let _ = write!(
+                        text,
+                        "\n- of {} (severity {:?}){}",
+                        condition.type_,
+                        declared.severity,
+                        declared
+                            .docs
+                            .as_deref()
+                            .map(|d| format!(": {d}"))
+                            .unwrap_or_default()
+                    );
+                }
+            }
+            doc(&mut out, "    ", &text);
+            let _ = writeln!(
+                out,
+                "    pub const REASON_{}: &str = \"{reason}\";",
+                constant(reason)
+            );
+        }
+        let types: Vec<String> = profile
+            .conditions
+            .iter()
+            .map(|c| constant(&c.type_))
+            .collect();
+        let _ = write!(
+            out,
+            "
+    /// The condition types of this profile.
+    pub const CONDITION_TYPES: &[&str] = &[{types}];
+
+    /// The condition that summarises the others.
+    pub(crate) const SUMMARY: &str = {summary};
+
+    /// The summary's reason after a successful reconcile: its first reason of severity None.
+    pub(crate) const SUCCESS_REASON: &str = REASON_{success};
+
+    /// When a condition's `lastTransitionTime` moves.
+    pub(crate) const TRANSITION_RULE: TransitionRule = TransitionRule::{rule:?};
+}}
+",
+            types = types.join(", "),
+            summary = constant(&profile.summary),
+            success = constant(success_reason(profile)),
+            rule = profile.transition_rule,
+        );
+    }
+    out
+}
+
+/// The derive's table: each profile's name, summary and condition types, which the macro
+/// needs while it expands, before the runtime is compiled.
+fn derive_table(profiles: &[Profile]) -> String {
+    let mut out = String::from(HEADER);
+    out.push_str("\nuse super::Template;\n\n/// The built-in profiles, by name.\n");
+    out.push_str("pub const TEMPLATES: &[Template] = &[\n");
+    for profile in profiles {
+        let types: Vec<String> = profile
+            .conditions
+            .iter()
+            .map(|c| format!("\"{}\"", c.type_))
+            .collect();
+        let _ = write!(
+            out,
+            "    Template {{
+        name: \"{}\",
+        summary: \"{}\",
+        condition_types: &[{}],
+    }},
+",
+            profile.name,
+            profile.summary,
+            types.join(", ")
+        );
+    }
+    out.push_str("];\n");
+    out
+}
+
+/// Compares `path` (relative to the workspace) with `expected`, or writes it when blessing.
+fn check_table(path: &str, expected: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    if std::env::var_os("KONDITION_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, expected).expect("the table can be written");
+        return;
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "{} differs from templates/; rewrite it with \
+         `KONDITION_BLESS=1 cargo test -p kondition-gen --test profiles`",
+        path.display()
+    );
 }
 
 #[test]
-fn templates_match_the_runtime_profiles() {
+fn the_runtime_and_derive_tables_are_written_from_the_templates() {
+    let profiles = templates();
     assert_eq!(
-        Profiles::embedded().names(),
+        profiles.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
         ["aso", "kstatus", "orc", "standard"]
     );
-    assert_eq!(types("standard"), profile::standard::CONDITION_TYPES);
-    assert_eq!(types("aso"), profile::aso::CONDITION_TYPES);
-    assert_eq!(types("orc"), profile::orc::CONDITION_TYPES);
-    assert_eq!(types("kstatus"), profile::kstatus::CONDITION_TYPES);
-
-    assert_eq!(
-        reasons("standard", profile::READY),
-        [
-            profile::standard::REASON_RECONCILIATION_SUCCESS,
-            profile::standard::REASON_RECONCILIATION_ERROR
-        ]
-    );
-    assert_eq!(
-        reasons("aso", profile::READY),
-        [
-            profile::aso::REASON_RECONCILING,
-            profile::aso::REASON_WAITING_FOR_OWNER,
-            profile::aso::REASON_DELETING,
-            profile::aso::REASON_SUCCEEDED,
-        ]
-    );
-    let profiles = Profiles::embedded();
-    assert_eq!(
-        profiles.get("orc").map(|p| p.summary.as_str()),
-        Some(profile::orc::AVAILABLE)
-    );
-    assert_eq!(
-        profiles.get("kstatus").map(|p| p.summary.as_str()),
-        Some(profile::READY)
-    );
+    check_table("runtime/src/profile/table.rs", &runtime_table(&profiles));
+    check_table("derive/src/profiles/table.rs", &derive_table(&profiles));
 }
 
 /// What the chokepoint writes for each profile (the runtime's `Profile`) is what the
-/// templates declare: the same summary, and a success reason the summary declares as healthy.
+/// template declares: the table's condition types, summary, success reason and transition
+/// rule, and companions that are exactly the template's conditions beside the summary.
 #[test]
-fn the_runtime_s_summaries_are_the_templates() {
-    let profiles = Profiles::embedded();
+fn the_runtime_s_profiles_are_the_templates() {
+    let templates = templates();
+    assert_eq!(profile::PROFILES.len(), templates.len());
     for runtime in profile::PROFILES {
-        let template = profiles.get(runtime.name).expect("embedded");
-        assert_eq!(template.summary, runtime.summary, "{}", runtime.name);
-        let summary = template
+        let template = templates
+            .iter()
+            .find(|t| t.name == runtime.name)
+            .unwrap_or_else(|| panic!("{} has a template", runtime.name));
+        let types: Vec<&str> = template
             .conditions
             .iter()
-            .find(|c| c.type_ == runtime.summary)
-            .expect("the summary is declared");
-        let success = summary
-            .reasons
+            .map(|c| c.type_.as_str())
+            .collect();
+        assert_eq!(types, runtime.condition_types, "{}", runtime.name);
+        assert_eq!(template.summary, runtime.summary, "{}", runtime.name);
+        assert_eq!(
+            success_reason(template),
+            runtime.success_reason,
+            "{}",
+            runtime.name
+        );
+        assert_eq!(
+            template.transition_rule, runtime.transition_rule,
+            "{}",
+            runtime.name
+        );
+        let beside: Vec<&str> = types
             .iter()
-            .find(|r| r.name == runtime.success_reason)
-            .unwrap_or_else(|| panic!("{}: no reason {}", runtime.name, runtime.success_reason));
-        assert_eq!(
-            success.severity,
-            kondition::Severity::None,
-            "{}",
-            runtime.name
-        );
-        assert_eq!(
-            types(runtime.name),
-            runtime.condition_types,
-            "{}",
-            runtime.name
-        );
+            .copied()
+            .filter(|t| *t != template.summary)
+            .collect();
+        assert_eq!(beside, runtime.companion_types(), "{}", runtime.name);
     }
+}
+
+/// The table's text is valid for reasons shared by several conditions and for any rule.
+#[test]
+fn a_reason_of_several_conditions_is_one_constant_documented_for_each() {
+    let kstatus = runtime_table(&templates());
+    assert_eq!(
+        kstatus
+            .matches("pub const REASON_PROGRESSING: &str = \"Progressing\";")
+            .count(),
+        2,
+        "orc and kstatus each declare it once"
+    );
+    assert!(kstatus.contains(
+        "    /// Reason `Progressing`:
+    ///
+    /// - of Ready (severity Info): Work on the latest spec is under way.
+    /// - of Reconciling (severity None): Work on the latest spec is under way.
+    /// - of Stalled (severity None): Not stalled; work is under way or retrying by itself.
+    pub const REASON_PROGRESSING: &str = \"Progressing\";"
+    ));
 }

@@ -71,6 +71,7 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 /// | `profile = "standard"` | a [`profile`]'s condition types and its [`KubeStatus::PROFILE`] |
 /// | `summary = "Synced"` | the summary condition (declared), instead of the profile's |
 /// | `success_reason = "UpToDate"` | the summary's reason on success, instead of the profile's |
+/// | `transition_rule = "StatusOnly"` | when `lastTransitionTime` moves (a [`TransitionRule`]), instead of the profile's |
 /// | `field_owner = "..."` | the field manager, instead of `<group>/<kind>-controller` |
 /// | `crate = "my_api::kondition"` | the path to this crate, for a crate that re-exports it (the generated code names it by this path instead of `::kondition`) |
 ///

@@ -497,3 +497,102 @@ async fn a_postponed_reconcile_leaves_the_companions_false() {
         ]
     );
 }
+
+/// A stored Ready False of 2020 with reason Throttled, then a reconcile that fails with
+/// another reason: the stored Ready as `reason lastTransitionTime`.
+async fn after_a_new_reason<K: TestKind>() -> String {
+    let cluster = FakeCluster::new(&K::crd(), "team-a", 1);
+    cluster.insert(json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "metadata": {"name": "w1", "namespace": "team-a", "uid": "uid-w1", "generation": 1},
+        "spec": {"size": 3},
+        "status": {
+            "observedGeneration": 1,
+            "conditions": [{
+                "type": "Ready", "status": "False", "reason": "Throttled",
+                "message": "the cloud API is busy", "severity": "Warning",
+                "observedGeneration": 1, "lastTransitionTime": "2020-01-01T00:00:00Z"
+            }]
+        }
+    }));
+    let object: K = cluster.get("w1").expect("stored");
+    StatusReconciler::<K>::new(cluster.client())
+        .reconcile(Arc::new(object), async |_: &mut K| {
+            Err::<(), _>(Failure::retryable("QuotaExceeded", "the quota is used up"))
+        })
+        .await
+        .expect("written");
+    let stored = &cluster.objects()["w1"];
+    let ready = &stored["status"]["conditions"][0];
+    assert_eq!(ready["type"], "Ready");
+    format!(
+        "{} {}",
+        ready["reason"].as_str().unwrap_or_default(),
+        ready["lastTransitionTime"].as_str().unwrap_or_default()
+    )
+}
+
+/// `transition_rule = "StatusOnly"` puts apimachinery's rule over the profile's: a new
+/// reason with the same status keeps `lastTransitionTime`, where the profile's AnyChange
+/// moves it.
+#[tokio::test]
+async fn the_transition_rule_can_be_overridden() {
+    mod ledger {
+        use kondition::{Conditions, KubeStatus};
+        use kube::CustomResource;
+        use schemars::JsonSchema;
+        use serde::{Deserialize, Serialize};
+
+        #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[kube(
+            group = "example.com",
+            version = "v1",
+            kind = "Ledger",
+            namespaced,
+            status = "LedgerStatus"
+        )]
+        pub struct LedgerSpec {
+            pub size: i64,
+        }
+
+        #[derive(
+            Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus,
+        )]
+        #[kondition(resource = Ledger, profile = "aso", transition_rule = "StatusOnly")]
+        #[serde(rename_all = "camelCase")]
+        pub struct LedgerStatus {
+            #[serde(default)]
+            pub conditions: Conditions,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub observed_generation: Option<i64>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub endpoint: Option<String>,
+        }
+
+        impl kondition_tests::kinds::TestKind for Ledger {
+            const PLURAL: &'static str = "ledgers";
+
+            fn set_endpoint(&mut self, endpoint: &str) {
+                self.status.get_or_insert_default().endpoint = Some(endpoint.to_owned());
+            }
+        }
+    }
+    use kondition::TransitionRule;
+
+    let profile = <ledger::LedgerStatus as KubeStatus>::PROFILE;
+    assert_eq!(
+        (profile.name, profile.transition_rule),
+        ("aso", TransitionRule::StatusOnly)
+    );
+    assert_eq!(
+        after_a_new_reason::<ledger::Ledger>().await,
+        "QuotaExceeded 2020-01-01T00:00:00Z"
+    );
+    let any_change = after_a_new_reason::<AsoWidget>().await;
+    assert!(any_change.starts_with("QuotaExceeded "), "{any_change}");
+    assert!(
+        !any_change.ends_with(" 2020-01-01T00:00:00Z"),
+        "AnyChange moves the time: {any_change}"
+    );
+}

@@ -511,6 +511,7 @@ fn standard_status_def(
     Some(StatusDef {
         profile: name,
         summary: profile.summary.clone(),
+        transition_rule: profile.transition_rule,
         conditions,
         sub_resources: Vec::new(),
     })

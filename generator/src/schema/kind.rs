@@ -297,6 +297,7 @@ fn read_status(node: Option<&Node>, profiles: &Profiles, sink: &Sink) -> Option<
     Some(StatusDef {
         profile: profile_name,
         summary: profile.summary.clone(),
+        transition_rule: profile.transition_rule,
         conditions,
         sub_resources,
     })

@@ -10,20 +10,8 @@
 //! An error from the outside system puts its own code in `reason` and its text in
 //! `message` ([`failed`]), with Warning when it is retryable and Error when it is not.
 
-use super::READY;
+pub use super::table::aso::*;
 use crate::{Condition, ConditionStatus, ReconcileError, Severity};
-
-/// A request was sent to the outside system; waiting for its answer.
-pub const REASON_RECONCILING: &str = "Reconciling";
-/// The owner of this resource cannot be found; progress waits until it exists.
-pub const REASON_WAITING_FOR_OWNER: &str = "WaitingForOwner";
-/// The resource is being deleted.
-pub const REASON_DELETING: &str = "Deleting";
-/// The spec has been applied successfully.
-pub const REASON_SUCCEEDED: &str = "Succeeded";
-
-/// The condition types of this profile.
-pub const CONDITION_TYPES: &[&str] = &[READY];
 
 fn ready(status: ConditionStatus, reason: &str, severity: Severity, message: &str) -> Condition {
     Condition::new(READY, status, reason)

@@ -8,20 +8,9 @@
 //! | retryable error (Warning, Info) | False | True | False | InProgress |
 //! | fatal error (Error) | False | False | True | Failed |
 
-use super::{Activity, READY};
+use super::Activity;
+pub use super::table::kstatus::*;
 use crate::{Condition, ConditionStatus, ReconcileError, Severity};
-
-/// The controller is working on the latest spec (abnormal-true).
-pub const RECONCILING: &str = "Reconciling";
-/// The controller has given up until the spec changes (abnormal-true).
-pub const STALLED: &str = "Stalled";
-/// Reason of every condition after a successful reconcile.
-pub const REASON_SUCCEEDED: &str = "Succeeded";
-/// Reason of Reconciling=True while work is under way, and of Stalled=False meanwhile.
-pub const REASON_PROGRESSING: &str = "Progressing";
-
-/// The condition types of this profile.
-pub const CONDITION_TYPES: &[&str] = &[READY, RECONCILING, STALLED];
 
 /// Ready, Reconciling and Stalled while work is under way (InProgress).
 pub fn in_progress(message: &str) -> [Condition; 3] {

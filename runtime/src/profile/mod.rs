@@ -17,11 +17,12 @@ pub mod aso;
 pub mod kstatus;
 pub mod orc;
 pub mod standard;
+mod table;
 
 use crate::{Condition, ConditionStatus, ReconcileError, Severity, TransitionRule};
 
 /// The Ready condition type every profile but `orc` summarises into.
-pub const READY: &str = "Ready";
+pub const READY: &str = standard::READY;
 
 /// Reason of a summary after an error that names no reason of its own, in every profile.
 pub const REASON_RECONCILIATION_ERROR: &str = standard::REASON_RECONCILIATION_ERROR;
@@ -87,44 +88,44 @@ impl Activity {
 pub const STANDARD: Profile = Profile {
     name: "standard",
     condition_types: standard::CONDITION_TYPES,
-    summary: READY,
-    success_reason: standard::REASON_RECONCILIATION_SUCCESS,
+    summary: standard::SUMMARY,
+    success_reason: standard::SUCCESS_REASON,
     error_reason: standard::REASON_RECONCILIATION_ERROR,
     companions: Companions::None,
-    transition_rule: TransitionRule::AnyChange,
+    transition_rule: standard::TRANSITION_RULE,
 };
 
 /// `aso`: Ready with severity; Succeeded.
 pub const ASO: Profile = Profile {
     name: "aso",
     condition_types: aso::CONDITION_TYPES,
-    summary: READY,
-    success_reason: aso::REASON_SUCCEEDED,
+    summary: aso::SUMMARY,
+    success_reason: aso::SUCCESS_REASON,
     error_reason: REASON_RECONCILIATION_ERROR,
     companions: Companions::None,
-    transition_rule: TransitionRule::AnyChange,
+    transition_rule: aso::TRANSITION_RULE,
 };
 
 /// `orc`: Available (Success) and Progressing.
 pub const ORC: Profile = Profile {
     name: "orc",
     condition_types: orc::CONDITION_TYPES,
-    summary: orc::AVAILABLE,
-    success_reason: orc::REASON_SUCCESS,
+    summary: orc::SUMMARY,
+    success_reason: orc::SUCCESS_REASON,
     error_reason: REASON_RECONCILIATION_ERROR,
     companions: Companions::Progressing,
-    transition_rule: TransitionRule::AnyChange,
+    transition_rule: orc::TRANSITION_RULE,
 };
 
 /// `kstatus`: Ready (Succeeded), Reconciling and Stalled.
 pub const KSTATUS: Profile = Profile {
     name: "kstatus",
     condition_types: kstatus::CONDITION_TYPES,
-    summary: READY,
-    success_reason: kstatus::REASON_SUCCEEDED,
+    summary: kstatus::SUMMARY,
+    success_reason: kstatus::SUCCESS_REASON,
     error_reason: REASON_RECONCILIATION_ERROR,
     companions: Companions::ReconcilingStalled,
-    transition_rule: TransitionRule::AnyChange,
+    transition_rule: kstatus::TRANSITION_RULE,
 };
 
 /// A status that names no profile: Ready, Succeeded, nothing beside it.

@@ -1,6 +1,9 @@
 //! `orc`: OpenStack Resource Controller's Available and Progressing, plus SubResourcesReady
 //! for kinds that manage sub-resources.
 //!
+//! A kind that declares sub-resources has [`SUB_RESOURCES_READY`] beside the
+//! [`CONDITION_TYPES`] of the profile.
+//!
 //! [`conditions`] turns where the main resource stands and the sub-resources' results into
 //! the three conditions, so that ORC's scenario table holds:
 //!
@@ -13,21 +16,9 @@
 //! | tag update in progress | True | True | True |
 //! | sub-resource update in progress | True | True | False |
 
+pub use super::table::orc::*;
 use crate::subresources::{REASON_SUB_RESOURCES_PENDING, SUB_RESOURCES_READY};
 use crate::{Condition, ConditionStatus, Conditions, Severity, SubResources};
-
-/// The main resource exists and can be operated on.
-pub const AVAILABLE: &str = "Available";
-/// The controller is actively reconciling something.
-pub const PROGRESSING: &str = "Progressing";
-/// Reason: done (Available=True, Progressing=False).
-pub const REASON_SUCCESS: &str = "Success";
-/// Reason: work under way.
-pub const REASON_PROGRESSING: &str = "Progressing";
-
-/// The condition types of this profile; a kind that declares sub-resources adds
-/// [`SUB_RESOURCES_READY`].
-pub const CONDITION_TYPES: &[&str] = &[AVAILABLE, PROGRESSING];
 
 /// Where the main resource stands in the outside system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

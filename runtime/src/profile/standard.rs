@@ -1,15 +1,7 @@
 //! `standard`: one Ready condition, gitops-promoter's reasons.
 
-use super::READY;
+pub use super::table::standard::*;
 use crate::{Condition, ConditionStatus, ReconcileError};
-
-/// Reason of Ready=True: the last reconcile succeeded.
-pub const REASON_RECONCILIATION_SUCCESS: &str = "ReconciliationSuccess";
-/// Reason of Ready=False: the last reconcile failed; the message says why.
-pub const REASON_RECONCILIATION_ERROR: &str = "ReconciliationError";
-
-/// The condition types of this profile.
-pub const CONDITION_TYPES: &[&str] = &[READY];
 
 /// Ready after a reconcile: True on success; on failure False with
 /// `ReconciliationError`, the error's message and its severity.

@@ -3,6 +3,7 @@
 //! `Resource`, `HasSpec`, `HasStatus` and `CustomResourceExt`, and `new`. For a schema-format
 //! kind, also the spec struct and the status struct with `KubeStatus`.
 
+use kondition::TransitionRule;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -357,10 +358,12 @@ fn resource_impl(
 
 /// The profile part of `#[kondition(...)]`: a profile the runtime knows is named, so that the
 /// chokepoint follows its summary and companions, with the kind's own condition types after
-/// it; a profile of the user's own (a template file) spells out its types and summary.
+/// it; a profile of the user's own (a template file) spells out its types, summary, success
+/// reason and transition rule.
 fn profile_attr(status: &StatusDef) -> TokenStream {
     let runtime = kondition::profile::Profile::by_name(&status.profile).filter(|profile| {
         profile.summary == status.summary
+            && profile.transition_rule == status.transition_rule
             && status
                 .conditions
                 .iter()
@@ -398,7 +401,12 @@ fn profile_attr(status: &StatusDef) -> TokenStream {
                     let reason = &r.name;
                     quote!(, success_reason = #reason)
                 });
-            quote!(#types, summary = #summary #success_reason)
+            let transition_rule =
+                (status.transition_rule != TransitionRule::default()).then(|| {
+                    let rule = format!("{:?}", status.transition_rule);
+                    quote!(, transition_rule = #rule)
+                });
+            quote!(#types, summary = #summary #success_reason #transition_rule)
         }
     }
 }

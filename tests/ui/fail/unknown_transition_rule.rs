@@ -1,0 +1,11 @@
+use kondition::{Conditions, KubeStatus};
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, KubeStatus)]
+#[kondition(profile = "standard", transition_rule = "OnStatus")]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStatus {
+    pub conditions: Conditions,
+    pub observed_generation: Option<i64>,
+}
+
+fn main() {}
