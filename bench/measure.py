@@ -2,7 +2,9 @@
 """Times commands side by side: wall time, CPU time and peak memory, median of N rounds.
 
 Each round runs every command once, in turn, so that a busy moment of this shared machine
-falls on all of them alike; the ratios are taken per round and their median reported.
+falls on all of them alike; the ratios are taken per round and their median reported. The
+order turns by one each round (round 2 starts with the second command), so that no command
+always runs first or after the same one: give as many rounds as commands, or a multiple.
 Peak memory is the largest resident set of the command or any process it waited for
 (wait4's ru_maxrss), so a shell loop over many processes reports its largest one. It has a
 floor of about 15 MiB: until the child starts the command it is counted with this
@@ -69,8 +71,10 @@ def main():
         for _, command in commands:
             run_once(command)
     rounds = []
-    for _ in range(args.runs):
-        rounds.append({label: run_once(command) for label, command in commands})
+    for i in range(args.runs):
+        turn = i % len(commands)
+        order = commands[turn:] + commands[:turn]
+        rounds.append({label: run_once(command) for label, command in order})
 
     if args.tsv:
         with open(args.tsv, "w") as out:

@@ -75,10 +75,10 @@ pub mod v1beta1 {
         #[serde(default)]
         pub metadata: ObjectMeta,
         /// spec is the desired state of Cluster.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub spec: Option<ClusterSpec>,
         /// status is the observed state of Cluster.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<ClusterStatus>,
     }
 
@@ -224,29 +224,29 @@ pub mod v1beta1 {
         /// NOTE: this field is considered only for computing v1beta2 conditions.
         ///
         /// Items: at most 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub availability_gates: Option<Vec<ClusterAvailabilityGates>>,
         /// clusterNetwork represents the cluster network configuration.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cluster_network: Option<ClusterClusterNetwork>,
         /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane_endpoint: Option<ClusterControlPlaneEndpoint>,
         /// controlPlaneRef is an optional reference to a provider-specific resource that holds
         /// the details for provisioning the Control Plane for a Cluster.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane_ref: Option<ObjectReference>,
         /// infrastructureRef is a reference to a provider-specific resource that holds the details
         /// for provisioning infrastructure for a cluster in said provider.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub infrastructure_ref: Option<ObjectReference>,
         /// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub paused: Option<bool>,
         /// topology encapsulates the topology for the cluster.
         /// NOTE: It is required to enable the ClusterTopology
         /// feature gate flag to activate managed topologies support.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub topology: Option<ClusterTopology>,
     }
 
@@ -256,18 +256,18 @@ pub mod v1beta1 {
     pub struct ClusterClusterNetwork {
         /// apiServerPort specifies the port the API Server should bind to.
         /// Defaults to 6443.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub api_server_port: Option<i32>,
         /// pods is the network ranges from which Pod networks are allocated.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pods: Option<ClusterPods>,
         /// serviceDomain is the domain name for services.
         ///
         /// Length: 1 to 253.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_domain: Option<String>,
         /// services is the network ranges from which service VIPs are allocated.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub services: Option<ClusterPods>,
     }
 
@@ -287,10 +287,10 @@ pub mod v1beta1 {
         /// host is the hostname on which the API server is serving.
         ///
         /// Length: at most 512.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host: Option<String>,
         /// port is the port on which the API server is serving.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub port: Option<i32>,
     }
 
@@ -311,10 +311,10 @@ pub mod v1beta1 {
         /// and end with an alphanumeric character.
         ///
         /// Length: 1 to 63. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub class_namespace: Option<String>,
         /// controlPlane describes the cluster control plane.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<ClusterControlPlane>,
         /// rolloutAfter performs a rollout of the entire cluster one component at a time,
         /// control plane first and then machine deployments.
@@ -322,14 +322,14 @@ pub mod v1beta1 {
         /// Deprecated: This field has no function and is going to be removed in the next apiVersion.
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rollout_after: Option<String>,
         /// variables can be used to customize the Cluster through
         /// patches. They must comply to the corresponding
         /// VariableClasses defined in the ClusterClass.
         ///
         /// Items: at most 1000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<Vec<ClusterOverrides>>,
         /// version is the Kubernetes version of the cluster.
         ///
@@ -337,7 +337,7 @@ pub mod v1beta1 {
         pub version: String,
         /// workers encapsulates the different constructs that form the worker nodes
         /// for the cluster.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterWorkers>,
     }
 
@@ -347,27 +347,27 @@ pub mod v1beta1 {
     pub struct ClusterControlPlane {
         /// machineHealthCheck allows to enable, disable and override
         /// the MachineHealthCheck configuration in the ClusterClass for this control plane.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub machine_health_check: Option<ClusterMachineHealthCheck>,
         /// metadata is the metadata applied to the ControlPlane and the Machines of the ControlPlane
         /// if the ControlPlaneTemplate referenced by the ClusterClass is machine based. If not, it
         /// is applied only to the ControlPlane.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<ClusterMetadata>,
         /// nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the Machine
         /// hosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_deletion_timeout: Option<String>,
         /// nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: NodeDrainTimeout is different from `kubectl drain --timeout`
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_drain_timeout: Option<String>,
         /// nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout: Option<String>,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
@@ -381,18 +381,18 @@ pub mod v1beta1 {
         /// e.g. the kubeadm control provider adds ReadinessGates for the APIServerPodHealthy, SchedulerPodHealthy conditions, etc.
         ///
         /// Items: at most 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of control plane nodes.
         /// If the value is nil, the ControlPlane object is created without the number of Replicas
         /// and it's assumed that the control plane controller does not implement support for this field.
         /// When specified against a control plane provider that lacks support for this field, this value will be ignored.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// rollout allows you to configure the behavior of rolling updates to the control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rollout: Option<ClusterRollout>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
@@ -405,10 +405,10 @@ pub mod v1beta1 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the ControlPlane through patches.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
 
@@ -418,7 +418,7 @@ pub mod v1beta1 {
         /// overrides can be used to override Cluster level variables.
         ///
         /// Items: at most 1000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub overrides: Option<Vec<ClusterOverrides>>,
     }
 
@@ -432,7 +432,7 @@ pub mod v1beta1 {
         /// Deprecated: This field is deprecated, must not be set anymore and is going to be removed in the next apiVersion.
         ///
         /// Length: at most 256.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub definition_from: Option<String>,
         /// name of the variable.
         ///
@@ -456,12 +456,12 @@ pub mod v1beta1 {
         /// machineDeployments is a list of machine deployments in the cluster.
         ///
         /// Items: at most 2000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub machine_deployments: Option<Vec<ClusterMachineDeployments>>,
         /// machinePools is a list of machine pools in the cluster.
         ///
         /// Items: at most 2000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub machine_pools: Option<Vec<ClusterMachinePools>>,
     }
 
@@ -480,21 +480,21 @@ pub mod v1beta1 {
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Length: 1 to 256.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_domain: Option<String>,
         /// machineHealthCheck allows to enable, disable and override
         /// the MachineHealthCheck configuration in the ClusterClass for this MachineDeployment.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub machine_health_check: Option<ClusterMachineDeploymentsMachineHealthCheck>,
         /// metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine should
         /// be ready.
         /// Defaults to 0 (machine will be considered available as soon as it
         /// is ready)
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachineDeploymentTopology.
         /// The value is used with other unique identifiers to create a MachineDeployment's Name
@@ -506,16 +506,16 @@ pub mod v1beta1 {
         /// nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the Machine
         /// hosts after the Machine is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_deletion_timeout: Option<String>,
         /// nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: NodeDrainTimeout is different from `kubectl drain --timeout`
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_drain_timeout: Option<String>,
         /// nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout: Option<String>,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
@@ -527,23 +527,23 @@ pub mod v1beta1 {
         /// NOTE: This field is considered only for computing v1beta2 conditions.
         ///
         /// Items: at most 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of worker nodes belonging to this set.
         /// If the value is nil, the MachineDeployment is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
         /// It allows you to define the strategy used during rolling replacements.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rollout: Option<ClusterMachineDeploymentsRollout>,
         /// strategy is the deployment strategy to use to replace existing machines with
         /// new ones.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub strategy: Option<ClusterStrategy>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
@@ -556,10 +556,10 @@ pub mod v1beta1 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachineDeployment through patches.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
 
@@ -575,7 +575,7 @@ pub mod v1beta1 {
         /// use "2023-03-09T09:00:00Z".
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub after: Option<String>,
     }
 
@@ -586,17 +586,17 @@ pub mod v1beta1 {
     pub struct ClusterStrategy {
         /// remediation controls the strategy of remediating unhealthy machines
         /// and how remediating operations should occur during the lifecycle of the dependant MachineSets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remediation: Option<ClusterRemediation>,
         /// rollingUpdate is the rolling update config params. Present only if
         /// MachineDeploymentStrategyType = RollingUpdate.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rolling_update: Option<ClusterRollingUpdate>,
         /// type of deployment. Allowed values are RollingUpdate and OnDelete.
         /// The default is RollingUpdate.
         ///
         /// One of: `RollingUpdate`, `OnDelete`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub r#type: Option<ClusterType>,
     }
 
@@ -619,7 +619,7 @@ pub mod v1beta1 {
         ///
         /// If not set, remediation is limited to all machines (bounded by replicas)
         /// under the active MachineSet's management.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_in_flight: Option<IntOrString>,
     }
 
@@ -633,7 +633,7 @@ pub mod v1beta1 {
         /// When no value is supplied, the default DeletePolicy of MachineSet is used
         ///
         /// One of: `Random`, `Newest`, `Oldest`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub delete_policy: Option<ClusterDeletePolicy>,
         /// maxSurge is the maximum number of machines that can be scheduled above the
         /// desired number of machines.
@@ -648,7 +648,7 @@ pub mod v1beta1 {
         /// machines. Once old machines have been killed, new MachineSet can
         /// be scaled up further, ensuring that total number of machines running
         /// at any time during the update is at most 130% of desired machines.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_surge: Option<IntOrString>,
         /// maxUnavailable is the maximum number of machines that can be unavailable during the update.
         /// Value can be an absolute number (ex: 5) or a percentage of desired
@@ -662,7 +662,7 @@ pub mod v1beta1 {
         /// down further, followed by scaling up the new MachineSet, ensuring
         /// that the total number of machines available at all times
         /// during the update is at least 70% of desired machines.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_unavailable: Option<IntOrString>,
     }
 
@@ -681,17 +681,17 @@ pub mod v1beta1 {
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Items: at most 100.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_domains: Option<Vec<String>>,
         /// metadata is the metadata applied to the MachinePool.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine pool should
         /// be ready.
         /// Defaults to 0 (machine will be considered available as soon as it
         /// is ready)
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachinePoolTopology.
         /// The value is used with other unique identifiers to create a MachinePool's Name
@@ -703,22 +703,22 @@ pub mod v1beta1 {
         /// nodeDeletionTimeout defines how long the controller will attempt to delete the Node that the MachinePool
         /// hosts after the MachinePool is marked for deletion. A duration of 0 will retry deletion indefinitely.
         /// Defaults to 10 seconds.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_deletion_timeout: Option<String>,
         /// nodeDrainTimeout is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: NodeDrainTimeout is different from `kubectl drain --timeout`
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_drain_timeout: Option<String>,
         /// nodeVolumeDetachTimeout is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout: Option<String>,
         /// replicas is the number of nodes belonging to this pool.
         /// If the value is nil, the MachinePool is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
@@ -731,10 +731,10 @@ pub mod v1beta1 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachinePool through patches.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
 
@@ -743,17 +743,17 @@ pub mod v1beta1 {
     #[serde(rename_all = "camelCase")]
     pub struct ClusterStatus {
         /// conditions defines current service state of the cluster.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conditions: Option<Vec<ClusterConditions>>,
         /// controlPlaneReady denotes if the control plane became ready during initial provisioning
         /// to receive requests.
         /// NOTE: this field is part of the Cluster API contract and it is used to orchestrate provisioning.
         /// The value of this field is never updated after provisioning is completed. Please use conditions
         /// to check the operational state of the control plane.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane_ready: Option<bool>,
         /// failureDomains is a slice of failure domain objects synced from the infrastructure provider.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_domains: Option<BTreeMap<String, ClusterFailureDomains>>,
         /// failureMessage indicates that there is a fatal problem reconciling the
         /// state, and will be set to a descriptive error message.
@@ -761,28 +761,28 @@ pub mod v1beta1 {
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
         ///
         /// Length: 1 to 10240.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_message: Option<String>,
         /// failureReason indicates that there is a fatal problem reconciling the
         /// state, and will be set to a token value suitable for
         /// programmatic interpretation.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_reason: Option<String>,
         /// infrastructureReady is the state of the infrastructure provider.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub infrastructure_ready: Option<bool>,
         /// observedGeneration is the latest generation observed by the controller.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// phase represents the current phase of cluster actuation.
         ///
         /// One of: `Pending`, `Provisioning`, `Provisioned`, `Deleting`, `Failed`, `Unknown`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub phase: Option<ClusterPhase>,
         /// v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub v1beta2: Option<ClusterV1beta2>,
     }
 
@@ -792,10 +792,10 @@ pub mod v1beta1 {
     #[serde(rename_all = "camelCase")]
     pub struct ClusterFailureDomains {
         /// attributes is a free form map of attributes an infrastructure provider might use or require.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub attributes: Option<BTreeMap<String, String>>,
         /// controlPlane determines if this failure domain is suitable for use by control plane machines.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<bool>,
     }
 
@@ -809,13 +809,13 @@ pub mod v1beta1 {
         /// Additionally, a TopologyReconciled condition will be added in case the Cluster is referencing a ClusterClass / defining a managed Topology.
         ///
         /// Items: at most 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conditions: Option<Vec<Condition>>,
         /// controlPlane groups all the observations about Cluster's ControlPlane current state.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<ClusterV1beta2ControlPlane>,
         /// workers groups all the observations about Cluster's Workers current state.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterV1beta2Workers>,
     }
 }
@@ -845,7 +845,7 @@ pub mod v1beta2 {
         /// status is the observed state of Cluster.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<ClusterStatus>,
     }
 
@@ -969,37 +969,37 @@ pub mod v1beta2 {
         /// Known condition types are Available, InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable, MachinesReady
         /// MachinesUpToDate, RemoteConnectionProbe, ScalingUp, ScalingDown, Remediating, Deleting, Paused.
         /// Additionally, a TopologyReconciled condition will be added in case the Cluster is referencing a ClusterClass / defining a managed Topology.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conditions: Option<Conditions>,
         /// controlPlane groups all the observations about Cluster's ControlPlane current state.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<ClusterStatusControlPlane>,
         /// deprecated groups all the status fields that are deprecated and will be removed when all the nested field are removed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deprecated: Option<ClusterDeprecated>,
         /// failureDomains is a slice of failure domain objects synced from the infrastructure provider.
         ///
         /// Items: 1 to 100.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_domains: Option<Vec<ClusterFailureDomains>>,
         /// initialization provides observations of the Cluster initialization process.
         /// NOTE: Fields in this struct are part of the Cluster API contract and are used to orchestrate initial Cluster provisioning.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub initialization: Option<ClusterInitialization>,
         /// observedGeneration is the latest generation observed by the controller.
         ///
         /// Minimum: 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// phase represents the current phase of cluster actuation.
         ///
         /// One of: `Pending`, `Provisioning`, `Provisioned`, `Deleting`, `Failed`, `Unknown`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub phase: Option<ClusterPhase>,
         /// workers groups all the observations about Cluster's Workers current state.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterStatusWorkers>,
     }
 
@@ -1022,33 +1022,33 @@ pub mod v1beta2 {
         /// from the corresponding ClusterClass will be used, if any.
         ///
         /// Items: 1 to 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub availability_gates: Option<Vec<ClusterAvailabilityGates>>,
         /// clusterNetwork represents the cluster network configuration.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cluster_network: Option<ClusterClusterNetwork>,
         /// controlPlaneEndpoint represents the endpoint used to communicate with the control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane_endpoint: Option<ClusterControlPlaneEndpoint>,
         /// controlPlaneRef is an optional reference to a provider-specific resource that holds
         /// the details for provisioning the Control Plane for a Cluster.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane_ref: Option<TypedLocalObjectReference>,
         /// infrastructureRef is a reference to a provider-specific resource that holds the details
         /// for provisioning infrastructure for a cluster in said provider.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub infrastructure_ref: Option<TypedLocalObjectReference>,
         /// paused can be used to prevent controllers from processing the Cluster and all its associated objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub paused: Option<bool>,
         /// topology encapsulates the topology for the cluster.
         /// NOTE: It is required to enable the ClusterTopology
         /// feature gate flag to activate managed topologies support.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub topology: Option<ClusterTopology>,
     }
 
@@ -1060,18 +1060,18 @@ pub mod v1beta2 {
         /// Defaults to 6443.
         ///
         /// Minimum: 1. Maximum: 65535.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub api_server_port: Option<i32>,
         /// pods is the network ranges from which Pod networks are allocated.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pods: Option<ClusterPods>,
         /// serviceDomain is the domain name for services.
         ///
         /// Length: 1 to 253.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_domain: Option<String>,
         /// services is the network ranges from which service VIPs are allocated.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub services: Option<ClusterPods>,
     }
 
@@ -1091,12 +1091,12 @@ pub mod v1beta2 {
         /// host is the hostname on which the API server is serving.
         ///
         /// Length: 1 to 512.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host: Option<String>,
         /// port is the port on which the API server is serving.
         ///
         /// Minimum: 1. Maximum: 65535.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub port: Option<i32>,
     }
 
@@ -1111,14 +1111,14 @@ pub mod v1beta2 {
         /// controlPlane describes the cluster control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<ClusterControlPlane>,
         /// variables can be used to customize the Cluster through
         /// patches. They must comply to the corresponding
         /// VariableClasses defined in the ClusterClass.
         ///
         /// Items: 1 to 1000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<Vec<ClusterOverrides>>,
         /// version is the Kubernetes version of the cluster.
         ///
@@ -1128,7 +1128,7 @@ pub mod v1beta2 {
         /// for the cluster.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub workers: Option<ClusterWorkers>,
     }
 
@@ -1149,7 +1149,7 @@ pub mod v1beta2 {
         /// and end with an alphanumeric character.
         ///
         /// Length: 1 to 63. Pattern: `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub namespace: Option<String>,
     }
 
@@ -1160,13 +1160,13 @@ pub mod v1beta2 {
         /// deletion contains configuration options for Machine deletion.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deletion: Option<ClusterDeletion>,
         /// healthCheck allows to enable, disable and override control plane health check
         /// configuration from the ClusterClass for this control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub health_check: Option<ClusterHealthCheck>,
         /// metadata is the metadata applied to the ControlPlane and the Machines of the ControlPlane
         /// if the ControlPlaneTemplate referenced by the ClusterClass is machine based. If not, it
@@ -1174,7 +1174,7 @@ pub mod v1beta2 {
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<ClusterMetadata>,
         /// readinessGates specifies additional conditions to include when evaluating Machine Ready condition.
         ///
@@ -1187,18 +1187,18 @@ pub mod v1beta2 {
         /// e.g. the kubeadm control provider adds ReadinessGates for the APIServerPodHealthy, SchedulerPodHealthy conditions, etc.
         ///
         /// Items: 1 to 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of control plane nodes.
         /// If the value is not set, the ControlPlane object is created without the number of Replicas
         /// and it's assumed that the control plane controller does not implement support for this field.
         /// When specified against a control plane provider that lacks support for this field, this value will be ignored.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// rollout allows you to configure the behavior of rolling updates to the control plane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rollout: Option<ClusterRollout>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
@@ -1211,12 +1211,12 @@ pub mod v1beta2 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the ControlPlane through patches.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
 
@@ -1229,20 +1229,20 @@ pub mod v1beta2 {
         /// Defaults to 10 seconds.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_deletion_timeout_seconds: Option<i32>,
         /// nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_drain_timeout_seconds: Option<i32>,
         /// nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout_seconds: Option<i32>,
     }
 
@@ -1264,7 +1264,7 @@ pub mod v1beta2 {
         /// is defaulted to 10 minutes and evaluated accordingly.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub checks: Option<ClusterChecks>,
         /// enabled controls if a MachineHealthCheck should be created for the target machines.
         ///
@@ -1275,7 +1275,7 @@ pub mod v1beta2 {
         ///
         /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
         /// block if `enable` is true and no MachineHealthCheck definition is available.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enabled: Option<bool>,
         /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
         ///
@@ -1291,7 +1291,7 @@ pub mod v1beta2 {
         /// the owner of the Machines, for example a MachineSet or a KubeadmControlPlane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remediation: Option<ClusterRemediation>,
     }
 
@@ -1324,21 +1324,21 @@ pub mod v1beta2 {
         /// If you wish to disable this feature, set the value explicitly to 0.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_startup_timeout_seconds: Option<i32>,
         /// unhealthyMachineConditions contains a list of the machine conditions that determine
         /// whether a machine is considered unhealthy.  The conditions are combined in a
         /// logical OR, i.e. if any of the conditions is met, the machine is unhealthy.
         ///
         /// Items: 1 to 100.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub unhealthy_machine_conditions: Option<Vec<ClusterUnhealthyMachineConditions>>,
         /// unhealthyNodeConditions contains a list of conditions that determine
         /// whether a node is considered unhealthy. The conditions are combined in a
         /// logical OR, i.e. if any of the conditions is met, the node is unhealthy.
         ///
         /// Items: 1 to 100.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub unhealthy_node_conditions: Option<Vec<ClusterUnhealthyNodeConditions>>,
     }
 
@@ -1409,13 +1409,13 @@ pub mod v1beta2 {
         /// This field is completely optional, when filled, the MachineHealthCheck controller
         /// creates a new object from the template referenced and hands off remediation of the machine to
         /// a controller that lives outside of Cluster API.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub template_ref: Option<ClusterTemplateRef>,
         /// triggerIf configures if remediations are triggered.
         /// If this field is not set, remediations are always triggered.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trigger_if: Option<ClusterTriggerIf>,
     }
 
@@ -1459,12 +1459,12 @@ pub mod v1beta2 {
         /// (b) there are at most 5 unhealthy Machines
         ///
         /// Length: 1 to 32. Pattern: `^\[[0-9]+-[0-9]+\]$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub unhealthy_in_range: Option<String>,
         /// unhealthyLessThanOrEqualTo specifies that remediations are only triggered if the number of
         /// unhealthy Machines is less than or equal to the configured value.
         /// unhealthyInRange takes precedence if set.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub unhealthy_less_than_or_equal_to: Option<IntOrString>,
     }
 
@@ -1474,7 +1474,7 @@ pub mod v1beta2 {
         /// overrides can be used to override Cluster level variables.
         ///
         /// Items: 1 to 1000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub overrides: Option<Vec<ClusterOverrides>>,
     }
 
@@ -1504,12 +1504,12 @@ pub mod v1beta2 {
         /// machineDeployments is a list of machine deployments in the cluster.
         ///
         /// Items: 1 to 2000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub machine_deployments: Option<Vec<ClusterMachineDeployments>>,
         /// machinePools is a list of machine pools in the cluster.
         ///
         /// Items: 1 to 2000.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub machine_pools: Option<Vec<ClusterMachinePools>>,
     }
 
@@ -1527,25 +1527,25 @@ pub mod v1beta2 {
         /// deletion contains configuration options for Machine deletion.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deletion: Option<ClusterMachineDeploymentsDeletion>,
         /// failureDomain is the failure domain the machines will be created in.
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Length: 1 to 256.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_domain: Option<String>,
         /// healthCheck allows to enable, disable and override MachineDeployment health check
         /// configuration from the ClusterClass for this MachineDeployment.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub health_check: Option<ClusterMachineDeploymentsHealthCheck>,
         /// metadata is the metadata applied to the MachineDeployment and the machines of the MachineDeployment.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine should
         /// be ready.
@@ -1553,7 +1553,7 @@ pub mod v1beta2 {
         /// is ready)
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachineDeploymentTopology.
         /// The value is used with other unique identifiers to create a MachineDeployment's Name
@@ -1570,19 +1570,19 @@ pub mod v1beta2 {
         /// If this field is not defined, readinessGates from the corresponding MachineDeploymentClass will be used, if any.
         ///
         /// Items: 1 to 32.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub readiness_gates: Option<Vec<ClusterReadinessGates>>,
         /// replicas is the number of worker nodes belonging to this set.
         /// If the value is nil, the MachineDeployment is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// rollout allows you to configure the behaviour of rolling updates to the MachineDeployment Machines.
         /// It allows you to define the strategy used during rolling replacements.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rollout: Option<ClusterMachineDeploymentsRollout>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
@@ -1595,12 +1595,12 @@ pub mod v1beta2 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachineDeployment through patches.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
 
@@ -1613,26 +1613,26 @@ pub mod v1beta2 {
         /// Defaults to 10 seconds.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_deletion_timeout_seconds: Option<i32>,
         /// nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_drain_timeout_seconds: Option<i32>,
         /// nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout_seconds: Option<i32>,
         /// order defines the order in which Machines are deleted when downscaling.
         /// Defaults to "Random". Valid values are "Random", "Newest", "Oldest"
         ///
         /// One of: `Random`, `Newest`, `Oldest`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub order: Option<ClusterOrder>,
     }
 
@@ -1654,7 +1654,7 @@ pub mod v1beta2 {
         /// is defaulted to 10 minutes and evaluated accordingly.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub checks: Option<ClusterChecks>,
         /// enabled controls if a MachineHealthCheck should be created for the target machines.
         ///
@@ -1665,7 +1665,7 @@ pub mod v1beta2 {
         ///
         /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
         /// block if `enable` is true and no MachineHealthCheck definition is available.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enabled: Option<bool>,
         /// remediation configures if and how remediations are triggered if a Machine is unhealthy.
         ///
@@ -1681,7 +1681,7 @@ pub mod v1beta2 {
         /// the owner of the Machines, for example a MachineSet or a KubeadmControlPlane.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remediation: Option<ClusterHealthCheckRemediation>,
     }
 
@@ -1714,7 +1714,7 @@ pub mod v1beta2 {
         ///
         /// If not set, remediation is limited to all machines (bounded by replicas)
         /// under the active MachineSet's management.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_in_flight: Option<IntOrString>,
         /// templateRef is a reference to a remediation template
         /// provided by an infrastructure provider.
@@ -1722,13 +1722,13 @@ pub mod v1beta2 {
         /// This field is completely optional, when filled, the MachineHealthCheck controller
         /// creates a new object from the template referenced and hands off remediation of the machine to
         /// a controller that lives outside of Cluster API.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub template_ref: Option<ClusterTemplateRef>,
         /// triggerIf configures if remediations are triggered.
         /// If this field is not set, remediations are always triggered.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trigger_if: Option<ClusterTriggerIf>,
     }
 
@@ -1744,12 +1744,12 @@ pub mod v1beta2 {
         /// use "2023-03-09T09:00:00Z".
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub after: Option<String>,
         /// strategy specifies how to roll out control plane Machines.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub strategy: Option<ClusterStrategy>,
     }
 
@@ -1761,7 +1761,7 @@ pub mod v1beta2 {
         /// type = RollingUpdate.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rolling_update: Option<ClusterRollingUpdate>,
         /// type of rollout. Allowed values are RollingUpdate and OnDelete.
         /// Default is RollingUpdate.
@@ -1788,7 +1788,7 @@ pub mod v1beta2 {
         /// machines. Once old machines have been killed, new MachineSet can
         /// be scaled up further, ensuring that total number of machines running
         /// at any time during the update is at most 130% of desired machines.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_surge: Option<IntOrString>,
         /// maxUnavailable is the maximum number of machines that can be unavailable during the update.
         /// Value can be an absolute number (ex: 5) or a percentage of desired
@@ -1802,7 +1802,7 @@ pub mod v1beta2 {
         /// down further, followed by scaling up the new MachineSet, ensuring
         /// that the total number of machines available at all times
         /// during the update is at least 70% of desired machines.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_unavailable: Option<IntOrString>,
     }
 
@@ -1820,19 +1820,19 @@ pub mod v1beta2 {
         /// deletion contains configuration options for Machine deletion.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deletion: Option<ClusterMachinePoolsDeletion>,
         /// failureDomains is the list of failure domains the machine pool will be created in.
         /// Must match a key in the FailureDomains map stored on the cluster object.
         ///
         /// Items: 1 to 100.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_domains: Option<Vec<String>>,
         /// metadata is the metadata applied to the MachinePool.
         /// At runtime this metadata is merged with the corresponding metadata from the ClusterClass.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<ClusterMetadata>,
         /// minReadySeconds is the minimum number of seconds for which a newly created machine pool should
         /// be ready.
@@ -1840,7 +1840,7 @@ pub mod v1beta2 {
         /// is ready)
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_ready_seconds: Option<i32>,
         /// name is the unique identifier for this MachinePoolTopology.
         /// The value is used with other unique identifiers to create a MachinePool's Name
@@ -1853,7 +1853,7 @@ pub mod v1beta2 {
         /// If the value is nil, the MachinePool is created without the number of Replicas (defaulting to 1)
         /// and it's assumed that an external entity (like cluster autoscaler) is responsible for the management
         /// of this value.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// taints are the node taints that Cluster API will manage.
         /// This list is not necessarily complete: other Kubernetes components may add or remove other taints from nodes,
@@ -1866,12 +1866,12 @@ pub mod v1beta2 {
         /// NOTE: This list is implemented as a "map" type, meaning that individual elements can be managed by different owners.
         ///
         /// Items: 1 to 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taints: Option<Vec<ClusterTaints>>,
         /// variables can be used to customize the MachinePool through patches.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub variables: Option<ClusterVariables>,
     }
 
@@ -1884,20 +1884,20 @@ pub mod v1beta2 {
         /// Defaults to 10 seconds.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_deletion_timeout_seconds: Option<i32>,
         /// nodeDrainTimeoutSeconds is the total amount of time that the controller will spend on draining a node.
         /// The default value is 0, meaning that the node can be drained without any time limitations.
         /// NOTE: nodeDrainTimeoutSeconds is different from `kubectl drain --timeout`
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_drain_timeout_seconds: Option<i32>,
         /// nodeVolumeDetachTimeoutSeconds is the total amount of time that the controller will spend on waiting for all volumes
         /// to be detached. The default value is 0, meaning that the volumes can be detached without any time limitations.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_volume_detach_timeout_seconds: Option<i32>,
     }
 
@@ -1905,7 +1905,7 @@ pub mod v1beta2 {
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct ClusterDeprecated {
         /// v1beta1 groups all the status fields that are deprecated and will be removed when support for v1beta1 will be dropped.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub v1beta1: Option<ClusterV1beta1>,
     }
 
@@ -1916,7 +1916,7 @@ pub mod v1beta2 {
         /// conditions defines current service state of the cluster.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conditions: Option<Vec<ClusterConditions>>,
         /// failureMessage indicates that there is a fatal problem reconciling the
         /// state, and will be set to a descriptive error message.
@@ -1924,14 +1924,14 @@ pub mod v1beta2 {
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
         ///
         /// Length: 1 to 10240.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_message: Option<String>,
         /// failureReason indicates that there is a fatal problem reconciling the
         /// state, and will be set to a token value suitable for
         /// programmatic interpretation.
         ///
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_reason: Option<String>,
     }
 
@@ -1941,10 +1941,10 @@ pub mod v1beta2 {
     #[serde(rename_all = "camelCase")]
     pub struct ClusterFailureDomains {
         /// attributes is a free form map of attributes an infrastructure provider might use or require.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub attributes: Option<BTreeMap<String, String>>,
         /// controlPlane determines if this failure domain is suitable for use by control plane machines.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane: Option<bool>,
         /// name is the name of the failure domain.
         ///
@@ -1963,12 +1963,12 @@ pub mod v1beta2 {
         /// install core addons like CNI, CPI, CSI etc.
         /// NOTE: this field is part of the Cluster API contract, and it is used to orchestrate provisioning.
         /// The value of this field is never updated after initialization is completed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub control_plane_initialized: Option<bool>,
         /// infrastructureProvisioned is true when the infrastructure provider reports that Cluster's infrastructure is fully provisioned.
         /// NOTE: this field is part of the Cluster API contract, and it is used to orchestrate provisioning.
         /// The value of this field is never updated after provisioning is completed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub infrastructure_provisioned: Option<bool>,
     }
 }

@@ -31,10 +31,10 @@ pub mod v1 {
         #[serde(default)]
         pub metadata: ObjectMeta,
         /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub spec: Option<CompositeResourceDefinitionSpec>,
         /// CompositeResourceDefinitionStatus shows the observed state of the definition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<CompositeResourceDefinitionStatus>,
     }
 
@@ -187,47 +187,47 @@ pub mod v1 {
         /// create, update, or delete a corresponding composite resource. You may add
         /// claim names to an existing CompositeResourceDefinition, but they cannot
         /// be changed or removed once they have been set.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub claim_names: Option<CompositeResourceDefinitionClaimNames>,
         /// ConnectionSecretKeys is the list of connection secret keys the
         /// defined XR can publish. If the list is empty, all keys will be
         /// published. If the list isn't empty, any connection secret keys that
         /// don't appear in the list will be filtered out. Only LegacyCluster XRs
         /// support connection secrets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub connection_secret_keys: Option<Vec<String>>,
         /// Conversion defines all conversion settings for the defined Composite resource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conversion: Option<CompositeResourceDefinitionConversion>,
         /// DefaultCompositeDeletePolicy is the policy used when deleting the Composite
         /// that is associated with the Claim if no policy has been specified.
         ///
         /// Default: `"Background"`. One of: `Background`, `Foreground`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composite_delete_policy: Option<
             CompositeResourceDefinitionDefaultCompositeDeletePolicy,
         >,
         /// DefaultCompositionRef refers to the Composition resource that will be used
         /// in case no composition selector is given.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
         /// DefaultCompositionRevisionSelector refers to the CompositionRevision that will be used
         /// in case no compositionRevision selector is given.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composition_revision_selector: Option<LabelSelector>,
         /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
         /// Composition Revision has been created if no policy has been specified on the composite.
         ///
         /// Default: `"Automatic"`. One of: `Automatic`, `Manual`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composition_update_policy: Option<
             CompositeResourceDefinitionDefaultCompositionUpdatePolicy,
         >,
         /// EnforcedCompositionRef refers to the Composition resource that will be used
         /// by all composite instances whose schema is defined by this definition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
@@ -236,7 +236,7 @@ pub mod v1 {
         /// name of the XRD (in the form `<names.plural>.<group>`).
         pub group: String,
         /// Metadata specifies the desired metadata for the defined composite resource and claim CRD's.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<CompositeResourceDefinitionMetadata>,
         /// Names specifies the resource and kind names of the defined composite
         /// resource.
@@ -248,7 +248,7 @@ pub mod v1 {
         /// be claimed.
         ///
         /// Default: `"LegacyCluster"`. One of: `LegacyCluster`, `Namespaced`, `Cluster`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scope: Option<CompositeResourceDefinitionScope>,
         /// Versions is the list of all API versions of the defined composite
         /// resource. Version names are used to compute the order in which served
@@ -296,10 +296,10 @@ pub mod v2 {
         #[serde(default)]
         pub metadata: ObjectMeta,
         /// CompositeResourceDefinitionSpec specifies the desired state of the definition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub spec: Option<CompositeResourceDefinitionSpec>,
         /// CompositeResourceDefinitionStatus shows the observed state of the definition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<CompositeResourceDefinitionStatus>,
     }
 
@@ -454,7 +454,7 @@ pub mod v2 {
         /// be changed or removed once they have been set.
         ///
         /// Deprecated: Claims aren't supported in apiextensions.crossplane.io/v2.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub claim_names: Option<CompositeResourceDefinitionClaimNames>,
         /// ConnectionSecretKeys is the list of connection secret keys the
         /// defined XR can publish. If the list is empty, all keys will be
@@ -464,10 +464,10 @@ pub mod v2 {
         ///
         /// Deprecated: XR connection secrets aren't supported in
         /// apiextensions.crossplane.io/v2. Compose a secret instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub connection_secret_keys: Option<Vec<String>>,
         /// Conversion defines all conversion settings for the defined Composite resource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conversion: Option<CompositeResourceDefinitionConversion>,
         /// DefaultCompositeDeletePolicy is the policy used when deleting the Composite
         /// that is associated with the Claim if no policy has been specified.
@@ -475,31 +475,31 @@ pub mod v2 {
         /// Deprecated: Claims aren't supported in apiextensions.crossplane.io/v2.
         ///
         /// One of: `Background`, `Foreground`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composite_delete_policy: Option<
             CompositeResourceDefinitionDefaultCompositeDeletePolicy,
         >,
         /// DefaultCompositionRef refers to the Composition resource that will be used
         /// in case no composition selector is given.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
         /// DefaultCompositionRevisionSelector refers to the CompositionRevision that will be used
         /// in case no compositionRevision selector is given.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composition_revision_selector: Option<LabelSelector>,
         /// DefaultCompositionUpdatePolicy is the policy used when updating composites after a new
         /// Composition Revision has been created if no policy has been specified on the composite.
         ///
         /// Default: `"Automatic"`. One of: `Automatic`, `Manual`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default_composition_update_policy: Option<
             CompositeResourceDefinitionDefaultCompositionUpdatePolicy,
         >,
         /// EnforcedCompositionRef refers to the Composition resource that will be used
         /// by all composite instances whose schema is defined by this definition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_composition_ref: Option<
             CompositeResourceDefinitionDefaultCompositionRef,
         >,
@@ -508,7 +508,7 @@ pub mod v2 {
         /// name of the XRD (in the form `<names.plural>.<group>`).
         pub group: String,
         /// Metadata specifies the desired metadata for the defined composite resource and claim CRD's.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<CompositeResourceDefinitionMetadata>,
         /// Names specifies the resource and kind names of the defined composite
         /// resource.
@@ -518,7 +518,7 @@ pub mod v2 {
         /// outside the scope of any namespace.
         ///
         /// Default: `"Namespaced"`. One of: `Namespaced`, `Cluster`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scope: Option<CompositeResourceDefinitionScope>,
         /// Versions is the list of all API versions of the defined composite
         /// resource. Version names are used to compute the order in which served

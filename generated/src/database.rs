@@ -95,7 +95,7 @@ pub mod v1beta1 {
         /// The desired state of a Database.
         pub spec: DatabaseSpec,
         /// The observed state of a Database.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<DatabaseStatus>,
     }
 
@@ -217,20 +217,20 @@ pub mod v1beta1 {
         /// The database engine.
         pub engine: Engine,
         /// The engine version, such as "15.4".
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub engine_version: Option<String>,
         /// The number of instances.
         ///
         /// Default: `1`. Minimum: 1. Maximum: 9.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// The volume size of each instance, in GB.
         ///
         /// Default: `10`. Minimum: 1.
-        #[serde(rename = "storageGB", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "storageGB", default, skip_serializing_if = "Option::is_none")]
         pub storage_gb: Option<i32>,
         /// The key of a secret holding the admin password.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub password_secret_ref: Option<SecretKeySelector>,
     }
 
@@ -248,16 +248,16 @@ pub mod v1beta1 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// The number of instances running.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub selector: Option<String>,
         /// The host name clients connect to.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub endpoint: Option<String>,
     }
 
@@ -301,7 +301,7 @@ pub mod v1 {
         /// The desired state of a Database.
         pub spec: DatabaseSpec,
         /// The observed state of a Database.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<DatabaseStatus>,
     }
 
@@ -425,35 +425,35 @@ pub mod v1 {
         /// The engine's major version; it can be raised but never lowered.
         ///
         /// Default: `16`. One of: `14`, `15`, `16`, `17`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub major_version: Option<i64>,
         /// The number of instances.
         ///
         /// Default: `1`. Minimum: 1. Maximum: 9.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// How many instances (or what percentage, such as "25%") may be down during an update.
         ///
         /// Default: `1`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_unavailable: Option<IntOrString>,
         /// The volume of each instance.
         pub storage: DatabaseSpecStorage,
         /// Resource requests of each instance, by name (cpu, memory).
         ///
         /// Entries: at most 4.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resources: Option<BTreeMap<String, Quantity>>,
         /// Engine settings (postgresql.conf or my.cnf), passed through unchanged.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub parameters: Option<Value>,
         /// Where the credentials and the initialisation script are.
         pub credentials: DatabaseSpecCredentials,
         /// The ServiceAccount the instances run as.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_account_ref: Option<LocalObjectReference>,
         /// The pods allowed to connect; all pods of the namespace when unset.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub client_selector: Option<LabelSelector>,
         /// A backup to create the database from; only read at creation.
         ///
@@ -465,15 +465,15 @@ pub mod v1 {
         )]
         pub restore: Option<Option<DatabaseSpecRestore>>,
         /// Scheduled backups.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub backup: Option<DatabaseSpecBackup>,
         /// Scaling of read replicas with load.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub autoscaling: Option<DatabaseSpecAutoscaling>,
         /// Queries slower than this many seconds are logged.
         ///
         /// Default: `1.5`. Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub slow_query_threshold_seconds: Option<f64>,
     }
 
@@ -491,30 +491,30 @@ pub mod v1 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// The number of instances running.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// The number of instances ready for clients.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ready_replicas: Option<i32>,
         /// The label selector of the instances' pods, for autoscalers.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub selector: Option<String>,
         /// The host name clients connect to.
         ///
         /// Format: `hostname`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub endpoint: Option<String>,
         /// The size of the data, in bytes.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub size_bytes: Option<i64>,
         /// How far the slowest replica is behind, in seconds.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replication_lag_seconds: Option<f64>,
         /// When the last backup finished.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub last_backup_time: Option<Time>,
     }
 
@@ -536,7 +536,7 @@ pub mod v1 {
         /// The volume size, such as "50Gi".
         ///
         /// Default: `"10Gi"`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub size: Option<Quantity>,
         /// The StorageClass of the volumes; null for the cluster's default.
         ///
@@ -556,7 +556,7 @@ pub mod v1 {
         /// The key of a secret holding the admin password.
         pub password_secret_ref: SecretKeySelector,
         /// The key of a ConfigMap holding SQL run once, at creation.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub init_script_ref: Option<ConfigMapKeySelector>,
     }
 
@@ -569,7 +569,7 @@ pub mod v1 {
         /// The moment to recover to; the end of the backup when unset.
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub point_in_time: Option<String>,
     }
 
@@ -580,20 +580,20 @@ pub mod v1 {
         /// Whether scheduled backups run.
         ///
         /// Default: `true`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enabled: Option<bool>,
         /// Minutes between backups, a multiple of 15.
         ///
         /// Default: `60`. Minimum: 15. Multiple of: 15.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub interval_minutes: Option<i32>,
         /// How long backups are kept, such as "720h".
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub retention: Option<String>,
         /// Who is told when a backup fails.
         ///
         /// Format: `email`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub contact: Option<String>,
     }
 
@@ -604,7 +604,7 @@ pub mod v1 {
         /// The fewest instances.
         ///
         /// Default: `1`. Minimum: 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_replicas: Option<i32>,
         /// The most instances.
         ///
@@ -615,6 +615,7 @@ pub mod v1 {
         /// Default: `0.7`. Minimum: 0.1. Maximum: 1.
         #[serde(
             rename = "targetCPUUtilization",
+            default,
             skip_serializing_if = "Option::is_none"
         )]
         pub target_cpu_utilization: Option<f64>,

@@ -59,7 +59,7 @@ pub mod v1 {
         /// status defines the most recent observed status of the Prometheus cluster. Read-only.
         /// More info:
         /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<PrometheusStatus>,
     }
 
@@ -234,7 +234,7 @@ pub mod v1 {
         /// upgrades of Prometheus. It is advised to review Prometheus release notes
         /// to ensure that no incompatible AlertManager configs are going to break
         /// Prometheus after the upgrade.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_alert_manager_configs: Option<SecretKeySelector>,
         /// additionalAlertRelabelConfigs defines a key of a Secret containing
         /// additional Prometheus alert relabel configurations. The alert relabel
@@ -250,7 +250,7 @@ pub mod v1 {
         /// upgrades of Prometheus. It is advised to review Prometheus release notes
         /// to ensure that no incompatible alert relabel configs are going to break
         /// Prometheus after the upgrade.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_alert_relabel_configs: Option<SecretKeySelector>,
         /// additionalArgs allows setting additional arguments for the 'prometheus' container.
         ///
@@ -262,7 +262,7 @@ pub mod v1 {
         /// In case of an argument conflict (e.g. an argument which is already set by the
         /// operator itself) or when providing an invalid argument, the reconciliation will
         /// fail and an error will be logged.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_args: Option<Vec<PrometheusAdditionalArgs>>,
         /// additionalScrapeConfigs allows specifying a key of a Secret containing
         /// additional Prometheus scrape configurations. Scrape configurations
@@ -275,26 +275,26 @@ pub mod v1 {
         /// break upgrades of Prometheus. It is advised to review Prometheus release
         /// notes to ensure that no incompatible scrape configs are going to break
         /// Prometheus after the upgrade.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_scrape_configs: Option<SecretKeySelector>,
         /// affinity defines the Pods' affinity scheduling rules if specified.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub affinity: Option<Affinity>,
         /// alerting defines the settings related to Alertmanager.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub alerting: Option<PrometheusAlerting>,
         /// allowOverlappingBlocks enables vertical compaction and vertical query
         /// merge in Prometheus.
         ///
         /// Deprecated: this flag has no effect for Prometheus >= 2.39.0 where overlapping blocks are enabled by default.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub allow_overlapping_blocks: Option<bool>,
         /// apiserverConfig allows specifying a host and auth methods to access the
         /// Kuberntees API server.
         /// If null, Prometheus is assumed to run inside of the cluster: it will
         /// discover the API servers automatically and use the Pod's CA certificate
         /// and bearer token file at /var/run/secrets/kubernetes.io/serviceaccount/.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub apiserver_config: Option<PrometheusApiserverConfig>,
         /// arbitraryFSAccessThroughSMs when true, ServiceMonitor, PodMonitor and Probe object are forbidden to
         /// reference arbitrary files on the file system of the 'prometheus'
@@ -308,6 +308,7 @@ pub mod v1 {
         /// `spec.bearerTokenSecret` field.
         #[serde(
             rename = "arbitraryFSAccessThroughSMs",
+            default,
             skip_serializing_if = "Option::is_none"
         )]
         pub arbitrary_fs_access_through_s_ms: Option<
@@ -318,10 +319,10 @@ pub mod v1 {
         ///
         /// **Warning:** be aware that by default, Prometheus requires the service account token for Kubernetes service discovery.
         /// It is possible to use strategic merge patch to project the service account token into the 'prometheus' container.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub automount_service_account_token: Option<bool>,
         /// baseImage is deprecated: use 'spec.image' instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub base_image: Option<String>,
         /// bodySizeLimit defines per-scrape on response body size.
         /// Only valid in Prometheus versions 2.45.0 and newer.
@@ -330,13 +331,13 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedBodySizeLimit.
         ///
         /// Pattern: `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub body_size_limit: Option<String>,
         /// configMaps defines a list of ConfigMaps in the same namespace as the Prometheus
         /// object, which shall be mounted into the Prometheus Pods.
         /// Each ConfigMap is added to the StatefulSet definition as a volume named `configmap-<configmap-name>`.
         /// The ConfigMaps are mounted into /etc/prometheus/configmaps/<configmap-name> in the 'prometheus' container.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub config_maps: Option<Vec<String>>,
         /// containers allows injecting additional containers or modifying operator
         /// generated containers. This can be used to allow adding an authentication
@@ -352,7 +353,7 @@ pub mod v1 {
         ///
         /// Overriding containers which are managed by the operator require careful
         /// testing, especially when upgrading to a new version of the operator.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub containers: Option<Vec<Container>>,
         /// convertClassicHistogramsToNHCB defines whether to convert all scraped classic histograms into a native
         /// histogram with custom buckets.
@@ -360,6 +361,7 @@ pub mod v1 {
         /// It requires Prometheus >= v3.4.0.
         #[serde(
             rename = "convertClassicHistogramsToNHCB",
+            default,
             skip_serializing_if = "Option::is_none"
         )]
         pub convert_classic_histograms_to_nhcb: Option<bool>,
@@ -373,15 +375,15 @@ pub mod v1 {
         /// with the sidecar through the shipper meta file (`--storage.tsdb.delay-compact-file.path`), so blocks are only
         /// compacted after they have been uploaded.
         /// Setting this field to true always disables local compaction regardless of the versions.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub disable_compaction: Option<bool>,
         /// dnsConfig defines the DNS configuration for the pods.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub dns_config: Option<PrometheusDnsConfig>,
         /// dnsPolicy defines the DNS policy for the pods.
         ///
         /// One of: `ClusterFirstWithHostNet`, `ClusterFirst`, `Default`, `None`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub dns_policy: Option<PrometheusDnsPolicy>,
         /// enableAdminAPI defines access to the Prometheus web admin API.
         ///
@@ -392,7 +394,11 @@ pub mod v1 {
         ///
         /// For more information:
         /// https://prometheus.io/docs/prometheus/latest/querying/api/#tsdb-admin-apis
-        #[serde(rename = "enableAdminAPI", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "enableAdminAPI",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub enable_admin_api: Option<bool>,
         /// enableFeatures enables access to Prometheus feature flags. By default, no features are enabled.
         ///
@@ -401,14 +407,18 @@ pub mod v1 {
         /// that this behaviour may break at any time without notice.
         ///
         /// For more information see https://prometheus.io/docs/prometheus/latest/feature_flags/
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enable_features: Option<Vec<String>>,
         /// enableOTLPReceiver defines the Prometheus to be used as a receiver for the OTLP Metrics protocol.
         ///
         /// Note that the OTLP receiver endpoint is automatically enabled if `.spec.otlpConfig` is defined.
         ///
         /// It requires Prometheus >= v2.47.0.
-        #[serde(rename = "enableOTLPReceiver", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "enableOTLPReceiver",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub enable_otlp_receiver: Option<bool>,
         /// enableRemoteWriteReceiver defines the Prometheus to be used as a receiver for the Prometheus remote
         /// write protocol.
@@ -420,10 +430,10 @@ pub mod v1 {
         /// For more information see https://prometheus.io/docs/prometheus/latest/querying/api/#remote-write-receiver
         ///
         /// It requires Prometheus >= v2.33.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enable_remote_write_receiver: Option<bool>,
         /// enableServiceLinks defines whether information about services should be injected into pod's environment variables
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enable_service_links: Option<bool>,
         /// enforcedBodySizeLimit when defined specifies a global limit on the size
         /// of uncompressed response body that will be accepted by Prometheus.
@@ -439,7 +449,7 @@ pub mod v1 {
         /// * Scrape objects with a bodySizeLimit value greater than enforcedBodySizeLimit are set to enforcedBodySizeLimit.
         ///
         /// Pattern: `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_body_size_limit: Option<String>,
         /// enforcedKeepDroppedTargets when defined specifies a global limit on the number of targets
         /// dropped by relabeling that will be kept in memory. The value overrides
@@ -456,7 +466,7 @@ pub mod v1 {
         /// * Scrape objects with a keepDroppedTargets value greater than enforcedKeepDroppedTargets are set to enforcedKeepDroppedTargets.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_keep_dropped_targets: Option<i64>,
         /// enforcedLabelLimit when defined specifies a global limit on the number
         /// of labels per sample. The value overrides any `spec.labelLimit` set by
@@ -472,7 +482,7 @@ pub mod v1 {
         /// * Scrape objects with a labelLimit value greater than enforcedLabelLimit are set to enforcedLabelLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_label_limit: Option<i64>,
         /// enforcedLabelNameLengthLimit when defined specifies a global limit on the length
         /// of labels name per sample. The value overrides any `spec.labelNameLengthLimit` set by
@@ -488,7 +498,7 @@ pub mod v1 {
         /// * Scrape objects with a labelNameLengthLimit value greater than enforcedLabelNameLengthLimit are set to enforcedLabelNameLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_label_name_length_limit: Option<i64>,
         /// enforcedLabelValueLengthLimit when not null defines a global limit on the length
         /// of labels value per sample. The value overrides any `spec.labelValueLengthLimit` set by
@@ -504,7 +514,7 @@ pub mod v1 {
         /// * Scrape objects with a labelValueLengthLimit value greater than enforcedLabelValueLengthLimit are set to enforcedLabelValueLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_label_value_length_limit: Option<i64>,
         /// enforcedNamespaceLabel when not empty, a label will be added to:
         ///
@@ -518,7 +528,7 @@ pub mod v1 {
         /// The label's name is this field's value.
         /// The label's value is the namespace of the `ServiceMonitor`,
         /// `PodMonitor`, `Probe`, `PrometheusRule` or `ScrapeConfig` object.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_namespace_label: Option<String>,
         /// enforcedSampleLimit when defined specifies a global limit on the number
         /// of scraped samples that will be accepted. This overrides any
@@ -536,7 +546,7 @@ pub mod v1 {
         /// * Scrape objects with a sampleLimit value greater than enforcedSampleLimit are set to enforcedSampleLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_sample_limit: Option<i64>,
         /// enforcedTargetLimit when defined specifies a global limit on the number
         /// of scraped targets. The value overrides any `spec.targetLimit` set by
@@ -553,38 +563,38 @@ pub mod v1 {
         /// * Scrape objects with a targetLimit value greater than enforcedTargetLimit are set to enforcedTargetLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enforced_target_limit: Option<i64>,
         /// evaluationInterval defines the interval between rule evaluations.
         /// Default: "30s"
         ///
         /// Default: `"30s"`. Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub evaluation_interval: Option<String>,
         /// excludedFromEnforcement defines the list of references to PodMonitor, ServiceMonitor, Probe and PrometheusRule objects
         /// to be excluded from enforcing a namespace label of origin.
         ///
         /// It is only applicable if `spec.enforcedNamespaceLabel` set to true.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub excluded_from_enforcement: Option<Vec<PrometheusExcludedFromEnforcement>>,
         /// exemplars related settings that are runtime reloadable.
         /// It requires to enable the `exemplar-storage` feature flag to be effective.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub exemplars: Option<PrometheusExemplars>,
         /// externalLabels defines the labels to add to any time series or alerts when communicating with
         /// external systems (federation, remote storage, Alertmanager).
         /// Labels defined by `spec.replicaExternalLabelName` and
         /// `spec.prometheusExternalLabelName` take precedence over this list.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub external_labels: Option<BTreeMap<String, String>>,
         /// externalUrl defines the external URL under which the Prometheus service is externally
         /// available. This is necessary to generate correct URLs (for instance if
         /// Prometheus is accessible behind an Ingress resource).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub external_url: Option<String>,
         /// hostAliases defines the optional list of hosts and IPs that will be injected into the Pod's
         /// hosts file if specified.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host_aliases: Option<Vec<HostAlias>>,
         /// hostNetwork defines the host's network namespace if true.
         ///
@@ -594,7 +604,7 @@ pub mod v1 {
         /// When hostNetwork is enabled, this will set the DNS policy to
         /// `ClusterFirstWithHostNet` automatically (unless `.spec.DNSPolicy` is set
         /// to a different value).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host_network: Option<bool>,
         /// hostUsers supports the user space in Kubernetes.
         ///
@@ -602,13 +612,13 @@ pub mod v1 {
         ///
         /// The feature requires at least Kubernetes 1.28 with the `UserNamespacesSupport` feature gate enabled.
         /// Starting Kubernetes 1.33, the feature is enabled by default.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host_users: Option<bool>,
         /// ignoreNamespaceSelectors when true, `spec.namespaceSelector` from all PodMonitor, ServiceMonitor
         /// and Probe objects will be ignored. They will only discover targets
         /// within the namespace of the PodMonitor, ServiceMonitor and Probe
         /// object.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ignore_namespace_selectors: Option<bool>,
         /// image defines the container image name for Prometheus. If specified, it takes precedence
         /// over the `spec.baseImage`, `spec.tag` and `spec.sha` fields.
@@ -619,18 +629,18 @@ pub mod v1 {
         /// If neither `spec.image` nor `spec.baseImage` are defined, the operator
         /// will use the latest upstream version of Prometheus available at the time
         /// when the operator was released.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub image: Option<String>,
         /// imagePullPolicy defines the image pull policy for the 'prometheus', 'init-config-reloader' and 'config-reloader' containers.
         /// See https://kubernetes.io/docs/concepts/containers/images/#image-pull-policy for more details.
         ///
         /// One of: `  `, `Always`, `Never`, `IfNotPresent`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub image_pull_policy: Option<PrometheusImagePullPolicy>,
         /// imagePullSecrets defines an optional list of references to Secrets in the same namespace
         /// to use for pulling images from registries.
         /// See http://kubernetes.io/docs/user-guide/images#specifying-imagepullsecrets-on-a-pod
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub image_pull_secrets: Option<Vec<LocalObjectReference>>,
         /// initContainers allows injecting initContainers to the Pod definition. Those
         /// can be used to e.g. fetch secrets for injection into the Prometheus
@@ -647,7 +657,7 @@ pub mod v1 {
         /// Overriding init containers which are managed by the operator require
         /// careful testing, especially when upgrading to a new version of the
         /// operator.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub init_containers: Option<Vec<Container>>,
         /// keepDroppedTargets defines the per-scrape limit on the number of targets dropped by relabeling
         /// that will be kept in memory. 0 means no limit.
@@ -658,7 +668,7 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedKeepDroppedTargets.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub keep_dropped_targets: Option<i64>,
         /// labelLimit defines per-scrape limit on number of labels that will be accepted for a sample.
         /// Only valid in Prometheus versions 2.45.0 and newer.
@@ -667,7 +677,7 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedLabelLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub label_limit: Option<i64>,
         /// labelNameLengthLimit defines the per-scrape limit on length of labels name that will be accepted for a sample.
         /// Only valid in Prometheus versions 2.45.0 and newer.
@@ -676,7 +686,7 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedLabelNameLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub label_name_length_limit: Option<i64>,
         /// labelValueLengthLimit defines the per-scrape limit on length of labels value that will be accepted for a sample.
         /// Only valid in Prometheus versions 2.45.0 and newer.
@@ -685,27 +695,27 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedLabelValueLengthLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub label_value_length_limit: Option<i64>,
         /// listenLocal when true, the Prometheus server listens on the loopback address
         /// instead of the Pod IP's address.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub listen_local: Option<bool>,
         /// logFormat for Log level for Prometheus and the config-reloader sidecar.
         ///
         /// One of: `  `, `logfmt`, `json`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub log_format: Option<PrometheusLogFormat>,
         /// logLevel for Prometheus and the config-reloader sidecar.
         ///
         /// One of: `  `, `debug`, `info`, `warn`, `error`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub log_level: Option<PrometheusLogLevel>,
         /// maximumStartupDurationSeconds defines the maximum time that the `prometheus` container's startup probe will wait before being considered failed. The startup probe will return success after the WAL replay is complete.
         /// If set, the value should be greater than 60 (seconds). Otherwise it will be equal to 900 seconds (15 minutes).
         ///
         /// Minimum: 60.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub maximum_startup_duration_seconds: Option<i32>,
         /// minReadySeconds defines the minimum number of seconds for which a newly created Pod should be ready
         /// without any of its container crashing for it to be considered available.
@@ -713,7 +723,7 @@ pub mod v1 {
         /// If unset, pods will be considered available as soon as they are ready.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_ready_seconds: Option<i32>,
         /// nameEscapingScheme defines the character escaping scheme that will be requested when scraping
         /// for metric and label names that do not conform to the legacy Prometheus
@@ -722,43 +732,43 @@ pub mod v1 {
         /// It requires Prometheus >= v3.4.0.
         ///
         /// One of: `AllowUTF8`, `Underscores`, `Dots`, `Values`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name_escaping_scheme: Option<PrometheusNameEscapingScheme>,
         /// nameValidationScheme defines the validation scheme for metric and label names.
         ///
         /// It requires Prometheus >= v2.55.0.
         ///
         /// One of: `UTF8`, `Legacy`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name_validation_scheme: Option<PrometheusNameValidationScheme>,
         /// nodeSelector defines on which Nodes the Pods are scheduled.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_selector: Option<BTreeMap<String, String>>,
         /// otlp defines the settings related to the OTLP receiver feature.
         /// It requires Prometheus >= v2.55.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub otlp: Option<PrometheusOtlp>,
         /// overrideHonorLabels when true, Prometheus resolves label conflicts by renaming the labels in the scraped data
         /// to “exported_” for all targets created from ServiceMonitor, PodMonitor and
         /// ScrapeConfig objects. Otherwise the HonorLabels field of the service or pod monitor applies.
         /// In practice,`OverrideHonorLabels:true` enforces `honorLabels:false`
         /// for all ServiceMonitor, PodMonitor and ScrapeConfig objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub override_honor_labels: Option<bool>,
         /// overrideHonorTimestamps when true, Prometheus ignores the timestamps for all the targets created
         /// from service and pod monitors.
         /// Otherwise the HonorTimestamps field of the service or pod monitor applies.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub override_honor_timestamps: Option<bool>,
         /// paused defines when a Prometheus deployment is paused, no actions except for deletion
         /// will be performed on the underlying objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub paused: Option<bool>,
         /// persistentVolumeClaimRetentionPolicy defines the field controls if and how PVCs are deleted during the lifecycle of a StatefulSet.
         /// The default behavior is all PVCs are retained.
         /// This is an alpha field from kubernetes 1.23 until 1.26 and a beta field from 1.26.
         /// It requires enabling the StatefulSetAutoDeletePVC feature gate.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub persistent_volume_claim_retention_policy: Option<
             StatefulSetPersistentVolumeClaimRetentionPolicy,
         >,
@@ -773,7 +783,7 @@ pub mod v1 {
         /// which incurs a service outage.
         ///
         /// One of: `OrderedReady`, `Parallel`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pod_management_policy: Option<PrometheusPodManagementPolicy>,
         /// podMetadata defines labels and annotations which are propagated to the Prometheus pods.
         ///
@@ -786,12 +796,12 @@ pub mod v1 {
         /// * "operator.prometheus.io/name" label, set to the name of the Prometheus object.
         /// * "operator.prometheus.io/shard" label, set to the shard number of the Prometheus object.
         /// * "kubectl.kubernetes.io/default-container" annotation, set to "prometheus".
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pod_metadata: Option<PrometheusPodMetadata>,
         /// podMonitorNamespaceSelector defines the namespaces to match for PodMonitors discovery. An empty label selector
         /// matches all namespaces. A null label selector (default value) matches the current
         /// namespace only.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pod_monitor_namespace_selector: Option<LabelSelector>,
         /// podMonitorSelector defines the podMonitors to be selected for target discovery. An empty label selector
         /// matches all objects. A null label selector matches no objects.
@@ -804,25 +814,25 @@ pub mod v1 {
         /// This behavior is *deprecated* and will be removed in the next major version
         /// of the custom resource definition. It is recommended to use
         /// `spec.additionalScrapeConfigs` instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pod_monitor_selector: Option<LabelSelector>,
         /// podTargetLabels are appended to the `spec.podTargetLabels` field of all
         /// PodMonitor and ServiceMonitor objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pod_target_labels: Option<Vec<String>>,
         /// portName used for the pods and governing service.
         /// Default: "web"
         ///
         /// Default: `"web"`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub port_name: Option<String>,
         /// priorityClassName assigned to the Pods.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub priority_class_name: Option<String>,
         /// probeNamespaceSelector defines the namespaces to match for Probe discovery. An empty label
         /// selector matches all namespaces. A null label selector matches the
         /// current namespace only.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub probe_namespace_selector: Option<LabelSelector>,
         /// probeSelector defines the probes to be selected for target discovery. An empty label selector
         /// matches all objects. A null label selector matches no objects.
@@ -835,25 +845,25 @@ pub mod v1 {
         /// This behavior is *deprecated* and will be removed in the next major version
         /// of the custom resource definition. It is recommended to use
         /// `spec.additionalScrapeConfigs` instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub probe_selector: Option<LabelSelector>,
         /// prometheusExternalLabelName defines the name of Prometheus external label used to denote the Prometheus instance
         /// name. The external label will _not_ be added when the field is set to
         /// the empty string (`""`).
         ///
         /// Default: "prometheus"
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub prometheus_external_label_name: Option<String>,
         /// prometheusRulesExcludedFromEnforce defines the list of PrometheusRule objects to which the namespace label
         /// enforcement doesn't apply.
         /// This is only relevant when `spec.enforcedNamespaceLabel` is set to true.
         /// Deprecated: use `spec.excludedFromEnforcement` instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub prometheus_rules_excluded_from_enforce: Option<
             Vec<PrometheusPrometheusRulesExcludedFromEnforce>,
         >,
         /// query defines the configuration of the Prometheus query service.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub query: Option<PrometheusQuery>,
         /// queryLogFile specifies where the file to which PromQL queries are logged.
         ///
@@ -866,19 +876,19 @@ pub mod v1 {
         /// Alternatively, the location can be set to a standard I/O stream, e.g.
         /// `/dev/stdout`, to log query information to the default Prometheus log
         /// stream.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub query_log_file: Option<String>,
         /// reloadStrategy defines the strategy used to reload the Prometheus configuration.
         /// If not specified, the configuration is reloaded using the /-/reload HTTP endpoint.
         ///
         /// One of: `HTTP`, `ProcessSignal`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub reload_strategy: Option<PrometheusReloadStrategy>,
         /// remoteRead defines the list of remote read configurations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remote_read: Option<Vec<PrometheusRemoteRead>>,
         /// remoteWrite defines the list of remote write configurations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remote_write: Option<Vec<PrometheusRemoteWrite>>,
         /// remoteWriteReceiverMessageVersions list of the protobuf message versions to accept when receiving the
         /// remote writes.
@@ -886,7 +896,7 @@ pub mod v1 {
         /// It requires Prometheus >= v2.54.0.
         ///
         /// Items: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remote_write_receiver_message_versions: Option<
             Vec<PrometheusMessageVersion>,
         >,
@@ -895,29 +905,29 @@ pub mod v1 {
         /// empty string (`""`).
         ///
         /// Default: "prometheus_replica"
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replica_external_label_name: Option<String>,
         /// replicas defines the number of replicas of each shard to deploy for a Prometheus deployment.
         /// `spec.replicas` multiplied by `spec.shards` is the total number of Pods
         /// created.
         ///
         /// Default: 1
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// resources defines the resources requests and limits of the 'prometheus' container.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resources: Option<ResourceRequirements>,
         /// retention defines how long to retain the Prometheus data.
         ///
         /// Default: "24h" if `spec.retention` and `spec.retentionSize` are empty.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub retention: Option<String>,
         /// retentionSize defines the maximum number of bytes used by the Prometheus data.
         ///
         /// Pattern: `(^0|([0-9]*[.])?[0-9]+((K|M|G|T|E|P)i?)?B)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub retention_size: Option<String>,
         /// routePrefix defines the route prefix Prometheus registers HTTP handlers for.
         ///
@@ -925,29 +935,29 @@ pub mod v1 {
         /// HTTP routes of a request, and the actual ExternalURL is still true, but
         /// the server serves requests under a different route prefix. For example
         /// for use with `kubectl proxy`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub route_prefix: Option<String>,
         /// ruleNamespaceSelector defines the namespaces to match for PrometheusRule discovery. An empty label selector
         /// matches all namespaces. A null label selector matches the current
         /// namespace only.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rule_namespace_selector: Option<LabelSelector>,
         /// ruleQueryOffset defines the offset the rule evaluation timestamp of this particular group by the specified duration into the past.
         /// It requires Prometheus >= v2.53.0.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rule_query_offset: Option<String>,
         /// ruleSelector defines the prometheusRule objects to be selected for rule evaluation. An empty
         /// label selector matches all objects. A null label selector matches no
         /// objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rule_selector: Option<LabelSelector>,
         /// rules defines the configuration of the Prometheus rules' engine.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rules: Option<PrometheusRules>,
         /// runtime defines the values for the Prometheus process behavior
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub runtime: Option<PrometheusRuntime>,
         /// sampleLimit defines per-scrape limit on number of scraped samples that will be accepted.
         /// Only valid in Prometheus versions 2.45.0 and newer.
@@ -956,26 +966,26 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedSampleLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sample_limit: Option<i64>,
         /// schedulerName defines the scheduler to use for Pod scheduling. If not specified, the default scheduler is used.
         ///
         /// Length: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scheduler_name: Option<String>,
         /// scrapeClasses defines the list of scrape classes to expose to scraping objects such as
         /// PodMonitors, ServiceMonitors, Probes and ScrapeConfigs.
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_classes: Option<Vec<PrometheusScrapeClasses>>,
         /// scrapeClassicHistograms defines whether to scrape a classic histogram that is also exposed as a native histogram.
         ///
         /// Notice: `scrapeClassicHistograms` corresponds to the `always_scrape_classic_histograms` field in the Prometheus configuration.
         ///
         /// It requires Prometheus >= v3.5.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_classic_histograms: Option<bool>,
         /// scrapeConfigNamespaceSelector defines the namespaces to match for ScrapeConfig discovery. An empty label selector
         /// matches all namespaces. A null label selector matches the current
@@ -983,7 +993,7 @@ pub mod v1 {
         ///
         /// Note that the ScrapeConfig custom resource definition is currently at Alpha level
         /// and will be graduated to Beta in a future release.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_config_namespace_selector: Option<LabelSelector>,
         /// scrapeConfigSelector defines the scrapeConfigs to be selected for target discovery. An empty label
         /// selector matches all objects. A null label selector matches no objects.
@@ -999,7 +1009,7 @@ pub mod v1 {
         ///
         /// Note that the ScrapeConfig custom resource definition is currently at Alpha level
         /// and will be graduated to Beta in a future release.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_config_selector: Option<LabelSelector>,
         /// scrapeFailureLogFile defines the file to which scrape failures are logged.
         /// Reloading the configuration will reopen the file.
@@ -1011,18 +1021,18 @@ pub mod v1 {
         /// It requires Prometheus >= v2.55.0.
         ///
         /// Length: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_failure_log_file: Option<String>,
         /// scrapeInterval defines interval between consecutive scrapes.
         ///
         /// Default: "30s"
         ///
         /// Default: `"30s"`. Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_interval: Option<String>,
         /// scrapeNativeHistograms defines whether to enable scraping of native histograms.
         /// It requires Prometheus >= v3.8.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_native_histograms: Option<bool>,
         /// scrapeProtocols defines the protocols to negotiate during a scrape. It tells clients the
         /// protocols supported by Prometheus in order of preference (from most to least preferred).
@@ -1032,27 +1042,27 @@ pub mod v1 {
         /// It requires Prometheus >= v2.49.0.
         ///
         /// `PrometheusText1.0.0` requires Prometheus >= v3.0.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_protocols: Option<Vec<PrometheusFallbackScrapeProtocol>>,
         /// scrapeTimeout defines the number of seconds to wait until a scrape request times out.
         /// The value cannot be greater than the scrape interval otherwise the operator will reject the resource.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scrape_timeout: Option<String>,
         /// secrets defines a list of Secrets in the same namespace as the Prometheus
         /// object, which shall be mounted into the Prometheus Pods.
         /// Each Secret is added to the StatefulSet definition as a volume named `secret-<secret-name>`.
         /// The Secrets are mounted into /etc/prometheus/secrets/<secret-name> in the 'prometheus' container.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub secrets: Option<Vec<String>>,
         /// securityContext holds pod-level security attributes and common container settings.
         /// This defaults to the default PodSecurityContext.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub security_context: Option<PodSecurityContext>,
         /// serviceAccountName is the name of the ServiceAccount to use to run the
         /// Prometheus Pods.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_account_name: Option<String>,
         /// serviceDiscoveryRole defines the service discovery role used to discover targets from
         /// `ServiceMonitor` objects and Alertmanager endpoints.
@@ -1061,12 +1071,12 @@ pub mod v1 {
         /// If unset, the operator assumes the "Endpoints" role.
         ///
         /// One of: `Endpoints`, `EndpointSlice`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_discovery_role: Option<PrometheusServiceDiscoveryRole>,
         /// serviceMonitorNamespaceSelector defines the namespaces to match for ServicedMonitors discovery. An empty label selector
         /// matches all namespaces. A null label selector (default value) matches the current
         /// namespace only.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_monitor_namespace_selector: Option<LabelSelector>,
         /// serviceMonitorSelector defines the serviceMonitors to be selected for target discovery. An empty label
         /// selector matches all objects. A null label selector matches no objects.
@@ -1079,7 +1089,7 @@ pub mod v1 {
         /// This behavior is *deprecated* and will be removed in the next major version
         /// of the custom resource definition. It is recommended to use
         /// `spec.additionalScrapeConfigs` instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_monitor_selector: Option<LabelSelector>,
         /// serviceName defines the name of the service name used by the underlying StatefulSet(s) as the governing service.
         /// If defined, the Service  must be created before the Prometheus/PrometheusAgent resource in the same namespace and it must define a selector that matches the pod labels.
@@ -1089,21 +1099,21 @@ pub mod v1 {
         /// See https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#stable-network-id for more details.
         ///
         /// Length: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub service_name: Option<String>,
         /// sha is deprecated: use 'spec.image' instead. The image's digest can be specified as part of the image name.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sha: Option<String>,
         /// shardRetentionPolicy defines the retention policy for the Prometheus shards.
         ///
         /// (Beta) Using this mode requires the `PrometheusShardRetentionPolicy` feature gate (enabled by default).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub shard_retention_policy: Option<PrometheusShardRetentionPolicy>,
         /// shardingStrategy defines the sharding strategy for distributing scraped targets across Prometheus shards.
         ///
         /// When not defined, the operator defaults to the 'Address' mode which distributes
         /// targets based on a hash of the target address.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sharding_strategy: Option<PrometheusShardingStrategy>,
         /// shards defines the number of shards to distribute the scraped targets onto.
         ///
@@ -1135,13 +1145,13 @@ pub mod v1 {
         /// Default: 1
         ///
         /// Default: `1`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub shards: Option<i32>,
         /// storage defines the storage used by Prometheus.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub storage: Option<PrometheusStorage>,
         /// tag is deprecated: use 'spec.image' instead. The image's tag can be specified as part of the image name.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tag: Option<String>,
         /// targetLimit defines a limit on the number of scraped targets that will be accepted.
         /// Only valid in Prometheus versions 2.45.0 and newer.
@@ -1150,7 +1160,7 @@ pub mod v1 {
         /// If you want to enforce a maximum limit for all scrape objects, refer to enforcedTargetLimit.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub target_limit: Option<i64>,
         /// terminationGracePeriodSeconds defines the optional duration in seconds the pod needs to terminate gracefully.
         /// Value must be non-negative integer. The value zero indicates stop immediately via
@@ -1159,16 +1169,16 @@ pub mod v1 {
         /// Defaults to 600 seconds.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub termination_grace_period_seconds: Option<i64>,
         /// thanos defines the configuration of the optional Thanos sidecar.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub thanos: Option<PrometheusThanos>,
         /// tolerations defines the Pods' tolerations if specified.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tolerations: Option<Vec<Toleration>>,
         /// topologySpreadConstraints defines the pod's topology spread constraints if specified.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub topology_spread_constraints: Option<
             Vec<PrometheusTopologySpreadConstraints>,
         >,
@@ -1176,18 +1186,18 @@ pub mod v1 {
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tracing_config: Option<PrometheusTracingConfig>,
         /// tsdb defines the runtime reloadable configuration of the timeseries database(TSDB).
         /// It requires Prometheus >= v2.39.0 or PrometheusAgent >= v2.54.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tsdb: Option<PrometheusTsdb>,
         /// updateStrategy indicates the strategy that will be employed to update
         /// Pods in the StatefulSet when a revision is made to statefulset's Pod
         /// Template.
         ///
         /// The default strategy is RollingUpdate.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub update_strategy: Option<PrometheusUpdateStrategy>,
         /// version of Prometheus being deployed. The operator uses this information
         /// to generate the Prometheus StatefulSet + configuration files.
@@ -1195,28 +1205,28 @@ pub mod v1 {
         /// If not specified, the operator assumes the latest upstream version of
         /// Prometheus available at the time when the version of the operator was
         /// released.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub version: Option<String>,
         /// volumeMounts allows the configuration of additional VolumeMounts.
         ///
         /// VolumeMounts will be appended to other VolumeMounts in the 'prometheus'
         /// container, that are generated as a result of StorageSpec objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub volume_mounts: Option<Vec<VolumeMount>>,
         /// volumes allows the configuration of additional volumes on the output
         /// StatefulSet definition. Volumes specified will be appended to other
         /// volumes that are generated as a result of StorageSpec objects.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub volumes: Option<Vec<PrometheusVolumes>>,
         /// walCompression defines the compression of the write-ahead log (WAL) using Snappy.
         ///
         /// WAL compression is enabled by default for Prometheus >= 2.20.0
         ///
         /// Requires Prometheus v2.11.0 and above.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub wal_compression: Option<bool>,
         /// web defines the configuration of the Prometheus web server.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web: Option<PrometheusWeb>,
     }
 
@@ -1228,7 +1238,7 @@ pub mod v1 {
         /// Length: at least 1.
         pub name: String,
         /// value defines the argument value, e.g. 30s. Can be empty for name-only arguments (e.g. --storage.tsdb.no-lockfile)
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub value: Option<String>,
     }
 
@@ -1246,34 +1256,34 @@ pub mod v1 {
     pub struct PrometheusAlertmanagers {
         /// alertRelabelings defines the relabeling configs applied before sending alerts to a specific Alertmanager.
         /// It requires Prometheus >= v2.51.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub alert_relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// apiVersion defines the version of the Alertmanager API that Prometheus uses to send alerts.
         /// It can be "V1" or "V2".
         /// The field has no effect for Prometheus >= v3.0.0 because only the v2 API is supported.
         ///
         /// One of: `v1`, `V1`, `v2`, `V2`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub api_version: Option<PrometheusApiVersion>,
         /// authorization section for Alertmanager.
         ///
         /// Cannot be set at the same time as `basicAuth`, `bearerTokenFile` or `sigv4`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub authorization: Option<PrometheusAuthorization>,
         /// basicAuth configuration for Alertmanager.
         ///
         /// Cannot be set at the same time as `bearerTokenFile`, `authorization` or `sigv4`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub basic_auth: Option<PrometheusBasicAuth>,
         /// bearerTokenFile defines the file to read bearer token for Alertmanager.
         ///
         /// Cannot be set at the same time as `basicAuth`, `authorization`, or `sigv4`.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token_file: Option<String>,
         /// enableHttp2 defines whether to enable HTTP2.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enable_http2: Option<bool>,
         /// name of the Endpoints object in the namespace.
         ///
@@ -1285,19 +1295,19 @@ pub mod v1 {
         /// Prometheus object.
         ///
         /// Length: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub namespace: Option<String>,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub no_proxy: Option<String>,
         /// pathPrefix defines the prefix for the HTTP path alerts are pushed to.
         ///
         /// Length: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub path_prefix: Option<String>,
         /// port on which the Alertmanager API is exposed.
         pub port: IntOrString,
@@ -1305,40 +1315,40 @@ pub mod v1 {
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_url: Option<String>,
         /// relabelings defines the relabel configuration applied to the discovered Alertmanagers.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// scheme defines the HTTP scheme to use when sending alerts.
         ///
         /// One of: `http`, `https`, `HTTP`, `HTTPS`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scheme: Option<PrometheusScheme>,
         /// sigv4 defines AWS's Signature Verification 4 for the URL.
         ///
         /// It requires Prometheus >= v2.48.0.
         ///
         /// Cannot be set at the same time as `basicAuth`, `bearerTokenFile` or `authorization`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sigv4: Option<PrometheusSigv4>,
         /// timeout defines a per-target Alertmanager timeout when pushing alerts.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub timeout: Option<String>,
         /// tlsConfig to use for Alertmanager.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusTlsConfig>,
     }
 
@@ -1357,31 +1367,31 @@ pub mod v1 {
         /// Default: "Replace"
         ///
         /// Default: `"replace"`. One of: `replace`, `Replace`, `keep`, `Keep`, `drop`, `Drop`, `hashmod`, `HashMod`, `labelmap`, `LabelMap`, `labeldrop`, `LabelDrop`, `labelkeep`, `LabelKeep`, `lowercase`, `Lowercase`, `uppercase`, `Uppercase`, `keepequal`, `KeepEqual` and 2 more.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub action: Option<PrometheusAction>,
         /// modulus to take of the hash of the source label values.
         ///
         /// Only applicable when the action is `HashMod`.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub modulus: Option<i64>,
         /// regex defines the regular expression against which the extracted value is matched.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub regex: Option<String>,
         /// replacement value against which a Replace action is performed if the
         /// regular expression matches.
         ///
         /// Regex capture groups are available.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replacement: Option<String>,
         /// separator defines the string between concatenated SourceLabels.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub separator: Option<String>,
         /// sourceLabels defines the source labels select values from existing labels. Their content is
         /// concatenated using the configured Separator and matched against the
         /// configured regular expression.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub source_labels: Option<Vec<String>>,
         /// targetLabel defines the label to which the resulting string is written in a replacement.
         ///
@@ -1389,7 +1399,7 @@ pub mod v1 {
         /// `KeepEqual` and `DropEqual` actions.
         ///
         /// Regex capture groups are available.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub target_label: Option<String>,
     }
 
@@ -1488,14 +1498,14 @@ pub mod v1 {
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusAuthorization {
         /// credentials defines a key of a Secret in the namespace that contains the credentials for authentication.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub credentials: Option<SecretKeySelector>,
         /// type defines the authentication type. The value is case-insensitive.
         ///
         /// "Basic" is not a supported value.
         ///
         /// Default: "Bearer"
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub r#type: Option<String>,
     }
 
@@ -1528,25 +1538,25 @@ pub mod v1 {
         ///
         /// Cannot be set at the same time as `basicAuth`, `bearerToken`, or
         /// `bearerTokenFile`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub authorization: Option<PrometheusApiserverConfigAuthorization>,
         /// basicAuth configuration for the API server.
         ///
         /// Cannot be set at the same time as `authorization`, `bearerToken`, or
         /// `bearerTokenFile`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub basic_auth: Option<PrometheusApiserverConfigBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token: Option<String>,
         /// bearerTokenFile defines the file to read bearer token for accessing apiserver.
         ///
         /// Cannot be set at the same time as `basicAuth`, `authorization`, or `bearerToken`.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token_file: Option<String>,
         /// host defines the Kubernetes API address consisting of a hostname or IP address followed
         /// by an optional port number.
@@ -1556,26 +1566,26 @@ pub mod v1 {
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub no_proxy: Option<String>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_url: Option<String>,
         /// tlsConfig to use for the API server.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusApiserverConfigTlsConfig>,
     }
 
@@ -1595,7 +1605,7 @@ pub mod v1 {
         /// When true, service monitors cannot use file-based configurations like BearerTokenFile
         /// that could potentially access sensitive files. When false (default), such access is allowed.
         /// Setting this to true enhances security by preventing potential credential theft attacks.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deny: Option<bool>,
     }
 
@@ -1604,17 +1614,17 @@ pub mod v1 {
     pub struct PrometheusDnsConfig {
         /// nameservers defines the list of DNS name server IP addresses.
         /// This will be appended to the base nameservers generated from DNSPolicy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub nameservers: Option<Vec<String>>,
         /// options defines the list of DNS resolver options.
         /// This will be merged with the base options generated from DNSPolicy.
         /// Resolution options given in Options
         /// will override those that appear in the base DNSPolicy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub options: Option<Vec<PodDNSConfigOption>>,
         /// searches defines the list of DNS search domains for host-name lookup.
         /// This will be appended to the base search paths generated from DNSPolicy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub searches: Option<Vec<String>>,
     }
 
@@ -1637,10 +1647,10 @@ pub mod v1 {
         /// group of the referent. When not specified, it defaults to `monitoring.coreos.com`
         ///
         /// Default: `"monitoring.coreos.com"`. One of: `monitoring.coreos.com`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub group: Option<PrometheusGroup>,
         /// name of the referent. When not set, all resources in the namespace are matched.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// namespace of the referent.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
@@ -1693,7 +1703,7 @@ pub mod v1 {
         ///
         /// If not set, Prometheus uses its default value. A value of zero or less
         /// than zero disables the storage.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_size: Option<i64>,
     }
 
@@ -1785,6 +1795,7 @@ pub mod v1 {
         /// It requires Prometheus >= v3.4.0.
         #[serde(
             rename = "convertHistogramsToNHCB",
+            default,
             skip_serializing_if = "Option::is_none"
         )]
         pub convert_histograms_to_nhcb: Option<bool>,
@@ -1794,13 +1805,13 @@ pub mod v1 {
         /// It requires Prometheus >= v3.5.0.
         ///
         /// Items: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ignore_resource_attributes: Option<Vec<String>>,
         /// keepIdentifyingResourceAttributes enables adding `service.name`, `service.namespace` and `service.instance.id`
         /// resource attributes to the `target_info` metric, on top of converting them into the `instance` and `job` labels.
         ///
         /// It requires Prometheus >= v3.1.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub keep_identifying_resource_attributes: Option<bool>,
         /// labelNamePreserveMultipleUnderscores enables preserving of multiple consecutive underscores in label names when translation_strategy uses
         /// underscore escaping.
@@ -1809,7 +1820,7 @@ pub mod v1 {
         /// Notice: This one has no impact if `nameEscapingScheme` is `AllowUTF8`.
         ///
         /// It requires Prometheus >= v3.8.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub label_name_preserve_multiple_underscores: Option<bool>,
         /// labelNameUnderscoreSanitization controls whether to enable prepending of 'key_' to labels starting with '_'.
         /// Reserved labels starting with '__' are not modified.
@@ -1818,31 +1829,31 @@ pub mod v1 {
         /// Notice: This one has no impact if `nameEscapingScheme` is `AllowUTF8`.
         ///
         /// It requires Prometheus >= v3.8.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub label_name_underscore_sanitization: Option<bool>,
         /// promoteAllResourceAttributes promotes all resource attributes to metric labels except the ones defined in `ignoreResourceAttributes`.
         ///
         /// Cannot be true when `promoteResourceAttributes` is defined.
         /// It requires Prometheus >= v3.5.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub promote_all_resource_attributes: Option<bool>,
         /// promoteResourceAttributes defines the list of OpenTelemetry Attributes that should be promoted to metric labels, defaults to none.
         /// Cannot be defined when `promoteAllResourceAttributes` is true.
         ///
         /// Items: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub promote_resource_attributes: Option<Vec<String>>,
         /// promoteScopeMetadata controls whether to promote OpenTelemetry scope metadata (i.e. name, version, schema URL, and attributes) to metric labels.
         /// As per the OpenTelemetry specification, the aforementioned scope metadata should be identifying, i.e. made into metric labels.
         /// It requires Prometheus >= v3.6.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub promote_scope_metadata: Option<bool>,
         /// translationStrategy defines how the OTLP receiver endpoint translates the incoming metrics.
         ///
         /// It requires Prometheus >= v3.0.0.
         ///
         /// One of: `NoUTF8EscapingWithSuffixes`, `UnderscoreEscapingWithSuffixes`, `NoTranslation`, `UnderscoreEscapingWithoutSuffixes`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub translation_strategy: Option<PrometheusTranslationStrategy>,
     }
 
@@ -1886,13 +1897,13 @@ pub mod v1 {
         /// set by external tools to store and retrieve arbitrary metadata. They are not
         /// queryable and should be preserved when modifying objects.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations/
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub annotations: Option<BTreeMap<String, String>>,
         /// labels define the map of string keys and values that can be used to organize and categorize
         /// (scope and select) objects. May match selectors of replication controllers
         /// and services.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub labels: Option<BTreeMap<String, String>>,
         /// name must be unique within a namespace. Is required when creating resources, although
         /// some resources may allow a client to request the generation of an appropriate name
@@ -1900,7 +1911,7 @@ pub mod v1 {
         /// definition.
         /// Cannot be updated.
         /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
 
@@ -1921,22 +1932,22 @@ pub mod v1 {
     #[serde(rename_all = "camelCase")]
     pub struct PrometheusQuery {
         /// lookbackDelta defines the delta difference allowed for retrieving metrics during expression evaluations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub lookback_delta: Option<String>,
         /// maxConcurrency defines the number of concurrent queries that can be run at once.
         ///
         /// Minimum: 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_concurrency: Option<i32>,
         /// maxSamples defines the maximum number of samples a single query can load into memory. Note that
         /// queries will fail if they would load more samples than this into memory,
         /// so this also limits the number of samples a query can return.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_samples: Option<i32>,
         /// timeout defines the maximum time a query may take before being aborted.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub timeout: Option<String>,
     }
 
@@ -1961,90 +1972,90 @@ pub mod v1 {
         /// It requires Prometheus >= v2.26.0.
         ///
         /// Cannot be set at the same time as `basicAuth`, or `oauth2`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub authorization: Option<PrometheusRemoteReadAuthorization>,
         /// basicAuth configuration for the URL.
         ///
         /// Cannot be set at the same time as `authorization`, or `oauth2`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub basic_auth: Option<PrometheusRemoteReadBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token: Option<String>,
         /// bearerTokenFile defines the file from which to read the bearer token for the URL.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token_file: Option<String>,
         /// filterExternalLabels defines whether to use the external labels as selectors for the remote read endpoint.
         ///
         /// It requires Prometheus >= v2.34.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub filter_external_labels: Option<bool>,
         /// followRedirects defines whether HTTP requests follow HTTP 3xx redirects.
         ///
         /// It requires Prometheus >= v2.26.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub follow_redirects: Option<bool>,
         /// headers defines the custom HTTP headers to be sent along with each remote read request.
         /// Be aware that headers that are set by Prometheus itself can't be overwritten.
         /// Only valid in Prometheus versions 2.26.0 and newer.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub headers: Option<BTreeMap<String, String>>,
         /// name of the remote read queue, it must be unique if specified. The
         /// name is used in metrics and logging in order to differentiate read
         /// configurations.
         ///
         /// It requires Prometheus >= v2.15.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub no_proxy: Option<String>,
         /// oauth2 configuration for the URL.
         ///
         /// It requires Prometheus >= v2.27.0.
         ///
         /// Cannot be set at the same time as `authorization`, or `basicAuth`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub oauth2: Option<PrometheusOauth2>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_url: Option<String>,
         /// readRecent defines whether reads should be made for queries for time ranges that
         /// the local storage should have complete data for.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub read_recent: Option<bool>,
         /// remoteTimeout defines the timeout for requests to the remote read endpoint.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remote_timeout: Option<String>,
         /// requiredMatchers defines an optional list of equality matchers which have to be present
         /// in a selector to query the remote read endpoint.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub required_matchers: Option<BTreeMap<String, String>>,
         /// tlsConfig to use for the URL.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusRemoteReadTlsConfig>,
         /// url defines the URL of the endpoint to query from.
         ///
@@ -2064,43 +2075,47 @@ pub mod v1 {
         /// It requires Prometheus >= v2.26.0 or Thanos >= v0.24.0.
         ///
         /// Cannot be set at the same time as `sigv4`, `basicAuth`, `oauth2`, or `azureAd`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub authorization: Option<PrometheusRemoteWriteAuthorization>,
         /// azureAd for the URL.
         ///
         /// It requires Prometheus >= v2.45.0 or Thanos >= v0.31.0.
         ///
         /// Cannot be set at the same time as `authorization`, `basicAuth`, `oauth2`, or `sigv4`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub azure_ad: Option<PrometheusAzureAd>,
         /// basicAuth configuration for the URL.
         ///
         /// Cannot be set at the same time as `sigv4`, `authorization`, `oauth2`, or `azureAd`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub basic_auth: Option<PrometheusRemoteWriteBasicAuth>,
         /// bearerToken is deprecated: this will be removed in a future release.
         /// *Warning: this field shouldn't be used because the token value appears
         /// in clear-text. Prefer using `authorization`.*
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token: Option<String>,
         /// bearerTokenFile defines the file from which to read bearer token for the URL.
         ///
         /// Deprecated: this will be removed in a future release. Prefer using `authorization`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub bearer_token_file: Option<String>,
         /// enableHTTP2 defines whether to enable HTTP2.
-        #[serde(rename = "enableHTTP2", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "enableHTTP2",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub enable_http2: Option<bool>,
         /// followRedirects defines whether HTTP requests follow HTTP 3xx redirects.
         ///
         /// It requires Prometheus >= v2.26.0 or Thanos >= v0.24.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub follow_redirects: Option<bool>,
         /// headers defines the custom HTTP headers to be sent along with each remote write request.
         /// Be aware that headers that are set by Prometheus itself can't be overwritten.
         ///
         /// It requires Prometheus >= v2.25.0 or Thanos >= v0.24.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub headers: Option<BTreeMap<String, String>>,
         /// messageVersion defines the Remote Write message's version to use when writing to the endpoint.
         ///
@@ -2116,57 +2131,57 @@ pub mod v1 {
         /// It requires Prometheus >= v2.54.0 or Thanos >= v0.37.0.
         ///
         /// One of: `V1.0`, `V2.0`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub message_version: Option<PrometheusMessageVersion>,
         /// metadataConfig defines how to send a series metadata to the remote storage.
         ///
         /// When the field is empty, **no metadata** is sent. But when the field is
         /// null, metadata is sent.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata_config: Option<PrometheusMetadataConfig>,
         /// name of the remote write queue, it must be unique if specified. The
         /// name is used in metrics and logging in order to differentiate queues.
         ///
         /// It requires Prometheus >= v2.15.0 or Thanos >= 0.24.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
         /// that should be excluded from proxying. IP and domain names can
         /// contain port numbers.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub no_proxy: Option<String>,
         /// oauth2 configuration for the URL.
         ///
         /// It requires Prometheus >= v2.27.0 or Thanos >= v0.24.0.
         ///
         /// Cannot be set at the same time as `sigv4`, `authorization`, `basicAuth`, or `azureAd`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub oauth2: Option<PrometheusRemoteWriteOauth2>,
         /// proxyConnectHeader optionally specifies headers to send to
         /// proxies during CONNECT requests.
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
         /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
         ///
         /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_from_environment: Option<bool>,
         /// proxyUrl defines the HTTP proxy server to use.
         ///
         /// Pattern: `^(http|https|socks5)://.+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proxy_url: Option<String>,
         /// queueConfig allows tuning of the remote write queue parameters.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub queue_config: Option<PrometheusQueueConfig>,
         /// remoteTimeout defines the timeout for requests to the remote write endpoint.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub remote_timeout: Option<String>,
         /// roundRobinDNS controls the DNS resolution behavior for remote-write connections.
         /// When enabled:
@@ -2182,30 +2197,34 @@ pub mod v1 {
         /// If disabled, the timeout is distributed across all connection attempts.
         ///
         /// It requires Prometheus >= v3.1.0 or Thanos >= v0.38.0.
-        #[serde(rename = "roundRobinDNS", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "roundRobinDNS",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub round_robin_dns: Option<bool>,
         /// sendExemplars enables sending of exemplars over remote write. Note that
         /// exemplar-storage itself must be enabled using the `spec.enableFeatures`
         /// option for exemplars to be scraped in the first place.
         ///
         /// It requires Prometheus >= v2.27.0 or Thanos >= v0.24.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub send_exemplars: Option<bool>,
         /// sendNativeHistograms enables sending of native histograms, also known as sparse histograms
         /// over remote write.
         ///
         /// It requires Prometheus >= v2.40.0 or Thanos >= v0.30.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub send_native_histograms: Option<bool>,
         /// sigv4 defines the AWS's Signature Verification 4 for the URL.
         ///
         /// It requires Prometheus >= v2.26.0 or Thanos >= v0.24.0.
         ///
         /// Cannot be set at the same time as `authorization`, `basicAuth`, `oauth2`, or `azureAd`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sigv4: Option<PrometheusRemoteWriteSigv4>,
         /// tlsConfig to use for the URL.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusRemoteWriteTlsConfig>,
         /// url defines the URL of the endpoint to send samples to.
         ///
@@ -2214,7 +2233,7 @@ pub mod v1 {
         /// Pattern: `^(http|https)://.+$`.
         pub url: String,
         /// writeRelabelConfigs defines the list of remote write relabel configurations.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub write_relabel_configs: Option<Vec<PrometheusAlertRelabelings>>,
     }
 
@@ -2229,36 +2248,36 @@ pub mod v1 {
         /// cloud defines the Azure Cloud. Options are 'AzurePublic', 'AzureChina', or 'AzureGovernment'.
         ///
         /// One of: `AzureChina`, `AzureGovernment`, `AzurePublic`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cloud: Option<PrometheusCloud>,
         /// managedIdentity defines the Azure User-assigned Managed identity.
         /// Cannot be set at the same time as `oauth`, `sdk` or `workloadIdentity`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub managed_identity: Option<PrometheusManagedIdentity>,
         /// oauth defines the oauth config that is being used to authenticate.
         /// Cannot be set at the same time as `managedIdentity`, `sdk` or `workloadIdentity`.
         ///
         /// It requires Prometheus >= v2.48.0 or Thanos >= v0.31.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub oauth: Option<PrometheusOauth>,
         /// scope is the custom OAuth 2.0 scope to request when acquiring tokens.
         /// It requires Prometheus >= 3.9.0. Currently not supported by Thanos.
         ///
         /// Pattern: `^[\w\s:/.\\-]+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub scope: Option<String>,
         /// sdk defines the Azure SDK config that is being used to authenticate.
         /// See https://learn.microsoft.com/en-us/azure/developer/go/azure-sdk-authentication
         /// Cannot be set at the same time as `oauth`, `managedIdentity` or `workloadIdentity`.
         ///
         /// It requires Prometheus >= v2.52.0 or Thanos >= v0.36.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sdk: Option<PrometheusSdk>,
         /// workloadIdentity defines the Azure Workload Identity authentication.
         /// Cannot be set at the same time as `oauth`, `managedIdentity`, or `sdk`.
         ///
         /// It requires Prometheus >= 3.7.0. Currently not supported by Thanos.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub workload_identity: Option<PrometheusWorkloadIdentity>,
     }
 
@@ -2283,7 +2302,7 @@ pub mod v1 {
         /// For Prometheus >= 3.5.0 and Thanos >= 0.40.0, this field is allowed to be empty to support system-assigned managed identities.
         ///
         /// Length: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub client_id: Option<String>,
     }
 
@@ -2317,7 +2336,7 @@ pub mod v1 {
         /// tenantId defines the tenant ID of the azure active directory application that is being used to authenticate.
         ///
         /// Pattern: `^[0-9a-zA-Z-.]+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tenant_id: Option<String>,
     }
 
@@ -2361,17 +2380,17 @@ pub mod v1 {
         /// It requires Prometheus >= v2.29.0.
         ///
         /// Minimum: -1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_samples_per_send: Option<i32>,
         /// send defines whether metric metadata is sent to the remote storage or not.
         ///
         /// The setting is ignored when Remote Write message's version 2.0 is used.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub send: Option<bool>,
         /// sendInterval defines how frequently metric metadata is sent to the remote storage.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub send_interval: Option<String>,
     }
 
@@ -2382,45 +2401,45 @@ pub mod v1 {
         /// batchSendDeadline defines the maximum time a sample will wait in buffer.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub batch_send_deadline: Option<String>,
         /// capacity defines the number of samples to buffer per shard before we start
         /// dropping them.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub capacity: Option<i64>,
         /// maxBackoff defines the maximum retry delay.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_backoff: Option<String>,
         /// maxRetries defines the maximum number of times to retry a batch on recoverable errors.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_retries: Option<i64>,
         /// maxSamplesPerSend defines the maximum number of samples per send.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_samples_per_send: Option<i64>,
         /// maxShards defines the maximum number of shards, i.e. amount of concurrency.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_shards: Option<i64>,
         /// minBackoff defines the initial retry delay. Gets doubled for every retry.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_backoff: Option<String>,
         /// minShards defines the minimum number of shards, i.e. amount of concurrency.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_shards: Option<i64>,
         /// retryOnRateLimit defines the retry upon receiving a 429 status code from the remote-write storage.
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub retry_on_rate_limit: Option<bool>,
         /// sampleAgeLimit drops samples older than the limit.
         /// It requires Prometheus >= v2.50.0 or Thanos >= v0.32.0.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sample_age_limit: Option<String>,
     }
 
@@ -2430,7 +2449,7 @@ pub mod v1 {
         /// alert defines the parameters of the Prometheus rules' engine.
         ///
         /// Any update to these parameters trigger a restart of the pods.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub alert: Option<PrometheusAlert>,
     }
 
@@ -2444,15 +2463,15 @@ pub mod v1 {
         ///
         /// This is maintained only for alerts with a configured 'for' time greater
         /// than the grace period.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub for_grace_period: Option<String>,
         /// forOutageTolerance defines the max time to tolerate prometheus outage for restoring 'for' state of
         /// alert.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub for_outage_tolerance: Option<String>,
         /// resendDelay defines the minimum amount of time to wait before resending an alert to
         /// Alertmanager.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resend_delay: Option<String>,
     }
 
@@ -2463,7 +2482,7 @@ pub mod v1 {
         /// See: https://tip.golang.org/doc/gc-guide#GOGC
         ///
         /// Minimum: -1.
-        #[serde(rename = "goGC", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "goGC", default, skip_serializing_if = "Option::is_none")]
         pub go_gc: Option<i32>,
     }
 
@@ -2473,17 +2492,17 @@ pub mod v1 {
         /// attachMetadata defines additional metadata to the discovered targets.
         /// When the scrape object defines its own configuration, it takes
         /// precedence over the scrape class configuration.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub attach_metadata: Option<PrometheusAttachMetadata>,
         /// authorization section for the ScrapeClass.
         /// It will only apply if the scrape resource doesn't specify any Authorization.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub authorization: Option<PrometheusScrapeClassesAuthorization>,
         /// default defines that the scrape applies to all scrape objects that
         /// don't configure an explicit scrape class name.
         ///
         /// Only one scrape class can be set as the default.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub default: Option<bool>,
         /// fallbackScrapeProtocol defines the protocol to use if a scrape returns blank, unparseable, or otherwise invalid Content-Type.
         /// It will only apply if the scrape resource doesn't specify any FallbackScrapeProtocol
@@ -2491,7 +2510,7 @@ pub mod v1 {
         /// It requires Prometheus >= v3.0.0.
         ///
         /// One of: `PrometheusProto`, `OpenMetricsText0.0.1`, `OpenMetricsText1.0.0`, `PrometheusText0.0.4`, `PrometheusText1.0.0`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fallback_scrape_protocol: Option<PrometheusFallbackScrapeProtocol>,
         /// metricRelabelings defines the relabeling rules to apply to all samples before ingestion.
         ///
@@ -2500,7 +2519,7 @@ pub mod v1 {
         /// Then the Operator adds namespace enforcement relabeling rule, specified in '.spec.enforcedNamespaceLabel'.
         ///
         /// More info: https://prometheus.io/docs/prometheus/latest/configuration/configuration/#metric_relabel_configs
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metric_relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// name of the scrape class.
         ///
@@ -2514,14 +2533,14 @@ pub mod v1 {
         /// Then the Operator adds the target-specific relabelings defined in the scrape object.
         ///
         /// More info: https://prometheus.io/docs/prometheus/latest/configuration/configuration/#relabel_config
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub relabelings: Option<Vec<PrometheusAlertRelabelings>>,
         /// tlsConfig defines the TLS settings to use for the scrape. When the
         /// scrape objects define their own CA, certificate and/or key, they take
         /// precedence over the corresponding scrape class fields.
         ///
         /// For now only the `caFile`, `certFile` and `keyFile` fields are supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusScrapeClassesTlsConfig>,
     }
 
@@ -2539,7 +2558,7 @@ pub mod v1 {
         /// Node metadata labels are not automatically added to scraped metrics. They are
         /// exposed as `__meta_kubernetes_node_*` labels and can be copied to timeseries
         /// with relabeling configuration.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node: Option<bool>,
     }
 
@@ -2587,7 +2606,7 @@ pub mod v1 {
         /// If not defined, the operator will use the retention duration configured
         /// for the Prometheus data. If the resource uses size-based retention, the
         /// shard(s) are kept forever (unless manually deleted).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub retain: Option<PrometheusRetain>,
         /// whenScaled defines the retention policy when the Prometheus shards are scaled down.
         /// * `Delete`, the operator will delete the pods from the scaled-down shard(s).
@@ -2596,7 +2615,7 @@ pub mod v1 {
         /// If not defined, the operator assumes the `Delete` value.
         ///
         /// One of: `Retain`, `Delete`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub when_scaled: Option<PrometheusWhenScaled>,
     }
 
@@ -2646,11 +2665,11 @@ pub mod v1 {
         /// feature gate to be enabled.
         ///
         /// One of: `Address`, `Topology`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub mode: Option<PrometheusMode>,
         /// topology defines the configuration for topology-aware sharding.
         /// This field is only valid when mode is set to 'Topology'.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub topology: Option<PrometheusTopology>,
     }
 
@@ -2680,12 +2699,12 @@ pub mod v1 {
         /// to communicate the topology zone assigned to the Prometheus instance.
         /// If not defined, it defaults to "zone".
         /// If set to the empty string, no external label is added to the Prometheus configuration.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub external_label_name: Option<String>,
         /// values defines the list of topology values (e.g. zone names) to be used
         /// for sharding. The configured number of shards must be greater than or
         /// equal to the number of values.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub values: Option<Vec<String>>,
     }
 
@@ -2694,23 +2713,23 @@ pub mod v1 {
     #[serde(rename_all = "camelCase")]
     pub struct PrometheusStorage {
         /// disableMountSubPath deprecated: subPath usage will be removed in a future release.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub disable_mount_sub_path: Option<bool>,
         /// emptyDir to be used by the StatefulSet.
         /// If specified, it takes precedence over `ephemeral` and `volumeClaimTemplate`.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#emptydir
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub empty_dir: Option<EmptyDirVolumeSource>,
         /// ephemeral to be used by the StatefulSet.
         /// This is a beta field in k8s 1.21 and GA in 1.15.
         /// For lower versions, starting with k8s 1.19, it requires enabling the GenericEphemeralVolume feature gate.
         /// More info: https://kubernetes.io/docs/concepts/storage/ephemeral-volumes/#generic-ephemeral-volumes
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ephemeral: Option<PrometheusEphemeral>,
         /// volumeClaimTemplate defines the PVC spec to be used by the Prometheus StatefulSets.
         /// The easiest way to use a volume that cannot be automatically provisioned
         /// is to use a label selector alongside manually created PersistentVolumes.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub volume_claim_template: Option<PrometheusStorageVolumeClaimTemplate>,
     }
 
@@ -2724,24 +2743,24 @@ pub mod v1 {
         /// Servers should convert recognized schemas to the latest internal value, and
         /// may reject unrecognized values.
         /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub api_version: Option<String>,
         /// Kind is a string value representing the REST resource this object represents.
         /// Servers may infer this from the endpoint the client submits requests to.
         /// Cannot be updated.
         /// In CamelCase.
         /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub kind: Option<String>,
         /// metadata defines EmbeddedMetadata contains metadata relevant to an EmbeddedResource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<PrometheusPodMetadata>,
         /// spec defines the specification of the  characteristics of a volume requested by a pod author.
         /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub spec: Option<PersistentVolumeClaimSpec>,
         /// status is deprecated: this field is never set.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<PersistentVolumeClaimStatus>,
     }
 
@@ -2755,10 +2774,10 @@ pub mod v1 {
         /// In case of an argument conflict (e.g. an argument which is already set by the
         /// operator itself) or when providing an invalid argument, the reconciliation will
         /// fail and an error will be logged.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_args: Option<Vec<PrometheusAdditionalArgs>>,
         /// baseImage is deprecated: use 'image' instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub base_image: Option<String>,
         /// blockSize controls the size of TSDB blocks produced by Prometheus.
         /// The default value is 2h to match the upstream Prometheus defaults.
@@ -2770,34 +2789,34 @@ pub mod v1 {
         /// example, 30s * 120 = 1h.
         ///
         /// Default: `"2h"`. Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub block_size: Option<String>,
         /// getConfigInterval defines how often to retrieve the Prometheus configuration.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub get_config_interval: Option<String>,
         /// getConfigTimeout defines the maximum time to wait when retrieving the Prometheus configuration.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub get_config_timeout: Option<String>,
         /// grpcListenLocal defines when true, the Thanos sidecar listens on the loopback interface instead
         /// of the Pod IP's address for the gRPC endpoints.
         ///
         /// It has no effect if `listenLocal` is true.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub grpc_listen_local: Option<bool>,
         /// grpcServerTlsConfig defines the TLS parameters for the gRPC server providing the StoreAPI.
         ///
         /// Note: Currently only the `minVersion`, `caFile`, `certFile`, `keyFile`, `cipherSuites` and `curves` fields are supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub grpc_server_tls_config: Option<PrometheusGrpcServerTlsConfig>,
         /// httpListenLocal when true, the Thanos sidecar listens on the loopback interface instead
         /// of the Pod IP's address for the HTTP endpoints.
         ///
         /// It has no effect if `listenLocal` is true.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub http_listen_local: Option<bool>,
         /// image defines the container image name for Thanos. If specified, it takes precedence over
         /// the `spec.thanos.baseImage`, `spec.thanos.tag` and `spec.thanos.sha`
@@ -2809,55 +2828,55 @@ pub mod v1 {
         /// If neither `spec.thanos.image` nor `spec.thanos.baseImage` are defined,
         /// the operator will use the latest upstream version of Thanos available at
         /// the time when the operator was released.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub image: Option<String>,
         /// listenLocal is deprecated: use `grpcListenLocal` and `httpListenLocal` instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub listen_local: Option<bool>,
         /// logFormat for the Thanos sidecar.
         ///
         /// One of: `  `, `logfmt`, `json`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub log_format: Option<PrometheusLogFormat>,
         /// logLevel for the Thanos sidecar.
         ///
         /// One of: `  `, `debug`, `info`, `warn`, `error`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub log_level: Option<PrometheusLogLevel>,
         /// minTime defines the start of time range limit served by the Thanos sidecar's StoreAPI.
         /// The field's value should be a constant time in RFC3339 format or a time
         /// duration relative to current time, such as -1d or 2h45m. Valid duration
         /// units are ms, s, m, h, d, w, y.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_time: Option<String>,
         /// objectStorageConfig defines the Thanos sidecar's configuration to upload TSDB blocks to object storage.
         ///
         /// More info: https://thanos.io/tip/thanos/storage.md/
         ///
         /// objectStorageConfigFile takes precedence over this field.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub object_storage_config: Option<SecretKeySelector>,
         /// objectStorageConfigFile defines the Thanos sidecar's configuration file to upload TSDB blocks to object storage.
         ///
         /// More info: https://thanos.io/tip/thanos/storage.md/
         ///
         /// This field takes precedence over objectStorageConfig.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub object_storage_config_file: Option<String>,
         /// readyTimeout defines the maximum time that the Thanos sidecar will wait for
         /// Prometheus to start.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ready_timeout: Option<String>,
         /// resources defines the resources requests and limits of the Thanos sidecar.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resources: Option<ResourceRequirements>,
         /// sha is deprecated: use 'image' instead.  The image digest can be specified as part of the image name.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sha: Option<String>,
         /// tag is deprecated: use 'image' instead. The image's tag can be specified as as part of the image name.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tag: Option<String>,
         /// tracingConfig defines the tracing configuration for the Thanos sidecar.
         ///
@@ -2867,7 +2886,7 @@ pub mod v1 {
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tracing_config: Option<SecretKeySelector>,
         /// tracingConfigFile defines the tracing configuration file for the Thanos sidecar.
         ///
@@ -2877,7 +2896,7 @@ pub mod v1 {
         ///
         /// This is an *experimental feature*, it may change in any upcoming release
         /// in a breaking way.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tracing_config_file: Option<String>,
         /// version of Thanos being deployed. The operator uses this information
         /// to generate the Prometheus StatefulSet + configuration files.
@@ -2885,12 +2904,12 @@ pub mod v1 {
         /// If not specified, the operator assumes the latest upstream release of
         /// Thanos available at the time when the version of the operator was
         /// released.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub version: Option<String>,
         /// volumeMounts allows configuration of additional VolumeMounts for Thanos.
         /// VolumeMounts specified will be appended to other VolumeMounts in the
         /// 'thanos-sidecar' container.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub volume_mounts: Option<Vec<VolumeMount>>,
     }
 
@@ -2901,16 +2920,16 @@ pub mod v1 {
     #[serde(rename_all = "camelCase")]
     pub struct PrometheusGrpcServerTlsConfig {
         /// ca defines the Certificate authority used when verifying server certificates.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ca: Option<PrometheusGrpcServerTlsConfigCa>,
         /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ca_file: Option<String>,
         /// cert defines the Client certificate to present when doing client-authentication.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cert: Option<PrometheusGrpcServerTlsConfigCert>,
         /// certFile defines the path to the client cert file in the Prometheus container for the targets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cert_file: Option<String>,
         /// cipherSuites defines the list of supported cipher suites for TLS
         /// versions up to TLS 1.2.
@@ -2923,7 +2942,7 @@ pub mod v1 {
         /// the Thanos version supports the provided values.
         ///
         /// Items: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cipher_suites: Option<Vec<String>>,
         /// curves defines the list of preferred elliptic curves for
         /// TLS handshakes.
@@ -2936,33 +2955,33 @@ pub mod v1 {
         /// the Thanos version supports the provided values.
         ///
         /// Items: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub curves: Option<Vec<String>>,
         /// insecureSkipVerify defines how to disable target certificate validation.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub insecure_skip_verify: Option<bool>,
         /// keyFile defines the path to the client key file in the Prometheus container for the targets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub key_file: Option<String>,
         /// keySecret defines the Secret containing the client key file for the targets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub key_secret: Option<SecretKeySelector>,
         /// maxVersion defines the maximum acceptable TLS version.
         ///
         /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
         ///
         /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_version: Option<PrometheusMaxVersion>,
         /// minVersion defines the minimum acceptable TLS version.
         ///
         /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
         ///
         /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_version: Option<PrometheusMaxVersion>,
         /// serverName is used to verify the hostname for the targets.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub server_name: Option<String>,
     }
 
@@ -2972,12 +2991,12 @@ pub mod v1 {
         /// additionalLabelSelectors Defines what Prometheus Operator managed labels should be added to labelSelector on the topologySpreadConstraint.
         ///
         /// One of: `OnResource`, `OnShard`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_label_selectors: Option<PrometheusAdditionalLabelSelectors>,
         /// LabelSelector is used to find matching pods.
         /// Pods that match this label selector are counted to determine the number of pods
         /// in their corresponding topology domain.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub label_selector: Option<LabelSelector>,
         /// MatchLabelKeys is a set of pod label keys to select the pods over which
         /// spreading will be calculated. The keys are used to lookup values from the
@@ -2989,7 +3008,7 @@ pub mod v1 {
         /// be ignored. A null or empty list means only match against labelSelector.
         ///
         /// This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub match_label_keys: Option<Vec<String>>,
         /// MaxSkew describes the degree to which pods may be unevenly distributed.
         /// When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference
@@ -3028,7 +3047,7 @@ pub mod v1 {
         /// In this situation, new pod with the same labelSelector cannot be scheduled,
         /// because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones,
         /// it will violate MaxSkew.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_domains: Option<i32>,
         /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector
         /// when calculating pod topology spread skew. Options are:
@@ -3036,7 +3055,7 @@ pub mod v1 {
         /// - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
         ///
         /// If this value is nil, the behavior is equivalent to the Honor policy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_affinity_policy: Option<String>,
         /// NodeTaintsPolicy indicates how we will treat node taints when calculating
         /// pod topology spread skew. Options are:
@@ -3045,7 +3064,7 @@ pub mod v1 {
         /// - Ignore: node taints are ignored. All nodes are included.
         ///
         /// If this value is nil, the behavior is equivalent to the Ignore policy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub node_taints_policy: Option<String>,
         /// TopologyKey is the key of node labels. Nodes that have a label with this key
         /// and identical values are considered to be in the same topology.
@@ -3098,33 +3117,33 @@ pub mod v1 {
         /// clientType defines the client used to export the traces. Supported values are `HTTP` and `GRPC`.
         ///
         /// One of: `http`, `grpc`, `HTTP`, `GRPC`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub client_type: Option<PrometheusClientType>,
         /// compression key for supported compression types. The only supported value is `Gzip`.
         ///
         /// One of: `gzip`, `Gzip`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub compression: Option<PrometheusCompression>,
         /// endpoint to send the traces to. Should be provided in format <host>:<port>.
         ///
         /// Length: at least 1.
         pub endpoint: String,
         /// headers defines the key-value pairs to be used as headers associated with gRPC or HTTP requests.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub headers: Option<BTreeMap<String, String>>,
         /// insecure if disabled, the client will use a secure connection.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub insecure: Option<bool>,
         /// samplingFraction defines the probability a given trace will be sampled. Must be a float from 0 through 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sampling_fraction: Option<IntOrString>,
         /// timeout defines the maximum time the exporter will wait for each batch export.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub timeout: Option<String>,
         /// tlsConfig to use when sending traces.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusTracingConfigTlsConfig>,
     }
 
@@ -3167,7 +3186,7 @@ pub mod v1 {
         ///
         /// Notice: Setting "Xor" is incompatible with --enable-feature=st-storage
         /// (XOR chunks do not store start timestamps).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub chunk_encoding: Option<PrometheusChunkEncoding>,
         /// outOfOrderTimeWindow defines how old an out-of-order/out-of-bounds sample can be with
         /// respect to the TSDB max time.
@@ -3181,7 +3200,7 @@ pub mod v1 {
         /// It requires Prometheus >= v2.39.0 or PrometheusAgent >= v2.54.0.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub out_of_order_time_window: Option<String>,
         /// staleSeriesCompactionThreshold configures the trigger point for compacting
         /// stale series from memory into persistent blocks and removing those stale
@@ -3196,7 +3215,7 @@ pub mod v1 {
         /// If set to 0, stale series compaction is disabled.
         ///
         /// It requires Prometheus >= v3.10.0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub stale_series_compaction_threshold: Option<IntOrString>,
     }
 
@@ -3219,7 +3238,7 @@ pub mod v1 {
         /// It requires Prometheus >= v3.13.0.
         ///
         /// One of: `Xor`, `Xor2`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub floats: Option<PrometheusFloats>,
     }
 
@@ -3249,7 +3268,7 @@ pub mod v1 {
     #[serde(rename_all = "camelCase")]
     pub struct PrometheusUpdateStrategy {
         /// rollingUpdate is used to communicate parameters when type is RollingUpdate.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rolling_update: Option<PrometheusRollingUpdate>,
         /// type indicates the type of the StatefulSetUpdateStrategy.
         ///
@@ -3271,7 +3290,7 @@ pub mod v1 {
         /// MaxUnavailableStatefulSet feature. The field applies to all pods in the
         /// range 0 to Replicas-1.  That means if there is any unavailable pod in
         /// the range 0 to Replicas-1, it will be counted towards MaxUnavailable.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_unavailable: Option<IntOrString>,
     }
 
@@ -3295,40 +3314,44 @@ pub mod v1 {
         /// Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree
         /// awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub aws_elastic_block_store: Option<AWSElasticBlockStoreVolumeSource>,
         /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
         /// Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type
         /// are redirected to the disk.csi.azure.com CSI driver.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub azure_disk: Option<AzureDiskVolumeSource>,
         /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
         /// Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type
         /// are redirected to the file.csi.azure.com CSI driver.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub azure_file: Option<AzureFileVolumeSource>,
         /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
         /// Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cephfs: Option<CephFSVolumeSource>,
         /// cinder represents a cinder volume attached and mounted on kubelets host machine.
         /// Deprecated: Cinder is deprecated. All operations for the in-tree cinder type
         /// are redirected to the cinder.csi.openstack.org CSI driver.
         /// More info: https://examples.k8s.io/mysql-cinder-pd/README.md
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cinder: Option<CinderVolumeSource>,
         /// configMap represents a configMap that should populate this volume
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub config_map: Option<ConfigMapVolumeSource>,
         /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub csi: Option<CSIVolumeSource>,
         /// downwardAPI represents downward API about the pod that should populate this volume
-        #[serde(rename = "downwardAPI", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "downwardAPI",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub downward_api: Option<DownwardAPIVolumeSource>,
         /// emptyDir represents a temporary directory that shares a pod's lifetime.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub empty_dir: Option<EmptyDirVolumeSource>,
         /// ephemeral represents a volume that is handled by a cluster storage driver.
         /// The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts,
@@ -3354,43 +3377,43 @@ pub mod v1 {
         ///
         /// A pod can use both types of ephemeral volumes and
         /// persistent volumes at the same time.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ephemeral: Option<PrometheusVolumesEphemeral>,
         /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fc: Option<FCVolumeSource>,
         /// flexVolume represents a generic volume resource that is
         /// provisioned/attached using an exec based plugin.
         /// Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub flex_volume: Option<FlexVolumeSource>,
         /// flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running.
         /// Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub flocker: Option<FlockerVolumeSource>,
         /// gcePersistentDisk represents a GCE Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree
         /// gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub gce_persistent_disk: Option<GCEPersistentDiskVolumeSource>,
         /// gitRepo represents a git repository at a particular revision.
         /// Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an
         /// EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir
         /// into the Pod's container.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub git_repo: Option<GitRepoVolumeSource>,
         /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
         /// Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub glusterfs: Option<GlusterfsVolumeSource>,
         /// hostPath represents a pre-existing file or directory on the host
         /// machine that is directly exposed to the container. This is generally
         /// used for system agents or other privileged things that are allowed
         /// to see the host machine. Most containers will NOT need this.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub host_path: Option<HostPathVolumeSource>,
         /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
         /// The volume is resolved at pod startup depending on which PullPolicy value is provided:
@@ -3406,12 +3429,12 @@ pub mod v1 {
         /// The volume will be mounted read-only (ro).
         /// Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33.
         /// The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub image: Option<ImageVolumeSource>,
         /// iscsi represents an ISCSI Disk resource that is attached to a
         /// kubelet's host machine and then exposed to the pod.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub iscsi: Option<ISCSIVolumeSource>,
         /// name of the volume.
         /// Must be a DNS_LABEL and unique within the pod.
@@ -3419,49 +3442,49 @@ pub mod v1 {
         pub name: String,
         /// nfs represents an NFS mount on the host that shares a pod's lifetime
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub nfs: Option<NFSVolumeSource>,
         /// persistentVolumeClaimVolumeSource represents a reference to a
         /// PersistentVolumeClaim in the same namespace.
         /// More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
         /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine.
         /// Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub photon_persistent_disk: Option<PhotonPersistentDiskVolumeSource>,
         /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
         /// Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type
         /// are redirected to the pxd.portworx.com CSI driver.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub portworx_volume: Option<PortworxVolumeSource>,
         /// projected items for all in one resources secrets, configmaps, and downward API
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub projected: Option<ProjectedVolumeSource>,
         /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
         /// Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub quobyte: Option<QuobyteVolumeSource>,
         /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
         /// Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rbd: Option<RBDVolumeSource>,
         /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
         /// Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
-        #[serde(rename = "scaleIO", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "scaleIO", default, skip_serializing_if = "Option::is_none")]
         pub scale_io: Option<ScaleIOVolumeSource>,
         /// secret represents a secret that should populate this volume.
         /// More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub secret: Option<SecretVolumeSource>,
         /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
         /// Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub storageos: Option<StorageOSVolumeSource>,
         /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
         /// Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type
         /// are redirected to the csi.vsphere.vmware.com CSI driver.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub vsphere_volume: Option<VsphereVirtualDiskVolumeSource>,
     }
 
@@ -3470,19 +3493,19 @@ pub mod v1 {
     #[serde(rename_all = "camelCase")]
     pub struct PrometheusWeb {
         /// httpConfig defines HTTP parameters for web server.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub http_config: Option<PrometheusHttpConfig>,
         /// maxConnections defines the maximum number of simultaneous connections
         /// A zero value means that Prometheus doesn't accept any incoming connection.
         ///
         /// Minimum: 0.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_connections: Option<i32>,
         /// pageTitle defines the prometheus web page title.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub page_title: Option<String>,
         /// tlsConfig defines the TLS parameters for HTTPS.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tls_config: Option<PrometheusWebTlsConfig>,
     }
 
@@ -3490,12 +3513,12 @@ pub mod v1 {
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct PrometheusHttpConfig {
         /// headers defines a list of headers that can be added to HTTP responses.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub headers: Option<PrometheusHeaders>,
         /// http2 enable HTTP/2 support. Note that HTTP/2 is only supported with TLS.
         /// When TLSConfig is not configured, HTTP/2 will be disabled.
         /// Whenever the value of the field changes, a rolling update will be triggered.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub http2: Option<bool>,
     }
 
@@ -3505,7 +3528,7 @@ pub mod v1 {
     pub struct PrometheusHeaders {
         /// contentSecurityPolicy defines the Content-Security-Policy header to HTTP responses.
         /// Unset if blank.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub content_security_policy: Option<String>,
         /// strictTransportSecurity defines the Strict-Transport-Security header to HTTP responses.
         /// Unset if blank.
@@ -3513,26 +3536,30 @@ pub mod v1 {
         /// browsers to load Prometheus and the other applications hosted on the same
         /// domain and subdomains over HTTPS.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Strict-Transport-Security
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub strict_transport_security: Option<String>,
         /// xContentTypeOptions defines the X-Content-Type-Options header to HTTP responses.
         /// Unset if blank. Accepted value is nosniff.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Content-Type-Options
         ///
         /// One of: `  `, `NoSniff`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub x_content_type_options: Option<PrometheusXContentTypeOptions>,
         /// xFrameOptions defines the X-Frame-Options header to HTTP responses.
         /// Unset if blank. Accepted values are deny and sameorigin.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-Frame-Options
         ///
         /// One of: `  `, `Deny`, `SameOrigin`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub x_frame_options: Option<PrometheusXFrameOptions>,
         /// xXSSProtection defines the X-XSS-Protection header to all responses.
         /// Unset if blank.
         /// https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/X-XSS-Protection
-        #[serde(rename = "xXSSProtection", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "xXSSProtection",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub x_xss_protection: Option<String>,
     }
 
@@ -3571,73 +3598,77 @@ pub mod v1 {
         /// Either `keySecret` or `keyFile` must be defined.
         ///
         /// It is mutually exclusive with `certFile`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cert: Option<PrometheusWebTlsConfigCert>,
         /// certFile defines the path to the TLS certificate file in the container for the web server.
         ///
         /// Either `keySecret` or `keyFile` must be defined.
         ///
         /// It is mutually exclusive with `cert`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cert_file: Option<String>,
         /// cipherSuites defines the list of supported cipher suites for TLS versions up to TLS 1.2.
         ///
         /// If not defined, the Go default cipher suites are used.
         /// Available cipher suites are documented in the Go documentation:
         /// https://golang.org/pkg/crypto/tls/#pkg-constants
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub cipher_suites: Option<Vec<String>>,
         /// client_ca defines the Secret or ConfigMap containing the CA certificate for client certificate
         /// authentication to the server.
         ///
         /// It is mutually exclusive with `clientCAFile`.
-        #[serde(rename = "client_ca", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "client_ca", default, skip_serializing_if = "Option::is_none")]
         pub client_ca: Option<PrometheusClientCa>,
         /// clientAuthType defines the server policy for client TLS authentication.
         ///
         /// For more detail on clientAuth options:
         /// https://golang.org/pkg/crypto/tls/#ClientAuthType
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub client_auth_type: Option<String>,
         /// clientCAFile defines the path to the CA certificate file for client certificate authentication to
         /// the server.
         ///
         /// It is mutually exclusive with `client_ca`.
-        #[serde(rename = "clientCAFile", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "clientCAFile",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub client_ca_file: Option<String>,
         /// curvePreferences defines elliptic curves that will be used in an ECDHE handshake, in preference
         /// order.
         ///
         /// Available curves are documented in the Go documentation:
         /// https://golang.org/pkg/crypto/tls/#CurveID
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub curve_preferences: Option<Vec<String>>,
         /// keyFile defines the path to the TLS private key file in the container for the web server.
         ///
         /// If defined, either `cert` or `certFile` must be defined.
         ///
         /// It is mutually exclusive with `keySecret`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub key_file: Option<String>,
         /// keySecret defines the secret containing the TLS private key for the web server.
         ///
         /// Either `cert` or `certFile` must be defined.
         ///
         /// It is mutually exclusive with `keyFile`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub key_secret: Option<SecretKeySelector>,
         /// maxVersion defines the Maximum TLS version that is acceptable.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub max_version: Option<String>,
         /// minVersion defines the minimum TLS version that is acceptable.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub min_version: Option<String>,
         /// preferServerCipherSuites defines whether the server selects the client's most preferred cipher
         /// suite, or the server's most preferred cipher suite.
         ///
         /// If true then the server's preference, as expressed in
         /// the order of elements in cipherSuites, is used.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub prefer_server_cipher_suites: Option<bool>,
     }
 
@@ -3649,34 +3680,34 @@ pub mod v1 {
     pub struct PrometheusStatus {
         /// availableReplicas defines the total number of available pods (ready for at least minReadySeconds)
         /// targeted by this Prometheus deployment.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub available_replicas: Option<i32>,
         /// conditions defines the current state of the Prometheus deployment.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conditions: Option<Vec<PrometheusConditions>>,
         /// paused defines whether any actions on the underlying managed objects are
         /// being performed. Only delete actions will be performed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub paused: Option<bool>,
         /// replicas defines the total number of non-terminated pods targeted by this Prometheus deployment
         /// (their labels match the selector).
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub replicas: Option<i32>,
         /// selector used to match the pods targeted by this Prometheus resource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub selector: Option<String>,
         /// shardStatuses defines the list has one entry per shard. Each entry provides a summary of the shard status.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub shard_statuses: Option<Vec<PrometheusShardStatuses>>,
         /// shards defines the most recently observed number of shards.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub shards: Option<i32>,
         /// unavailableReplicas defines the total number of unavailable pods targeted by this Prometheus deployment.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub unavailable_replicas: Option<i32>,
         /// updatedReplicas defines the total number of non-terminated pods targeted by this Prometheus deployment
         /// that have the desired version spec.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub updated_replicas: Option<i32>,
     }
 
@@ -3690,17 +3721,17 @@ pub mod v1 {
         /// Format: `date-time`.
         pub last_transition_time: String,
         /// message defines human-readable message indicating details for the condition's last transition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub message: Option<String>,
         /// observedGeneration defines the .metadata.generation that the
         /// condition was set based upon. For instance, if `.metadata.generation` is
         /// currently 12, but the `.status.conditions[].observedGeneration` is 9, the
         /// condition is out of date with respect to the current state of the
         /// instance.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// reason for the condition's last transition.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub reason: Option<String>,
         /// status of the condition.
         ///

@@ -125,7 +125,7 @@ pub mod v1alpha1 {
         /// The desired state of a PromotionStrategy.
         pub spec: PromotionStrategySpec,
         /// The observed state of a PromotionStrategy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<PromotionStrategyStatus>,
     }
 
@@ -254,7 +254,7 @@ pub mod v1alpha1 {
         /// Items: 1 to 1000.
         pub environments: Vec<Environment>,
         /// Statuses that must pass on an environment's active branch before the next one is promoted.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub active_commit_statuses: Option<Vec<CommitStatusSelector>>,
     }
 
@@ -267,10 +267,10 @@ pub mod v1alpha1 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// Where each environment of the sequence stands.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub environments: Option<Vec<EnvironmentStatus>>,
     }
 
@@ -283,7 +283,7 @@ pub mod v1alpha1 {
         /// The desired state of a ChangeTransferPolicy.
         pub spec: ChangeTransferPolicySpec,
         /// The observed state of a ChangeTransferPolicy.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<ChangeTransferPolicyStatus>,
     }
 
@@ -418,13 +418,13 @@ pub mod v1alpha1 {
         /// Whether the pull request is merged once its checks pass.
         ///
         /// Default: `true`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub auto_merge: Option<bool>,
         /// The statuses monitored on the active branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub active_commit_statuses: Option<Vec<CommitStatusSelector>>,
         /// The statuses monitored on the proposed branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proposed_commit_statuses: Option<Vec<CommitStatusSelector>>,
     }
 
@@ -437,16 +437,16 @@ pub mod v1alpha1 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// The state of the proposed branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proposed: Option<BranchState>,
         /// The state of the active branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub active: Option<BranchState>,
         /// The pull request open for this policy, if any.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pull_request: Option<ChangeTransferPolicyStatusPullRequest>,
     }
 
@@ -470,7 +470,7 @@ pub mod v1alpha1 {
         /// Whether the pull request is merged once its checks pass.
         ///
         /// Default: `true`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub auto_merge: Option<bool>,
     }
 
@@ -490,13 +490,13 @@ pub mod v1alpha1 {
         /// The environment's active branch.
         pub branch: String,
         /// The state of the active branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub active: Option<BranchState>,
         /// The state of the proposed branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub proposed: Option<BranchState>,
         /// The Ready condition of this environment's ChangeTransferPolicy, copied so that a Not-Ready child makes the strategy Not-Ready with the same reason.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub change_transfer_policy_ready: Option<Condition>,
     }
 
@@ -505,12 +505,12 @@ pub mod v1alpha1 {
     #[serde(rename_all = "camelCase")]
     pub struct BranchState {
         /// The dry (source) commit the branch was hydrated from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub dry: Option<CommitState>,
         /// The hydrated commit at the head of the branch.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub hydrated: Option<CommitState>,
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub commit_statuses: Option<Vec<CommitStatusState>>,
     }
 
@@ -521,20 +521,20 @@ pub mod v1alpha1 {
         /// The commit's SHA-1 or SHA-256 hash.
         ///
         /// Pattern: `^([a-f0-9]{40}|[a-f0-9]{64})$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sha: Option<String>,
         /// When the commit was made.
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub commit_time: Option<String>,
         /// The first line of the commit message.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub subject: Option<String>,
         /// The URL of the repository the commit is in.
         ///
         /// Format: `uri`.
-        #[serde(rename = "repoURL", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "repoURL", default, skip_serializing_if = "Option::is_none")]
         pub repo_url: Option<String>,
     }
 
@@ -566,23 +566,23 @@ pub mod v1alpha1 {
     #[serde(rename_all = "camelCase")]
     pub struct ChangeTransferPolicyStatusPullRequest {
         /// The pull request's ID in the SCM.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// The state of the pull request.
         ///
         /// One of: `open`, `merged`, `closed`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub state: Option<ChangeTransferPolicyStatusPullRequestState>,
         /// The pull request's URL.
         ///
         /// Format: `uri`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
         /// When the pull request was opened.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pr_creation_time: Option<Time>,
         /// When the pull request was merged.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub pr_merge_time: Option<Time>,
     }
 

@@ -97,7 +97,7 @@ pub mod v1api20200601 {
         /// The desired state of a ResourceGroup.
         pub spec: ResourceGroupSpec,
         /// The observed state of a ResourceGroup.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<ResourceGroupStatus>,
     }
 
@@ -222,23 +222,23 @@ pub mod v1api20200601 {
         /// The name of the resource group in Azure; by default the name of the Kubernetes object. Letters, digits, underscores, hyphens, periods and parentheses; it must not end in a period.
         ///
         /// Length: 1 to 90. Pattern: `^[-\w._()]*[-\w_()]$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub azure_name: Option<String>,
         /// The Azure location of the resource group, such as westeurope. Cannot be changed.
         pub location: String,
         /// The ID of the resource that manages this resource group.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub managed_by: Option<String>,
         /// The owner of the resource group. When the owner is deleted, the resource group is deleted too. When unset, the subscription of the operator's credential owns it.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub owner: Option<ArbitraryOwnerReference>,
         /// The tags attached to the resource group (at most 50).
         ///
         /// Entries: at most 50.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<BTreeMap<String, String>>,
         /// How the operator behaves for this resource; not sent to Azure.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub operator_spec: Option<ResourceGroupSpecOperatorSpec>,
     }
 
@@ -251,25 +251,25 @@ pub mod v1api20200601 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// The ARM ID of the resource group.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// The name of the resource group in Azure.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The location of the resource group.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub location: Option<String>,
         /// The ID of the resource that manages this resource group.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub managed_by: Option<String>,
         /// The provisioning state Azure reports, such as Succeeded or Deleting.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub provisioning_state: Option<String>,
         /// The tags attached to the resource group in Azure.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<BTreeMap<String, String>>,
     }
 
@@ -278,18 +278,18 @@ pub mod v1api20200601 {
     #[serde(rename_all = "camelCase")]
     pub struct ArbitraryOwnerReference {
         /// The name of the Kubernetes resource, in the same namespace.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The group of the Kubernetes resource, such as resources.azure.com.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub group: Option<String>,
         /// The kind of the Kubernetes resource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub kind: Option<String>,
         /// The ARM ID of an Azure resource that Kubernetes does not manage.
         ///
         /// Pattern: `(?i)^/subscriptions/[^/]+(/resourcegroups/[^/]+)?(/providers/.+)?$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub arm_id: Option<String>,
     }
 
@@ -298,10 +298,10 @@ pub mod v1api20200601 {
     #[serde(rename_all = "camelCase")]
     pub struct ResourceGroupSpecOperatorSpec {
         /// ConfigMaps the operator writes from CEL expressions over the resource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub config_map_expressions: Option<Vec<DestinationExpression>>,
         /// Secrets the operator writes from CEL expressions over the resource.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub secret_expressions: Option<Vec<DestinationExpression>>,
     }
 
@@ -311,7 +311,7 @@ pub mod v1api20200601 {
         /// The ConfigMap or Secret to write, in the same namespace.
         pub name: String,
         /// The key to write when the expression returns a string; unset when it returns a map, whose keys are written instead.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub key: Option<String>,
         /// The CEL expression, evaluated over the resource.
         pub value: String,

@@ -90,7 +90,7 @@ pub mod v1alpha1 {
         /// The desired state of a Router.
         pub spec: RouterSpec,
         /// The observed state of a Router.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<RouterStatus>,
     }
 
@@ -214,15 +214,15 @@ pub mod v1alpha1 {
         /// managed creates, updates and deletes the router; unmanaged only imports it.
         ///
         /// Default: `"managed"`. One of: `managed`, `unmanaged`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub management_policy: Option<RouterSpecManagementPolicy>,
         /// Options of a managed router.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub managed_options: Option<RouterSpecManagedOptions>,
         /// The router to create, with the policy managed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resource: Option<RouterSpecResource>,
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resync_period: Option<String>,
     }
 
@@ -235,15 +235,15 @@ pub mod v1alpha1 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// The OpenStack ID of the router.
         ///
         /// Length: at most 1024.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// The router as OpenStack reports it.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resource: Option<RouterStatusResource>,
     }
 
@@ -279,12 +279,12 @@ pub mod v1alpha1 {
         /// What deleting the object does to the router.
         ///
         /// Default: `"delete"`. One of: `delete`, `detach`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub on_delete: Option<RouterSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for every interface and route, not only the router.
         ///
         /// Default: `false`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub wait_for_sub_resources: Option<bool>,
     }
 
@@ -306,40 +306,40 @@ pub mod v1alpha1 {
         /// The name; by default the object's name.
         ///
         /// Length: 1 to 255. Pattern: `^[^,]+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// A human-readable description.
         ///
         /// Length: 1 to 255.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         /// Whether the router is administratively up.
         ///
         /// Default: `true`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub admin_state_up: Option<bool>,
         /// Whether the router is distributed (DVR). Cannot be changed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub distributed: Option<bool>,
         /// The external gateway; ORC supports at most one.
         ///
         /// Items: at most 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub external_gateways: Option<Vec<ExternalGateway>>,
         /// The subnets the router has an interface on.
         ///
         /// Items: at most 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub interfaces: Option<Vec<Interface>>,
         /// Static routes, each to one destination.
         ///
         /// Items: at most 128.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub routes: Option<Vec<Route>>,
         /// Tags applied to the router.
         ///
         /// Items: at most 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
 
@@ -364,7 +364,7 @@ pub mod v1alpha1 {
         /// The interface's address; by default the subnet's gateway IP.
         ///
         /// Format: `ipv4`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ip_address: Option<String>,
     }
 
@@ -388,21 +388,21 @@ pub mod v1alpha1 {
         /// The router's name; might not be unique.
         ///
         /// Length: at most 1024.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The router's status, such as ACTIVE.
         ///
         /// Length: at most 1024.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<String>,
         /// Whether the router is administratively up.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub admin_state_up: Option<bool>,
         /// The external gateways of the router.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub external_gateways: Option<Vec<GatewayStatus>>,
         /// The static routes OpenStack has.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub routes: Option<Vec<Route>>,
     }
 
@@ -412,7 +412,7 @@ pub mod v1alpha1 {
         /// The ID of the gateway's network.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "networkID", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "networkID", default, skip_serializing_if = "Option::is_none")]
         pub network_id: Option<String>,
     }
 }

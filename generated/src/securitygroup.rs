@@ -92,7 +92,7 @@ pub mod v1alpha1 {
         /// The desired state of a SecurityGroup.
         pub spec: SecurityGroupSpec,
         /// The observed state of a SecurityGroup.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub status: Option<SecurityGroupStatus>,
     }
 
@@ -216,21 +216,21 @@ pub mod v1alpha1 {
         /// managed creates, updates and deletes the security group; unmanaged only imports it.
         ///
         /// Default: `"managed"`. One of: `managed`, `unmanaged`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub management_policy: Option<SecurityGroupSpecManagementPolicy>,
         /// Options of a managed security group.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub managed_options: Option<SecurityGroupSpecManagedOptions>,
         /// The security group to create, with the policy managed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resource: Option<SecurityGroupSpecResource>,
         /// An existing security group to adopt, with the policy unmanaged; by ID or by filter.
         ///
         /// Fields set: exactly 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub import: Option<SecurityGroupSpecImport>,
         /// How often to read the security group from OpenStack even when nothing changed.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resync_period: Option<String>,
     }
 
@@ -248,20 +248,20 @@ pub mod v1alpha1 {
         #[serde(default)]
         pub conditions: Conditions,
         /// The metadata.generation the status was last computed from.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub observed_generation: Option<i64>,
         /// The OpenStack ID of the security group.
         ///
         /// Length: at most 1024.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// When the controller last read the security group from OpenStack.
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub last_sync_time: Option<String>,
         /// The security group as OpenStack reports it.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resource: Option<SecurityGroupStatusResource>,
     }
 
@@ -297,12 +297,12 @@ pub mod v1alpha1 {
         /// Whether deleting the object deletes the OpenStack security group or leaves it.
         ///
         /// Default: `"delete"`. One of: `delete`, `detach`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub on_delete: Option<SecurityGroupSpecManagedOptionsOnDelete>,
         /// Whether dependents wait for SubResourcesReady, not only Available.
         ///
         /// Default: `false`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub wait_for_sub_resources: Option<bool>,
     }
 
@@ -323,25 +323,25 @@ pub mod v1alpha1 {
         /// The name; by default the object's name.
         ///
         /// Length: 1 to 255. Pattern: `^[^,]+$`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// A human-readable description.
         ///
         /// Length: 1 to 255.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         /// Whether the security group is stateful.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub stateful: Option<bool>,
         /// Tags applied to the security group.
         ///
         /// Items: at most 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
         /// The rules of the security group.
         ///
         /// Items: at most 256.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rules: Option<Vec<Rule>>,
     }
 
@@ -352,37 +352,41 @@ pub mod v1alpha1 {
         /// A human-readable description.
         ///
         /// Length: 1 to 255.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         /// Whether the rule applies to incoming or outgoing traffic.
         ///
         /// One of: `ingress`, `egress`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub direction: Option<RuleDirection>,
         /// The IP protocol the rule matches.
         ///
         /// One of: `ah`, `dccp`, `egp`, `esp`, `gre`, `icmp`, `icmpv6`, `igmp`, `ipip`, `ospf`, `pgm`, `rsvp`, `sctp`, `tcp`, `udp`, `udplite`, `vrrp`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub protocol: Option<RuleProtocol>,
         /// The lowest port matched.
         ///
         /// Minimum: 0. Maximum: 65535.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub port_range_min: Option<i32>,
         /// The highest port matched.
         ///
         /// Minimum: 0. Maximum: 65535.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub port_range_max: Option<i32>,
         /// The remote IP address block, of the rule's ethertype.
         ///
         /// Format: `cidr`. Length: at most 49.
-        #[serde(rename = "remoteIPPrefix", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            rename = "remoteIPPrefix",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         pub remote_ip_prefix: Option<String>,
         /// The IP version; CIDRs of the rule must match it.
         ///
         /// Default: `"IPv4"`. One of: `IPv4`, `IPv6`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub ethertype: Option<RuleEthertype>,
     }
 
@@ -468,12 +472,12 @@ pub mod v1alpha1 {
         /// The ID of the security group; it must exist.
         ///
         /// Format: `uuid`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// A query expected to match exactly one security group.
         ///
         /// Fields set: at least 1.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub filter: Option<SecurityGroupSpecImportFilter>,
     }
 
@@ -483,12 +487,12 @@ pub mod v1alpha1 {
         /// The security group's name.
         ///
         /// Length: 1 to 255.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// Tags it must all have.
         ///
         /// Items: at most 64.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tags: Option<Vec<String>>,
     }
 
@@ -499,31 +503,31 @@ pub mod v1alpha1 {
         /// The security group's name; might not be unique.
         ///
         /// Length: at most 1024.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The security group's description.
         ///
         /// Length: at most 1024.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         /// The project that owns the security group.
         ///
         /// Length: at most 1024.
-        #[serde(rename = "projectID", skip_serializing_if = "Option::is_none")]
+        #[serde(rename = "projectID", default, skip_serializing_if = "Option::is_none")]
         pub project_id: Option<String>,
         /// Whether the security group is stateful.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub stateful: Option<bool>,
         /// The rules OpenStack has.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rules: Option<Vec<Rule>>,
         /// The revision number, incremented on every change.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub revision_number: Option<i64>,
         /// When the security group was created.
         ///
         /// Format: `date-time`.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub created_at: Option<String>,
     }
 }

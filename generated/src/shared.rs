@@ -36,7 +36,7 @@ pub struct ClusterAvailabilityGates {
     /// A negative polarity means that the condition should report a false status under normal conditions.
     ///
     /// One of: `Positive`, `Negative`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub polarity: Option<ClusterPolarity>,
 }
 
@@ -54,21 +54,21 @@ pub struct ClusterConditions {
     /// This field may be empty.
     ///
     /// Length: 1 to 10240.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// reason is the reason for the condition's last transition in CamelCase.
     /// The specific API may choose whether or not this field is considered a guaranteed API.
     /// This field may be empty.
     ///
     /// Length: 1 to 256.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// severity provides an explicit classification of Reason code, so the users or machines can immediately
     /// understand the current situation and act accordingly.
     /// The Severity field MUST be set only when Status=False.
     ///
     /// Length: at most 32.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<String>,
     /// status of the condition, one of True, False, Unknown.
     pub status: String,
@@ -104,12 +104,12 @@ pub struct ClusterMachineHealthCheck {
     ///
     /// If true: A MachineHealthCheck is guaranteed to be created. Cluster validation will
     /// block if `enable` is true and no MachineHealthCheck definition is available.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enable: Option<bool>,
     /// maxUnhealthy specifies the maximum number of unhealthy machines allowed.
     /// Any further remediation is only allowed if at most "maxUnhealthy" machines selected by
     /// "selector" are not healthy.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_unhealthy: Option<IntOrString>,
     /// nodeStartupTimeout allows to set the maximum time for MachineHealthCheck
     /// to consider a Machine unhealthy if a corresponding Node isn't associated
@@ -123,7 +123,7 @@ pub struct ClusterMachineHealthCheck {
     ///
     /// Defaults to 10 minutes.
     /// If you wish to disable this feature, set the value explicitly to 0.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_startup_timeout: Option<String>,
     /// remediationTemplate is a reference to a remediation template
     /// provided by an infrastructure provider.
@@ -131,21 +131,21 @@ pub struct ClusterMachineHealthCheck {
     /// This field is completely optional, when filled, the MachineHealthCheck controller
     /// creates a new object from the template referenced and hands off remediation of the machine to
     /// a controller that lives outside of Cluster API.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remediation_template: Option<ObjectReference>,
     /// unhealthyConditions contains a list of the conditions that determine
     /// whether a node is considered unhealthy. The conditions are combined in a
     /// logical OR, i.e. if any of the conditions is met, the node is unhealthy.
     ///
     /// Items: at most 100.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unhealthy_conditions: Option<Vec<ClusterUnhealthyConditions>>,
     /// unhealthyMachineConditions contains a list of the machine conditions that determine
     /// whether a machine is considered unhealthy.  The conditions are combined in a
     /// logical OR, i.e. if any of the conditions is met, the machine is unhealthy.
     ///
     /// Items: 1 to 100.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unhealthy_machine_conditions: Option<Vec<ClusterUnhealthyMachineConditions>>,
     /// unhealthyRange specifies the range of unhealthy machines allowed.
     /// Any further remediation is only allowed if the number of machines selected by "selector" as not healthy
@@ -155,7 +155,7 @@ pub struct ClusterMachineHealthCheck {
     /// (b) there are at most 5 unhealthy machines
     ///
     /// Length: 1 to 32. Pattern: `^\[[0-9]+-[0-9]+\]$`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unhealthy_range: Option<String>,
 }
 
@@ -166,13 +166,13 @@ pub struct ClusterMetadata {
     /// set by external tools to store and retrieve arbitrary metadata. They are not
     /// queryable and should be preserved when modifying objects.
     /// More info: http://kubernetes.io/docs/user-guide/annotations
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<BTreeMap<String, String>>,
     /// labels is a map of string keys and values that can be used to organize and categorize
     /// (scope and select) objects. May match selectors of replication controllers
     /// and services.
     /// More info: http://kubernetes.io/docs/user-guide/labels
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
 }
 
@@ -242,7 +242,7 @@ pub struct ClusterReadinessGates {
     /// A negative polarity means that the condition should report a false status under normal conditions.
     ///
     /// One of: `Positive`, `Negative`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub polarity: Option<ClusterPolarity>,
 }
 
@@ -256,7 +256,7 @@ pub struct ClusterRollout {
     /// use "2023-03-09T09:00:00Z".
     ///
     /// Format: `date-time`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
 }
 
@@ -265,20 +265,20 @@ pub struct ClusterRollout {
 #[serde(rename_all = "camelCase")]
 pub struct ClusterStatusControlPlane {
     /// availableReplicas is the total number of available control plane machines in this cluster. A machine is considered available when Machine's Available condition is true.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub available_replicas: Option<i32>,
     /// desiredReplicas is the total number of desired control plane machines in this cluster.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desired_replicas: Option<i32>,
     /// readyReplicas is the total number of ready control plane machines in this cluster. A machine is considered ready when Machine's Ready condition is true.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_replicas: Option<i32>,
     /// replicas is the total number of control plane machines in this cluster.
     /// NOTE: replicas also includes machines still being provisioned or being deleted.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// upToDateReplicas is the number of up-to-date control plane machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub up_to_date_replicas: Option<i32>,
     /// upgradePlan reports the list of versions that would be applied to the control plane object according to the upgrade plan.
     /// Note:
@@ -289,12 +289,12 @@ pub struct ClusterStatusControlPlane {
     /// report only the last known upgrade plan.
     ///
     /// Items: 1 to 32.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upgrade_plan: Option<Vec<ClusterUpgradePlan>>,
     /// versions is the aggregated Kubernetes versions in this control plane.
     ///
     /// Items: 1 to 32.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versions: Option<Vec<ClusterVersions>>,
 }
 
@@ -303,20 +303,20 @@ pub struct ClusterStatusControlPlane {
 #[serde(rename_all = "camelCase")]
 pub struct ClusterStatusWorkers {
     /// availableReplicas is the total number of available worker machines in this cluster. A machine is considered available when Machine's Available condition is true.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub available_replicas: Option<i32>,
     /// desiredReplicas is the total number of desired worker machines in this cluster.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub desired_replicas: Option<i32>,
     /// readyReplicas is the total number of ready worker machines in this cluster. A machine is considered ready when Machine's Ready condition is true.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_replicas: Option<i32>,
     /// replicas is the total number of worker machines in this cluster.
     /// NOTE: replicas also includes machines still being provisioned or being deleted.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// upToDateReplicas is the number of up-to-date worker machines in this cluster. A machine is considered up-to-date when Machine's UpToDate condition is true.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub up_to_date_replicas: Option<i32>,
     /// upgradePlan reports the list of versions that would be applied to the worker objects (all MachineDeployments and MachinePools).
     /// Note:
@@ -327,12 +327,12 @@ pub struct ClusterStatusWorkers {
     /// report only the last known upgrade plan.
     ///
     /// Items: 1 to 32.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upgrade_plan: Option<Vec<ClusterUpgradePlan>>,
     /// versions is the aggregated Kubernetes versions in cluster workers.
     ///
     /// Items: 1 to 32.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versions: Option<Vec<ClusterVersions>>,
 }
 
@@ -361,7 +361,7 @@ pub struct ClusterTaints {
     /// It must be a valid label value of maximum size 63 characters.
     ///
     /// Length: 1 to 63. Pattern: `^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
 }
 
@@ -440,7 +440,7 @@ pub struct ClusterVersions {
     /// replicas is the number of replicas at this version.
     ///
     /// Minimum: 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// version is the Kubernetes version.
     ///
@@ -453,12 +453,12 @@ pub struct ClusterVersions {
 #[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionAdditionalPrinterColumns {
     /// description is a human readable description of this column.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// format is an optional OpenAPI type definition for this column. The 'name' format is applied
     /// to the primary identifier column to assist in clients identifying column is the resource name.
     /// See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against
     /// each custom resource to produce the value for this column.
@@ -468,7 +468,7 @@ pub struct CompositeResourceDefinitionAdditionalPrinterColumns {
     /// priority is an integer defining the relative importance of this column compared to others. Lower
     /// numbers are considered higher priority. Columns that may be omitted in limited space scenarios
     /// should be given a priority greater than 0.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// type is an OpenAPI type definition for this column.
     /// See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
@@ -482,13 +482,13 @@ pub struct CompositeResourceDefinitionClaimNames {
     /// categories is a list of grouped resources this custom resource belongs to (e.g. 'all').
     /// This is published in API discovery documents, and used by clients to support invocations like
     /// `kubectl get all`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<String>>,
     /// kind is the serialized kind of the resource. It is normally CamelCase and singular.
     /// Custom resource instances will use this value as the `kind` attribute in API calls.
     pub kind: String,
     /// listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_kind: Option<String>,
     /// plural is the plural name of the resource to serve.
     /// The custom resources are served under `/apis/<group>/<version>/.../<plural>`.
@@ -498,10 +498,10 @@ pub struct CompositeResourceDefinitionClaimNames {
     /// shortNames are short names for the resource, exposed in API discovery documents,
     /// and used by clients to support invocations like `kubectl get <shortname>`.
     /// It must be all lowercase.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub short_names: Option<Vec<String>>,
     /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub singular: Option<String>,
 }
 
@@ -513,13 +513,13 @@ pub struct CompositeResourceDefinitionClientConfig {
     /// If unspecified, system trust roots on the apiserver are used.
     ///
     /// Format: `byte`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_bundle: Option<String>,
     /// service is a reference to the service for this webhook. Either
     /// service or url must be specified.
     ///
     /// If the webhook is running within the cluster, then you should use `service`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<CompositeResourceDefinitionService>,
     /// url gives the location of the webhook, in standard URL form
     /// (`scheme://host:port/path`). Exactly one of `url` or `service`
@@ -546,7 +546,7 @@ pub struct CompositeResourceDefinitionClientConfig {
     /// Attempting to use a user or basic auth e.g. "user:password@" is not
     /// allowed. Fragments ("#...") and query parameters ("?...") are not
     /// allowed, either.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
 
@@ -571,12 +571,12 @@ pub struct CompositeResourceDefinitionConditions {
     pub last_transition_time: String,
     /// A Message containing details about this condition's last transition from
     /// one status to another, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// ObservedGeneration represents the .metadata.generation that the condition was set based upon.
     /// For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date
     /// with respect to the current state of the instance.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// A Reason for this condition's last transition from one status to another.
     pub reason: String,
@@ -597,7 +597,7 @@ pub struct CompositeResourceDefinitionControllers {
     /// will eventually become consistent with the definition's referenceable
     /// version. Note that clients may interact with any served type; this is
     /// simply the type that Crossplane interacts with.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub composite_resource_claim_type: Option<
         CompositeResourceDefinitionCompositeResourceClaimType,
     >,
@@ -606,7 +606,7 @@ pub struct CompositeResourceDefinitionControllers {
     /// eventually become consistent with the definition's referenceable version.
     /// Note that clients may interact with any served type; this is simply the
     /// type that Crossplane interacts with.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub composite_resource_type: Option<
         CompositeResourceDefinitionCompositeResourceClaimType,
     >,
@@ -621,7 +621,7 @@ pub struct CompositeResourceDefinitionConversion {
     /// is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.
     pub strategy: String,
     /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<CompositeResourceDefinitionWebhook>,
 }
 
@@ -658,7 +658,7 @@ pub struct CompositeResourceDefinitionMetadata {
     /// set by external tools to store and retrieve arbitrary metadata. They are not
     /// queryable and should be preserved when modifying objects.
     /// More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<BTreeMap<String, String>>,
     /// Map of string keys and values that can be used to organize and categorize
     /// (scope and select) objects. May match selectors of replication controllers
@@ -666,7 +666,7 @@ pub struct CompositeResourceDefinitionMetadata {
     /// and services.
     /// These labels are added to the composite resource and claim CRD's in addition
     /// to any labels defined by `CompositionResourceDefinition` `metadata.labels`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
 }
 
@@ -683,7 +683,7 @@ pub struct CompositeResourceDefinitionScale {
     /// More info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource
     /// If there is no value under the given path in the custom resource, the `status.selector` value in the `/scale`
     /// subresource will default to the empty string.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector_path: Option<String>,
     /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`.
     /// Only JSON paths without the array notation are allowed.
@@ -708,7 +708,11 @@ pub struct CompositeResourceDefinitionScale {
 pub struct CompositeResourceDefinitionSchema {
     /// OpenAPIV3Schema is the OpenAPI v3 schema to use for validation and
     /// pruning.
-    #[serde(rename = "openAPIV3Schema", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "openAPIV3Schema",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub open_apiv3_schema: Option<BTreeMap<String, Value>>,
 }
 
@@ -725,12 +729,12 @@ pub struct CompositeResourceDefinitionService {
     /// Required
     pub namespace: String,
     /// path is an optional URL path at which the webhook will be contacted.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// port is an optional service port at which the webhook will be contacted.
     /// `port` should be a valid port number (1-65535, inclusive).
     /// Defaults to 443 for backward compatibility.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
 }
 
@@ -738,11 +742,11 @@ pub struct CompositeResourceDefinitionService {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionStatus {
     /// Conditions of the resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<CompositeResourceDefinitionConditions>>,
     /// Controllers represents the status of the controllers that power this
     /// composite resource definition.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controllers: Option<CompositeResourceDefinitionControllers>,
 }
 
@@ -751,7 +755,7 @@ pub struct CompositeResourceDefinitionStatus {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeResourceDefinitionSubresources {
     /// Scale indicates the CRD should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<CompositeResourceDefinitionScale>,
 }
 
@@ -763,19 +767,19 @@ pub struct CompositeResourceDefinitionVersions {
     /// output. If no columns are specified, a single column displaying the age
     /// of the custom resource is used. See the following link for details:
     /// https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_printer_columns: Option<
         Vec<CompositeResourceDefinitionAdditionalPrinterColumns>,
     >,
     /// The deprecated field specifies that this version is deprecated and should
     /// not be used.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecated: Option<bool>,
     /// DeprecationWarning specifies the message that should be shown to the user
     /// when using this version.
     ///
     /// Length: at most 256.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecation_warning: Option<String>,
     /// Name of this version, e.g. “v1”, “v2beta1”, etc. Composite resources are
     /// served under this version at `/apis/<group>/<version>/...` if `served` is
@@ -793,13 +797,13 @@ pub struct CompositeResourceDefinitionVersions {
     /// will override equivalently named fields in this schema. Omitting this
     /// schema results in a schema that contains only the fields required by all
     /// composite resources.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<CompositeResourceDefinitionSchema>,
     /// Served specifies that this version should be served via REST APIs.
     pub served: bool,
     /// Subresources specifies what subresources this version of the defined Composite resource has.
     /// The composition authors have responsibility to implement the logic fulfilling the subresources.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subresources: Option<CompositeResourceDefinitionSubresources>,
 }
 
@@ -808,7 +812,7 @@ pub struct CompositeResourceDefinitionVersions {
 #[serde(rename_all = "camelCase")]
 pub struct CompositeResourceDefinitionWebhook {
     /// clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_config: Option<CompositeResourceDefinitionClientConfig>,
     /// conversionReviewVersions is an ordered list of preferred `ConversionReview`
     /// versions the Webhook expects. The API server will use the first version in
@@ -824,11 +828,11 @@ pub struct CompositeResourceDefinitionWebhook {
 pub struct PrometheusBasicAuth {
     /// password defines a key of a Secret containing the password for
     /// authentication.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<SecretKeySelector>,
     /// username defines a key of a Secret containing the username for
     /// authentication.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<SecretKeySelector>,
 }
 
@@ -837,10 +841,10 @@ pub struct PrometheusBasicAuth {
 #[serde(rename_all = "camelCase")]
 pub struct PrometheusCa {
     /// configMap defines the ConfigMap containing data to use for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map: Option<ConfigMapKeySelector>,
     /// secret defines the Secret containing data to use for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret: Option<SecretKeySelector>,
 }
 
@@ -869,7 +873,7 @@ pub struct PrometheusEphemeral {
     /// to the PVC after it has been created.
     ///
     /// Required, must not be nil.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volume_claim_template: Option<PrometheusVolumeClaimTemplate>,
 }
 
@@ -902,37 +906,37 @@ pub struct PrometheusOauth2 {
     pub client_secret: SecretKeySelector,
     /// endpointParams configures the HTTP parameters to append to the token
     /// URL.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint_params: Option<BTreeMap<String, String>>,
     /// noProxy defines a comma-separated string that can contain IPs, CIDR notation, domain names
     /// that should be excluded from proxying. IP and domain names can
     /// contain port numbers.
     ///
     /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_proxy: Option<String>,
     /// proxyConnectHeader optionally specifies headers to send to
     /// proxies during CONNECT requests.
     ///
     /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_connect_header: Option<BTreeMap<String, Vec<SecretKeySelector>>>,
     /// proxyFromEnvironment defines whether to use the proxy configuration defined by environment variables (HTTP_PROXY, HTTPS_PROXY, and NO_PROXY).
     ///
     /// It requires Prometheus >= v2.43.0, Alertmanager >= v0.25.0 or Thanos >= v0.32.0.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_from_environment: Option<bool>,
     /// proxyUrl defines the HTTP proxy server to use.
     ///
     /// Pattern: `^(http|https|socks5)://.+$`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_url: Option<String>,
     /// scopes defines the OAuth2 scopes used for the token request.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
     /// tlsConfig defines the TLS configuration to use when connecting to the OAuth2 server.
     /// It requires Prometheus >= v2.43.0.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_config: Option<PrometheusOauth2TlsConfig>,
     /// tokenUrl defines the URL to fetch the token from.
     ///
@@ -946,33 +950,33 @@ pub struct PrometheusOauth2 {
 #[serde(rename_all = "camelCase")]
 pub struct PrometheusOauth2TlsConfig {
     /// ca defines the Certificate authority used when verifying server certificates.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca: Option<PrometheusCa>,
     /// cert defines the Client certificate to present when doing client-authentication.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert: Option<PrometheusCa>,
     /// insecureSkipVerify defines how to disable target certificate validation.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insecure_skip_verify: Option<bool>,
     /// keySecret defines the Secret containing the client key file for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_secret: Option<SecretKeySelector>,
     /// maxVersion defines the maximum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_version: Option<PrometheusMaxVersion>,
     /// minVersion defines the minimum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_version: Option<PrometheusMaxVersion>,
     /// serverName is used to verify the hostname for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
 }
 
@@ -981,17 +985,17 @@ pub struct PrometheusOauth2TlsConfig {
 #[serde(rename_all = "camelCase")]
 pub struct PrometheusRemoteReadAuthorization {
     /// credentials defines a key of a Secret in the namespace that contains the credentials for authentication.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<SecretKeySelector>,
     /// credentialsFile defines the file to read a secret from, mutually exclusive with `credentials`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials_file: Option<String>,
     /// type defines the authentication type. The value is case-insensitive.
     ///
     /// "Basic" is not a supported value.
     ///
     /// Default: "Bearer"
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub r#type: Option<String>,
 }
 
@@ -1001,30 +1005,34 @@ pub struct PrometheusRemoteReadAuthorization {
 pub struct PrometheusSigv4 {
     /// accessKey defines the AWS API key. If not specified, the environment variable
     /// `AWS_ACCESS_KEY_ID` is used.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_key: Option<SecretKeySelector>,
     /// externalId defines the external ID used when assuming an AWS role. Can only be used with roleArn.
     /// It requires Prometheus >= v3.11.0 or Alertmanager >= v0.33.0. Currently not supported by Thanos.
     ///
     /// Length: at least 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_id: Option<String>,
     /// profile defines the named AWS profile used to authenticate.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
     /// region defines the AWS region. If blank, the region from the default credentials chain used.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// roleArn defines the named AWS profile used to authenticate.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role_arn: Option<String>,
     /// secretKey defines the AWS API secret. If not specified, the environment
     /// variable `AWS_SECRET_ACCESS_KEY` is used.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_key: Option<SecretKeySelector>,
     /// useFIPSSTSEndpoint defines the FIPS mode for the AWS STS endpoint.
     /// It requires Prometheus >= v2.54.0.
-    #[serde(rename = "useFIPSSTSEndpoint", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "useFIPSSTSEndpoint",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub use_fipssts_endpoint: Option<bool>,
 }
 
@@ -1033,42 +1041,42 @@ pub struct PrometheusSigv4 {
 #[serde(rename_all = "camelCase")]
 pub struct PrometheusTlsConfig {
     /// ca defines the Certificate authority used when verifying server certificates.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca: Option<PrometheusCa>,
     /// caFile defines the path to the CA cert in the Prometheus container to use for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_file: Option<String>,
     /// cert defines the Client certificate to present when doing client-authentication.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert: Option<PrometheusCa>,
     /// certFile defines the path to the client cert file in the Prometheus container for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert_file: Option<String>,
     /// insecureSkipVerify defines how to disable target certificate validation.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub insecure_skip_verify: Option<bool>,
     /// keyFile defines the path to the client key file in the Prometheus container for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_file: Option<String>,
     /// keySecret defines the Secret containing the client key file for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key_secret: Option<SecretKeySelector>,
     /// maxVersion defines the maximum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.41.0 or Thanos >= v0.31.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_version: Option<PrometheusMaxVersion>,
     /// minVersion defines the minimum acceptable TLS version.
     ///
     /// It requires Prometheus >= v2.35.0 or Thanos >= v0.28.0.
     ///
     /// One of: `TLS10`, `TLS11`, `TLS12`, `TLS13`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_version: Option<PrometheusMaxVersion>,
     /// serverName is used to verify the hostname for the targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
 }
 
@@ -1098,7 +1106,7 @@ pub struct PrometheusVolumeClaimTemplate {
     /// May contain labels and annotations that will be copied into the PVC
     /// when creating it. No other fields are allowed and will be rejected during
     /// validation.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<BTreeMap<String, Value>>,
     /// The specification for the PersistentVolumeClaim. The entire content is
     /// copied unchanged into the PVC that gets created from this

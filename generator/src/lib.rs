@@ -56,6 +56,7 @@ pub mod fidelity;
 pub mod inputs;
 #[doc(hidden)]
 pub mod model;
+mod name_rules;
 #[doc(hidden)]
 pub mod names;
 #[doc(hidden)]

@@ -3,7 +3,7 @@
 //! are generated, and `crds()` returns only their CRDs. A CRD stays whole (every version):
 //! versions choose the Rust types, not what the API server serves.
 
-use crate::model::{Kind, Model, SourceSpec};
+use crate::model::{Kind, Model, NamedType, SourceSpec};
 use crate::schema::reader::suggest;
 
 /// Which kinds and versions to generate; empty lists choose everything.
@@ -61,106 +61,21 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), SelectionEr
     }
     let selectors: Vec<Selector> = selection.kinds.iter().map(|s| Selector::parse(s)).collect();
     let all: Vec<&Kind> = model.files.iter().flat_map(|f| &f.kinds).collect();
-    let mut problems = Vec::new();
-    for selector in &selectors {
-        let found: Vec<&&Kind> = all.iter().filter(|k| selector.matches(k)).collect();
-        match found.as_slice() {
-            [] => {
-                let mut known: Vec<String> = all.iter().map(|k| k.kind.clone()).collect();
-                if selector.group.is_some() {
-                    known = all
-                        .iter()
-                        .map(|k| format!("{}.{}", k.kind, k.group))
-                        .collect();
-                }
-                let wanted = match selector.group {
-                    Some(group) => format!("{}.{group}", selector.kind),
-                    None => selector.kind.to_owned(),
-                };
-                let known: Vec<&str> = known.iter().map(String::as_str).collect();
-                let hint = match suggest(&wanted, &known) {
-                    Some(near) => format!("; did you mean `{near}`?"),
-                    None if known.len() <= 10 => format!("; the kinds are {}", known.join(", ")),
-                    None => String::new(),
-                };
-                problems.push(format!(
-                    "kondition: --kind {}: no kind `{wanted}` in the inputs{hint}",
-                    selector.text
-                ));
-            }
-            [kind] => {
-                if let Some(version) = selector.version
-                    && !kind.versions.iter().any(|v| v.name == version)
-                {
-                    let versions: Vec<&str> =
-                        kind.versions.iter().map(|v| v.name.as_str()).collect();
-                    let hint = match suggest(version, &versions) {
-                        Some(near) => format!("did you mean `{near}`?"),
-                        None => format!("its versions are {}", versions.join(", ")),
-                    };
-                    problems.push(format!(
-                        "kondition: --kind {}: {} has no version `{version}`; {hint}",
-                        selector.text, kind.kind
-                    ));
-                }
-            }
-            several => {
-                let qualified: Vec<String> = several
-                    .iter()
-                    .map(|k| format!("`{}.{}`", k.kind, k.group))
-                    .collect();
-                problems.push(format!(
-                    "kondition: --kind {}: {} groups have kind `{}`; write {}",
-                    selector.text,
-                    several.len(),
-                    selector.kind,
-                    qualified.join(" or ")
-                ));
-            }
-        }
-    }
+    let problems: Vec<String> = selectors
+        .iter()
+        .filter_map(|selector| selector_problem(selector, &all))
+        .collect();
     if !problems.is_empty() {
         return Err(SelectionError { problems });
     }
+    let mut problems = Vec::new();
     for file in &mut model.files {
         let mut kept = Vec::new();
-        for mut kind in std::mem::take(&mut file.kinds) {
-            let chosen: Vec<&Selector> = selectors.iter().filter(|s| s.matches(&kind)).collect();
-            if !selectors.is_empty() && chosen.is_empty() {
-                continue;
-            }
-            // Versions named with the kind, else the versions asked for, else all.
-            let mut versions: Vec<&str> = chosen.iter().filter_map(|s| s.version).collect();
-            if versions.is_empty() || chosen.iter().any(|s| s.version.is_none()) {
-                versions = if selection.versions.is_empty() {
-                    kind.versions.iter().map(|v| v.name.as_str()).collect()
-                } else {
-                    selection.versions.iter().map(String::as_str).collect()
-                };
-                versions.extend(chosen.iter().filter_map(|s| s.version));
-            }
-            let versions: Vec<String> = versions.into_iter().map(str::to_owned).collect();
-            if kind.versions.iter().all(|v| versions.contains(&v.name)) {
-                kept.push(kind);
-                continue;
-            }
-            // The CRD keeps every version: pin it before the model loses some.
-            if kind.source_crd.is_none() {
-                let crd = crate::emit::crd::crd(&kind, &file.types);
-                kind.source_crd = Some(SourceSpec::new(&crd["spec"]));
-            }
-            kind.versions.retain(|v| versions.contains(&v.name));
-            // A kind chosen by name must have a version asked for; others are just left out.
-            if kind.versions.is_empty() && !chosen.is_empty() {
-                problems.push(format!(
-                    "kondition: {} has none of the versions {}",
-                    kind.kind,
-                    selection.versions.join(", ")
-                ));
-                continue;
-            }
-            if !kind.versions.is_empty() {
-                kept.push(kind);
+        for kind in std::mem::take(&mut file.kinds) {
+            match keep_versions(kind, &selectors, selection, &file.types) {
+                Ok(Some(kind)) => kept.push(kind),
+                Ok(None) => {}
+                Err(problem) => problems.push(problem),
             }
         }
         file.kinds = kept;
@@ -175,6 +90,113 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), SelectionEr
         });
     }
     Ok(())
+}
+
+/// Why `selector` chooses nothing among `all` kinds (no such kind, no such version, or a kind
+/// of several groups), or `None` when it chooses one kind.
+fn selector_problem(selector: &Selector, all: &[&Kind]) -> Option<String> {
+    let found: Vec<&&Kind> = all.iter().filter(|k| selector.matches(k)).collect();
+    match found.as_slice() {
+        [] => {
+            let (wanted, known): (String, Vec<String>) = match selector.group {
+                Some(group) => (
+                    format!("{}.{group}", selector.kind),
+                    all.iter()
+                        .map(|k| format!("{}.{}", k.kind, k.group))
+                        .collect(),
+                ),
+                None => (
+                    selector.kind.to_owned(),
+                    all.iter().map(|k| k.kind.clone()).collect(),
+                ),
+            };
+            let known: Vec<&str> = known.iter().map(String::as_str).collect();
+            let hint = match suggest(&wanted, &known) {
+                Some(near) => format!("; did you mean `{near}`?"),
+                None if known.len() <= 10 => format!("; the kinds are {}", known.join(", ")),
+                None => String::new(),
+            };
+            Some(format!(
+                "kondition: --kind {}: no kind `{wanted}` in the inputs{hint}",
+                selector.text
+            ))
+        }
+        [kind] => {
+            let version = selector.version?;
+            if kind.versions.iter().any(|v| v.name == version) {
+                return None;
+            }
+            let versions: Vec<&str> = kind.versions.iter().map(|v| v.name.as_str()).collect();
+            let hint = match suggest(version, &versions) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!("its versions are {}", versions.join(", ")),
+            };
+            Some(format!(
+                "kondition: --kind {}: {} has no version `{version}`; {hint}",
+                selector.text, kind.kind
+            ))
+        }
+        several => {
+            let qualified: Vec<String> = several
+                .iter()
+                .map(|k| format!("`{}.{}`", k.kind, k.group))
+                .collect();
+            Some(format!(
+                "kondition: --kind {}: {} groups have kind `{}`; write {}",
+                selector.text,
+                several.len(),
+                selector.kind,
+                qualified.join(" or ")
+            ))
+        }
+    }
+}
+
+/// `kind` with only the versions chosen: those named with it, else those the selection asks
+/// for, else all. `Ok(None)` when it is not chosen, or none of its versions is and it was
+/// not named; an error when it was named and has none of the versions asked for.
+fn keep_versions(
+    mut kind: Kind,
+    selectors: &[Selector],
+    selection: &Selection,
+    types: &[NamedType],
+) -> Result<Option<Kind>, String> {
+    let chosen: Vec<&Selector> = selectors.iter().filter(|s| s.matches(&kind)).collect();
+    if !selectors.is_empty() && chosen.is_empty() {
+        return Ok(None);
+    }
+    let mut versions: Vec<&str> = chosen.iter().filter_map(|s| s.version).collect();
+    if versions.is_empty() || chosen.iter().any(|s| s.version.is_none()) {
+        versions = if selection.versions.is_empty() {
+            kind.versions.iter().map(|v| v.name.as_str()).collect()
+        } else {
+            selection.versions.iter().map(String::as_str).collect()
+        };
+        versions.extend(chosen.iter().filter_map(|s| s.version));
+    }
+    let versions: Vec<String> = versions.into_iter().map(str::to_owned).collect();
+    if kind.versions.iter().all(|v| versions.contains(&v.name)) {
+        return Ok(Some(kind));
+    }
+    // The CRD keeps every version: pin it before the model loses some.
+    if kind.source_crd.is_none() {
+        let crd = crate::emit::crd::crd(&kind, types);
+        kind.source_crd = Some(SourceSpec::new(&crd["spec"]));
+    }
+    kind.versions.retain(|v| versions.contains(&v.name));
+    if !kind.versions.is_empty() {
+        return Ok(Some(kind));
+    }
+    // A kind chosen by name must have a version asked for; others are just left out.
+    if chosen.is_empty() {
+        Ok(None)
+    } else {
+        Err(format!(
+            "kondition: {} has none of the versions {}",
+            kind.kind,
+            selection.versions.join(", ")
+        ))
+    }
 }
 
 /// Why a selection chose nothing: one problem per selector that matched nothing (with the

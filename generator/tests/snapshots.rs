@@ -69,7 +69,7 @@ fn every_example_schema_points_editors_at_the_format_schema() {
     }
 }
 
-/// Most of the generated text is written directly (emit/rust/text.rs); on real CRDs too it
+/// Most of the generated text is written directly (emit/rust/writer.rs); on real CRDs too it
 /// must read exactly as prettyplease prints it. Reads every file of the repository's corpus/.
 #[test]
 fn generated_code_for_real_crds_is_laid_out_as_prettyplease_lays_it_out() {

@@ -1,7 +1,8 @@
 //! Kinds as an operator author writes them (kube's `CustomResource`, kondition's
 //! `KubeStatus`), for tests that drive them through the status chokepoint: one per status
 //! profile (a spec with a size, a status with the standard block and an endpoint; they
-//! differ only in their `#[kondition(...)]`), and `Widget`, which the fault tests share.
+//! differ only in their `#[kondition(...)]`), one with the `aso` profile under
+//! apimachinery's transition rule, and `Widget`, which the fault tests share.
 
 #![allow(missing_docs)] // The derives write undocumented items (the CustomResource types).
 
@@ -91,6 +92,20 @@ widget_kind!(
     "KstatusWidgetStatus",
     "the `kstatus` profile, Ready, Reconciling and Stalled.",
     (resource = KstatusWidget, profile = "kstatus")
+);
+widget_kind!(
+    StatusOnlyWidget,
+    "StatusOnlyWidget",
+    "statusonlywidgets",
+    StatusOnlyWidgetSpec,
+    StatusOnlyWidgetStatus,
+    "StatusOnlyWidgetStatus",
+    "the `aso` profile under apimachinery's transition rule.",
+    (
+        resource = StatusOnlyWidget,
+        profile = "aso",
+        transition_rule = "StatusOnly"
+    )
 );
 
 /// A widget's desired state: the kind the fault tests (`faults.rs`, `soak.rs`) drive, whose

@@ -9,7 +9,10 @@ use kondition::controller::{CheckFuture, Next, PreCheck, PreReconcileCheck, Stat
 use kondition::kstatus::{self, KStatus};
 use kondition::{Failure, KubeStatus};
 use kondition_tests::fake_cluster::FakeCluster;
-use kondition_tests::kinds::{AsoWidget, KstatusWidget, OrcWidget, StandardWidget, TestKind};
+use kondition_tests::kinds::{
+    AsoWidget, KstatusWidget, OrcWidget, StandardWidget, StatusOnlyWidget, StatusOnlyWidgetStatus,
+    TestKind,
+};
 use kube::{Client, CustomResourceExt};
 use serde_json::{Value, json};
 
@@ -538,55 +541,15 @@ async fn after_a_new_reason<K: TestKind>() -> String {
 /// moves it.
 #[tokio::test]
 async fn the_transition_rule_can_be_overridden() {
-    mod ledger {
-        use kondition::{Conditions, KubeStatus};
-        use kube::CustomResource;
-        use schemars::JsonSchema;
-        use serde::{Deserialize, Serialize};
-
-        #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-        #[kube(
-            group = "example.com",
-            version = "v1",
-            kind = "Ledger",
-            namespaced,
-            status = "LedgerStatus"
-        )]
-        pub struct LedgerSpec {
-            pub size: i64,
-        }
-
-        #[derive(
-            Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus,
-        )]
-        #[kondition(resource = Ledger, profile = "aso", transition_rule = "StatusOnly")]
-        #[serde(rename_all = "camelCase")]
-        pub struct LedgerStatus {
-            #[serde(default)]
-            pub conditions: Conditions,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub observed_generation: Option<i64>,
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub endpoint: Option<String>,
-        }
-
-        impl kondition_tests::kinds::TestKind for Ledger {
-            const PLURAL: &'static str = "ledgers";
-
-            fn set_endpoint(&mut self, endpoint: &str) {
-                self.status.get_or_insert_default().endpoint = Some(endpoint.to_owned());
-            }
-        }
-    }
     use kondition::TransitionRule;
 
-    let profile = <ledger::LedgerStatus as KubeStatus>::PROFILE;
+    let profile = <StatusOnlyWidgetStatus as KubeStatus>::PROFILE;
     assert_eq!(
         (profile.name, profile.transition_rule),
         ("aso", TransitionRule::StatusOnly)
     );
     assert_eq!(
-        after_a_new_reason::<ledger::Ledger>().await,
+        after_a_new_reason::<StatusOnlyWidget>().await,
         "QuotaExceeded 2020-01-01T00:00:00Z"
     );
     let any_change = after_a_new_reason::<AsoWidget>().await;

@@ -19,8 +19,9 @@ use crate::model::{
     Body, ConditionDef, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, SourceSpec,
     StatusDef, Version,
 };
+use crate::name_rules::{is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
-use crate::schema::kind::{check_group, is_dns_label};
+use crate::schema::kind::check_group;
 use crate::schema::module_name;
 use crate::schema::reader::Sink;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
@@ -227,12 +228,6 @@ fn check_with_api_types(
     result
 }
 
-/// A capital letter, then ASCII letters and digits: what can become a Rust type name.
-fn is_pascal_case(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_uppercase())
-        && name.chars().all(|c| c.is_ascii_alphanumeric())
-}
-
 /// A string under `key` of `node`, or a problem if it is missing or not a string.
 fn required_str<'n>(node: &'n Node, key: &str, what: &str, sink: &Sink) -> Option<&'n str> {
     match node.get(key) {
@@ -299,6 +294,7 @@ struct Context<'a> {
     profiles: &'a Profiles,
 }
 
+/// One CRD as a kind; `None` (with its problems reported) when it cannot be read.
 fn read_crd(
     crd: &Node,
     context: &Context<'_>,
@@ -306,21 +302,7 @@ fn read_crd(
     scopes: &mut Vec<(String, TypeNames)>,
 ) -> Option<Kind> {
     let sink = context.sink;
-    match crd.get("apiVersion").and_then(Node::as_str) {
-        Some(API_VERSION) => {}
-        Some(other) => {
-            let pos = crd.get("apiVersion").map_or(crd.pos, |n| n.pos);
-            sink.error(
-                pos,
-                format!("`apiVersion: {other}` is not read; convert the CRD to {API_VERSION} (the only version the API server still serves)"),
-            );
-            return None;
-        }
-        None => {
-            sink.error(crd.pos, format!("a CRD needs `apiVersion: {API_VERSION}`"));
-            return None;
-        }
-    }
+    check_api_version(crd, sink)?;
     let Some(spec) = crd.get("spec") else {
         sink.error(crd.pos, "a CRD needs `spec`");
         return None;
@@ -343,18 +325,7 @@ fn read_crd(
         );
         return None;
     }
-    let scope = match spec.get("scope").map(|n| (n.as_str(), n.pos)) {
-        Some((Some("Namespaced"), _)) => Scope::Namespaced,
-        Some((Some("Cluster"), _)) => Scope::Cluster,
-        Some((_, pos)) => {
-            sink.error(pos, "`scope` must be Namespaced or Cluster");
-            return None;
-        }
-        None => {
-            sink.error(spec.pos, "a CRD's spec needs `scope`");
-            return None;
-        }
-    };
+    let scope = read_scope(spec, sink)?;
     let (group, kind, plural) = (group?, kind?, plural?);
     check_names(crd, spec, names_node, group, plural, sink);
     let names = Names {
@@ -369,6 +340,81 @@ fn read_crd(
         sink.error(spec.pos, "a CRD's spec needs `versions`, a list");
         return None;
     };
+    let versions = read_crd_versions(spec, version_nodes, kind, context, kind_names, scopes);
+    let docs = storage_docs(&versions, version_nodes);
+    let mut source = spec.to_json();
+    // The API's own types catch what the reads above do not look at; a problem already
+    // reported is not reported again in their words.
+    if sink.is_empty()
+        && let Err((pos, message)) = check_with_api_types(&mut source, spec.pos, version_nodes)
+    {
+        sink.error(pos, message);
+        return None;
+    }
+    let status = kind_status(crd, kind, &versions, context)?;
+    Some(Kind {
+        origin: Origin {
+            path: sink.path().to_owned(),
+            pos: crd.pos,
+        },
+        group: group.to_owned(),
+        kind: kind.to_owned(),
+        scope,
+        names,
+        docs,
+        field_owner: None,
+        status,
+        versions,
+        source_crd: Some(SourceSpec::new(&source)),
+    })
+}
+
+/// `apiVersion` must be the one the API server still serves.
+fn check_api_version(crd: &Node, sink: &Sink) -> Option<()> {
+    match crd.get("apiVersion").and_then(Node::as_str) {
+        Some(API_VERSION) => Some(()),
+        Some(other) => {
+            let pos = crd.get("apiVersion").map_or(crd.pos, |n| n.pos);
+            sink.error(
+                pos,
+                format!("`apiVersion: {other}` is not read; convert the CRD to {API_VERSION} (the only version the API server still serves)"),
+            );
+            None
+        }
+        None => {
+            sink.error(crd.pos, format!("a CRD needs `apiVersion: {API_VERSION}`"));
+            None
+        }
+    }
+}
+
+/// `spec.scope`: Namespaced or Cluster.
+fn read_scope(spec: &Node, sink: &Sink) -> Option<Scope> {
+    match spec.get("scope").map(|n| (n.as_str(), n.pos)) {
+        Some((Some("Namespaced"), _)) => Some(Scope::Namespaced),
+        Some((Some("Cluster"), _)) => Some(Scope::Cluster),
+        Some((_, pos)) => {
+            sink.error(pos, "`scope` must be Namespaced or Cluster");
+            None
+        }
+        None => {
+            sink.error(spec.pos, "a CRD's spec needs `scope`");
+            None
+        }
+    }
+}
+
+/// Every version of the CRD whose name is a DNS label not listed before, each read in the
+/// type names of its version module (shared by the file's kinds); exactly one must be stored.
+fn read_crd_versions(
+    spec: &Node,
+    version_nodes: &[Node],
+    kind: &str,
+    context: &Context<'_>,
+    kind_names: &[&str],
+    scopes: &mut Vec<(String, TypeNames)>,
+) -> Vec<Version> {
+    let sink = context.sink;
     let mut versions = Vec::new();
     for node in version_nodes {
         let Some(name) = required_str(node, "name", "a version", sink) else {
@@ -403,7 +449,12 @@ fn read_crd(
             format!("exactly one version must have `storage: true`; {storage} do"),
         );
     }
-    let docs = versions
+    versions
+}
+
+/// The kind's docs: the description of the stored version's schema.
+fn storage_docs(versions: &[Version], version_nodes: &[Node]) -> Option<String> {
+    versions
         .iter()
         .zip(version_nodes)
         .find(|(v, _)| v.storage)
@@ -413,54 +464,33 @@ fn read_crd(
                 .get("description")?
                 .as_str()
                 .map(str::to_owned)
-        });
-    let mut source = spec.to_json();
-    // The API's own types catch what the reads above do not look at; a problem already
-    // reported is not reported again in their words.
-    if sink.is_empty()
-        && let Err((pos, message)) = check_with_api_types(&mut source, spec.pos, version_nodes)
-    {
-        sink.error(pos, message);
-        return None;
-    }
-    let source_crd = SourceSpec::new(&source);
+        })
+}
+
+/// The kind's standard status, when its status is the standard one (`Some(None)` when it is
+/// not); `None` when the status the options choose cannot be given.
+fn kind_status(
+    crd: &Node,
+    kind: &str,
+    versions: &[Version],
+    context: &Context<'_>,
+) -> Option<Option<StatusDef>> {
+    let sink = context.sink;
     let standard_status = versions.iter().any(|v| match &v.body {
         Body::Root(fields) => status::standard_status(fields).is_some(),
         Body::Standard { .. } => false,
     });
     let choice = context.options.statuses.get(kind);
-    let status = if standard_status {
-        Some(standard_status_def(
-            kind,
-            choice,
-            context.profiles,
+    if standard_status {
+        return standard_status_def(kind, choice, context.profiles, crd.pos, sink).map(Some);
+    }
+    if choice.is_some() {
+        sink.error(
             crd.pos,
-            sink,
-        )?)
-    } else {
-        if choice.is_some() {
-            sink.error(
-                crd.pos,
-                format!("`--conditions`/`--profile` name kind {kind}, but its status is not the standard one (metav1 conditions and observedGeneration, losslessly; see `kondition_gen::crd::status`)"),
-            );
-        }
-        None
-    };
-    Some(Kind {
-        origin: Origin {
-            path: sink.path().to_owned(),
-            pos: crd.pos,
-        },
-        group: group.to_owned(),
-        kind: kind.to_owned(),
-        scope,
-        names,
-        docs,
-        field_owner: None,
-        status,
-        versions,
-        source_crd: Some(source_crd),
-    })
+            format!("`--conditions`/`--profile` name kind {kind}, but its status is not the standard one (metav1 conditions and observedGeneration, losslessly; see `kondition_gen::crd::status`)"),
+        );
+    }
+    Some(None)
 }
 
 /// The status of a kind whose status is the standard one: the chosen profile's conditions

@@ -10,8 +10,8 @@ use serde_json::{Map, Value as Json, json};
 
 use super::well_known;
 use crate::model::{
-    Body, Bounds, EnumValues, Field, Kind, ListKind, NamedType, Schema, Scope, Type, Validation,
-    Version,
+    Body, Bounds, EnumValues, Field, Kind, ListKind, NamedType, Schema, Scope, StringType, Type,
+    Validation, Version,
 };
 
 /// The CRD of `kind`; `named` are the types its file declares.
@@ -252,13 +252,7 @@ impl Lowering<'_> {
             }
         };
         match ty {
-            Type::String(s) => {
-                put("type", Some("string".into()));
-                put("format", s.format.clone().map(Json::from));
-                put("pattern", s.pattern.clone().map(Json::from));
-                put("minLength", s.min_length.map(Json::from));
-                put("maxLength", s.max_length.map(Json::from));
-            }
+            Type::String(s) => string_keys(&mut put, s),
             Type::Integer(i) => {
                 put("type", Some("integer".into()));
                 let format = match i.format {
@@ -354,6 +348,16 @@ impl Lowering<'_> {
 
 /// The pattern the API server gives a resource.Quantity.
 const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
+/// A string's keys, the same in a CRD and in a schema file: `type: string`, `format`,
+/// `pattern` and the length bounds.
+pub(super) fn string_keys(put: &mut impl FnMut(&str, Option<Json>), s: &StringType) {
+    put("type", Some("string".into()));
+    put("format", s.format.clone().map(Json::from));
+    put("pattern", s.pattern.clone().map(Json::from));
+    put("minLength", s.min_length.map(Json::from));
+    put("maxLength", s.max_length.map(Json::from));
+}
 
 /// `minimum`, `maximum`, the exclusive flags and `multipleOf`, whole numbers as integers.
 pub(super) fn bounds(put: &mut impl FnMut(&str, Option<Json>), bounds: &Bounds) {

@@ -20,13 +20,6 @@ use crate::names::ident;
 pub enum EmitError {
     /// The generated tokens do not parse as Rust (the parser's message).
     Unparsable(String),
-    /// Text written apart from the tokens did not all find its place among them.
-    Unplaced {
-        /// How many texts were placed.
-        placed: usize,
-        /// How many were written.
-        written: usize,
-    },
 }
 
 impl fmt::Display for EmitError {
@@ -37,9 +30,6 @@ impl fmt::Display for EmitError {
                     f,
                     "internal error: generated code does not parse: {message}"
                 )
-            }
-            Self::Unplaced { placed, written } => {
-                write!(f, "internal error: {placed} of {written} texts placed")
             }
         }
     }

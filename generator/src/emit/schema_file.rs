@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use super::crd::{bounds, validations_json as validations};
+use super::crd::{bounds, string_keys, validations_json as validations};
 use crate::model::{Body, EnumValues, Field, IntegerFormat, Kind, ListKind, Schema, Scope, Type};
 
 /// The schema file for `kind`, as YAML, and notes on what it could not hold.
@@ -182,13 +182,7 @@ impl Writer {
             }
         };
         match ty {
-            Type::String(s) => {
-                put("type", Some("string".into()));
-                put("format", s.format.clone().map(Json::from));
-                put("pattern", s.pattern.clone().map(Json::from));
-                put("minLength", s.min_length.map(Json::from));
-                put("maxLength", s.max_length.map(Json::from));
-            }
+            Type::String(s) => string_keys(&mut put, s),
             Type::Integer(i) => {
                 let name = match i.format {
                     IntegerFormat::Int32 => "int32",

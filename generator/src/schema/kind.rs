@@ -11,6 +11,7 @@ use crate::model::{
     Body, ConditionDef, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope, StatusDef,
     SubResourceDef, Version,
 };
+use crate::name_rules::{is_dns_label, is_group, is_pascal_case};
 use crate::profile::{Profiles, read_condition, read_reason};
 use crate::schema::reader::{MapReader, Sink, suggest};
 use crate::schema::types::TypeReader;
@@ -80,8 +81,7 @@ pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Op
         check_group(group, *pos, sink);
     }
     if let Some((kind, pos)) = &kind
-        && !(kind.starts_with(|c: char| c.is_ascii_uppercase())
-            && kind.chars().all(|c| c.is_ascii_alphanumeric()))
+        && !is_pascal_case(kind)
     {
         sink.error(
             *pos,
@@ -130,29 +130,9 @@ pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Op
 
 /// Reports `group` unless it is a lowercase DNS name with at least one dot.
 pub(crate) fn check_group(group: &str, pos: Pos, sink: &Sink) {
-    let labels_ok = group.split('.').all(|label| {
-        !label.is_empty()
-            && label.len() <= 63
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !label.starts_with('-')
-            && !label.ends_with('-')
-    });
-    if !labels_ok || !group.contains('.') || group.len() > 253 {
+    if !is_group(group) {
         sink.error(pos, format!("group `{group}` must be a lowercase DNS name with at least one dot, such as example.com"));
     }
-}
-
-/// Whether `value` is a DNS label (RFC 1123): lowercase letters, digits and `-`, at most 63.
-pub fn is_dns_label(value: &str) -> bool {
-    !value.is_empty()
-        && value.len() <= 63
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && value.starts_with(|c: char| c.is_ascii_lowercase())
-        && !value.ends_with('-')
 }
 
 /// The English plural of a lowercase kind, as the API conventions name resources.

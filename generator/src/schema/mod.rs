@@ -47,9 +47,7 @@ pub fn read_documents(
             .unwrap_or_default()
         {
             let Some(name) = key.as_str() else { continue };
-            if !(name.starts_with(|c: char| c.is_ascii_uppercase())
-                && name.chars().all(|c| c.is_ascii_alphanumeric()))
-            {
+            if !crate::name_rules::is_pascal_case(name) {
                 sink.error(key.pos, format!("type name `{name}` must be PascalCase: a capital letter, then letters and digits"));
                 continue;
             }

@@ -1,5 +1,5 @@
 //! The layout check the generator's output tests share: most of the generated text is
-//! written directly rather than printed by prettyplease (emit/rust/text.rs), and must read
+//! written directly rather than printed by prettyplease (emit/rust/writer.rs), and must read
 //! exactly as if it had been, so prettyplease leaves it unchanged.
 
 /// Fails unless prettyplease, given `text` (a generated file), prints it back unchanged but

@@ -1,18 +1,17 @@
 //! Rust code for one input file: each kind's CRD constant (its JSON in a file beside the
 //! module, loaded with `include_str!`) and reasons enum, then per version the `use` items
 //! its code needs, each kind's object type with its impls, and every struct and enum its
-//! fields need. The per-kind items are built with `quote` and laid out by prettyplease; the
-//! data types, nearly all of the text, are written as text in the same layout (`text.rs`);
-//! a blank line then goes between items (`spacing.rs`). Every text from the input enters as
+//! fields need. One [`Writer`] writes it all: the per-kind items are built with `quote` and
+//! laid out by prettyplease; the data types, nearly all of the text, are written as text in
+//! the same layout (`writer.rs`); a blank line then goes between items (`spacing.rs`). Every text from the input enters as
 //! a string literal or a checked identifier, never as code.
 
 mod imports;
-mod layout;
 mod reasons;
 mod resource;
 mod spacing;
-mod text;
 mod types;
+mod writer;
 
 use std::collections::BTreeMap;
 
@@ -24,8 +23,8 @@ use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Vers
 use crate::names::{self, ident, snake_case};
 use crate::share::Plan;
 use imports::Imports;
-use layout::{Texts, format_at};
 pub use spacing::separate_items;
+use writer::Writer;
 
 /// The contents of one input file's module, laid out `depth` modules deep: its doc, each
 /// kind's CRD as a JSON constant and reasons enum (kind-level, so written once), and
@@ -44,28 +43,7 @@ pub fn file_module(
             }
         }
     }
-    let mut texts = Texts::default();
     let crd_consts = crd_const_names(file);
-    let mut modules = Vec::new();
-    for version in &versions {
-        let module = ident(&names::version_module(version));
-        let doc = format!(" Version `{version}`.");
-        let reasons: Vec<(String, String)> = file
-            .kinds
-            .iter()
-            .filter(|k| k.status.is_some() && k.versions.iter().any(|v| v.name == *version))
-            .map(|k| (format!("{}Reason", k.kind), format!("{}Reason", k.kind)))
-            .collect();
-        let reasons = reexport(&quote!(super), &reasons);
-        let items = version_items(file, version, &crd_consts, plan, &mut texts, depth + 1);
-        modules.push(quote! {
-            pub mod #module {
-                #![doc = #doc]
-                #reasons
-                #items
-            }
-        });
-    }
     let doc = format!(" Kinds from `{}`.", super::display_path(&file.path));
     let reasons = file
         .kinds
@@ -78,15 +56,44 @@ pub fn file_module(
         .map(|(kind, name)| crd_const(kind, name, &crd_file_name(file, name, data_prefix)));
     let gate = version_gate(file);
     let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
-    let tokens = quote! {
+    let mut writer = Writer::new(depth * 4);
+    writer.tokens(quote! {
         #![doc = #doc]
         #allow
         #gate
         #(#crds)*
         #(#reasons)*
-        #(#modules)*
-    };
-    texts.splice(&format_at(tokens, depth)?)
+    })?;
+    for version in &versions {
+        version_module(&mut writer, file, version, &crd_consts, plan)?;
+    }
+    Ok(writer.finish())
+}
+
+/// `pub mod <version> { ... }`: the re-exports of its kinds' reasons, the `use` items its
+/// code needs, then its items.
+fn version_module(
+    writer: &mut Writer,
+    file: &SchemaFile,
+    version: &str,
+    crd_consts: &[syn::Ident],
+    plan: &Plan,
+) -> Result<(), EmitError> {
+    let reasons: Vec<(String, String)> = file
+        .kinds
+        .iter()
+        .filter(|k| k.status.is_some() && k.versions.iter().any(|v| v.name == *version))
+        .map(|k| (format!("{}Reason", k.kind), format!("{}Reason", k.kind)))
+        .collect();
+    let reasons = reexport(&quote!(super), &reasons);
+    let module = ident(&names::version_module(version)).to_string();
+    writer.open_module(&module, &format!("Version `{version}`."));
+    let mut body = Writer::new(writer.indent());
+    let uses = version_items(&mut body, file, version, crd_consts, plan)?;
+    writer.tokens(quote!(#reasons #uses))?;
+    writer.append(body);
+    writer.close();
+    Ok(())
 }
 
 /// The lints that the docs of generated code may trip: they are the input's descriptions,
@@ -187,17 +194,15 @@ fn crd_const(kind: &Kind, name: &syn::Ident, file_name: &str) -> TokenStream {
     }
 }
 
-/// The items of one version, `depth` modules deep: the `use` items its code needs, its
-/// kinds, then the types they use (those defined in `shared` by their own names here).
+/// The items of one version into `writer`: its kinds, then the types they use (those defined
+/// in `shared` re-exported by their own names here). Returns the `use` items they need.
 fn version_items(
+    writer: &mut Writer,
     file: &SchemaFile,
     version: &str,
     crd_consts: &[syn::Ident],
     plan: &Plan,
-    texts: &mut Texts,
-    depth: usize,
-) -> TokenStream {
-    let indent = depth * 4;
+) -> Result<TokenStream, EmitError> {
     let kinds: Vec<(&Kind, &Version, &syn::Ident)> = file
         .kinds
         .iter()
@@ -214,30 +219,19 @@ fn version_items(
         }
     }
     let mut imports = Imports::new(module_item_names(file, &types));
-    let mut items = TokenStream::new();
     for (kind, v, crd_const) in kinds {
-        items.extend(kind_items(
-            kind,
-            v,
-            crd_const,
-            &mut types,
-            texts,
-            indent,
-            &mut imports,
-        ));
+        kind_items(writer, kind, v, crd_const, &mut types, &mut imports)?;
     }
     let shared: Vec<(String, String)> = types
         .take_shared(|name| plan.shared_name(&file.module, version, name))
         .into_iter()
         .map(|(local, shared)| (local, shared.to_owned()))
         .collect();
-    items.extend(reexport(&quote!(super::super::shared), &shared));
-    let written = types.write(indent, &mut imports);
-    if !written.is_empty() {
-        items.extend(texts.marker(written));
+    if let Some(reexport) = reexport(&quote!(super::super::shared), &shared) {
+        writer.tokens(reexport)?;
     }
-    let uses = imports.use_items();
-    quote!(#uses #items)
+    types.write(writer, &mut imports);
+    Ok(imports.use_items())
 }
 
 /// One `pub use` of the items of `path` named `(local, there)`, or nothing. Unused imports
@@ -277,10 +271,10 @@ pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, EmitError> {
     let doc = " Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
     let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
     let mut imports = Imports::new(plan.defs.iter().map(|def| def.name.clone()));
-    let mut writer = text::Writer::new(depth * 4);
+    let mut items = Writer::new(depth * 4);
     for def in &plan.defs {
         write_def(
-            &mut writer,
+            &mut items,
             &def.name,
             &def.schema,
             def.docs_agree,
@@ -288,14 +282,16 @@ pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, EmitError> {
         );
     }
     let uses = imports.use_items();
-    let head = format_at(quote!(#![doc = #doc] #allow #uses), depth)?;
-    Ok(head + &writer.finish())
+    let mut writer = Writer::new(depth * 4);
+    writer.tokens(quote!(#![doc = #doc] #allow #uses))?;
+    writer.append(items);
+    Ok(writer.finish())
 }
 
 /// The struct or enum `name` of `schema`, documented by the schema's description when every
 /// place that holds it agrees on it, else by [`SHARED_DOC`].
 fn write_def(
-    writer: &mut text::Writer,
+    writer: &mut Writer,
     name: &str,
     schema: &Schema,
     docs_agree: bool,
@@ -399,29 +395,26 @@ impl<'m> TypeCollector<'m> {
         true
     }
 
-    /// Every struct and enum collected, as text `indent` deep.
-    fn write(&self, indent: usize, imports: &mut Imports) -> String {
-        let mut writer = text::Writer::new(indent);
+    /// Every struct and enum collected, into `writer`.
+    fn write(&self, writer: &mut Writer, imports: &mut Imports) {
         for name in &self.order {
             if let Some(Def { schema, docs_agree }) = self.defs.get(name) {
-                write_def(&mut writer, name, schema, *docs_agree, imports);
+                write_def(writer, name, schema, *docs_agree, imports);
             }
         }
-        writer.finish()
     }
 }
 
-/// One kind at one version: the object type, and for a schema-format kind its spec and
-/// standard status (the types its fields need are in `types` already).
+/// One kind at one version into `writer`: the object type, and for a schema-format kind its
+/// spec and standard status (the types its fields need are in `types` already).
 fn kind_items<'m>(
+    writer: &mut Writer,
     kind: &'m Kind,
     version: &'m Version,
     crd_const: &syn::Ident,
     types: &mut TypeCollector<'m>,
-    texts: &mut Texts,
-    indent: usize,
     imports: &mut Imports,
-) -> TokenStream {
+) -> Result<(), EmitError> {
     match (&version.body, &kind.status) {
         (
             Body::Standard {
@@ -452,17 +445,18 @@ fn kind_items<'m>(
                 },
             ];
             let root: Vec<&Field> = root.iter().collect();
-            let object = resource::object_items(kind, version, &root, crd_const, imports);
+            writer.tokens(resource::object_items(
+                kind, version, &root, crd_const, imports,
+            ))?;
             let spec_doc = format!("The desired state of a {}.", kind.kind);
-            let mut writer = text::Writer::new(indent);
             writer.struct_item(&spec_name, Some(&spec_doc), spec, false, imports);
-            let spec = texts.marker(writer.finish());
-            let status = resource::status_item(kind, status, &status_name, status_fields, imports);
-            quote! {
-                #object
-                #spec
-                #status
-            }
+            writer.tokens(resource::status_item(
+                kind,
+                status,
+                &status_name,
+                status_fields,
+                imports,
+            ))
         }
         (Body::Root(fields), status) => {
             let root: Vec<&Field> = fields.iter().collect();
@@ -481,11 +475,13 @@ fn kind_items<'m>(
                     imports,
                 ));
             }
-            items
+            writer.tokens(items)
         }
         (body @ Body::Standard { .. }, None) => {
             let root: Vec<&Field> = body.fields().collect();
-            resource::object_items(kind, version, &root, crd_const, imports)
+            writer.tokens(resource::object_items(
+                kind, version, &root, crd_const, imports,
+            ))
         }
     }
 }

@@ -467,18 +467,13 @@ pub fn status_item(
     if let Some(conditions) = declarations.fields.first_mut() {
         conditions.serde.insert(0, "default".to_owned());
     }
-    let derives = status_derives(imports);
-    let rename_all = types::rename_all_attr(declarations.rename_all);
-    let fields = types::fields(&declarations);
-    quote! {
-        #doc
-        #derives
-        #rename_all
-        #[kondition(resource = #resource, #profile #field_owner)]
-        pub struct #status_ident {
-            #fields
-        }
-    }
+    status_struct(
+        Some(doc),
+        &status_ident,
+        quote!(resource = #resource, #profile #field_owner),
+        &declarations,
+        imports,
+    )
 }
 
 /// The status struct of a kind read from a CRD whose status is the standard one: the CRD's
@@ -498,15 +493,33 @@ pub fn crd_status_item(
     let profile = profile_attr(status);
     let fields: Vec<&Field> = fields.iter().collect();
     let declarations = Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
+    status_struct(
+        doc,
+        &status_ident,
+        quote!(resource = #resource, #profile),
+        &declarations,
+        imports,
+    )
+}
+
+/// A status struct that derives `KubeStatus` with `#[kondition(#kondition)]`, of the fields
+/// `declarations` declares.
+fn status_struct(
+    doc: Option<TokenStream>,
+    ident: &syn::Ident,
+    kondition: TokenStream,
+    declarations: &Declarations,
+    imports: &mut Imports,
+) -> TokenStream {
     let derives = status_derives(imports);
     let rename_all = types::rename_all_attr(declarations.rename_all);
-    let fields = types::fields(&declarations);
+    let fields = types::fields(declarations);
     quote! {
         #doc
         #derives
         #rename_all
-        #[kondition(resource = #resource, #profile)]
-        pub struct #status_ident {
+        #[kondition(#kondition)]
+        pub struct #ident {
             #fields
         }
     }

@@ -1,5 +1,5 @@
 //! The Rust shapes of the model's types and fields: type names, `Option` or not, serde
-//! attributes. The data types are written as text (`text.rs`); the per-kind items take the
+//! attributes. The data types are written as text (`writer.rs`); the per-kind items take the
 //! same shapes as tokens.
 
 use std::fmt;
@@ -50,9 +50,12 @@ impl Presence {
         matches!(self, Self::Optional | Self::OptionalNullable)
     }
 
-    /// The field's `#[serde(...)]` arguments besides a rename. An optional field needs no
-    /// `default`: serde reads a missing `Option` as `None`. A nullable one does, since its
-    /// `deserialize_with` would otherwise make it required.
+    /// The field's `#[serde(...)]` arguments besides a rename. An optional field has
+    /// `default`: serde would read a missing `Option` as `None` without it, but through its
+    /// generic `missing_field`, instantiated once per field type, which costs the generated
+    /// crate 7% more memory to compile (BENCHMARKS.md); it is also the attribute readers of
+    /// kube-rs code expect. A nullable field needs it, since its `deserialize_with` would
+    /// otherwise make it required.
     pub fn serde_args(self, imports: &mut Imports) -> Vec<String> {
         let mut skip_none = || {
             format!(
@@ -62,7 +65,7 @@ impl Presence {
         };
         match self {
             Self::Required => Vec::new(),
-            Self::Optional => vec![skip_none()],
+            Self::Optional => vec!["default".to_owned(), skip_none()],
             Self::RequiredNullable => vec!["default".to_owned()],
             Self::OptionalNullable => vec![
                 "default".to_owned(),

@@ -1,18 +1,24 @@
-//! The data types (the structs and string enums of a kind's fields) written straight to
+//! The one writer of a module's Rust text: items built as tokens are laid out by
+//! prettyplease at the writer's depth ([`Writer::tokens`]); the data types (the structs and
+//! string enums of a kind's fields) and the modules around them are written straight to
 //! text, in prettyplease's layout.
 //!
-//! They are nearly all of the generated code: thousands of structs for a large CRD. Built as
-//! tokens, parsed into a syntax tree and printed, they took two thirds of `generate`'s time
-//! (BENCHMARKS.md). Their layout is regular, so it is written here directly: 89 columns,
-//! four spaces per level, an attribute whose arguments do not fit broken one per line, a
-//! type that does not fit broken at its generic arguments. Tests check that prettyplease
-//! leaves every generated file unchanged, and every line length around its limits.
+//! The data types are nearly all of the generated code: thousands of structs for a large
+//! CRD. Built as tokens, parsed into a syntax tree and printed, they took two thirds of
+//! `generate`'s time (BENCHMARKS.md). Their layout is regular, so it is written here
+//! directly: 89 columns, four spaces per level, an attribute whose arguments do not fit
+//! broken one per line, a type that does not fit broken at its generic arguments. Tests check
+//! that prettyplease leaves every generated file unchanged, and every line length around its
+//! limits.
 
 use std::fmt::Write as _;
 
+use proc_macro2::TokenStream;
+use quote::quote;
+
 use super::imports::Imports;
 use super::types::{self, Declarations, RustType};
-use crate::emit::docs;
+use crate::emit::{EmitError, docs};
 use crate::model::{EnumType, EnumValues, Field};
 use crate::names;
 
@@ -25,7 +31,7 @@ fn space(indent: usize) -> usize {
     MARGIN.saturating_sub(indent).max(MIN_SPACE)
 }
 
-/// Text being written at one indentation.
+/// A module's text being written, at the indentation of its items.
 pub struct Writer {
     out: String,
     indent: usize,
@@ -40,9 +46,42 @@ impl Writer {
         }
     }
 
+    /// How deep its items are indented.
+    pub fn indent(&self) -> usize {
+        self.indent
+    }
+
     /// The text written.
     pub fn finish(self) -> String {
         self.out
+    }
+
+    /// Items built as tokens, laid out by prettyplease at this writer's depth.
+    pub fn tokens(&mut self, tokens: TokenStream) -> Result<(), EmitError> {
+        if !tokens.is_empty() {
+            self.out.push_str(&format_at(tokens, self.indent / 4)?);
+        }
+        Ok(())
+    }
+
+    /// `pub mod name {` with its one-line inner doc; its items follow, one level deeper, until
+    /// [`Writer::close`].
+    pub fn open_module(&mut self, name: &str, doc: &str) {
+        self.open(&["pub mod ", name], false);
+        self.line(&["//! ", doc]);
+    }
+
+    /// The closing brace of what [`Writer::open_module`] opened (or a struct or enum).
+    pub fn close(&mut self) {
+        self.indent -= 4;
+        self.line(&["}"]);
+    }
+
+    /// What `other` wrote, at this writer's depth: items written before the ones that must
+    /// precede them are known (a module's `use` items follow from everything it names).
+    pub fn append(&mut self, other: Writer) {
+        debug_assert_eq!(other.indent, self.indent, "written at another depth");
+        self.out.push_str(&other.out);
     }
 
     /// A struct with `fields_in`; `Default` when every field is optional. With
@@ -165,12 +204,6 @@ impl Writer {
         }
     }
 
-    /// The closing brace of what [`Writer::open`] opened.
-    fn close(&mut self) {
-        self.indent -= 4;
-        self.line(&["}"]);
-    }
-
     /// Doc comment lines, as prettyplease prints `#[doc = " line"]`.
     fn doc(&mut self, text: &str) {
         for line in docs::sanitize(text).lines() {
@@ -263,6 +296,28 @@ impl Writer {
     }
 }
 
+/// `tokens` laid out by prettyplease as items `depth` modules deep (indented `4 * depth`).
+fn format_at(tokens: TokenStream, depth: usize) -> Result<String, EmitError> {
+    let mut wrapped = tokens;
+    for _ in 0..depth {
+        wrapped = quote!(mod m { #wrapped });
+    }
+    let text = crate::emit::format(wrapped)?;
+    if depth == 0 {
+        return Ok(text);
+    }
+    // Without the wrappers' opening and closing lines (an empty one prints as `mod m {}`).
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len());
+    if lines.len() >= 2 * depth {
+        for line in &lines[depth..lines.len() - depth] {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
 /// How a module names serde's derives.
 fn serde_derives(imports: &mut Imports) -> (String, String) {
     (
@@ -347,11 +402,11 @@ pub struct Widget {
     ///
     /// Indented, trailing
     pub r#type: Kind,
-    #[serde(skip_serializing_if = \"Option::is_none\")]
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
     pub wait_for_sub_resources: Option<bool>,
-    #[serde(skip_serializing_if = \"Option::is_none\")]
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
     pub self_: Option<SelfRef>,
-    #[serde(skip_serializing_if = \"Option::is_none\")]
+    #[serde(default, skip_serializing_if = \"Option::is_none\")]
     pub pod_i_ps: Option<Vec<String>>,
     #[serde(rename = \"mirror_percent\")]
     pub mirror_percent: bool,
@@ -359,9 +414,9 @@ pub struct Widget {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = \"camelCase\")]
 pub struct Holder {
-    #[serde(skip_serializing_if = \"::core::option::Option::is_none\")]
+    #[serde(default, skip_serializing_if = \"::core::option::Option::is_none\")]
     pub self_: ::core::option::Option<SelfRef>,
-    #[serde(skip_serializing_if = \"::core::option::Option::is_none\")]
+    #[serde(default, skip_serializing_if = \"::core::option::Option::is_none\")]
     pub pod_i_ps: ::core::option::Option<::std::vec::Vec<String>>,
     #[serde(rename = \"mirror_percent\")]
     pub mirror_percent: bool,
