@@ -3,8 +3,9 @@
 //! its code needs, each kind's object type with its impls, and every struct and enum its
 //! fields need. One [`Writer`] writes it all: the per-kind items are built with `quote` and
 //! laid out by prettyplease; the data types, nearly all of the text, are written as text in
-//! the same layout (`writer.rs`); a blank line then goes between items (`spacing.rs`). Every text from the input enters as
-//! a string literal or a checked identifier, never as code.
+//! the same layout (`writer.rs`); a blank line then goes between items (`spacing.rs`).
+//! Every text from the input enters as a string literal or a checked identifier, never as
+//! code.
 
 mod imports;
 mod reasons;

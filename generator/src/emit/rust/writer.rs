@@ -77,8 +77,8 @@ impl Writer {
         self.line(&["}"]);
     }
 
-    /// What `other` wrote, at this writer's depth: items written before the ones that must
-    /// precede them are known (a module's `use` items follow from everything it names).
+    /// What `other` wrote at this writer's depth. A module's items are written apart first,
+    /// because the `use` items that precede them follow from everything they name.
     pub fn append(&mut self, other: Writer) {
         debug_assert_eq!(other.indent, self.indent, "written at another depth");
         self.out.push_str(&other.out);
@@ -543,6 +543,46 @@ pub struct Holder {
                 writer.enum_item("Choice", &e, None, &mut Imports::default());
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
+        }
+    }
+
+    /// Token items and text items in a module the writer opens read as prettyplease would
+    /// print the whole, at any depth.
+    #[test]
+    fn tokens_and_text_make_one_layout() {
+        for depth in [0, 1, 3] {
+            let mut writer = Writer::new(depth * 4);
+            writer
+                .tokens(quote!(
+                    #![doc = " A file."]
+                    pub const C: &str = include_str!("c.json");
+                ))
+                .expect("formats");
+            writer.open_module("r#mod", "Version `mod`.");
+            let mut body = Writer::new(writer.indent());
+            body.tokens(quote!(impl Widget { pub fn new() -> Self { Self { x: 1 } } }))
+                .expect("formats");
+            body.struct_item(
+                "Widget",
+                Some("A widget."),
+                &[field("x", true, Type::Boolean)],
+                false,
+                &mut Imports::default(),
+            );
+            writer
+                .tokens(quote!(
+                    use serde::{Deserialize, Serialize};
+                ))
+                .expect("formats");
+            writer.append(body);
+            writer.close();
+            writer
+                .tokens(TokenStream::new())
+                .expect("nothing to format");
+            let text = writer.finish();
+            assert!(text.contains("pub mod r#mod {\n"), "{text}");
+            assert!(text.contains("//! Version `mod`.\n"), "{text}");
+            assert_prettyplease_layout(&text, depth);
         }
     }
 
