@@ -20,7 +20,7 @@ mod errors;
 mod expand;
 #[path = "../../derive/src/model.rs"]
 mod model;
-#[path = "../../derive/src/profiles.rs"]
+#[path = "../../derive/src/profiles/mod.rs"]
 mod profiles;
 #[path = "../../derive/src/serde_attrs.rs"]
 mod serde_attrs;
