@@ -8,9 +8,9 @@
 //! - [`ident`] and [`ident_text`]: an identifier for a name, raw for keywords.
 
 mod case;
-mod ident;
+mod identifier;
 mod serde_rule;
 
 pub use case::{pascal_case, snake_case};
-pub use ident::{Spelling, ident, ident_text, is_keyword, spelling};
+pub use identifier::{Spelling, ident, ident_text, is_keyword, spelling};
 pub use serde_rule::RenameRule;
