@@ -27,8 +27,6 @@ pub fn pascal(condition_type: &str) -> Option<String> {
     Some(name)
 }
 
-pub use kondition_names::ident;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,7 +54,13 @@ mod tests {
             assert_eq!(pascal(condition_type).as_deref(), Some(pascal_name));
         }
         assert_eq!(snake("--"), None);
-        assert_eq!(ident("type", Span::call_site()).to_string(), "r#type");
-        assert_eq!(ident("self", Span::call_site()).to_string(), "self_");
+        assert_eq!(
+            kondition_names::ident("type", Span::call_site()).to_string(),
+            "r#type"
+        );
+        assert_eq!(
+            kondition_names::ident("self", Span::call_site()).to_string(),
+            "self_"
+        );
     }
 }

@@ -4,7 +4,6 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::case;
 use crate::model::{ApplyField, FieldKind, Status};
 
 /// Everything the derive writes for one status struct.
@@ -149,7 +148,7 @@ fn accessors(status: &Status) -> TokenStream {
     let set_generation = set_observed_generation_body(status);
     let methods = status.condition_types.iter().map(|t| {
         let name = &t.name;
-        let get = case::ident(&t.method_stem, t.span);
+        let get = kondition_names::ident(&t.method_stem, t.span);
         let is = format_ident!("is_{}", t.method_stem, span = t.span);
         let set = format_ident!("set_{}", t.method_stem, span = t.span);
         let remove = format_ident!("remove_{}", t.method_stem, span = t.span);

@@ -361,7 +361,7 @@ fn condition_types(declared: Vec<DeclaredCondition>, errors: &mut Errors) -> Vec
             ));
             continue;
         }
-        let variant = case::ident(&variant, span);
+        let variant = kondition_names::ident(&variant, span);
         types.push(ConditionType {
             name,
             span,

@@ -132,6 +132,18 @@ pub struct StatusDef {
     pub sub_resources: Vec<SubResourceDef>,
 }
 
+/// The reason a successful reconcile gives the summary condition `summary` among
+/// `conditions`: the summary's first reason of severity None, if it declares one.
+pub fn success_reason<'c>(conditions: &'c [ConditionDef], summary: &str) -> Option<&'c str> {
+    conditions
+        .iter()
+        .find(|c| c.type_ == summary)?
+        .reasons
+        .iter()
+        .find(|r| r.severity == kondition::Severity::None)
+        .map(|r| r.name.as_str())
+}
+
 /// A condition type with its reasons.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConditionDef {

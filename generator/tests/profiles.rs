@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use kondition::profile;
-use kondition_gen::model::ConditionDef;
+use kondition_gen::model;
 use kondition_gen::profile::{Profile, Profiles};
 
 const HEADER: &str = "\
@@ -31,27 +31,14 @@ fn constant(name: &str) -> String {
     kondition_names::snake_case(name).to_uppercase()
 }
 
-/// The reason a successful reconcile gives the summary: its first reason of severity None.
+/// The reason a successful reconcile gives the summary, as the generator reads it.
 fn success_reason(profile: &Profile) -> &str {
-    summary_condition(profile)
-        .reasons
-        .iter()
-        .find(|r| r.severity == kondition::Severity::None)
-        .map(|r| r.name.as_str())
-        .unwrap_or_else(|| {
-            panic!(
-                "{}: the summary has no reason of severity None",
-                profile.name
-            )
-        })
-}
-
-fn summary_condition(profile: &Profile) -> &ConditionDef {
-    profile
-        .conditions
-        .iter()
-        .find(|c| c.type_ == profile.summary)
-        .expect("a profile's summary is one of its conditions")
+    model::success_reason(&profile.conditions, &profile.summary).unwrap_or_else(|| {
+        panic!(
+            "{}: the summary has no reason of severity None",
+            profile.name
+        )
+    })
 }
 
 /// A doc comment of `text`, each line indented by `indent` and wrapped at 92 columns (a
@@ -283,15 +270,15 @@ fn the_runtime_s_profiles_are_the_templates() {
 /// The table's text is valid for reasons shared by several conditions and for any rule.
 #[test]
 fn a_reason_of_several_conditions_is_one_constant_documented_for_each() {
-    let kstatus = runtime_table(&templates());
+    let table = runtime_table(&templates());
     assert_eq!(
-        kstatus
+        table
             .matches("pub const REASON_PROGRESSING: &str = \"Progressing\";")
             .count(),
         2,
         "orc and kstatus each declare it once"
     );
-    assert!(kstatus.contains(
+    assert!(table.contains(
         "    /// Reason `Progressing`:
     ///
     /// - of Ready (severity Info): Work on the latest spec is under way.

@@ -12,6 +12,7 @@ use super::types::{self, Declaration, Declarations, Presence};
 use crate::emit::docs;
 use crate::model::{
     Bounds, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type, Version,
+    success_reason,
 };
 use crate::names;
 
@@ -387,20 +388,8 @@ fn profile_attr(status: &StatusDef) -> TokenStream {
         None => {
             let types = declared(0);
             let summary = &status.summary;
-            // The summary's first healthy reason is its success reason.
-            let success_reason = status
-                .conditions
-                .iter()
-                .find(|c| c.type_ == status.summary)
-                .and_then(|c| {
-                    c.reasons
-                        .iter()
-                        .find(|r| r.severity == kondition::Severity::None)
-                })
-                .map(|r| {
-                    let reason = &r.name;
-                    quote!(, success_reason = #reason)
-                });
+            let success_reason =
+                success_reason(&status.conditions, summary).map(|r| quote!(, success_reason = #r));
             let transition_rule =
                 (status.transition_rule != TransitionRule::default()).then(|| {
                     let rule = format!("{:?}", status.transition_rule);
