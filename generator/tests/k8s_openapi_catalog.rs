@@ -1,14 +1,14 @@
 //! The committed catalog of k8s-openapi types (`generator/data/k8s-openapi-0.29.json`) is what
-//! k8s-openapi's own source gives: the source is found through `cargo metadata` (it is in
-//! Cargo's registry whenever the workspace builds), read by `extract`, and compared.
-//! `KONDITION_BLESS=1 cargo test -p kondition-gen --test k8s_openapi_catalog` rewrites the
-//! file instead.
+//! k8s-openapi's own source gives: the source is the one this test binary was built from,
+//! found through the dep-info file cargo wrote beside the built dependency, read by
+//! `extract`, and compared. Nothing here asks cargo anything or needs the network: whatever
+//! built this test also unpacked that source. `KONDITION_BLESS=1 cargo test -p kondition-gen
+//! --test k8s_openapi_catalog` rewrites the file instead.
 
 #[path = "k8s_openapi_catalog/extract.rs"]
 mod extract;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use kondition_gen::reuse::catalog::{
@@ -17,35 +17,98 @@ use kondition_gen::reuse::catalog::{
 
 const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/k8s-openapi-0.29.json");
 
-/// The `src/` folder of the workspace's k8s-openapi 0.29, and its version.
+/// The `src/` folder of the k8s-openapi 0.29 this test was built with, and its version.
+///
+/// Cargo writes a dep-info file (`deps/<crate>-<hash>.d`, a Makefile rule) for every crate it
+/// compiles, listing the crate's source files by absolute path; the test binary lives in the
+/// same `deps/` folder. `cargo metadata` would need every package of `Cargo.lock`, those of
+/// other platforms included, which a build never downloads (issue 29).
 fn k8s_openapi_source() -> (PathBuf, String) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo metadata");
-    assert!(
-        output.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let metadata: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
-    let package = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| {
-            p["name"] == "k8s-openapi"
-                && p["version"]
-                    .as_str()
-                    .is_some_and(|v| v.starts_with("0.29."))
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let deps = exe
+        .parent()
+        .expect("the test binary is in cargo's deps/ folder");
+    let mut found: Vec<(PathBuf, String)> = std::fs::read_dir(deps)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", deps.display()))
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.extension().is_some_and(|e| e == "d")
+                && path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("k8s_openapi-"))
         })
-        .expect("the workspace depends on k8s-openapi 0.29");
-    let manifest = Path::new(package["manifest_path"].as_str().expect("manifest_path"));
-    let version = package["version"].as_str().expect("version").to_owned();
-    (manifest.with_file_name("src"), version)
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .filter_map(|rule| source_of_dep_info(&rule))
+        .filter(|(_, version)| version.starts_with("0.29."))
+        .collect();
+    found.sort();
+    found.dedup();
+    match found.as_slice() {
+        [one] => one.clone(),
+        [] => panic!(
+            "no dep-info file of k8s-openapi 0.29 in {}: this test reads the source cargo built \
+             it from; run it through `cargo test`",
+            deps.display()
+        ),
+        many => panic!(
+            "several k8s-openapi 0.29 sources were built into {}: {many:?}; `cargo clean -p \
+             k8s-openapi` leaves only the locked one",
+            deps.display()
+        ),
+    }
+}
+
+/// The `src/` folder and version of the crate a dep-info rule was written for: the folder
+/// of its `lib.rs` (the rule's first prerequisite), named `k8s-openapi-<version>`.
+fn source_of_dep_info(rule: &str) -> Option<(PathBuf, String)> {
+    let (_, prerequisites) = rule.lines().next()?.split_once(": ")?;
+    let lib = make_words(prerequisites)
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.ends_with("src/lib.rs"))?;
+    let src = lib.parent()?;
+    let package = src.parent()?.file_name()?.to_str()?;
+    let version = package.strip_prefix("k8s-openapi-")?;
+    Some((src.to_path_buf(), version.to_owned()))
+}
+
+/// The words of a Makefile prerequisite list, where cargo writes a space in a path as `\ `.
+fn make_words(list: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut chars = list.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&' ') => {
+                chars.next();
+                word.push(' ');
+            }
+            ' ' => words.extend((!word.is_empty()).then(|| std::mem::take(&mut word))),
+            c => word.push(c),
+        }
+    }
+    words.extend((!word.is_empty()).then_some(word));
+    words
+}
+
+#[test]
+fn a_dep_info_rule_names_the_source_folder_and_version() {
+    let rule = "/t/deps/k8s_openapi-1f.d: /home/a\\ b/.cargo/registry/src/index-x/k8s-openapi-0.29.0/src/lib.rs \
+                /home/a\\ b/.cargo/registry/src/index-x/k8s-openapi-0.29.0/src/v1_37/mod.rs\n\n\
+                /home/a\\ b/.cargo/registry/src/index-x/k8s-openapi-0.29.0/src/lib.rs:\n";
+    assert_eq!(
+        source_of_dep_info(rule),
+        Some((
+            PathBuf::from("/home/a b/.cargo/registry/src/index-x/k8s-openapi-0.29.0/src"),
+            "0.29.0".to_owned()
+        ))
+    );
+    assert_eq!(
+        source_of_dep_info("/t/deps/x.d: /src/other/src/lib.rs\n"),
+        None
+    );
 }
 
 /// The extraction (done once) and the source folder it read.
