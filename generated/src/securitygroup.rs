@@ -519,6 +519,8 @@ pub mod v1alpha1 {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub stateful: Option<bool>,
         /// The rules OpenStack has.
+        ///
+        /// Items: at most 256.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rules: Option<Vec<Rule>>,
         /// The revision number, incremented on every change.

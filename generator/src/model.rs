@@ -92,6 +92,20 @@ pub struct Kind {
     /// Rust types can (CEL rules, bounds, `anyOf`, list types, defaults), so the CRD a
     /// generated crate returns is this text, not a schema derived back from its types.
     pub source_crd: Option<SourceSpec>,
+    /// The labels and annotations of the CRD this kind was read from (none for the schema
+    /// format), which its CRD keeps.
+    pub crd_metadata: CrdMetadata,
+}
+
+/// The labels and annotations of an input CRD. Some are what the API server requires: a CRD
+/// of a protected group (`*.k8s.io`, `*.kubernetes.io`) is refused without
+/// `api-approved.kubernetes.io`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CrdMetadata {
+    /// `metadata.labels`.
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// `metadata.annotations`.
+    pub annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// A CRD's `spec` as read, kept as pretty-printed JSON text: it is written out as text, and

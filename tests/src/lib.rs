@@ -7,9 +7,11 @@
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
 
+pub mod cluster;
 pub mod fake_cluster;
 pub mod kinds;
 pub mod libraries;
+pub mod recording;
 
 pub mod api_server {
     //! An HTTP stand-in for the API server behind a real `kube::Client`: it records every

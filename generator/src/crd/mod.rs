@@ -8,6 +8,7 @@
 pub mod status;
 pub mod types;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
@@ -16,8 +17,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use k8s_openapi::serde::Deserialize as _;
 
 use crate::model::{
-    Body, ConditionDef, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope, SourceSpec,
-    StatusDef, Version,
+    Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
+    SourceSpec, StatusDef, Version,
 };
 use crate::name_rules::{is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
@@ -366,7 +367,35 @@ fn read_crd(
         status,
         versions,
         source_crd: Some(SourceSpec::new(&source)),
+        crd_metadata: CrdMetadata {
+            labels: string_map(crd, "labels", sink),
+            annotations: string_map(crd, "annotations", sink),
+        },
     })
+}
+
+/// `metadata.<key>` of a CRD, a map of strings (absent: empty).
+fn string_map(crd: &Node, key: &str, sink: &Sink) -> BTreeMap<String, String> {
+    let Some(value) = crd.get("metadata").and_then(|m| m.get(key)) else {
+        return BTreeMap::new();
+    };
+    let Some(entries) = value.as_map() else {
+        sink.error(
+            value.pos,
+            format!("`metadata.{key}` must be a map of strings"),
+        );
+        return BTreeMap::new();
+    };
+    entries
+        .iter()
+        .filter_map(|(k, v)| match (k.as_str(), v.as_str()) {
+            (Some(k), Some(v)) => Some((k.to_owned(), v.to_owned())),
+            _ => {
+                sink.error(v.pos, format!("`metadata.{key}` must be a map of strings"));
+                None
+            }
+        })
+        .collect()
 }
 
 /// `apiVersion` must be the one the API server still serves.

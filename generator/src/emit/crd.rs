@@ -24,7 +24,7 @@ pub fn crd(kind: &Kind, named: &[NamedType]) -> Json {
     let mut crd = Map::new();
     crd.insert("apiVersion".into(), API_VERSION.into());
     crd.insert("kind".into(), CRD_KIND.into());
-    crd.insert("metadata".into(), json!({ "name": crd_name(kind) }));
+    crd.insert("metadata".into(), metadata(kind));
     crd.insert("spec".into(), spec);
     Json::Object(crd)
 }
@@ -37,21 +37,52 @@ pub fn crd_text(kind: &Kind, named: &[NamedType]) -> String {
         return serde_json::to_string_pretty(&crd(kind, named)).unwrap_or_default();
     };
     let spec = spec.text();
-    let name = Json::from(crd_name(kind));
-    let mut text = String::with_capacity(spec.len() + spec.len() / 8 + 200);
+    let metadata = serde_json::to_string_pretty(&metadata(kind)).unwrap_or_default();
+    let mut text = String::with_capacity(spec.len() + spec.len() / 8 + metadata.len() + 200);
     text.push_str(&format!(
         "{{\n  \"apiVersion\": \"{API_VERSION}\",\n  \"kind\": \"{CRD_KIND}\",\n  \
-         \"metadata\": {{\n    \"name\": {name}\n  }},\n  \"spec\": "
+         \"metadata\": "
     ));
-    // One level deeper: JSON text has no line break but between values.
-    for (i, line) in spec.split('\n').enumerate() {
+    push_indented(&mut text, &metadata);
+    text.push_str(",\n  \"spec\": ");
+    push_indented(&mut text, spec);
+    text.push_str("\n}");
+    text
+}
+
+/// Pretty-printed JSON `value` one level deeper: JSON text has no line break but between
+/// values.
+fn push_indented(text: &mut String, value: &str) {
+    for (i, line) in value.split('\n').enumerate() {
         if i > 0 {
             text.push_str("\n  ");
         }
         text.push_str(line);
     }
-    text.push_str("\n}");
-    text
+}
+
+/// The CRD's `metadata`: its name, and the labels and annotations of the CRD the kind was
+/// read from, if any.
+fn metadata(kind: &Kind) -> Json {
+    let mut metadata = Map::new();
+    let strings = |map: &std::collections::BTreeMap<String, String>| {
+        Json::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().into()))
+                .collect(),
+        )
+    };
+    if !kind.crd_metadata.annotations.is_empty() {
+        metadata.insert(
+            "annotations".into(),
+            strings(&kind.crd_metadata.annotations),
+        );
+    }
+    if !kind.crd_metadata.labels.is_empty() {
+        metadata.insert("labels".into(), strings(&kind.crd_metadata.labels));
+    }
+    metadata.insert("name".into(), crd_name(kind).into());
+    Json::Object(metadata)
 }
 
 fn crd_name(kind: &Kind) -> String {

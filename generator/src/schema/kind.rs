@@ -8,8 +8,8 @@ use kondition::subresources::{
 use kondition::validation::is_valid_reason;
 
 use crate::model::{
-    Body, ConditionDef, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope, StatusDef,
-    SubResourceDef, Version,
+    Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope,
+    StatusDef, SubResourceDef, Version,
 };
 use crate::name_rules::{is_dns_label, is_group, is_pascal_case};
 use crate::profile::{Profiles, read_condition, read_reason};
@@ -125,6 +125,7 @@ pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Op
         status: Some(status_def?),
         versions,
         source_crd: None,
+        crd_metadata: CrdMetadata::default(),
     })
 }
 

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+// apiServer is kube-apiserver running in this process.
+type apiServer struct {
+	url string
+	// Receives what the command returned, if it ever returns.
+	exited chan error
+}
+
+// startAPIServer runs kube-apiserver's own command with the flags a minimal control plane
+// needs: loopback only, the launcher's certificates, client certificates for authentication,
+// RBAC (the admin is in system:masters), etcd at etcdURL.
+func startAPIServer(dir string, certs *pki, etcdURL string) (*apiServer, error) {
+	address, err := freeURL("https")
+	if err != nil {
+		return nil, err
+	}
+	command := app.NewAPIServerCommand()
+	command.SetArgs([]string{
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + address.Port(),
+		"--cert-dir=" + filepath.Join(dir, "certs"),
+		"--tls-cert-file=" + certs.serverCert,
+		"--tls-private-key-file=" + certs.serverKey,
+		"--client-ca-file=" + certs.caCert,
+		"--etcd-servers=" + etcdURL,
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + certs.serviceAccountPub,
+		"--service-account-signing-key-file=" + certs.serviceAccountKey,
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--authorization-mode=RBAC",
+		// No controller manager makes service accounts: pods may be created without one.
+		"--disable-admission-plugins=ServiceAccount",
+		"--profiling=false",
+		// The kubernetes Service's endpoints would name the advertised address, which may
+		// not be loopback; nothing here reaches the API server through that Service.
+		"--endpoint-reconciler-type=none",
+	})
+	command.SetOut(os.Stderr)
+	server := &apiServer{url: "https://" + address.Host, exited: make(chan error, 1)}
+	go func() { server.exited <- command.Execute() }()
+	return server, nil
+}
+
+// waitReady polls /readyz as the admin until it answers 200 (every post-start hook done: RBAC
+// bootstrapped, the CRD controllers running), or fails when the server stops first.
+func (s *apiServer) waitReady(certs *pki) error {
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(certs.caPEM)
+	admin, err := tls.X509KeyPair(certs.adminCertPEM, certs.adminKeyPEM)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{
+		Timeout: 10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{
+			RootCAs:      roots,
+			Certificates: []tls.Certificate{admin},
+		}},
+	}
+	// Generous: a cold start on a loaded 2-core machine takes several times the usual.
+	deadline := time.Now().Add(5 * time.Minute)
+	last := "no answer yet"
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-s.exited:
+			return fmt.Errorf("kube-apiserver stopped before it was ready: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+		response, err := client.Get(s.url + "/readyz")
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		response.Body.Close()
+		if response.StatusCode == http.StatusOK {
+			return nil
+		}
+		last = response.Status
+	}
+	return fmt.Errorf("kube-apiserver not ready after 5 minutes (last /readyz: %s)", last)
+}

@@ -1,0 +1,204 @@
+//! A `kube::Client` that records every request it sends (method, path,
+//! decoded query, content type, JSON body) and the status code of its answer, and passes both
+//! through unchanged. The answers come from the real API server; the record is what lets a
+//! test assert the exact requests a controller sent.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use http_body_util::BodyExt;
+use kube::Client;
+use kube::client::Body;
+use serde_json::Value;
+use tower::{BoxError, Service};
+
+/// One request the client sent.
+#[derive(Debug, Clone)]
+pub struct Received {
+    /// The HTTP method.
+    pub method: String,
+    /// The path.
+    pub path: String,
+    /// The query, decoded pairs in order.
+    pub query: Vec<(String, String)>,
+    /// The content-type header.
+    pub content_type: String,
+    /// The JSON body (null if none).
+    pub body: Value,
+    /// The status code of the answer; `None` when no answer came (a transport error).
+    pub status: Option<u16>,
+}
+
+impl Received {
+    /// The value of query parameter `name`, if given.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether this is a write (anything but GET), as opposed to a read or a watch.
+    pub fn is_write(&self) -> bool {
+        self.method != "GET"
+    }
+}
+
+/// The requests a recorded client sent, in order; clones share the record.
+#[derive(Clone, Default)]
+pub struct Requests(Arc<Mutex<Vec<Received>>>);
+
+impl Requests {
+    /// Every request so far.
+    pub fn all(&self) -> Vec<Received> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The requests so far that were writes (not GET: no read, list or watch).
+    pub fn writes(&self) -> Vec<Received> {
+        self.all().into_iter().filter(Received::is_write).collect()
+    }
+
+    /// How many requests so far.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether nothing was sent yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets what was recorded so far.
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    fn push(&self, received: Received) -> usize {
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        all.push(received);
+        all.len() - 1
+    }
+
+    fn answered(&self, index: usize, status: u16) {
+        if let Some(r) = self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(index)
+        {
+            r.status = Some(status);
+        }
+    }
+}
+
+/// `client` with its requests recorded: a client that records each request into the
+/// returned [`Requests`] and sends it through `client`, whose answer it passes back unchanged.
+pub fn recorded(client: Client) -> (Client, Requests) {
+    let requests = Requests::default();
+    let namespace = client.default_namespace().to_owned();
+    let service = Record {
+        client,
+        requests: requests.clone(),
+    };
+    (Client::new(service, namespace), requests)
+}
+
+/// The service [`recorded`] makes.
+#[derive(Clone)]
+struct Record {
+    client: Client,
+    requests: Requests,
+}
+
+impl Service<http::Request<Body>> for Record {
+    type Response = http::Response<Body>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        // The client under it waits for its own readiness in `send`.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        let Record { client, requests } = self.clone();
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let bytes = body.collect().await?.to_bytes();
+            let index = requests.push(Received {
+                method: parts.method.to_string(),
+                path: parts.uri.path().to_owned(),
+                query: parts
+                    .uri
+                    .query()
+                    .unwrap_or_default()
+                    .split('&')
+                    .filter(|pair| !pair.is_empty())
+                    .map(|pair| {
+                        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                        (percent_decode(k), percent_decode(v))
+                    })
+                    .collect(),
+                content_type: parts
+                    .headers
+                    .get(http::header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned(),
+                body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+                status: None,
+            });
+            let request = http::Request::from_parts(parts, Body::from(bytes.to_vec()));
+            let response = client.send(request).await?;
+            requests.answered(index, response.status().as_u16());
+            Ok(response)
+        })
+    }
+}
+
+/// `%XX` escapes and `+` decoded, as a query string writes them.
+fn percent_decode(text: &str) -> String {
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = match bytes.get(i..i + 3) {
+            Some([b'%', high, low]) => hex(*high).zip(hex(*low)),
+            _ => None,
+        };
+        match (escaped, bytes[i]) {
+            (Some((high, low)), _) => {
+                // Two hex digits are at most 0xff.
+                out.push(u8::try_from(high * 16 + low).unwrap_or_default());
+                i += 3;
+            }
+            (None, b'+') => {
+                out.push(b' ');
+                i += 1;
+            }
+            (None, byte) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decode;
+
+    #[test]
+    fn query_text_is_decoded() {
+        assert_eq!(percent_decode("example.com%2Fwidget"), "example.com/widget");
+        assert_eq!(percent_decode("a+b"), "a b");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+        assert_eq!(percent_decode("%C3%A9t%C3%A9"), "été");
+    }
+}
