@@ -136,15 +136,21 @@ const fn matches_reason_pattern(bytes: &[u8]) -> bool {
 /// Cuts `message` to at most [`MAX_MESSAGE_BYTES`] bytes at a UTF-8 boundary, ending it with
 /// [`TRUNCATION_MARKER`]. Returns whether it was cut. Messages are never rejected for length.
 pub fn truncate_message(message: &mut String) -> bool {
-    if message.len() <= MAX_MESSAGE_BYTES {
+    truncate_to(message, MAX_MESSAGE_BYTES)
+}
+
+/// Cuts `text` to at most `max` bytes (`max` longer than the marker) at a UTF-8 boundary,
+/// ending it with [`TRUNCATION_MARKER`]. Returns whether it was cut.
+pub(crate) fn truncate_to(text: &mut String, max: usize) -> bool {
+    if text.len() <= max {
         return false;
     }
-    let mut cut = MAX_MESSAGE_BYTES - TRUNCATION_MARKER.len();
-    while !message.is_char_boundary(cut) {
+    let mut cut = max.saturating_sub(TRUNCATION_MARKER.len());
+    while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    message.truncate(cut);
-    message.push_str(TRUNCATION_MARKER);
+    text.truncate(cut);
+    text.push_str(TRUNCATION_MARKER);
     true
 }
 

@@ -37,6 +37,9 @@ pub(crate) enum Written {
         message: String,
         /// The conditions of the fallback apply, if one was sent.
         fallback: Option<Conditions>,
+        /// The API server's message when this reconcile's fallback was rejected too: nothing
+        /// could be written.
+        fallback_rejected: Option<String>,
     },
     /// The object is gone.
     NotFound,
@@ -147,10 +150,38 @@ pub(crate) fn is_not_found(error: &kube::Error) -> bool {
     status_code(error) == Some(404)
 }
 
-/// The API server refused the content (schema, CEL or admission validation), not the
-/// request: 422 Unprocessable Entity, or 400 Bad Request.
+/// The API server refused this status, not the request's circumstances: sending the same
+/// body again gets the same answer, so it is a rejection to report (and fall back from),
+/// never a fault to retry. These are the answers kube-apiserver gives (checked against it in
+/// `tests/tests/rejections.rs`):
+///
+/// - 422 Invalid: the CRD's schema (pattern, required, bounds), its CEL rules
+///   (`x-kubernetes-validations`) or an admission check refused a value;
+/// - 400 Bad Request: the body cannot be read as the kind;
+/// - 413 Request Entity Too Large: the body is over the request limit (3 MiB);
+/// - 500 whose message says the body is at fault: server-side apply could not type it
+///   against the schema (`failed to create typed patch object`: a field the CRD does not
+///   declare, as when operator and CRD versions differ, or two list entries with the same
+///   key), or etcd refused its size (`request is too large`, over 1.5 MiB;
+///   `trying to send message larger than max`, over 2 MiB).
+///
+/// Any other 5xx (etcd unavailable, a timeout, a leader change) is a fault of the moment
+/// and the write is retried.
 pub(crate) fn is_rejection(error: &kube::Error) -> bool {
-    matches!(status_code(error), Some(422 | 400))
+    /// What the API server's message says when a 500 is about the body.
+    const BODY_AT_FAULT: [&str; 3] = [
+        "failed to create typed patch object",
+        "etcdserver: request is too large",
+        "trying to send message larger than max",
+    ];
+    match error {
+        kube::Error::Api(status) => match status.code {
+            400 | 413 | 422 => true,
+            500 => BODY_AT_FAULT.iter().any(|m| status.message.contains(m)),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 pub(crate) fn rejection_message(error: &kube::Error) -> String {

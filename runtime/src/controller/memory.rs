@@ -49,6 +49,9 @@ pub(crate) struct Rejection {
     pub attempts: u32,
     /// When the full apply of this status may be tried again.
     pub retry_at: Instant,
+    /// The API server's message when it rejected the conditions-only fallback of this
+    /// status too: that fallback is not sent again either until the status changes.
+    pub fallback_rejected: Option<String>,
 }
 
 impl Memory {
@@ -108,18 +111,28 @@ impl Memory {
         retry_after: impl FnOnce(u32) -> Duration,
     ) -> &Rejection {
         let entry = self.entry(key, now);
-        let attempts = match &entry.rejection {
-            Some(previous) if previous.fingerprint == fingerprint => {
-                previous.attempts.saturating_add(1)
-            }
-            _ => 1,
+        let (attempts, fallback_rejected) = match &entry.rejection {
+            Some(previous) if previous.fingerprint == fingerprint => (
+                previous.attempts.saturating_add(1),
+                previous.fallback_rejected.clone(),
+            ),
+            _ => (1, None),
         };
         entry.rejection.insert(Rejection {
             fingerprint,
             message,
             attempts,
             retry_at: now + retry_after(attempts),
+            fallback_rejected,
         })
+    }
+
+    /// Remembers that the API server rejected the fallback of the rejected status of `key`
+    /// too, with `message`.
+    pub(crate) fn reject_fallback(&mut self, key: &str, message: String) {
+        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
+            rejection.fallback_rejected = Some(message);
+        }
     }
 
     /// Forgets a rejection: the status was accepted, or is stored as it is.
@@ -210,7 +223,12 @@ mod tests {
         assert_eq!(memory.reject("a", 7, "no".into(), now, backoff).attempts, 1);
         let again = memory.reject("a", 7, "no".into(), now, backoff);
         assert_eq!((again.attempts, again.retry_at), (2, now + 10 * SECOND));
-        assert_eq!(memory.reject("a", 8, "no".into(), now, backoff).attempts, 1);
+        memory.reject_fallback("a", "no either".into());
+        let again = memory.reject("a", 7, "no".into(), now, backoff);
+        assert_eq!(again.fallback_rejected.as_deref(), Some("no either"));
+        // Another status: its fallback has not been tried.
+        let other = memory.reject("a", 8, "no".into(), now, backoff);
+        assert_eq!((other.attempts, other.fallback_rejected.clone()), (1, None));
         memory.accepted("a", now);
         assert_eq!(memory.rejection("a"), None);
         assert_eq!(memory.len(), 0);

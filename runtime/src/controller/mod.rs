@@ -99,6 +99,9 @@ pub const REASON_PANICKED: &str = "ReconcilePanicked";
 /// Reason: the object is being deleted and its finalizers run (Info).
 pub const REASON_DELETING: &str = "Deleting";
 
+/// The longest Event note the API server accepts (events.k8s.io/v1 `note`).
+const MAX_EVENT_NOTE_BYTES: usize = 1024;
+
 /// Why the chokepoint itself failed: the status could not be written.
 #[derive(Debug)]
 pub struct Error(kube::Error);
@@ -268,9 +271,23 @@ where
             // What the summary now says, if this reconcile wrote it.
             let written_summary = match &written {
                 Written::Full => working.status().map(KubeStatus::conditions),
-                Written::Rejected { message, fallback } => {
-                    let fallback_sent = fallback.is_some();
-                    tracing::warn!(%message, fallback_sent, "status rejected; its conditions kept");
+                Written::Rejected {
+                    message,
+                    fallback,
+                    fallback_rejected,
+                } => {
+                    if let Some(fallback_message) = fallback_rejected {
+                        tracing::error!(%message, %fallback_message, "status and its fallback rejected; nothing written");
+                        let note = format!(
+                            "the status was rejected ({message}) and so were its conditions \
+                             alone ({fallback_message}): nothing could be written"
+                        );
+                        self.publish(&object, EventType::Warning, apply::REASON_STATUS_REJECTED, note)
+                            .await;
+                    } else {
+                        let fallback_sent = fallback.is_some();
+                        tracing::warn!(%message, fallback_sent, "status rejected; its conditions kept");
+                    }
                     fallback.as_ref()
                 }
                 Written::Unchanged | Written::NotFound => None,
@@ -330,8 +347,12 @@ where
             .cloned();
         // The same status was rejected a moment ago (this reconcile is likely the one the
         // fallback's own write caused): not sent again before its retry time.
-        let (message, retry_at) = match known {
-            Some(rejection) => (rejection.message, rejection.retry_at),
+        let (message, retry_at, fallback_rejected) = match known {
+            Some(rejection) => (
+                rejection.message,
+                rejection.retry_at,
+                rejection.fallback_rejected,
+            ),
             None => match apply::full(&self.client, stored, body).await {
                 Ok(()) => {
                     self.memory().accepted(key, now);
@@ -348,38 +369,47 @@ where
                 Err(error) if apply::is_rejection(&error) => {
                     let message = apply::rejection_message(&error);
                     let policy = self.policy;
-                    let retry_at = self
-                        .memory()
-                        .reject(key, fingerprint, message.clone(), now, |attempts| {
+                    let mut memory = self.memory();
+                    let rejection =
+                        memory.reject(key, fingerprint, message.clone(), now, |attempts| {
                             policy
                                 .delay(Requeue::Backoff, attempts)
                                 .unwrap_or(policy.backoff_max)
-                        })
-                        .retry_at;
-                    (message, retry_at)
+                        });
+                    (
+                        message,
+                        rejection.retry_at,
+                        rejection.fallback_rejected.clone(),
+                    )
                 }
                 Err(error) => return Err(Error(error)),
             },
         };
         let retry = Some(retry_at.saturating_duration_since(now));
+        let rejected = |fallback, fallback_rejected| Written::Rejected {
+            message: message.clone(),
+            fallback,
+            fallback_rejected,
+        };
+        // Its fallback was rejected too: the same conditions would be again.
+        if fallback_rejected.is_some() {
+            return Ok((rejected(None, None), retry));
+        }
         let conditions = self.report.fallback(stored, desired, &message);
         let stored_conditions = stored.status().map(|s| s.conditions().clone());
         if stored_conditions.as_ref() == Some(&conditions) {
-            let written = Written::Rejected {
-                message,
-                fallback: None,
-            };
-            return Ok((written, retry));
+            return Ok((rejected(None, None), retry));
         }
         match apply::fallback(&self.client, stored, conditions.clone()).await {
-            Ok(()) => {
-                let written = Written::Rejected {
-                    message,
-                    fallback: Some(conditions),
-                };
-                Ok((written, retry))
-            }
+            Ok(()) => Ok((rejected(Some(conditions), None), retry)),
             Err(error) if apply::is_not_found(&error) => Ok((Written::NotFound, None)),
+            // Nothing can be written: said once, in an Event, and not tried again until the
+            // status changes or its full apply is retried and rejected anew.
+            Err(error) if apply::is_rejection(&error) => {
+                let fallback_message = apply::rejection_message(&error);
+                self.memory().reject_fallback(key, fallback_message.clone());
+                Ok((rejected(None, Some(fallback_message)), retry))
+            }
             Err(error) => Err(Error(error)),
         }
     }
@@ -446,11 +476,14 @@ where
         self.publish(stored, type_, &after.reason, note).await;
     }
 
-    /// Publishes an Event about `object`, if a recorder was given.
-    async fn publish(&self, object: &K, type_: EventType, reason: &str, note: String) {
+    /// Publishes an Event about `object`, if a recorder was given. The note is cut to the
+    /// API server's limit (1 KiB for an events.k8s.io Event), which a condition's message
+    /// (up to 32 KiB) or an API server's rejection can pass: a longer one loses the Event.
+    async fn publish(&self, object: &K, type_: EventType, reason: &str, mut note: String) {
         let Some(recorder) = &self.recorder else {
             return;
         };
+        crate::validation::truncate_to(&mut note, MAX_EVENT_NOTE_BYTES);
         let event = Event {
             type_,
             reason: reason.to_owned(),
