@@ -11,7 +11,8 @@
 //! The launcher is built by the README's test command (`bash tests/run.sh`) into
 //! `target/launcher/kondition-apiserver`; `KONDITION_APISERVER` names another binary. A
 //! missing launcher fails the tests and says how to build it: nothing falls back to a
-//! stand-in.
+//! stand-in. `KONDITION_TEST_KUBECONFIG` sends the tests to a cluster of one's own instead
+//! (a name of the project's own, so that a `KUBECONFIG` set for daily work never does).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -37,10 +38,16 @@ const DEFAULT_LAUNCHER: &str = concat!(
 /// The field manager the test harness installs CRDs and namespaces as.
 pub const HARNESS: &str = "kondition-tests";
 
-/// A running launcher: the API server's kubeconfig, and the pipes to send it commands.
+/// The API server of this test binary: its kubeconfig, and the launcher running it (none
+/// for a cluster named by `KONDITION_TEST_KUBECONFIG`).
 pub struct Cluster {
     kubeconfig: Kubeconfig,
     kubeconfig_path: PathBuf,
+    launcher: Option<Launcher>,
+}
+
+/// A running launcher and the pipes to send it commands.
+struct Launcher {
     commands: Mutex<(ChildStdin, BufReader<ChildStdout>)>,
     // Kept so the child is not reaped early; it is never waited for: it exits when this
     // process does and its stdin closes.
@@ -59,6 +66,16 @@ pub fn cluster() -> &'static Cluster {
 
 impl Cluster {
     fn start() -> Result<Cluster, String> {
+        if let Some(path) = std::env::var_os("KONDITION_TEST_KUBECONFIG") {
+            let kubeconfig_path = PathBuf::from(path);
+            let kubeconfig = Kubeconfig::read_from(&kubeconfig_path)
+                .map_err(|e| format!("KONDITION_TEST_KUBECONFIG: {e}"))?;
+            return Ok(Cluster {
+                kubeconfig,
+                kubeconfig_path,
+                launcher: None,
+            });
+        }
         let binary = std::env::var_os("KONDITION_APISERVER")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_LAUNCHER));
@@ -107,8 +124,10 @@ impl Cluster {
         Ok(Cluster {
             kubeconfig,
             kubeconfig_path,
-            commands: Mutex::new((stdin, stdout)),
-            _child: child,
+            launcher: Some(Launcher {
+                commands: Mutex::new((stdin, stdout)),
+                _child: child,
+            }),
         })
     }
 
@@ -160,7 +179,12 @@ impl Cluster {
 
     /// Sends one command line to the launcher and returns its one-line answer.
     fn command(&self, command: &str) -> String {
-        let mut pipes = self.commands.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(launcher) = &self.launcher else {
+            panic!(
+                "`{command}` needs the launcher's own etcd, not KONDITION_TEST_KUBECONFIG's cluster"
+            );
+        };
+        let mut pipes = launcher.commands.lock().unwrap_or_else(|e| e.into_inner());
         let (stdin, stdout) = &mut *pipes;
         writeln!(stdin, "{command}").expect("the launcher reads its stdin");
         stdin.flush().expect("the launcher reads its stdin");

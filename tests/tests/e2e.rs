@@ -1,15 +1,30 @@
 //! End to end on the real API server (the launcher of `kondition_tests::cluster`): the example
-//! kinds' CRDs installed and Established, a SecurityGroup created, reconciled once through
-//! the status chokepoint, its status read back from the server.
+//! kinds' CRDs installed and Established, a SecurityGroup reconciled once through the status
+//! chokepoint and its status read back; then the example operator itself
+//! (`runtime/examples/securitygroup_operator/operator.rs`, this very file of it) running as a
+//! `kube::runtime::Controller` while the test plays the rest of the cluster: no controller
+//! manager runs beside the API server, so the test reports the agents' Deployment rolled out
+//! by writing its status, as the Deployment controller would.
+//!
+//! `KONDITION_TEST_KUBECONFIG` runs it against a cluster of one's own (see the README).
+
+#[path = "../../runtime/examples/securitygroup_operator/operator.rs"]
+#[allow(dead_code, missing_docs)]
+mod operator;
 
 use std::sync::Arc;
 
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kondition::ConditionStatus;
 use kondition::controller::StatusReconciler;
 use kondition::profile::orc;
 use kondition::{Failure, StatusResource};
 use kondition_generated::securitygroup::v1alpha1::SecurityGroup;
 use kondition_tests::cluster::TestEnv;
-use kube::api::PostParams;
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{Condition, await_condition, conditions};
+use kube::{Api, ResourceExt};
 
 #[tokio::test]
 async fn a_security_group_is_reconciled_and_its_status_read_back() {
@@ -50,4 +65,153 @@ async fn a_security_group_is_reconciled_and_its_status_read_back() {
     let writes = env.requests.writes();
     assert_eq!(writes.len(), 1, "one status apply: {writes:#?}");
     assert_eq!(writes[0].status, Some(200));
+}
+
+/// Waits until `name` satisfies `condition`: a bound only so that a broken operator fails the
+/// test instead of hanging it, far above what any machine needs (the wait is for watch
+/// events, not for time).
+async fn wait_for<K>(api: &Api<K>, name: &str, what: &str, condition: impl Condition<K>)
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+    K::DynamicType: Default + Eq + std::hash::Hash + Clone,
+{
+    let wait = await_condition(api.clone(), name, condition);
+    match tokio::time::timeout(std::time::Duration::from_secs(600), wait).await {
+        Ok(result) => {
+            result.expect("the watch");
+        }
+        Err(_) => panic!("{name} never came to {what}"),
+    }
+}
+
+/// The condition `type_` of a security group's status, if set.
+fn condition_of(group: &SecurityGroup, type_: &str) -> Option<(ConditionStatus, String)> {
+    let condition = group.status.as_ref()?.conditions.get(type_)?;
+    Some((condition.status, condition.reason.clone()))
+}
+
+#[tokio::test]
+async fn the_example_operator_runs_end_to_end() {
+    let env = TestEnv::new(kondition_generated::crds()).await;
+    let operator = tokio::spawn(operator::run(
+        operator::controller(&env.client, Some(&env.namespace)),
+        env.client.clone(),
+    ));
+    let groups = env.api::<SecurityGroup>();
+    let group: SecurityGroup = serde_json::from_value(serde_json::json!({
+        "apiVersion": "openstack.k-orc.cloud/v1alpha1",
+        "kind": "SecurityGroup",
+        "metadata": {"name": "web"},
+        "spec": {
+            "cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
+            "managementPolicy": "managed",
+            "resource": {"rules": [
+                {"description": "https", "remoteIPPrefix": "10.0.0.0/8", "protocol": "tcp",
+                 "portRangeMin": 443, "portRangeMax": 443}
+            ]}
+        }
+    }))
+    .expect("a security group");
+    groups
+        .create(&PostParams::default(), &group)
+        .await
+        .expect("created");
+
+    // Reconciled: the finalizer is on, the owned objects exist, and the agents' Deployment is
+    // not rolled out (no controller manager), so SubResourcesReady is pending while the
+    // security group itself is Available.
+    wait_for(
+        &groups,
+        "web",
+        "SubResourcesPending",
+        |g: Option<&SecurityGroup>| {
+            g.and_then(|g| condition_of(g, "SubResourcesReady"))
+                == Some((ConditionStatus::False, "SubResourcesPending".into()))
+        },
+    )
+    .await;
+    let stored = groups.get_status("web").await.expect("read back");
+    let status = stored.status.as_ref().expect("a status");
+    assert_eq!(status.observed_generation, stored.metadata.generation);
+    assert_eq!(
+        condition_of(&stored, "Available"),
+        Some((ConditionStatus::True, "Success".into()))
+    );
+    assert_eq!(
+        condition_of(&stored, "Progressing"),
+        Some((ConditionStatus::True, "Progressing".into())),
+        "still working on its sub-resources"
+    );
+    assert!(status.id.as_deref().is_some_and(|id| id.starts_with("sg-")));
+    assert_eq!(stored.finalizers(), [operator::FINALIZER]);
+    let config_map = env
+        .api::<ConfigMap>()
+        .get("web-rules")
+        .await
+        .expect("the rules' ConfigMap");
+    assert_eq!(
+        config_map.owner_references()[0].uid,
+        stored.uid().expect("a uid")
+    );
+    let message = &status
+        .conditions
+        .get("SubResourcesReady")
+        .expect("set")
+        .message;
+    assert!(message.contains("Deployment 'web-agents'"), "{message}");
+
+    // The test does what the Deployment controller would: the agents are rolled out. The
+    // operator's watch of the Deployments it owns reconciles the group again.
+    let deployments = env.api::<Deployment>();
+    let agents = deployments.get("web-agents").await.expect("the agents");
+    let generation = agents.metadata.generation.expect("a generation");
+    let rolled_out = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web-agents"},
+        "status": {
+            "observedGeneration": generation, "replicas": 1, "updatedReplicas": 1,
+            "readyReplicas": 1, "availableReplicas": 1,
+            "conditions": [
+                {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
+                {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}
+            ]
+        }
+    });
+    deployments
+        .patch_status(
+            "web-agents",
+            &PatchParams::apply("deployment-controller").force(),
+            &Patch::Apply(&rolled_out),
+        )
+        .await
+        .expect("the agents' status");
+    wait_for(
+        &groups,
+        "web",
+        "SubResourcesReady",
+        |g: Option<&SecurityGroup>| {
+            g.and_then(|g| condition_of(g, "SubResourcesReady"))
+                == Some((ConditionStatus::True, "SubResourcesReady".into()))
+        },
+    )
+    .await;
+    let stored = groups.get_status("web").await.expect("read back");
+    assert_eq!(
+        condition_of(&stored, "Progressing"),
+        Some((ConditionStatus::False, "Success".into())),
+        "done"
+    );
+
+    // Deleted: the finalizer runs (the "cloud" resource goes), then the object is gone.
+    groups
+        .delete("web", &DeleteParams::default())
+        .await
+        .expect("deleted");
+    wait_for(
+        &groups,
+        "web",
+        "deletion",
+        conditions::is_deleted(&stored.uid().expect("a uid")),
+    )
+    .await;
+    operator.abort();
 }

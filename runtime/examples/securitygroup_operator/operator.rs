@@ -1,19 +1,6 @@
-//! An example operator for the generated `SecurityGroup` kind (schemas/securitygroup.yaml):
-//! `kube::runtime::Controller` with the status chokepoint, the `orc` profile's Available,
-//! Progressing and SubResourcesReady conditions built from the security group's rules and
-//! the Kubernetes object the operator owns for it (a ConfigMap with the rules, read back and
-//! judged by kstatus, as a Deployment or a Service would be), a pre-reconciliation check and
-//! a post-reconciliation check.
-//!
-//! The "cloud" is simulated: a rule is created when its CIDR parses, and fails otherwise, so
-//! the conditions can be watched without OpenStack:
-//!
-//! ```text
-//! cargo run -p kondition --features controller --example securitygroup_operator
-//! ```
-//!
-//! with `KUBECONFIG` pointing at a cluster where `kondition_generated::crds()` are installed
-//! (the example installs them itself with server-side apply when started with `--install`).
+//! The operator of the example (see `main.rs`): reconciling a SecurityGroup, the objects it
+//! owns and the checks around it. `tests/tests/e2e.rs` runs this very module against the
+//! real API server.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -21,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kondition::controller::{
@@ -32,14 +20,15 @@ use kondition::{Failure, StatusResource, SubResources};
 use kondition_generated::securitygroup::v1alpha1::{Rule, SecurityGroup};
 use kube::api::{Patch, PatchParams};
 use kube::runtime::Controller;
+use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
 
 /// The finalizer that deletes the security group in the cloud before the object goes.
-const FINALIZER: &str = "openstack.k-orc.cloud/securitygroup";
+pub const FINALIZER: &str = "openstack.k-orc.cloud/securitygroup";
 
 /// The annotation that pauses reconciliation of one security group.
-const PAUSED: &str = "example.com/paused";
+pub const PAUSED: &str = "example.com/paused";
 
 /// Postpones reconciling a paused security group until the annotation goes.
 struct PauseAnnotation;
@@ -81,7 +70,7 @@ impl PostReconcileCheck<SecurityGroup> for HasId {
 }
 
 /// "Creates" a rule: fails when its remote prefix is not a CIDR.
-fn ensure_rule(rule: &Rule) -> Result<(), String> {
+pub fn ensure_rule(rule: &Rule) -> Result<(), String> {
     let Some(prefix) = &rule.remote_ip_prefix else {
         return Ok(());
     };
@@ -103,7 +92,7 @@ fn ensure_rule(rule: &Rule) -> Result<(), String> {
 
 /// The object the operator owns for a security group: a ConfigMap holding its rules, as an
 /// enforcement agent on each node would read them. Owned by the group, so it goes with it.
-fn rules_config_map(group: &SecurityGroup, rules: &[Rule]) -> Result<ConfigMap, Failure> {
+pub fn rules_config_map(group: &SecurityGroup, rules: &[Rule]) -> Result<ConfigMap, Failure> {
     let rendered = serde_json::to_string(rules)
         .map_err(|e| Failure::fatal("RulesNotRendered", e.to_string()))?;
     Ok(ConfigMap {
@@ -116,6 +105,35 @@ fn rules_config_map(group: &SecurityGroup, rules: &[Rule]) -> Result<ConfigMap, 
         data: Some(BTreeMap::from([("rules.json".to_owned(), rendered)])),
         ..ConfigMap::default()
     })
+}
+
+/// The other object the operator owns: the Deployment of the agents that enforce the rules
+/// on the nodes. Its readiness is the Deployment controller's to report (kstatus reads it);
+/// until it is rolled out, SubResourcesReady says it is pending.
+pub fn agents_deployment(group: &SecurityGroup) -> Result<Deployment, Failure> {
+    let name = format!("{}-agents", group.name_any());
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": name,
+            "namespace": group.namespace(),
+            "ownerReferences": group.controller_owner_ref(&()).map(|owner| vec![owner]),
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{
+                    "name": "agent",
+                    "image": "registry.example.com/securitygroup-agent:1.0",
+                    "args": ["--rules", format!("/etc/rules/{}-rules/rules.json", group.name_any())],
+                }]},
+            },
+        },
+    }))
+    .map_err(|e| Failure::fatal("AgentsNotRendered", e.to_string()))
 }
 
 /// The reconcile body: the security group, its rules and the objects it owns, reported
@@ -144,18 +162,11 @@ async fn reconcile_security_group(
     // The owned object, applied and read back as the cluster has it: its readiness comes from
     // kstatus (any kind, typed or dynamic: a Deployment reads pending until rolled out, a
     // failed Job reads failed), so the operator writes no readiness rule of its own.
+    let namespace = group.namespace().unwrap_or_default();
     let config_map = rules_config_map(group, &rule_list)?;
-    let config_maps: Api<ConfigMap> =
-        Api::namespaced(client.clone(), &group.namespace().unwrap_or_default());
-    let applied = config_maps
-        .patch(
-            &config_map.name_any(),
-            &PatchParams::apply("securitygroup-operator").force(),
-            &Patch::Apply(&config_map),
-        )
-        .await
-        .map_err(|e| Failure::retryable("OwnedObjectApplyFailed", e.to_string()))?;
-    rules.object(&applied);
+    rules.object(&apply_owned(Api::namespaced(client.clone(), &namespace), &config_map).await?);
+    let agents = agents_deployment(group)?;
+    rules.object(&apply_owned(Api::namespaced(client.clone(), &namespace), &agents).await?);
     let uid = group.uid().unwrap_or_default();
     let status = group.status_mut();
     status.id = Some(format!("sg-{}", uid.get(..8).unwrap_or("00000000")));
@@ -164,6 +175,28 @@ async fn reconcile_security_group(
     }
     Ok(())
 }
+
+/// Applies an object the operator owns and returns it as the cluster has it (its status
+/// included, for kstatus).
+async fn apply_owned<O>(api: Api<O>, object: &O) -> Result<O, Failure>
+where
+    O: Resource<DynamicType = ()>
+        + Clone
+        + std::fmt::Debug
+        + serde::Serialize
+        + serde::de::DeserializeOwned,
+{
+    api.patch(
+        &object.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(object),
+    )
+    .await
+    .map_err(|e| Failure::retryable("OwnedObjectApplyFailed", e.to_string()))
+}
+
+/// The field manager of the objects the operator owns.
+const FIELD_MANAGER: &str = "securitygroup-operator";
 
 /// Deletes the security group "in the cloud": nothing to do in the simulation but say so.
 async fn delete_security_group(group: &mut SecurityGroup) -> Result<(), Failure> {
@@ -177,7 +210,8 @@ struct Context {
     reconciler: StatusReconciler<SecurityGroup>,
 }
 
-async fn install_crds(client: &Client) -> Result<(), kube::Error> {
+/// Installs the generated CRDs with server-side apply.
+pub async fn install_crds(client: &Client) -> Result<(), kube::Error> {
     let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         Api::all(client.clone());
     for crd in kondition_generated::crds() {
@@ -193,24 +227,40 @@ async fn install_crds(client: &Client) -> Result<(), kube::Error> {
     Ok(())
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let client = Client::try_default().await?;
-    if std::env::args().any(|a| a == "--install") {
-        install_crds(&client).await?;
-    }
-    // The generated status names the orc profile: the chokepoint summarises into Available
-    // and keeps Progressing.
+/// The controller for the security groups of `namespace` (every namespace when `None`), and
+/// the ConfigMaps and Deployments they own: a change to one of those reconciles its group.
+pub fn controller(client: &Client, namespace: Option<&str>) -> Controller<SecurityGroup> {
+    let (groups, config_maps, deployments) = match namespace {
+        Some(ns) => (
+            Api::namespaced(client.clone(), ns),
+            Api::namespaced(client.clone(), ns),
+            Api::namespaced(client.clone(), ns),
+        ),
+        None => (
+            Api::all(client.clone()),
+            Api::all(client.clone()),
+            Api::all(client.clone()),
+        ),
+    };
+    Controller::new(groups, watcher::Config::default())
+        .owns::<ConfigMap>(config_maps, watcher::Config::default())
+        .owns::<Deployment>(deployments, watcher::Config::default())
+}
+
+/// Runs `controller` with the status chokepoint (the generated status names the orc
+/// profile: Available summarises, Progressing is kept), the checks, the finalizer and an
+/// Event recorder, until its stream ends.
+pub async fn run(controller: Controller<SecurityGroup>, client: Client) {
+    let reporter = Reporter {
+        controller: "securitygroup-operator".into(),
+        instance: None,
+    };
     let reconciler = StatusReconciler::<SecurityGroup>::new(client.clone())
         .pre_check(PauseAnnotation)
-        .post_check(HasId);
-    let context = Arc::new(Context {
-        client: client.clone(),
-        reconciler,
-    });
-    let groups: Api<SecurityGroup> = Api::all(client);
-    Controller::new(groups, watcher::Config::default())
-        .shutdown_on_signal()
+        .post_check(HasId)
+        .recorder(Recorder::new(client.clone(), reporter));
+    let context = Arc::new(Context { client, reconciler });
+    controller
         .run(
             move |object: Arc<SecurityGroup>, context: Arc<Context>| async move {
                 let namespace = object.namespace().unwrap_or_default();
@@ -244,58 +294,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         })
         .await;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rules_fail_on_bad_cidrs() {
-        let rule = |prefix: &str| Rule {
-            description: None,
-            direction: None,
-            protocol: None,
-            port_range_min: None,
-            port_range_max: None,
-            remote_ip_prefix: Some(prefix.to_owned()),
-            ethertype: None,
-        };
-        assert!(ensure_rule(&rule("10.0.0.0/8")).is_ok());
-        assert!(ensure_rule(&rule("2001:db8::/32")).is_ok());
-        assert_eq!(
-            ensure_rule(&rule("10.0.0.0/33")),
-            Err("invalid CIDR: /33 is longer than /32".to_owned())
-        );
-        assert!(ensure_rule(&rule("10.0.0.0")).is_err());
-    }
-
-    #[test]
-    fn owned_objects_feed_sub_resources_ready() {
-        use k8s_openapi::api::apps::v1::Deployment;
-        use kondition::ConditionStatus;
-
-        let group: SecurityGroup = serde_json::from_value(serde_json::json!({
-            "apiVersion": "openstack.k-orc.cloud/v1alpha1", "kind": "SecurityGroup",
-            "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "dev"}}
-        }))
-        .expect("a security group");
-        let config_map = rules_config_map(&group, &[]).expect("rendered");
-        assert_eq!(config_map.name_any(), "web-rules");
-
-        // A ConfigMap is ready once it exists; a Deployment without ready replicas is pending.
-        let mut agents = Deployment::default();
-        agents.metadata.name = Some("web-agents".into());
-        let mut children = SubResources::new();
-        children.object(&config_map).object(&agents);
-        let condition = children.condition(None);
-        assert_eq!(condition.status, ConditionStatus::False);
-        assert_eq!(condition.reason, "SubResourcesPending");
-        assert_eq!(
-            condition.message,
-            "1 of 2 sub-resources pending: Deployment 'web-agents' (Deployment has 0 of 1 replicas)"
-        );
-    }
 }
