@@ -9,10 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The Go that the machine has, never a toolchain download; no cgo (no C toolchain needed).
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly
 echo "== building the API server launcher (tests/launcher/) into target/launcher/"
-mkdir -p target/launcher
-(cd tests/launcher && go build -trimpath -o ../../target/launcher/kondition-apiserver .)
+bash tests/launcher/build.sh target/launcher/kondition-apiserver
 
 exec cargo test --workspace "$@"

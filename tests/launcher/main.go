@@ -62,7 +62,11 @@ func run() error {
 	for {
 		select {
 		case err := <-server.exited:
-			return fmt.Errorf("kube-apiserver stopped: %v", err)
+			// It returns only when it fails, or after SIGTERM or SIGINT asked it to stop.
+			if err != nil {
+				return fmt.Errorf("kube-apiserver stopped: %w", err)
+			}
+			return nil
 		case line, open := <-lines:
 			if !open {
 				return nil
