@@ -50,31 +50,125 @@ pub(crate) enum Written {
 pub const REASON_STATUS_REJECTED: &str = "StatusRejected";
 
 /// The full status apply, under the kind's field owner, only if the object is still at
-/// `stored`'s `resourceVersion`.
+/// `read`'s `resourceVersion` (the version the status was computed from).
+///
+/// What the apply says it owns is what the controller means to: a status field or a
+/// condition that another manager set, which this reconcile left as it was stored, is left
+/// out (see [`Owned::prune`]). Applied whole, the controller would share its ownership, and
+/// the other manager could then never remove it.
 pub(crate) async fn full<K>(
     client: &Client,
     stored: &K,
+    read: &K,
     body: StatusApply<<K::Status as KubeStatus>::Apply>,
 ) -> Result<(), kube::Error>
 where
-    K: StatusResource + Clone + Debug + DeserializeOwned,
+    K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
 {
-    let body = body.precondition(stored);
-    apply::<K, _>(client, &body.metadata, &K::field_owner(), &body).await
+    let mut body =
+        serde_json::to_value(body.precondition(read)).map_err(kube::Error::SerdeError)?;
+    let owned = Owned::of(stored, &[&K::field_owner(), &fallback_owner::<K>()]);
+    let stored_status = serde_json::to_value(stored)
+        .map_err(kube::Error::SerdeError)?
+        .get_mut("status")
+        .map(serde_json::Value::take)
+        .unwrap_or_default();
+    if let Some(status) = body.get_mut("status") {
+        owned.prune(status, &stored_status);
+    }
+    let metadata = ApplyMetadata {
+        name: read.meta().name.clone().unwrap_or_default(),
+        namespace: read.meta().namespace.clone(),
+        resource_version: None,
+    };
+    apply::<K, _>(client, &metadata, &K::field_owner(), &body).await
 }
 
 /// The conditions-only apply under the fallback manager, only if the object is still at
-/// `stored`'s `resourceVersion`.
+/// `read`'s `resourceVersion`.
 pub(crate) async fn fallback<K>(
     client: &Client,
-    stored: &K,
+    read: &K,
     conditions: Conditions,
 ) -> Result<(), kube::Error>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
-    let body = stored.conditions_apply(conditions).precondition(stored);
+    let body = read.conditions_apply(conditions).precondition(read);
     apply::<K, _>(client, &body.metadata, &fallback_owner::<K>(), &body).await
+}
+
+/// The status fields and condition types that some managers own, per the object's
+/// `metadata.managedFields` (server-side apply's field sets, `fieldsV1`).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Owned {
+    /// Top-level status fields (`f:status` / `f:<name>`).
+    fields: std::collections::HashSet<String>,
+    /// Condition types (`f:status` / `f:conditions` / `k:{"type":"<type>"}`).
+    condition_types: std::collections::HashSet<String>,
+}
+
+impl Owned {
+    /// What `managers` own of `object`'s status.
+    pub(crate) fn of<K: Resource>(object: &K, managers: &[&str]) -> Self {
+        let mut owned = Owned::default();
+        let entries = object.meta().managed_fields.iter().flatten();
+        for entry in
+            entries.filter(|e| managers.contains(&e.manager.as_deref().unwrap_or_default()))
+        {
+            let Some(status) = entry.fields_v1.as_ref().and_then(|f| f.0.get("f:status")) else {
+                continue;
+            };
+            for (key, value) in status.as_object().into_iter().flatten() {
+                let Some(field) = key.strip_prefix("f:") else {
+                    continue;
+                };
+                owned.fields.insert(field.to_owned());
+                if field != "conditions" {
+                    continue;
+                }
+                for item in value.as_object().into_iter().flatten().map(|(k, _)| k) {
+                    let type_ = item
+                        .strip_prefix("k:")
+                        .and_then(|k| serde_json::from_str::<serde_json::Value>(k).ok())
+                        .and_then(|k| k.get("type").and_then(|t| t.as_str()).map(str::to_owned));
+                    owned.condition_types.extend(type_);
+                }
+            }
+        }
+        owned
+    }
+
+    /// Leaves out of the status to apply every top-level field and every condition that
+    /// none of the managers owns and that equals what is stored: another manager's, which
+    /// this reconcile did not change. `observedGeneration` and a field or condition that
+    /// differs from the stored one stay: the controller takes those over (the apply is
+    /// forced).
+    pub(crate) fn prune(&self, status: &mut serde_json::Value, stored: &serde_json::Value) {
+        let Some(fields) = status.as_object_mut() else {
+            return;
+        };
+        fields.retain(|name, value| {
+            name == "conditions"
+                || name == "observedGeneration"
+                || self.fields.contains(name)
+                || stored.get(name) != Some(value)
+        });
+        let stored_conditions = stored.get("conditions").and_then(|c| c.as_array());
+        if let Some(conditions) = fields.get_mut("conditions").and_then(|c| c.as_array_mut()) {
+            conditions.retain(|condition| {
+                let type_ = condition
+                    .get("type")
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default();
+                self.condition_types.contains(type_)
+                    || !stored_conditions
+                        .into_iter()
+                        .flatten()
+                        .any(|stored| stored == condition)
+            });
+        }
+    }
 }
 
 /// `PATCH .../<name>/status` with the apply body, forced, as `owner`; works for namespaced
@@ -188,5 +282,67 @@ pub(crate) fn rejection_message(error: &kube::Error) -> String {
     match error {
         kube::Error::Api(status) if !status.message.is_empty() => status.message.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    use super::Owned;
+
+    /// An object whose managedFields say that `controller` owns `endpoint` and the Ready
+    /// condition, its fallback the Synced condition, and `agent` `lastBackup` and BackedUp.
+    fn object() -> ConfigMap {
+        let entry = |manager: &str, status: serde_json::Value| {
+            json!({"manager": manager, "operation": "Apply", "subresource": "status",
+                   "fieldsType": "FieldsV1", "fieldsV1": {"f:status": status}})
+        };
+        serde_json::from_value(json!({"metadata": {"name": "w", "managedFields": [
+            entry("controller", json!({"f:endpoint": {}, "f:conditions": {
+                "k:{\"type\":\"Ready\"}": {".": {}, "f:status": {}}}})),
+            entry("controller-fallback", json!({"f:conditions": {
+                "k:{\"type\":\"Synced\"}": {".": {}, "f:status": {}}}})),
+            entry("agent", json!({"f:lastBackup": {}, "f:conditions": {
+                "k:{\"type\":\"BackedUp\"}": {".": {}, "f:status": {}}}})),
+        ]}}))
+        .expect("an object")
+    }
+
+    #[test]
+    fn managed_fields_say_what_a_manager_owns() {
+        let owned = Owned::of(&object(), &["controller", "controller-fallback"]);
+        let mut fields: Vec<_> = owned.fields.iter().cloned().collect();
+        fields.sort();
+        assert_eq!(fields, ["conditions", "endpoint"]);
+        let mut types: Vec<_> = owned.condition_types.iter().cloned().collect();
+        types.sort();
+        assert_eq!(types, ["Ready", "Synced"]);
+    }
+
+    #[test]
+    fn another_managers_unchanged_fields_are_left_out() {
+        let owned = Owned::of(&object(), &["controller", "controller-fallback"]);
+        let backed_up = json!({"type": "BackedUp", "status": "True", "reason": "Done"});
+        let stored = json!({"endpoint": "a:1", "lastBackup": "monday", "observedGeneration": 1,
+            "conditions": [{"type": "Ready", "status": "True"}, backed_up.clone()]});
+        // The body kept the agent's field and condition as read, set its own, and added one.
+        let mut status = json!({"endpoint": "a:2", "lastBackup": "monday", "observedGeneration": 2,
+            "conditions": [{"type": "Ready", "status": "False"}, backed_up,
+                           {"type": "Synced", "status": "True"}, {"type": "New", "status": "True"}]});
+        owned.prune(&mut status, &stored);
+        assert_eq!(
+            status,
+            json!({"endpoint": "a:2", "observedGeneration": 2, "conditions": [
+                {"type": "Ready", "status": "False"}, {"type": "Synced", "status": "True"},
+                {"type": "New", "status": "True"}]})
+        );
+        // What the body changed of the agent's is taken over.
+        let mut status = json!({"lastBackup": "tuesday", "conditions": [
+            {"type": "BackedUp", "status": "False", "reason": "Failed"}]});
+        owned.prune(&mut status, &stored);
+        assert_eq!(status["lastBackup"], "tuesday");
+        assert_eq!(status["conditions"].as_array().map(Vec::len), Some(1));
     }
 }

@@ -115,11 +115,40 @@ where
     match (worked, apply) {
         (Some(worked), _) => *object = worked,
         // kube's finalizer only added the finalizer this time; apply now rather than report
-        // success for a reconcile that did nothing.
-        (None, Some(apply)) if object.meta().deletion_timestamp.is_none() => apply(object)
-            .await
-            .map_err(|error| FinalizerError(finalizer::Error::ApplyFailed(error)))?,
+        // success for a reconcile that did nothing, on the object as that patch left it.
+        (None, Some(apply)) if object.meta().deletion_timestamp.is_none() => {
+            follow_finalizer_patch(api, object).await;
+            apply(object)
+                .await
+                .map_err(|error| FinalizerError(finalizer::Error::ApplyFailed(error)))?
+        }
         (None, _) => {}
     }
     Ok(())
+}
+
+/// Takes the `resourceVersion` and finalizers the finalizer patch gave the object into
+/// `object`, so that the status written after it is conditional on that version: the patch
+/// was this reconcile's own write, and the status apply would otherwise get 409 Conflict on
+/// every new object. Only when the generation is the one read: a spec changed meanwhile
+/// leaves the old version, and the 409 that a stale status deserves.
+async fn follow_finalizer_patch<K>(api: &Api<K>, object: &mut K)
+where
+    K: Resource + Clone + DeserializeOwned + Debug,
+{
+    let Some(name) = object.meta().name.clone() else {
+        return;
+    };
+    match api.get_metadata(&name).await {
+        Ok(current) if current.metadata.generation == object.meta().generation => {
+            let meta = object.meta_mut();
+            meta.resource_version = current.metadata.resource_version;
+            meta.finalizers = current.metadata.finalizers;
+        }
+        Ok(_) => {}
+        // The status write will meet the same problem and report it.
+        Err(error) => {
+            tracing::debug!(%error, "could not read the object after its finalizer was added")
+        }
+    }
 }

@@ -353,7 +353,7 @@ where
                 rejection.retry_at,
                 rejection.fallback_rejected,
             ),
-            None => match apply::full(&self.client, stored, body).await {
+            None => match apply::full(&self.client, stored, desired, body).await {
                 Ok(()) => {
                     self.memory().accepted(key, now);
                     if fallback_holds {
@@ -400,7 +400,7 @@ where
         if stored_conditions.as_ref() == Some(&conditions) {
             return Ok((rejected(None, None), retry));
         }
-        match apply::fallback(&self.client, stored, conditions.clone()).await {
+        match apply::fallback(&self.client, desired, conditions.clone()).await {
             Ok(()) => Ok((rejected(Some(conditions), None), retry)),
             Err(error) if apply::is_not_found(&error) => Ok((Written::NotFound, None)),
             // Nothing can be written: said once, in an Event, and not tried again until the
@@ -523,6 +523,9 @@ fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
         for condition in conditions.iter_mut().filter_map(|c| c.as_object_mut()) {
             condition.remove("lastTransitionTime");
         }
+        // A list map's order is not its content: the list the API server returns after a
+        // fallback may hold the same conditions in another order.
+        conditions.sort_by(|a, b| a["type"].to_string().cmp(&b["type"].to_string()));
     }
     let mut hasher = std::hash::DefaultHasher::new();
     value.to_string().hash(&mut hasher);
