@@ -9,6 +9,7 @@ struct ReadmeExamples;
 
 pub mod cluster;
 pub mod fake_cluster;
+pub mod faults;
 pub mod kinds;
 pub mod libraries;
 pub mod recording;
