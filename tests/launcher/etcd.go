@@ -57,8 +57,9 @@ func startEtcd(dir string) (*etcd, error) {
 }
 
 // compact compacts the key space at the current revision: every older revision is gone, so
-// a watch that resumes from one gets 410 Gone from the API server, as after etcd's own
-// periodic compaction.
+// a watch that resumes from one reaching etcd gets 410 Gone from the API server, as after
+// etcd's own periodic compaction (kinds the API server caches are answered from its watch
+// cache first).
 func (e *etcd) compact(ctx context.Context) (int64, error) {
 	client, err := clientv3.New(clientv3.Config{Endpoints: []string{e.clientURL}, DialTimeout: time.Minute})
 	if err != nil {

@@ -5,7 +5,8 @@
 // It prints `READY <kubeconfig>` on stdout once /readyz answers, then reads commands from
 // stdin, one per line:
 //
-//	compact    compacts etcd at its current revision (watches from before then get 410 Gone)
+//	compact    compacts etcd at its current revision (watches from before then get 410 Gone,
+//	           where the API server's watch cache does not answer them first)
 //
 // and answers each on stdout. When stdin closes (the test process ended, however it ended),
 // it removes its files and exits, so nothing is left running.

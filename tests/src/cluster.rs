@@ -167,8 +167,10 @@ impl Cluster {
         config
     }
 
-    /// Compacts etcd at its current revision, as its periodic compaction would: a watch or
-    /// list from an older resourceVersion then gets 410 Gone. Returns that revision.
+    /// Compacts etcd at its current revision, as its periodic compaction would, and returns
+    /// that revision. A watch from an older resourceVersion of a kind kube-apiserver does not
+    /// cache (Events) then gets 410 Gone; custom resources are served from the watch cache,
+    /// which keeps its own window past a compaction, as on any real cluster.
     pub fn compact(&self) -> i64 {
         let answer = self.command("compact");
         answer

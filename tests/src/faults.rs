@@ -59,6 +59,7 @@ use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
 use crate::kinds::Widget;
+use crate::recording::percent_decode;
 
 /// What to do with one request instead of (or before) forwarding it as it is.
 pub enum Fault {
@@ -925,32 +926,6 @@ fn decode_query(query: &str) -> Vec<(String, String)> {
             (percent_decode(k), percent_decode(v))
         })
         .collect()
-}
-
-/// `%XX` escapes and `+` decoded, as a query string writes them.
-fn percent_decode(text: &str) -> String {
-    let hex = |b: u8| char::from(b).to_digit(16);
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes.get(i..i + 3), bytes[i]) {
-            (Some([b'%', high, low]), _) if hex(*high).is_some() && hex(*low).is_some() => {
-                let value = hex(*high).unwrap_or_default() * 16 + hex(*low).unwrap_or_default();
-                out.push(u8::try_from(value).unwrap_or_default());
-                i += 3;
-            }
-            (_, b'+') => {
-                out.push(b' ');
-                i += 1;
-            }
-            (_, byte) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -160,7 +160,7 @@ impl Service<http::Request<Body>> for Record {
 }
 
 /// `%XX` escapes and `+` decoded, as a query string writes them.
-fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     let hex = |b: u8| char::from(b).to_digit(16);
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
