@@ -476,7 +476,9 @@ mod optional_conditions {
     use super::*;
     use kondition::controller::StatusReconciler;
     use kondition::{Failure, StatusApply};
-    use kondition_tests::api_server::ApiServer;
+    use kondition_tests::cluster::TestEnv;
+    use kube::CustomResourceExt;
+    use kube::api::{Patch, PatchParams, PostParams};
     use std::sync::Arc;
 
     /// A gadget's desired state.
@@ -659,26 +661,56 @@ mod optional_conditions {
         assert_eq!(conditions["x-kubernetes-list-map-keys"], json!(["type"]));
     }
 
-    /// Through the status chokepoint, against the API server's libraries: a stored status
-    /// without a conditions list gets one holding the summary condition, and nothing else
-    /// of the status changes.
+    /// Through the status chokepoint, on the real API server: a stored status without a
+    /// conditions list (written by the controller itself, an earlier release) gets one
+    /// holding the summary condition, and nothing else of the status changes.
     #[tokio::test]
     async fn the_chokepoint_stores_the_list_a_status_lacked() {
-        let mut gadget = Gadget::new("g1", GadgetSpec { size: 1 });
-        gadget.metadata.namespace = Some("team-a".into());
-        gadget.metadata.generation = Some(2);
-        gadget.status = Some(read(json!({"endpoint": "10.0.0.7:443"})));
-        let server = ApiServer::new(&gadget);
-        StatusReconciler::<Gadget>::new(server.client())
+        let env = TestEnv::new([Gadget::crd()]).await;
+        let gadgets = env.api::<Gadget>();
+        gadgets
+            .create(
+                &PostParams::default(),
+                &Gadget::new("g1", GadgetSpec { size: 1 }),
+            )
+            .await
+            .expect("created");
+        gadgets
+            .patch(
+                "g1",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"spec": {"size": 2}})),
+            )
+            .await
+            .expect("spec changed");
+        let owner = <Gadget as kondition::StatusResource>::field_owner();
+        gadgets
+            .patch_status(
+                "g1",
+                &PatchParams::apply(&owner).force(),
+                &Patch::Apply(json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+                                     "metadata": {"name": "g1"},
+                                     "status": {"endpoint": "10.0.0.7:443"}})),
+            )
+            .await
+            .expect("an earlier status without conditions");
+        let gadget = gadgets.get_status("g1").await.expect("read");
+        assert_eq!(
+            gadget.status.as_ref().and_then(|s| s.conditions.as_ref()),
+            None
+        );
+        StatusReconciler::<Gadget>::new(env.client.clone())
             .reconcile(Arc::new(gadget), async |_: &mut Gadget| {
                 Ok::<(), Failure>(())
             })
             .await
             .expect("status written");
 
-        let requests = server.received();
+        let requests = env.requests.all();
         assert_eq!(requests.len(), 1, "one apply: {requests:?}");
-        let stored = server.stored().expect("stored");
+        assert_eq!(requests[0].status, Some(200));
+        let stored =
+            serde_json::to_value(gadgets.get_status("g1").await.expect("read back")).expect("JSON");
         // It reads back as the status type, with the list present.
         let back: Gadget = serde_json::from_value(stored.clone()).expect("reads back");
         assert!(back.status.as_ref().is_some_and(GadgetStatus::is_ready));
