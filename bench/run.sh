@@ -11,6 +11,7 @@
 #   buildrs     no-op rebuild; kondition-gen's marginal clean-build cost   (~25 min)
 #   derive      build-time overhead of #[derive(KubeStatus)] on 100 kinds  (~5 min)
 #   runtime     status writes, bytes per apply, CPU per reconcile          (~4 min)
+#   launcher    the test API server: cold and warm build, start-up         (~5 to 12 min)
 #
 # RUNS (default 5) sets the rounds of every section. Run nothing else meanwhile: the
 # ratios are taken round by round, but a busy machine still widens them.
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(generation scaling compile crd-input buildrs derive runtime)
+[ ${#sections[@]} -gt 0 ] || sections=(generation scaling compile crd-input buildrs derive runtime launcher)
 for section in "${sections[@]}"; do
   echo "##### $section ($(date -u +%H:%M:%S))"
   case $section in
@@ -28,7 +29,8 @@ for section in "${sections[@]}"; do
     crd-input) bash bench/crd_input.sh "$runs" ;;
     buildrs) bash bench/buildrs.sh "$runs" ;;
     derive) bash bench/derive_overhead.sh 100 "$runs" ;;
-    runtime) cargo bench --locked -p kondition-tests --bench chokepoint ;;
+    runtime) bash tests/launcher/build.sh && cargo bench --locked -p kondition-tests --bench chokepoint ;;
+    launcher) bash bench/launcher.sh "$runs" ;;
     *) echo "run.sh: no section $section" >&2; exit 2 ;;
   esac
   echo
