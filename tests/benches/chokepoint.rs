@@ -166,9 +166,8 @@ enum State {
 /// once its first reconcile is done: status PATCHes that landed (2xx), whether the object's
 /// resourceVersion moved, Events recorded, and API requests in all.
 fn steady_state(state: State, spacing: std::time::Duration) -> (usize, bool, usize, usize) {
-    use k8s_openapi::api::events::v1::Event;
     use kondition_tests::cluster::TestEnv;
-    use kube::api::{ListParams, PostParams};
+    use kube::api::PostParams;
     use kube::runtime::events::{Recorder, Reporter};
     use kube::{Api, ResourceExt};
 
@@ -215,13 +214,12 @@ fn steady_state(state: State, spacing: std::time::Duration) -> (usize, bool, usi
             .await
             .expect("stored")
             .resource_version();
-        let events = Api::<Event>::namespaced(env.admin.clone(), &env.namespace);
-        let events_before = events
-            .list(&ListParams::default())
-            .await
-            .expect("events")
-            .items
-            .len();
+        let events = async || {
+            kondition_tests::cluster::recorded_events(&env.admin, &env.namespace)
+                .await
+                .len()
+        };
+        let events_before = events().await;
         env.requests.clear();
         for _ in 0..1000 {
             tokio::time::advance(spacing).await;
@@ -231,7 +229,8 @@ fn steady_state(state: State, spacing: std::time::Duration) -> (usize, bool, usi
             .requests
             .all()
             .iter()
-            .filter(|r| r.method == "PATCH" && r.status.is_some_and(|s| (200..300).contains(&s)))
+            .filter(|r| r.method == "PATCH" && r.path.ends_with("/status"))
+            .filter(|r| r.status.is_some_and(|s| (200..300).contains(&s)))
             .count();
         let moved = meters
             .get_status("m1")
@@ -239,12 +238,7 @@ fn steady_state(state: State, spacing: std::time::Duration) -> (usize, bool, usi
             .expect("stored")
             .resource_version()
             != version;
-        let events_after = events
-            .list(&ListParams::default())
-            .await
-            .expect("events")
-            .items
-            .len();
+        let events_after = events().await;
         // The test's own reads (one per reconcile) went through the unrecorded client.
         (
             writes,

@@ -239,6 +239,27 @@ impl TestEnv {
     }
 }
 
+/// The Events recorded in `namespace`, one entry per occurrence: kube's `Recorder` records an
+/// Event equal to an earlier one (reason, note, action, type) as one more of that Event's
+/// series, so an Event whose series counts n is listed n times. Counting the Events listed
+/// would miss every repeat, which is what a steady state must not have.
+pub async fn recorded_events(
+    client: &Client,
+    namespace: &str,
+) -> Vec<k8s_openapi::api::events::v1::Event> {
+    Api::<k8s_openapi::api::events::v1::Event>::namespaced(client.clone(), namespace)
+        .list(&kube::api::ListParams::default())
+        .await
+        .expect("the Events")
+        .items
+        .into_iter()
+        .flat_map(|event| {
+            let count = event.series.as_ref().map_or(1, |s| s.count.max(1));
+            std::iter::repeat_n(event, usize::try_from(count).unwrap_or(1))
+        })
+        .collect()
+}
+
 /// Applies each CRD and waits until the API server says it is Established (it then serves
 /// the kind). A CRD the server refuses panics with the server's words.
 pub async fn install(client: &Client, crds: impl IntoIterator<Item = CustomResourceDefinition>) {

@@ -36,9 +36,7 @@ use kondition::{
 };
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::recording::Received;
-use kube::api::{
-    ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
-};
+use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, Client, CustomResource, CustomResourceExt, ResourceExt};
@@ -248,11 +246,7 @@ impl Setup {
 
     /// The Events the server holds in the test's namespace.
     async fn events(&self) -> Vec<Event> {
-        Api::<Event>::namespaced(self.env.admin.clone(), self.ns())
-            .list(&ListParams::default())
-            .await
-            .expect("events")
-            .items
+        kondition_tests::cluster::recorded_events(&self.env.admin, self.ns()).await
     }
 
     /// An apply of `status` to the status subresource by another field manager.

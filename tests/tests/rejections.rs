@@ -28,7 +28,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kondition::controller::{REASON_STATUS_REJECTED, StatusReconciler, fallback_owner};
 use kondition::{Conditions, Failure, KubeStatus, StatusResource};
 use kondition_tests::cluster::TestEnv;
-use kube::api::{ListParams, PostParams};
+use kube::api::PostParams;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, CustomResource, CustomResourceExt, ResourceExt};
 use schemars::JsonSchema;
@@ -219,11 +219,7 @@ impl<K: Kind> Harness<K> {
     }
 
     async fn events(&self) -> Vec<Event> {
-        Api::<Event>::namespaced(self.env.admin.clone(), &self.env.namespace)
-            .list(&ListParams::default())
-            .await
-            .expect("events")
-            .items
+        kondition_tests::cluster::recorded_events(&self.env.admin, &self.env.namespace).await
     }
 
     /// PATCHes of the status sent so far, with the status code of each answer.
