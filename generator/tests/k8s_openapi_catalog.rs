@@ -8,7 +8,7 @@
 #[path = "k8s_openapi_catalog/extract.rs"]
 mod extract;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use kondition_gen::reuse::catalog::{

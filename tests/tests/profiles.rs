@@ -1,19 +1,23 @@
 //! Every profile x every outcome through the real chokepoint, with nothing configured but
 //! `StatusReconciler::new(client)`: the kind's profile alone decides the summary condition,
 //! its reasons and the companions beside it. Each case checks the exact stored conditions
-//! and what kstatus (kubectl wait, Helm, Flux) reads from the stored object.
+//! and what kstatus (kubectl wait, Helm, Flux) reads from the stored object. On the real API
+//! server (the launcher of `kondition_tests::cluster`), each case in a namespace of its own;
+//! the CRDs reject the endpoint `x` by a CEL rule.
 
 use std::sync::Arc;
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition::controller::{CheckFuture, Next, PreCheck, PreReconcileCheck, StatusReconciler};
 use kondition::kstatus::{self, KStatus};
 use kondition::{Failure, KubeStatus};
-use kondition_tests::fake_cluster::FakeCluster;
+use kondition_tests::cluster::TestEnv;
 use kondition_tests::kinds::{
     AsoWidget, KstatusWidget, OrcWidget, StandardWidget, StatusOnlyWidget, StatusOnlyWidgetStatus,
     TestKind,
 };
-use kube::{Client, CustomResourceExt};
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::{Api, Client, CustomResourceExt};
 use serde_json::{Value, json};
 
 /// How the reconcile goes.
@@ -48,19 +52,99 @@ impl<K: Send + Sync> PreReconcileCheck<K> for Paused {
     }
 }
 
+/// `crd` with a CEL rule on the status: the endpoint `x` is invalid (where the CRD has an
+/// endpoint).
+fn with_rule(crd: CustomResourceDefinition) -> CustomResourceDefinition {
+    let mut crd = serde_json::to_value(crd).expect("CRD JSON");
+    let status =
+        &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"];
+    if status["properties"].get("endpoint").is_some() {
+        status["x-kubernetes-validations"] = json!([
+            {"rule": "!has(self.endpoint) || self.endpoint != 'x'", "message": "must be host:port"}
+        ]);
+    }
+    serde_json::from_value(crd).expect("a CRD")
+}
+
+/// The test kinds, all namespaced.
+trait Namespaced: TestKind + kube::Resource<Scope = kube::core::NamespaceResourceScope> {}
+
+impl<K: TestKind + kube::Resource<Scope = kube::core::NamespaceResourceScope>> Namespaced for K {}
+
+/// A namespace of the test's own on the server, with one kind's CRD.
+struct Cluster {
+    env: TestEnv,
+}
+
+impl Cluster {
+    async fn new(crd: CustomResourceDefinition) -> Self {
+        Self {
+            env: TestEnv::new([with_rule(crd)]).await,
+        }
+    }
+
+    fn client(&self) -> Client {
+        self.env.client.clone()
+    }
+
+    fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>,
+    {
+        Api::namespaced(self.env.admin.clone(), &self.env.namespace)
+    }
+
+    /// Creates `name` of kind `K` with `spec`.
+    async fn create<K>(&self, name: &str, spec: Value)
+    where
+        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>
+            + Clone
+            + std::fmt::Debug
+            + serde::Serialize
+            + serde::de::DeserializeOwned,
+    {
+        let object: K = serde_json::from_value(json!({
+            "apiVersion": K::api_version(&()), "kind": K::kind(&()),
+            "metadata": {"name": name}, "spec": spec
+        }))
+        .expect("an object");
+        self.api::<K>()
+            .create(&PostParams::default(), &object)
+            .await
+            .expect("created");
+    }
+
+    async fn get<K>(&self, name: &str) -> K
+    where
+        K: kube::Resource<Scope = kube::core::NamespaceResourceScope, DynamicType = ()>
+            + Clone
+            + std::fmt::Debug
+            + serde::de::DeserializeOwned,
+    {
+        self.api::<K>().get_status(name).await.expect("stored")
+    }
+
+    /// Status applies the server took.
+    fn writes(&self) -> usize {
+        self.env
+            .requests
+            .all()
+            .iter()
+            .filter(|r| r.method == "PATCH" && r.path.ends_with("/status"))
+            .filter(|r| r.status.is_some_and(|s| (200..300).contains(&s)))
+            .count()
+    }
+}
+
 /// One reconcile of a new object of kind `K`; the stored object afterwards.
-async fn reconcile_once<K: TestKind>(case: Case) -> Value {
-    let cluster = FakeCluster::new(&K::crd(), "team-a", 1);
-    cluster.create("w1", json!({"size": 3}));
-    cluster.validate_status(|status| {
-        (status["endpoint"] == "x")
-            .then(|| "status.endpoint: Invalid value: \"x\": must be host:port".to_owned())
-    });
+async fn reconcile_once<K: Namespaced>(case: Case) -> Value {
+    let cluster = Cluster::new(K::crd()).await;
+    cluster.create::<K>("w1", json!({"size": 3})).await;
     let mut reconciler = StatusReconciler::<K>::new(cluster.client());
     if case == Case::Blocked {
         reconciler = reconciler.pre_check(Paused);
     }
-    let object: K = cluster.get("w1").expect("created");
+    let object: K = cluster.get("w1").await;
     reconciler
         .reconcile(
             Arc::new(object),
@@ -84,11 +168,11 @@ async fn reconcile_once<K: TestKind>(case: Case) -> Value {
         )
         .await
         .expect("written");
-    cluster.objects().remove("w1").expect("stored")
+    serde_json::to_value(cluster.get::<K>("w1").await).expect("JSON")
 }
 
 /// The stored conditions as `type status reason [severity]` lines, and what kstatus reads.
-async fn outcome<K: TestKind>(case: Case) -> (Vec<String>, KStatus) {
+async fn outcome<K: Namespaced>(case: Case) -> (Vec<String>, KStatus) {
     let stored = reconcile_once::<K>(case).await;
     let object: K = serde_json::from_value(stored.clone()).expect("reads back");
     let conditions = object
@@ -115,7 +199,7 @@ fn lines(lines: &[&str]) -> Vec<String> {
 
 /// The expected conditions and kstatus of every case, for a profile summarising into
 /// `summary` with `success`.
-async fn check_profile<K: TestKind>(expected: &[(Case, &[&str], KStatus)]) {
+async fn check_profile<K: Namespaced>(expected: &[(Case, &[&str], KStatus)]) {
     for (case, conditions, status) in expected {
         assert_eq!(
             outcome::<K>(*case).await,
@@ -339,12 +423,14 @@ async fn kstatus_reads_current_in_progress_or_failed() {
 /// follows from Failed to Current.
 #[tokio::test]
 async fn a_kstatus_kind_recovers_from_failed_to_current() {
-    let cluster = FakeCluster::new(&KstatusWidget::crd(), "team-a", 1);
-    cluster.create("w1", json!({"size": 3}));
+    let cluster = Cluster::new(KstatusWidget::crd()).await;
+    cluster
+        .create::<KstatusWidget>("w1", json!({"size": 3}))
+        .await;
     let reconciler = StatusReconciler::<KstatusWidget>::new(cluster.client());
     let mut seen = Vec::new();
     for fail in [true, true, false, false] {
-        let object: KstatusWidget = cluster.get("w1").expect("stored");
+        let object: KstatusWidget = cluster.get("w1").await;
         reconciler
             .reconcile(Arc::new(object), async |_: &mut KstatusWidget| {
                 if fail {
@@ -354,13 +440,13 @@ async fn a_kstatus_kind_recovers_from_failed_to_current() {
             })
             .await
             .expect("written");
-        let stored = cluster.objects().remove("w1").expect("stored");
+        let stored = serde_json::to_value(cluster.get::<KstatusWidget>("w1").await).expect("JSON");
         seen.push(kstatus::compute(&stored).status);
     }
     use KStatus::*;
     assert_eq!(seen, [Failed, Failed, Current, Current]);
     // Two outcomes, two writes.
-    assert_eq!(cluster.stats().writes, 2);
+    assert_eq!(cluster.writes(), 2);
 }
 
 /// The profile's summary and success reason can be overridden per reconciler, and by the
@@ -405,23 +491,25 @@ async fn summary_and_success_reason_can_be_overridden() {
         (profile.name, profile.summary, profile.success_reason),
         ("kstatus", "Synced", "UpToDate")
     );
-    let cluster = FakeCluster::new(&Mirror::crd(), "team-a", 1);
-    cluster.create("m1", json!({"url": "https://example.com/repo.git"}));
-    let object: Mirror = cluster.get("m1").expect("stored");
+    let cluster = Cluster::new(Mirror::crd()).await;
+    cluster
+        .create::<Mirror>("m1", json!({"url": "https://example.com/repo.git"}))
+        .await;
+    let object: Mirror = cluster.get("m1").await;
     StatusReconciler::<Mirror>::new(cluster.client())
         .reconcile(Arc::new(object), async |_: &mut Mirror| {
             Ok::<(), Failure>(())
         })
         .await
         .expect("written");
-    let stored: Mirror = cluster.get("m1").expect("stored");
+    let stored: Mirror = cluster.get("m1").await;
     let mut conditions: Vec<_> = stored
         .status
         .iter()
         .flat_map(|s| s.conditions.iter())
         .map(|c| format!("{} {} {}", c.type_, c.status, c.reason))
         .collect();
-    // The stand-in keeps a map list in key order.
+    // The order is the chokepoint's; the names say it all.
     conditions.sort();
     assert_eq!(
         conditions,
@@ -433,9 +521,9 @@ async fn summary_and_success_reason_can_be_overridden() {
     );
 
     // And per reconciler, over the kind's profile.
-    let cluster = FakeCluster::new(&OrcWidget::crd(), "team-a", 1);
-    cluster.create("w1", json!({"size": 1}));
-    let object: OrcWidget = cluster.get("w1").expect("stored");
+    let cluster = Cluster::new(OrcWidget::crd()).await;
+    cluster.create::<OrcWidget>("w1", json!({"size": 1})).await;
+    let object: OrcWidget = cluster.get("w1").await;
     StatusReconciler::<OrcWidget>::new(cluster.client())
         .summary("SubResourcesReady", "AllReady")
         .reconcile(Arc::new(object), async |_: &mut OrcWidget| {
@@ -443,7 +531,7 @@ async fn summary_and_success_reason_can_be_overridden() {
         })
         .await
         .expect("written");
-    let stored: OrcWidget = cluster.get("w1").expect("stored");
+    let stored: OrcWidget = cluster.get("w1").await;
     let status = stored.status.expect("status");
     assert_eq!(
         status.sub_resources_ready().map(|c| c.reason.as_str()),
@@ -470,9 +558,11 @@ impl<K: Send + Sync> PreReconcileCheck<K> for Maintenance {
 /// postponement's reason, and the requeue waits for the resync (the pre-checks' table).
 #[tokio::test]
 async fn a_postponed_reconcile_leaves_the_companions_false() {
-    let cluster = FakeCluster::new(&KstatusWidget::crd(), "team-a", 1);
-    cluster.create("w1", json!({"size": 3}));
-    let object: KstatusWidget = cluster.get("w1").expect("stored");
+    let cluster = Cluster::new(KstatusWidget::crd()).await;
+    cluster
+        .create::<KstatusWidget>("w1", json!({"size": 3}))
+        .await;
+    let object: KstatusWidget = cluster.get("w1").await;
     let action = StatusReconciler::<KstatusWidget>::new(cluster.client())
         .pre_check(Maintenance)
         .reconcile(Arc::new(object), async |_: &mut KstatusWidget| {
@@ -484,7 +574,7 @@ async fn a_postponed_reconcile_leaves_the_companions_false() {
         action,
         kube::runtime::controller::Action::requeue(std::time::Duration::from_secs(600))
     );
-    let stored: KstatusWidget = cluster.get("w1").expect("stored");
+    let stored: KstatusWidget = cluster.get("w1").await;
     let conditions: Vec<_> = stored
         .status
         .iter()
@@ -503,30 +593,39 @@ async fn a_postponed_reconcile_leaves_the_companions_false() {
 
 /// A stored Ready False of 2020 with reason Throttled, then a reconcile that fails with
 /// another reason: the stored Ready as `reason lastTransitionTime`.
-async fn after_a_new_reason<K: TestKind>() -> String {
-    let cluster = FakeCluster::new(&K::crd(), "team-a", 1);
-    cluster.insert(json!({
-        "apiVersion": K::api_version(&()),
-        "kind": K::kind(&()),
-        "metadata": {"name": "w1", "namespace": "team-a", "uid": "uid-w1", "generation": 1},
-        "spec": {"size": 3},
-        "status": {
-            "observedGeneration": 1,
-            "conditions": [{
-                "type": "Ready", "status": "False", "reason": "Throttled",
-                "message": "the cloud API is busy", "severity": "Warning",
-                "observedGeneration": 1, "lastTransitionTime": "2020-01-01T00:00:00Z"
-            }]
-        }
-    }));
-    let object: K = cluster.get("w1").expect("stored");
+async fn after_a_new_reason<K: Namespaced>() -> String {
+    let cluster = Cluster::new(K::crd()).await;
+    cluster.create::<K>("w1", json!({"size": 3})).await;
+    // The status an earlier reconcile stored, under the controller's own field manager.
+    cluster
+        .api::<K>()
+        .patch_status(
+            "w1",
+            &PatchParams::apply(&K::field_owner()).force(),
+            &Patch::Apply(json!({
+                "apiVersion": K::api_version(&()),
+                "kind": K::kind(&()),
+                "metadata": {"name": "w1"},
+                "status": {
+                    "observedGeneration": 1,
+                    "conditions": [{
+                        "type": "Ready", "status": "False", "reason": "Throttled",
+                        "message": "the cloud API is busy", "severity": "Warning",
+                        "observedGeneration": 1, "lastTransitionTime": "2020-01-01T00:00:00Z"
+                    }]
+                }
+            })),
+        )
+        .await
+        .expect("an earlier status");
+    let object: K = cluster.get("w1").await;
     StatusReconciler::<K>::new(cluster.client())
         .reconcile(Arc::new(object), async |_: &mut K| {
             Err::<(), _>(Failure::retryable("QuotaExceeded", "the quota is used up"))
         })
         .await
         .expect("written");
-    let stored = &cluster.objects()["w1"];
+    let stored = serde_json::to_value(cluster.get::<K>("w1").await).expect("JSON");
     let ready = &stored["status"]["conditions"][0];
     assert_eq!(ready["type"], "Ready");
     format!(
