@@ -93,12 +93,10 @@ mod tests {
         assert!(report.exact(), "{report:?}");
         // Counted by hand: 2 nodes in v1alpha1, 61 in v1.
         assert_eq!((report.equal(), report.nodes()), (63, 63));
-        // Only metadata may differ: the name is kept, annotations are not.
+        // The metadata too: the name, and the annotations and labels an API server may
+        // require (`api-approved.kubernetes.io` for a protected group).
         assert!(fidelity::same(&input["spec"], &output["spec"]));
-        assert_eq!(
-            output["metadata"],
-            serde_json::json!({"name": "knots.edge.example.com"})
-        );
+        assert_eq!(output["metadata"], input["metadata"]);
     }
 
     #[test]
