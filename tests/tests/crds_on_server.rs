@@ -1,26 +1,51 @@
-//! Every CRD kondition writes is one the real API server takes: created there (the launcher
-//! of `kondition_tests::cluster`) and Established. The CRDs of `generated/` (`crds()`), the
-//! CRDs `kondition crd` writes for every file of `corpus/` (the same emission, through the
-//! library), and the derive's kinds of `tests/src/kinds.rs`. Then objects of every served
-//! version of every kind of `generated/`, synthesized from the CRD's schema
-//! (`kondition_gen::objects`: every field set, only the required ones, explicit nulls), go
-//! through the server: created, read back, read into the generated type and written back with
-//! an update, which the server must find changes nothing (the same resourceVersion).
+//! Every CRD kondition writes is one the real Kubernetes API server takes, and the objects of
+//! generated/'s kinds go through that server and the generated types with no change the
+//! server reports; checked on the launcher's kube-apiserver (`kondition_tests::cluster`).
 //!
-//! The objects of the whole corpus go the same way in `fidelity/` (a step of its own in CI:
-//! compiling the corpus' generated code takes minutes).
+//! - The CRDs of `generated/` (`crds()`: 9), those `kondition crd FILE --out DIR` writes for
+//!   each of the 27 files of `corpus/` (the binary's own emission, called through the
+//!   library and read back from the YAML it writes: 51, 49 distinct) and those of the
+//!   derive's kinds (`tests/src/kinds.rs`: 6) are created there and become Established.
+//! - For every served version of every kind of `generated/` (12), the objects the generator
+//!   synthesizes from the CRD's schema (`kondition_gen::objects`: every field set, only the
+//!   required ones, explicit nulls) and one of the other branch where CEL rules make
+//!   branches exclude each other (39 in all) are created (the status through `/status`),
+//!   read back and compared with what the server must have made of them (its defaulting and
+//!   pruning, computed by [`served`]); read into the generated type, which writes exactly
+//!   what it read but for the documented normalizations of reused k8s-openapi types
+//!   (`kondition_gen::objects::normalize`); updated with what the type wrote (a write
+//!   exactly when it differs); then, read into the type once more and updated again, left
+//!   unchanged (the same resourceVersion), but where the server writes every update
+//!   ([`churns`]). Two the v1beta1 type of Cluster refuses, rightly: the server dropped a
+//!   field v1beta1 requires (see the last test's end).
+//!
+//! The synthesizer writes "text" for a string and 7 for an integer whatever the schema
+//! allows; [`conform`] changes just the values the server's validation refuses, and
+//! [`satisfy_rules`] what each kind's CEL rules need.
 
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition_gen::objects::{self, Sample};
-use kondition_tests::cluster::{TestEnv, create_namespace, install};
-use kube::api::{ApiResource, DynamicObject, PostParams};
+use kondition_tests::cluster::{HARNESS, TestEnv, create_namespace, install};
+use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;
-use kube::{Api, CustomResourceExt};
+use kube::runtime::wait::{await_condition, conditions};
+use kube::{Api, Client, CustomResourceExt, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
+
+/// The tests of this binary run at once, on one server. The corpus holds CRDs of the same
+/// names as generated/ but other content (the real ResourceGroup, Router, SecurityGroup,
+/// ChangeTransferPolicy and PromotionStrategy, where generated/ has the seeds' kinds of those
+/// names): installing them while objects of generated/'s kinds are sent would change the
+/// schema under those objects, so the two tests that install them take turns, and each
+/// makes way for its own CRDs ([`install_established`]).
+static SHARED_NAMES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+// ------------------------------------------------------------------------------------------
+// The CRDs.
 
 /// The corpus' CRD files (`.yaml`), in path order.
 fn corpus_files() -> Vec<PathBuf> {
@@ -28,190 +53,854 @@ fn corpus_files() -> Vec<PathBuf> {
     kondition_gen::inputs::schema_files(std::slice::from_ref(&root)).expect("the corpus")
 }
 
-/// The CRDs `kondition crd` writes for `path`.
+/// The CRDs `kondition crd FILE --out DIR` writes for `path` (one manifest per kind), read
+/// back from the YAML it writes.
 fn crds_of(path: &Path) -> Vec<CustomResourceDefinition> {
     let model = kondition_gen::load(
         &[path.to_path_buf()],
         &kondition_gen::profile::Profiles::embedded(),
     )
     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    model
-        .files
+    kondition_gen::emit::crd_manifests(&model)
         .iter()
-        .flat_map(|file| {
-            file.kinds
-                .iter()
-                .map(|kind| kondition_gen::emit::crd::crd(kind, &file.types))
+        .map(|file| {
+            let documents = kondition_gen::source::yaml::parse(&file.contents)
+                .unwrap_or_else(|e| panic!("{}: {}", file.path.display(), e.message));
+            assert_eq!(documents.len(), 1, "{}", file.path.display());
+            serde_json::from_value(documents[0].to_json())
+                .unwrap_or_else(|e| panic!("{}: {e}", file.path.display()))
         })
-        .map(|crd| serde_json::from_value(crd).expect("a CRD"))
         .collect()
 }
 
+/// Deletes the CRD of `crd`'s name if one exists that `crd` would change, and waits until
+/// it is gone (with the objects of its kind), so that `crd` is created afresh: the server
+/// may refuse the change (a version objects are stored at must stay), and a CRD changed in
+/// place says nothing of when the server serves the new schema (it was Established
+/// already), while a new one is served once Established.
+async fn make_way(client: &Client, crd: &CustomResourceDefinition) {
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let name = crd.name_any();
+    let Some(existing) = api.get_opt(&name).await.expect("a CRD or none") else {
+        return;
+    };
+    let params = PatchParams::apply(HARNESS).force().dry_run();
+    if let Ok(applied) = api.patch(&name, &params, &Patch::Apply(crd)).await
+        && applied.metadata.generation == existing.metadata.generation
+    {
+        return;
+    }
+    let uid = existing.metadata.uid.expect("a uid");
+    api.delete(&name, &DeleteParams::default())
+        .await
+        .unwrap_or_else(|e| panic!("deleting CRD {name}: {e}"));
+    await_condition(api.clone(), &name, conditions::is_deleted(&uid))
+        .await
+        .unwrap_or_else(|e| panic!("CRD {name} not deleted: {e}"));
+}
+
+/// Installs `crds`, once any CRD of the same name and other content is gone ([`make_way`]:
+/// another test's). [`install`] waits until each is Established; then each is read back and
+/// the server's own conditions checked: NamesAccepted and Established, both True. Returns
+/// their names.
+async fn install_established(client: &Client, crds: Vec<CustomResourceDefinition>) -> Vec<String> {
+    let names: Vec<String> = crds
+        .iter()
+        .filter_map(|c| c.metadata.name.clone())
+        .collect();
+    for crd in &crds {
+        make_way(client, crd).await;
+    }
+    install(client, crds).await;
+    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
+    for name in &names {
+        let crd = api.get(name).await.expect("the CRD");
+        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
+        for wanted in ["NamesAccepted", "Established"] {
+            assert!(
+                conditions
+                    .iter()
+                    .any(|c| c.type_ == wanted && c.status == "True"),
+                "{name}: {wanted} is not True: {conditions:?}"
+            );
+        }
+    }
+    names
+}
+
 #[tokio::test]
-async fn every_crd_kondition_writes_is_established() {
+async fn every_crd_kondition_crd_writes_for_the_corpus_is_established() {
     let env = TestEnv::new([]).await;
-    let mut names = Vec::new();
-    // One after another: the corpus and generated/ share some CRDs (the same name, other
-    // content), so each set is installed whole and Established before the next replaces it.
-    let generated = kondition_generated::crds();
-    names.extend(generated.iter().filter_map(|c| c.metadata.name.clone()));
-    install(&env.admin, generated).await;
     let files = corpus_files();
     assert_eq!(files.len(), 27, "the corpus' files");
-    for file in &files {
-        let crds = crds_of(file);
+    // The generator runs on each file in a thread of its own (a debug build takes seconds for
+    // the largest), the results in file order.
+    let per_file: Vec<Vec<CustomResourceDefinition>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = files
+            .iter()
+            .map(|file| scope.spawn(|| crds_of(file)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("the generator"))
+            .collect()
+    });
+    for (file, crds) in files.iter().zip(&per_file) {
         assert!(!crds.is_empty(), "{}", file.display());
-        names.extend(crds.iter().filter_map(|c| c.metadata.name.clone()));
-        install(&env.admin, crds).await;
     }
-    use kondition_tests::kinds::*;
-    let derived = [
-        StandardWidget::crd(),
-        AsoWidget::crd(),
-        OrcWidget::crd(),
-        KstatusWidget::crd(),
-        StatusOnlyWidget::crd(),
-        Widget::crd(),
-    ];
-    names.extend(derived.iter().filter_map(|c| c.metadata.name.clone()));
-    install(&env.admin, derived).await;
-    // install() has waited for each to be Established: 56 CRDs in all, the 9 of generated/
-    // and the corpus' (some of them the same CRDs), and 6 derived.
+    // CRDs new to this test and not of generated/'s names are installed at once. The others
+    // one after another, while the test of generated/'s objects does not run: those of
+    // generated/'s names (see SHARED_NAMES), and those an earlier file held too (ASO's
+    // ResourceGroup and ManagedCluster, in the bundle and extracted).
+    let generated: Vec<String> = kondition_generated::crds()
+        .iter()
+        .map(ResourceExt::name_any)
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut at_once, mut in_turn) = (Vec::new(), Vec::new());
+    for crd in per_file.into_iter().flatten() {
+        let name = crd.name_any();
+        if generated.contains(&name) || !seen.insert(name) {
+            in_turn.push(crd);
+        } else {
+            at_once.push(crd);
+        }
+    }
+    let mut names: Vec<String> = futures::future::join_all(
+        at_once
+            .into_iter()
+            .map(|crd| install_established(&env.admin, vec![crd])),
+    )
+    .await
+    .into_iter()
+    .flatten()
+    .collect();
+    let _turn = SHARED_NAMES.lock().await;
+    for crd in in_turn {
+        names.extend(install_established(&env.admin, vec![crd]).await);
+    }
+    let written = names.len();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 56, "{names:#?}");
+    println!(
+        "{written} CRDs written for the corpus' 27 files, {} distinct, all Established",
+        names.len()
+    );
+    assert_eq!((written, names.len()), (51, 49), "{names:#?}");
+}
+
+#[tokio::test]
+async fn the_crds_of_the_derived_kinds_are_established() {
+    use kondition_tests::kinds::*;
+    let env = TestEnv::new([]).await;
+    let names = install_established(
+        &env.admin,
+        vec![
+            StandardWidget::crd(),
+            AsoWidget::crd(),
+            OrcWidget::crd(),
+            KstatusWidget::crd(),
+            StatusOnlyWidget::crd(),
+            Widget::crd(),
+        ],
+    )
+    .await;
+    assert_eq!(names.len(), 6);
+}
+
+// ------------------------------------------------------------------------------------------
+// Objects the server takes.
+
+/// The schema of `version` of `crd`.
+fn schema_of<'a>(crd: &'a Value, version: &str) -> &'a Value {
+    crd["spec"]["versions"]
+        .as_array()
+        .and_then(|versions| versions.iter().find(|v| v["name"] == version))
+        .map(|v| &v["schema"]["openAPIV3Schema"])
+        .unwrap_or_else(|| panic!("no version {version}"))
+}
+
+/// The name of the storage version of `crd`.
+fn storage_of(crd: &Value) -> &str {
+    crd["spec"]["versions"]
+        .as_array()
+        .and_then(|versions| versions.iter().find(|v| v["storage"] == true))
+        .and_then(|v| v["name"].as_str())
+        .expect("a storage version")
+}
+
+/// A value of each format the API server checks (kube-openapi's format registry) and the
+/// synthesizer's "text" is not.
+fn text_of_format(format: &str) -> Option<&'static str> {
+    Some(match format {
+        "uri" => "https://example.com/kondition",
+        "email" => "kondition@example.com",
+        "hostname" => "example.com",
+        "ipv4" => "192.0.2.1",
+        "ipv6" => "2001:db8::1",
+        "cidr" => "192.0.2.0/24",
+        "mac" => "00:00:5e:00:53:01",
+        "uuid" => "0f8fad5b-d9cb-469f-a165-70867728950e",
+        _ => return None,
+    })
+}
+
+/// Texts tried in order for a string whose pattern the synthesizer's value does not match:
+/// a quantity, a size in bytes, a duration, a range, a qualified name, a URL, an ARM id, a
+/// commit hash.
+const TEXTS: &[&str] = &[
+    "1Gi",
+    "1GB",
+    "30s",
+    "[1-5]",
+    "example.com/text",
+    "https://example.com/kondition",
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/text",
+    "0123456789abcdef0123456789abcdef01234567",
+    "0",
+];
+
+/// `value`, synthesized for `schema` as `sample`, changed where the server's schema
+/// validation would refuse it: a format it checks, a pattern, a length, a bound, a multiple,
+/// a number of properties. Everything else stays as the synthesizer made it.
+fn conform(schema: &Value, value: &mut Value, sample: Sample) {
+    match value {
+        Value::String(text) => {
+            let fits = |t: &str| {
+                let length = t.chars().count() as u64;
+                schema["minLength"].as_u64().is_none_or(|n| length >= n)
+                    && schema["maxLength"].as_u64().is_none_or(|n| length <= n)
+                    && schema["pattern"].as_str().is_none_or(|p| {
+                        regex::Regex::new(p)
+                            .unwrap_or_else(|e| panic!("pattern {p}: {e}"))
+                            .is_match(t)
+                    })
+            };
+            let candidates: Vec<&str> = match schema["format"].as_str().and_then(text_of_format) {
+                Some(text) => vec![text],
+                None => std::iter::once(text.as_str())
+                    .chain(TEXTS.iter().copied())
+                    .collect(),
+            };
+            let fitting = candidates
+                .into_iter()
+                .find(|t| fits(t))
+                .unwrap_or_else(|| panic!("no text of TEXTS fits {schema}"))
+                .to_owned();
+            *text = fitting;
+        }
+        Value::Number(number) => {
+            let n = number.as_f64().expect("a number");
+            let (low, high) = (schema["minimum"].as_f64(), schema["maximum"].as_f64());
+            if schema["type"] == "integer" {
+                let mut n = n as i64;
+                if let Some(low) = low.filter(|&l| (n as f64) < l) {
+                    n = low.ceil() as i64;
+                }
+                if let Some(high) = high.filter(|&h| (n as f64) > h) {
+                    n = high.floor() as i64;
+                }
+                if let Some(step) = schema["multipleOf"].as_i64().filter(|&m| n % m != 0) {
+                    n += step - n.rem_euclid(step);
+                }
+                *value = json!(n);
+            } else if low.is_some_and(|l| n < l) || high.is_some_and(|h| n > h) {
+                // Not a whole number: one would come back as an integer (`1`, not `1.0`).
+                *value = json!(match (low, high) {
+                    (Some(l), Some(h)) => (l + h) / 2.0,
+                    (Some(l), None) => l + 0.5,
+                    (None, h) => h.expect("a bound") - 0.5,
+                });
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                conform(&schema["items"], item, sample);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                if let Some(property) = schema["properties"].get(key) {
+                    conform(property, item, sample);
+                } else if schema["additionalProperties"].is_object() {
+                    conform(&schema["additionalProperties"], item, sample);
+                }
+            }
+            if let Some(min) = schema["minProperties"].as_u64() {
+                let properties = schema["properties"].as_object().into_iter().flatten();
+                for (name, property) in properties {
+                    if map.len() as u64 >= min {
+                        break;
+                    }
+                    if !map.contains_key(name) {
+                        let mut added = objects::value(property, sample);
+                        conform(property, &mut added, sample);
+                        map.insert(name.clone(), added);
+                    }
+                }
+                assert!(map.len() as u64 >= min, "{min} properties: {schema}");
+            }
+            if let Some(max) = schema["maxProperties"].as_u64() {
+                let required = schema["required"].as_array().cloned().unwrap_or_default();
+                while map.len() as u64 > max {
+                    let last = map
+                        .keys()
+                        .rev()
+                        .find(|k| !required.contains(&json!(k)))
+                        .expect("an optional property")
+                        .clone();
+                    map.remove(&last);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What the CEL rules (`x-kubernetes-validations`) of each kind need of `object` (an
+/// object of `version` as `sample`, whose schema is `schema`), each rule quoted.
+fn satisfy_rules(kind: &str, version: &str, sample: Sample, schema: &Value, object: &mut Value) {
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    match (kind, version) {
+        // "self.strategy == 'Webhook' && has(self.webhook)"
+        ("CompositeResourceDefinition", "v1") => {
+            if let Some(conversion) = spec.get_mut("conversion") {
+                conversion["strategy"] = json!("Webhook");
+            }
+        }
+        // "!has(self.claimNames)", "!has(self.connectionSecretKeys)": declared, never allowed.
+        ("CompositeResourceDefinition", "v2") => {
+            spec.remove("claimNames");
+            spec.remove("connectionSecretKeys");
+        }
+        // shardingStrategy: "!has(self.topology) || (has(self.mode) && self.mode ==
+        // 'Topology')"; updateStrategy: "!(self.type != 'RollingUpdate' &&
+        // has(self.rollingUpdate))".
+        ("Prometheus", _) => {
+            if let Some(sharding) = spec.get_mut("shardingStrategy") {
+                sharding["mode"] = json!("Topology");
+            }
+            if let Some(update) = spec.get_mut("updateStrategy") {
+                update["type"] = json!("RollingUpdate");
+            }
+        }
+        // "self.proposedBranch != self.activeBranch"
+        ("ChangeTransferPolicy", _) => {
+            spec.insert("activeBranch".into(), json!("main"));
+            spec.insert("proposedBranch".into(), json!("main-next"));
+        }
+        // owner: "has(self.name) != has(self.armId)"; the owner by name is an object of its
+        // own (see `samples`).
+        ("ResourceGroup", _) => {
+            if let Some(owner) = spec.get_mut("owner").and_then(Value::as_object_mut) {
+                owner.remove("name");
+            }
+        }
+        // "self.managementPolicy == 'managed' ? has(self.resource) : !has(self.resource)" and,
+        // for SecurityGroup, "self.managementPolicy == 'unmanaged' ? has(self.__import__) :
+        // !has(self.__import__)": the policy is managed (the first value, and the default of
+        // a minimal object), so a resource and no import; the unmanaged one is an object of
+        // its own (see `samples`).
+        ("Router" | "SecurityGroup", _) => {
+            spec.remove("import");
+            if !spec.contains_key("resource") {
+                let resource_schema = &schema["properties"]["spec"]["properties"]["resource"];
+                let mut resource = objects::value(resource_schema, sample);
+                conform(resource_schema, &mut resource, sample);
+                spec.insert("resource".into(), resource);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The objects of `version` of `crd`, each with its label: the synthesizer's three, made
+/// valid, and for a kind whose rules make branches exclude each other, one of the other
+/// branch.
+fn samples(crd: &Value, version: &str) -> Vec<(&'static str, Value)> {
+    let kind = crd["spec"]["names"]["kind"].as_str().expect("a kind");
+    let schema = schema_of(crd, version);
+    let mut out = Vec::new();
+    let mut full = None;
+    for sample in Sample::ALL {
+        let Some(mut object) = objects::object(crd, version, sample) else {
+            continue;
+        };
+        conform(schema, &mut object, sample);
+        if sample == Sample::Full {
+            full = Some(object.clone());
+        }
+        satisfy_rules(kind, version, sample, schema, &mut object);
+        out.push((sample.name(), object));
+    }
+    let Some(mut full) = full else { return out };
+    let spec = full["spec"].as_object_mut().expect("a spec");
+    match kind {
+        "Cluster" if version == "v1beta1" => {
+            // Without a topology: its class, required at v1beta1, is not in v1beta2's schema,
+            // so the server drops it (see `served`) and serves at v1beta1 an object that
+            // version's schema (and so its type) refuses; the rest of a full object stays
+            // readable.
+            spec.remove("topology");
+            out.push(("full-without-topology", full));
+        }
+        "SecurityGroup" => {
+            // Unmanaged: an import and no resource. The import names one of id and filter
+            // (minProperties and maxProperties 1): the filter, the one with structure.
+            spec.insert("managementPolicy".into(), json!("unmanaged"));
+            spec.remove("resource");
+            let import = spec["import"].as_object_mut().expect("an import");
+            if !import.contains_key("filter") {
+                let filter =
+                    &schema["properties"]["spec"]["properties"]["import"]["properties"]["filter"];
+                let mut value = objects::value(filter, Sample::Full);
+                conform(filter, &mut value, Sample::Full);
+                import.insert("filter".into(), value);
+            }
+            import.remove("id");
+            out.push(("unmanaged", full));
+        }
+        "ResourceGroup" => {
+            // The owner by name, not by ARM id.
+            spec["owner"]
+                .as_object_mut()
+                .expect("an owner")
+                .remove("armId");
+            out.push(("owner-by-name", full));
+        }
+        _ => {}
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------------------
+// What the server makes of an object.
+
+/// `value` with the defaults of `schema` applied, as the API server applies them
+/// (apiextensions-apiserver's structural defaulting: an absent property, or a null one that
+/// is not nullable, takes its default; then the same inside every value, defaults included).
+fn defaulted(schema: &Value, value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+                let Some(default) = property.get("default") else {
+                    continue;
+                };
+                let absent = map
+                    .get(name)
+                    .is_none_or(|v| v.is_null() && property["nullable"] != true);
+                if absent {
+                    map.insert(name.clone(), default.clone());
+                }
+            }
+            for (name, item) in map.iter_mut() {
+                if let Some(property) = schema["properties"].get(name) {
+                    defaulted(property, item);
+                } else if schema["additionalProperties"].is_object() {
+                    defaulted(&schema["additionalProperties"], item);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                defaulted(&schema["items"], item);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `value` pruned by `schema`, as the API server prunes (structural pruning): an object
+/// keeps only the properties its schema declares, unless the schema has
+/// `additionalProperties` or preserves unknown fields; an embedded resource keeps its
+/// apiVersion, kind and metadata, as the root does.
+fn pruned(schema: &Value, value: &mut Value, root: bool) {
+    match value {
+        Value::Object(map) => {
+            let preserves = schema["x-kubernetes-preserve-unknown-fields"] == true;
+            let embedded = root || schema["x-kubernetes-embedded-resource"] == true;
+            let additional = schema["additionalProperties"].is_object();
+            map.retain(|name, _| {
+                preserves
+                    || additional
+                    || schema["properties"].get(name).is_some()
+                    || (embedded && ["apiVersion", "kind", "metadata"].contains(&name.as_str()))
+            });
+            for (name, item) in map.iter_mut() {
+                if embedded && name == "metadata" {
+                    continue;
+                }
+                if let Some(property) = schema["properties"].get(name) {
+                    pruned(property, item, false);
+                } else if additional {
+                    pruned(&schema["additionalProperties"], item, false);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(items_schema) = schema.get("items") {
+                for item in items {
+                    pruned(items_schema, item, false);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What the server serves at `version` of `crd` after `sent` (its spec created, its status
+/// put through `/status`) was written at that version: `sent` with the defaults of the
+/// version, stored at the storage version as it is (the CRD's conversion is None: only
+/// apiVersion changes), so pruned by the storage version's schema and given its defaults
+/// when read, then pruned by the version's schema on the way out. At the storage version
+/// that is the version's own defaulting (the rest changes nothing).
+fn served(crd: &Value, version: &str, sent: &Value) -> Value {
+    let (schema, storage) = (schema_of(crd, version), schema_of(crd, storage_of(crd)));
+    let mut object = sent.clone();
+    pruned(schema, &mut object, true);
+    defaulted(schema, &mut object);
+    pruned(storage, &mut object, true);
+    defaulted(storage, &mut object);
+    pruned(schema, &mut object, true);
+    object
+}
+
+/// Whether an update at `version` of an object the server serves as `read` is written
+/// whatever it holds: the storage version defaults a field `version` does not declare, so
+/// what the server serves at `version` lacks it, an update from there stores the object
+/// without it, and the next read has it again. (Database: v1 defaults majorVersion,
+/// maxUnavailable and slowQueryThresholdSeconds, which v1beta1 does not have; every update at
+/// v1beta1 is a write with a new generation.)
+fn churns(crd: &Value, version: &str, read: &Value) -> bool {
+    let mut stored = read.clone();
+    defaulted(schema_of(crd, storage_of(crd)), &mut stored);
+    let mut back = stored.clone();
+    pruned(schema_of(crd, version), &mut back, true);
+    back != stored
+}
+
+/// The first required property `value` lacks by `schema`, as a path, if any.
+fn missing_required(schema: &Value, value: &Value, path: &str) -> Option<String> {
+    match value {
+        Value::Object(map) => {
+            for name in schema["required"].as_array().into_iter().flatten() {
+                let name = name.as_str().expect("a name");
+                if !map.contains_key(name) {
+                    return Some(format!("{path}.{name}"));
+                }
+            }
+            map.iter().find_map(|(name, item)| {
+                let property = schema["properties"]
+                    .get(name)
+                    .or_else(|| Some(&schema["additionalProperties"]).filter(|s| s.is_object()))?;
+                missing_required(property, item, &format!("{path}.{name}"))
+            })
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+            missing_required(&schema["items"], item, &format!("{path}[{i}]"))
+        }),
+        _ => None,
+    }
+}
+
+/// `object` without its metadata and status: what a generation counts.
+fn spec_part(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(map) = object.as_object_mut() {
+        map.remove("metadata");
+        map.remove("status");
+    }
+    object
+}
+
+/// `object` without its metadata.
+fn content(object: &Value) -> Value {
+    let mut object = object.clone();
+    if let Some(map) = object.as_object_mut() {
+        map.remove("metadata");
+    }
+    object
+}
+
+/// Where `a` and `b` differ, one line each (`path: a -> b`, `-` for absent), for messages.
+fn differences(a: &Value, b: &Value) -> Vec<String> {
+    fn walk(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for key in keys {
+                    let path = format!("{path}.{key}");
+                    match (x.get(key), y.get(key)) {
+                        (Some(a), Some(b)) => walk(a, b, &path, out),
+                        (a, b) => out.push(format!(
+                            "{path}: {} -> {}",
+                            a.map_or("-".into(), Value::to_string),
+                            b.map_or("-".into(), Value::to_string)
+                        )),
+                    }
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (a, b)) in x.iter().zip(y).enumerate() {
+                    walk(a, b, &format!("{path}[{i}]"), out);
+                }
+            }
+            _ if a != b => out.push(format!("{path}: {a} -> {b}")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(a, b, "", &mut out);
+    out
 }
 
 /// What became of the objects of one kind version.
 #[derive(Debug, Default)]
 struct Outcome {
-    /// Created, read into the type, written back unchanged.
-    unchanged: usize,
-    /// Of those, objects whose first untyped write-back the server itself changed (the
-    /// storage version's defaults, for an object of another version).
-    settled_by_the_server: usize,
-    /// Refused by the server at creation, with its reason (the synthesized values break a
-    /// rule of the schema the synthesizer does not honour).
+    /// Objects created.
+    created: usize,
+    /// Objects the server served other than they were sent, beyond defaults: fields pruned
+    /// because the storage version does not declare them.
+    pruned: usize,
+    /// Objects read into the type, written back and then steady.
+    round_tripped: usize,
+    /// Objects the type refused, and why (a field its version requires is gone).
     refused: Vec<String>,
+    /// Objects whose first write-back the type's normalization changed.
+    normalized: usize,
 }
 
-/// Each sample object of `version` of the CRD: created, written back once as read, read
-/// into `T` and updated with what `T` wrote. Panics when the type changed the object on the
-/// way (exactly: `2.0` for `2` is a change) or the server saw a change.
-async fn round_trip<T: Serialize + DeserializeOwned>(
-    env: &TestEnv,
-    crd: &Value,
-    version: &str,
-) -> Outcome {
-    let kind = crd["spec"]["names"]["kind"].as_str().expect("a kind");
-    let group = crd["spec"]["group"].as_str().expect("a group");
-    let plural = crd["spec"]["names"]["plural"].as_str().expect("a plural");
-    let resource =
-        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural);
-    let namespaced = crd["spec"]["scope"] == "Namespaced";
-    let storage = crd["spec"]["versions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|v| v["name"] == version && v["storage"] == true);
-    let namespace = create_namespace(&env.admin, &format!("{kind}-{version}")).await;
-    let api: Api<DynamicObject> = if namespaced {
-        Api::namespaced_with(env.admin.clone(), &namespace, &resource)
-    } else {
-        Api::all_with(env.admin.clone(), &resource)
-    };
-    let mut outcome = Outcome::default();
-    for sample in Sample::ALL {
-        let Some(mut object) = objects::object(crd, version, sample) else {
-            continue;
-        };
-        let name = format!("{}-{}", namespace, sample.name()).to_lowercase();
-        object["metadata"] = serde_json::json!({"name": name});
-        let object: DynamicObject = serde_json::from_value(object).expect("an object");
-        match api.create(&PostParams::default(), &object).await {
-            Ok(_) => {}
-            // Refused as invalid: the synthesized values break a format, a pattern or a CEL
-            // rule of the schema (the synthesizer writes "text" for every string).
-            Err(kube::Error::Api(status)) if status.code == 422 => {
-                let first = status
-                    .details
-                    .and_then(|d| d.causes.into_iter().next())
-                    .map(|c| format!("{}: {}", c.field, c.reason))
-                    .unwrap_or(status.message);
-                outcome.refused.push(format!("{sample:?} ({first})"));
-                continue;
-            }
-            Err(error) => panic!("{kind} {version} {sample:?} not created: {error}"),
-        }
-        // The server's own first write: an object created at a version that is not the
-        // storage version gets the storage version's defaults when it is first written back
-        // (conversion None, then defaulting of the stored version), whatever wrote it. So the
-        // object as read is written back once untyped, and its version moving there is the
-        // server's doing, counted apart.
-        let raw = api.get(&name).await.expect("read back");
-        let before = raw.metadata.resource_version.clone();
-        let raw = api
-            .replace(&name, &PostParams::default(), &raw)
-            .await
-            .unwrap_or_else(|e| panic!("{kind} {version} {sample:?} written back untyped: {e}"));
-        if raw.metadata.resource_version != before {
-            outcome.settled_by_the_server += 1;
-        }
-        let read = serde_json::to_value(api.get(&name).await.expect("read back")).expect("JSON");
-        let typed: T = serde_json::from_value(read.clone())
-            .unwrap_or_else(|e| panic!("{kind} {version} {sample:?} does not read: {e}"));
-        let written = serde_json::to_value(&typed).expect("JSON");
-        assert_eq!(
-            read, written,
-            "{kind} {version} {sample:?} changed in the type"
+/// One kind version of generated/ in the server's hands.
+struct Subject<'a> {
+    env: &'a TestEnv,
+    crd: &'a Value,
+    version: &'a str,
+    /// The generator's model of the kind version, for `objects::normalize`.
+    model: &'a kondition_gen::model::Model,
+}
+
+impl Subject<'_> {
+    async fn api(&self) -> Api<DynamicObject> {
+        let crd = self.crd;
+        let kind = crd["spec"]["names"]["kind"].as_str().expect("a kind");
+        let group = crd["spec"]["group"].as_str().expect("a group");
+        let plural = crd["spec"]["names"]["plural"].as_str().expect("a plural");
+        let resource = ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk(group, self.version, kind),
+            plural,
         );
-        let back: DynamicObject = serde_json::from_value(written).expect("an object");
-        let replaced = api
-            .replace(&name, &PostParams::default(), &back)
-            .await
-            .unwrap_or_else(|e| panic!("{kind} {version} {sample:?} written back: {e}"));
-        if storage {
-            assert_eq!(
-                replaced.metadata.resource_version, back.metadata.resource_version,
-                "{kind} {version} {sample:?}: the server saw a change"
-            );
+        if crd["spec"]["scope"] == "Namespaced" {
+            let namespace =
+                create_namespace(&self.env.admin, &format!("{kind}-{}", self.version)).await;
+            Api::namespaced_with(self.env.admin.clone(), &namespace, &resource)
         } else {
-            // At another version than the storage one the server writes every update, typed
-            // or not, and counts a new generation: with conversion None the stored object
-            // takes the storage version's defaults, which are pruned again on the way out
-            // (Database's v1beta1 and v1 differ). What it serves must be what it served.
-            let again =
-                serde_json::to_value(api.get(&name).await.expect("read again")).expect("JSON");
-            assert_eq!(
-                without_version(again),
-                without_version(read),
-                "{kind} {version} {sample:?}: the server holds another object"
-            );
+            Api::all_with(self.env.admin.clone(), &resource)
         }
-        outcome.unchanged += 1;
     }
-    outcome
+
+    /// What the generated types write for `object` by design (`objects::normalize`).
+    fn normalized(&self, object: &Value) -> Value {
+        let kind_name = self.crd["spec"]["names"]["kind"].as_str().expect("a kind");
+        let (file, kind) = self
+            .model
+            .files
+            .iter()
+            .find_map(|f| f.kinds.iter().find(|k| k.kind == kind_name).map(|k| (f, k)))
+            .unwrap_or_else(|| panic!("{kind_name} in schemas/"));
+        let version = kind
+            .versions
+            .iter()
+            .find(|v| v.name == self.version)
+            .expect("the version");
+        let mut object = object.clone();
+        objects::normalize(&mut object, kind, version, &file.types);
+        object
+    }
+
+    /// Each object of [`samples`] through the server and `T`; panics at the first step that
+    /// goes otherwise than the module's doc says.
+    async fn round_trip<T: Serialize + DeserializeOwned>(&self) -> Outcome {
+        let (crd, version) = (self.crd, self.version);
+        let kind = crd["spec"]["names"]["kind"].as_str().expect("a kind");
+        let api = self.api().await;
+        let mut outcome = Outcome::default();
+        for (label, mut object) in samples(crd, version) {
+            let what = format!("{kind} {version} {label}");
+            let name = format!("{}-{}-{label}", kind.to_lowercase(), version);
+            object["metadata"] = json!({"name": name});
+            let status = object.as_object_mut().expect("an object").remove("status");
+
+            // Created: the spec. The status of a kind with a status subresource is the
+            // status endpoint's to write, which the create leaves out.
+            let sent = serde_json::from_value::<DynamicObject>(object.clone()).expect("an object");
+            let created = api
+                .create(&PostParams::default(), &sent)
+                .await
+                .unwrap_or_else(|e| panic!("{what}: not created: {}", refusal(&e)));
+            assert_eq!(created.metadata.generation, Some(1), "{what}");
+            assert!(
+                created.data.get("status").is_none(),
+                "{what}: {:?}",
+                created.data
+            );
+            if let Some(status) = status {
+                let mut with = serde_json::to_value(&created).expect("JSON");
+                with["status"] = status.clone();
+                let with: DynamicObject = serde_json::from_value(with).expect("an object");
+                api.replace_status(&name, &PostParams::default(), &with)
+                    .await
+                    .unwrap_or_else(|e| panic!("{what}: status refused: {}", refusal(&e)));
+                object["status"] = status;
+            }
+            outcome.created += 1;
+
+            // Read back: exactly what the server's defaulting and pruning make of it.
+            let read = serde_json::to_value(api.get(&name).await.expect("read")).expect("JSON");
+            let expected = served(crd, version, &object);
+            assert_eq!(
+                content(&read),
+                content(&expected),
+                "{what}: the server serves another object than its defaulting and pruning \
+                 make: {:#?}",
+                differences(&content(&expected), &content(&read))
+            );
+            let mut defaulted_only = object.clone();
+            defaulted(schema_of(crd, version), &mut defaulted_only);
+            if content(&read) != content(&defaulted_only) {
+                outcome.pruned += 1;
+            }
+
+            // Into the type: what it writes is what it read, but for its normalizations.
+            let typed: T = match serde_json::from_value(read.clone()) {
+                Ok(typed) => typed,
+                Err(error) => {
+                    // Only a served object its own version's schema would refuse: a required
+                    // field the storage version does not declare was pruned.
+                    let missing = missing_required(schema_of(crd, version), &read, "")
+                        .unwrap_or_else(|| panic!("{what}: the type refuses it: {error}"));
+                    let field = missing.rsplit('.').next().expect("a field");
+                    assert!(
+                        error
+                            .to_string()
+                            .contains(&format!("missing field `{field}`")),
+                        "{what}: {error}"
+                    );
+                    outcome
+                        .refused
+                        .push(format!("{label}: {missing} ({error})"));
+                    continue;
+                }
+            };
+            let written = serde_json::to_value(&typed).expect("JSON");
+            assert_eq!(
+                written,
+                self.normalized(&read),
+                "{what}: the type wrote what it read otherwise than by its normalizations: \
+                 {:#?}",
+                differences(&self.normalized(&read), &written)
+            );
+            let first = self.write_back(&api, &name, &what, &read, &written).await;
+            if written != read {
+                outcome.normalized += 1;
+            }
+
+            // Once more: the type now writes exactly what it reads, and the server sees no
+            // change (but where it writes every update at this version).
+            let typed: T = serde_json::from_value(first.clone()).expect("reads");
+            let again = serde_json::to_value(&typed).expect("JSON");
+            assert_eq!(again, first, "{what}: the type changed it a second time");
+            self.write_back(&api, &name, &what, &first, &again).await;
+            outcome.round_tripped += 1;
+        }
+        outcome
+    }
+
+    /// Updates the object `read` as `written` (the spec, then the status through `/status`)
+    /// and returns what the server then serves. Checks the server wrote exactly when
+    /// something changed (or the version [`churns`]), counting a generation only for the
+    /// spec, and that it serves what was written.
+    async fn write_back(
+        &self,
+        api: &Api<DynamicObject>,
+        name: &str,
+        what: &str,
+        read: &Value,
+        written: &Value,
+    ) -> Value {
+        let resource_version = |o: &DynamicObject| o.metadata.resource_version.clone();
+        let generation = read["metadata"]["generation"]
+            .as_i64()
+            .expect("a generation");
+        let churns = churns(self.crd, self.version, read);
+        let spec_changed = spec_part(written) != spec_part(read);
+        let object: DynamicObject = serde_json::from_value(written.clone()).expect("an object");
+        let updated = api
+            .replace(name, &PostParams::default(), &object)
+            .await
+            .unwrap_or_else(|e| panic!("{what}: update refused: {}", refusal(&e)));
+        let wrote = resource_version(&updated) != object.metadata.resource_version;
+        assert_eq!(
+            wrote,
+            spec_changed || churns,
+            "{what}: the update wrote {wrote} (spec changed {spec_changed}, churns {churns})"
+        );
+        let generation = generation + i64::from(spec_changed || churns);
+        assert_eq!(updated.metadata.generation, Some(generation), "{what}");
+        if written.get("status").is_some() {
+            let mut object = object;
+            object.metadata.resource_version = resource_version(&updated);
+            let updated = api
+                .replace_status(name, &PostParams::default(), &object)
+                .await
+                .unwrap_or_else(|e| panic!("{what}: status update refused: {}", refusal(&e)));
+            let wrote = resource_version(&updated) != object.metadata.resource_version;
+            assert_eq!(wrote, written["status"] != read["status"], "{what}: status");
+            assert_eq!(updated.metadata.generation, Some(generation), "{what}");
+        }
+        let now = serde_json::to_value(api.get(name).await.expect("read")).expect("JSON");
+        assert_eq!(
+            content(&now),
+            content(written),
+            "{what}: the server holds another object than was written: {:#?}",
+            differences(&content(written), &content(&now))
+        );
+        now
+    }
 }
 
-/// `object` without what every write at a version other than the storage one changes: its
-/// resourceVersion, generation and the time of each managedFields entry.
-fn without_version(mut object: Value) -> Value {
-    object["metadata"]["resourceVersion"] = Value::Null;
-    object["metadata"]["generation"] = Value::Null;
-    for entry in object["metadata"]["managedFields"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-    {
-        entry["time"] = Value::Null;
+/// The server's words for a refusal: its message and each cause.
+fn refusal(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) => {
+            let causes: Vec<String> = status
+                .details
+                .iter()
+                .flat_map(|d| &d.causes)
+                .map(|c| format!("{}: {}", c.field, c.message))
+                .collect();
+            format!("{} {}: {}", status.code, status.message, causes.join("; "))
+        }
+        other => other.to_string(),
     }
-    object
 }
 
 #[tokio::test]
 async fn objects_of_generated_kinds_come_back_from_the_server_unchanged() {
     use kondition_generated as g;
-    let env = TestEnv::new(g::crds()).await;
+    let env = TestEnv::new([]).await;
+    let _turn = SHARED_NAMES.lock().await;
+    let names = install_established(&env.admin, g::crds()).await;
+    assert_eq!(names.len(), 9, "generated/'s CRDs");
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let model = kondition_gen::load(
+        &kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/"),
+        &kondition_gen::profile::Profiles::embedded(),
+    )
+    .expect("the model of schemas/");
     let crds: Vec<Value> = g::crds()
         .iter()
         .map(|c| serde_json::to_value(c).expect("JSON"))
@@ -220,17 +909,15 @@ async fn objects_of_generated_kinds_come_back_from_the_server_unchanged() {
         crds.iter()
             .find(|c| c["spec"]["names"]["kind"] == kind)
             .unwrap_or_else(|| panic!("no CRD of {kind}"))
-            .clone()
     };
+    let mut outcomes = Vec::new();
     macro_rules! each {
-        ($(($kind:literal, $version:literal, $type:ty)),* $(,)?) => {
-            vec![$((
-                concat!($kind, " ", $version),
-                round_trip::<$type>(&env, &crd($kind), $version).await,
-            )),*]
-        };
+        ($(($kind:literal, $version:literal, $type:ty)),* $(,)?) => {$(
+            let subject = Subject { env: &env, crd: crd($kind), version: $version, model: &model };
+            outcomes.push((concat!($kind, " ", $version), subject.round_trip::<$type>().await));
+        )*};
     }
-    let outcomes = each![
+    each![
         ("Cluster", "v1beta1", g::cluster::v1beta1::Cluster),
         ("Cluster", "v1beta2", g::cluster::v1beta2::Cluster),
         (
@@ -268,23 +955,43 @@ async fn objects_of_generated_kinds_come_back_from_the_server_unchanged() {
             g::securitygroup::v1alpha1::SecurityGroup
         ),
     ];
-    let mut report = String::new();
     for (what, outcome) in &outcomes {
-        report.push_str(&format!(
-            "{what}: {} unchanged ({} settled by the server first), {} refused {:?}\n",
-            outcome.unchanged,
-            outcome.settled_by_the_server,
-            outcome.refused.len(),
-            outcome.refused
-        ));
+        println!("{what}: {outcome:?}");
     }
-    println!("{report}");
-    // Every object the server took came back through the types unchanged. The others the
-    // server refused as invalid before any type saw them: the synthesizer writes "text" for
-    // every string, whatever the schema's format (cidr, ipv4, uuid, email), pattern or CEL
-    // rule wants (`cargo test -p kondition-tests --test crds_on_server -- --nocapture` lists
-    // them). The whole corpus goes the same way in fidelity/.
-    let unchanged: usize = outcomes.iter().map(|(_, o)| o.unchanged).sum();
-    let refused: usize = outcomes.iter().map(|(_, o)| o.refused.len()).sum();
-    assert_eq!((unchanged, refused), (12, 24), "{report}");
+    let sum = |count: fn(&Outcome) -> usize| outcomes.iter().map(|(_, o)| count(o)).sum::<usize>();
+    // 39 objects: the synthesizer's 3 of each of the 12 kind versions, and 3 of the other
+    // branch (Cluster v1beta1 without a topology, SecurityGroup unmanaged, ResourceGroup's
+    // owner by name). The server took every one; 37 went through the types and are steady.
+    assert_eq!(sum(|o| o.created), 39);
+    assert_eq!(sum(|o| o.round_tripped), 37);
+    // 20 of those the types wrote otherwise at first, each by the documented normalizations
+    // only (`objects::normalize`: a date-time held by k8s-openapi's Time comes back in UTC
+    // and whole seconds, as in the conditions of every kind but Cluster v1beta1's and
+    // CompositeResourceDefinition's, which keep the text; a quantity given as a number comes
+    // back as text): one write, then steady.
+    assert_eq!(sum(|o| o.normalized), 20);
+    // Served otherwise than sent beyond defaults: at a version other than the storage one,
+    // what the storage version does not declare is dropped (Cluster v1beta1 against
+    // v1beta2: all but the minimal object; Database v1beta1 against v1: all 3, for
+    // engineVersion, passwordSecretRef and storageGB, even storageGB's own default).
+    let pruned: Vec<(&str, usize)> = outcomes
+        .iter()
+        .filter(|(_, o)| o.pruned > 0)
+        .map(|(what, o)| (*what, o.pruned))
+        .collect();
+    assert_eq!(pruned, [("Cluster v1beta1", 3), ("Database v1beta1", 3)]);
+    // Two the v1beta1 type refuses, rightly: the server served them without
+    // spec.topology.class, which v1beta1 requires and v1beta2 does not declare. The CRD as
+    // Cluster API publishes it has no conversion (its webhook is added at deployment), so
+    // on this server a v1beta1 topology cannot be kept.
+    let refused: Vec<&String> = outcomes.iter().flat_map(|(_, o)| &o.refused).collect();
+    assert_eq!(refused.len(), 2, "{refused:#?}");
+    for (one, label) in refused.iter().zip(["full", "nulls"]) {
+        assert!(
+            one.starts_with(&format!(
+                "{label}: .spec.topology.class (missing field `class`"
+            )),
+            "{one}"
+        );
+    }
 }

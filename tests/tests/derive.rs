@@ -663,7 +663,8 @@ mod optional_conditions {
 
     /// Through the status chokepoint, on the real API server: a stored status without a
     /// conditions list (written by the controller itself, an earlier release) gets one
-    /// holding the summary condition, and nothing else of the status changes.
+    /// holding the summary condition, and nothing else of the status changes; reconciled
+    /// again as stored, nothing is sent.
     #[tokio::test]
     async fn the_chokepoint_stores_the_list_a_status_lacked() {
         let env = TestEnv::new([Gadget::crd()]).await;
@@ -699,6 +700,7 @@ mod optional_conditions {
             gadget.status.as_ref().and_then(|s| s.conditions.as_ref()),
             None
         );
+        let gadget_version = gadget.metadata.resource_version.clone();
         StatusReconciler::<Gadget>::new(env.client.clone())
             .reconcile(Arc::new(gadget), async |_: &mut Gadget| {
                 Ok::<(), Failure>(())
@@ -706,9 +708,39 @@ mod optional_conditions {
             .await
             .expect("status written");
 
+        // One request: a forced server-side apply of the whole status under the kind's
+        // field owner, at the resourceVersion read.
         let requests = env.requests.all();
         assert_eq!(requests.len(), 1, "one apply: {requests:?}");
-        assert_eq!(requests[0].status, Some(200));
+        let request = &requests[0];
+        assert_eq!(request.status, Some(200));
+        assert_eq!(request.method, "PATCH");
+        assert_eq!(
+            request.path,
+            format!(
+                "/apis/example.com/v1/namespaces/{}/gadgets/g1/status",
+                env.namespace
+            )
+        );
+        assert_eq!(request.content_type, "application/apply-patch+yaml");
+        let mut query = request.query.clone();
+        query.sort();
+        assert_eq!(
+            query,
+            [
+                ("fieldManager".to_owned(), owner.to_string()),
+                ("force".to_owned(), "true".to_owned())
+            ]
+        );
+        assert_eq!(
+            request.body["metadata"],
+            json!({"name": "g1", "namespace": env.namespace,
+                   "resourceVersion": gadget_version})
+        );
+        assert_eq!(
+            (&request.body["apiVersion"], &request.body["kind"]),
+            (&json!("example.com/v1"), &json!("Gadget"))
+        );
         let stored =
             serde_json::to_value(gadgets.get_status("g1").await.expect("read back")).expect("JSON");
         // It reads back as the status type, with the list present.
@@ -734,5 +766,20 @@ mod optional_conditions {
             *time = json!("<now>");
             assert_eq!(status, expected);
         }
+
+        // Reconciled again as stored: nothing to write, nothing sent, nothing changed.
+        env.requests.clear();
+        StatusReconciler::<Gadget>::new(env.client.clone())
+            .reconcile(Arc::new(back.clone()), async |_: &mut Gadget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("steady");
+        assert!(env.requests.is_empty(), "{:?}", env.requests.all());
+        let again = gadgets.get_status("g1").await.expect("read again");
+        assert_eq!(
+            again.metadata.resource_version,
+            back.metadata.resource_version
+        );
     }
 }

@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::{StreamExt, stream};
+
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition::controller::StatusReconciler;
@@ -21,6 +23,12 @@ use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, CustomResourceExt};
 use serde_json::{Value, json};
+
+/// How many objects' requests the memory test has in flight at once.
+const IN_FLIGHT: usize = 32;
+
+/// The field manager the objects are created under (the spec's manager).
+const CREATOR: &str = "widget-creator";
 
 /// The message of the CRD's rule.
 const INVALID: &str = "endpoint must be host:port";
@@ -81,7 +89,13 @@ impl<K: TestKind + kube::Resource<Scope = kube::core::NamespaceResourceScope>> C
         }))
         .expect("an object");
         self.api()
-            .create(&PostParams::default(), &object)
+            .create(
+                &PostParams {
+                    field_manager: Some(CREATOR.to_owned()),
+                    ..PostParams::default()
+                },
+                &object,
+            )
             .await
             .expect("created");
     }
@@ -209,17 +223,28 @@ async fn a_status_rejected_every_time_writes_once() {
     let accepted = cluster.stored("w1").await;
     assert_eq!(ready(&accepted)["status"], "True");
     assert_eq!(accepted["status"]["endpoint"], "10.0.0.7:443");
-    let managers: BTreeSet<String> = accepted["metadata"]["managedFields"]
+    // Every entry as (manager, operation, subresource), in no order: the server lists them
+    // in its own.
+    let managers: BTreeSet<(String, String, String)> = accepted["metadata"]["managedFields"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|m| m["subresource"] == "status")
-        .filter_map(|m| m["manager"].as_str().map(str::to_owned))
+        .map(|m| {
+            let text = |key: &str| m[key].as_str().unwrap_or_default().to_owned();
+            (text("manager"), text("operation"), text("subresource"))
+        })
         .collect();
-    // The fallback manager's entry is gone.
+    // The fallback manager's entry is gone; the creator's (the spec) stays.
     assert_eq!(
         managers,
-        BTreeSet::from(["example.com/standardwidget-controller".to_owned()])
+        BTreeSet::from([
+            (
+                "example.com/standardwidget-controller".to_owned(),
+                "Apply".to_owned(),
+                "status".to_owned()
+            ),
+            (CREATOR.to_owned(), "Update".to_owned(), String::new()),
+        ])
     );
     let stats = cluster.stats();
     assert_eq!(stats.writes, 3, "the fallback, the apply, the release");
@@ -328,45 +353,72 @@ async fn events_follow_changes_of_the_summary_only() {
     }
 }
 
-/// 500 objects are created, fail, are rejected, and deleted: the memory is empty again.
+/// 10,000 objects are created, fail, are rejected, and deleted: the memory is empty again.
 /// Objects whose last write found them gone (the server's 404) are forgotten at once; those
 /// deleted with no reconcile to notice are swept once they were not seen for twice the
-/// resync interval. (The count is the real server's pace; `memory.rs` has the same rules
-/// without a server, on any number.)
+/// resync interval. Each phase sends its objects' requests [`IN_FLIGHT`] at a time, as a
+/// controller's workers do; the clock does not move within a phase.
 #[tokio::test(start_paused = true)]
-async fn the_memory_of_deleted_objects_returns_to_empty() {
-    const OBJECTS: usize = 500;
+async fn the_memory_of_ten_thousand_deleted_objects_returns_to_empty() {
+    const OBJECTS: usize = 10_000;
     let cluster = Cluster::<StandardWidget>::new().await;
     let reconciler = StatusReconciler::<StandardWidget>::new(cluster.env.client.clone());
     let names: Vec<String> = (0..OBJECTS).map(|i| format!("w{i:05}")).collect();
-    let mut copies = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        cluster.create(name, i64::try_from(i).expect("small")).await;
-        copies.push(cluster.get(name).await);
-        // One in ten has its status rejected; the others fail in the body.
-        let outcome = if i % 10 == 0 {
-            Ok("x")
-        } else {
-            Err(Failure::retryable("Throttled", "the cloud API is busy"))
-        };
-        reconcile(&cluster, &reconciler, name, outcome).await;
-    }
+    let copies: Vec<StandardWidget> = stream::iter(names.iter().enumerate())
+        .map(|(i, name)| {
+            let (cluster, reconciler) = (&cluster, &reconciler);
+            async move {
+                cluster.create(name, i64::try_from(i).expect("small")).await;
+                let copy = cluster.get(name).await;
+                // One in ten has its status rejected; the others fail in the body.
+                let outcome = if i % 10 == 0 {
+                    Ok("x")
+                } else {
+                    Err(Failure::retryable("Throttled", "the cloud API is busy"))
+                };
+                reconcile(cluster, reconciler, name, outcome).await;
+                copy
+            }
+        })
+        .buffer_unordered(IN_FLIGHT)
+        .collect()
+        .await;
     assert_eq!(reconciler.tracked_objects(), OBJECTS);
+    let stats = cluster.stats();
+    assert_eq!(
+        (stats.writes, stats.invalid),
+        (OBJECTS, OBJECTS / 10),
+        "one write each: the fallback of a rejected status, or the failure"
+    );
 
-    for name in &names {
-        cluster.delete(name).await;
-    }
+    stream::iter(&names)
+        .for_each_concurrent(IN_FLIGHT, |name| cluster.delete(name))
+        .await;
     // Half race their deletion: a reconcile of the copy in the cache finds them gone (404).
-    for copy in copies.iter().take(OBJECTS / 2) {
-        reconciler
-            .reconcile(Arc::new(copy.clone()), async |w: &mut StandardWidget| {
-                w.status_mut().endpoint = Some("10.0.0.1:443".into());
-                Ok::<(), Failure>(())
-            })
-            .await
-            .expect("a vanished object is no error");
-    }
+    stream::iter(copies.iter().take(OBJECTS / 2))
+        .for_each_concurrent(IN_FLIGHT, |copy| async {
+            reconciler
+                .reconcile(Arc::new(copy.clone()), async |w: &mut StandardWidget| {
+                    w.status_mut().endpoint = Some("10.0.0.1:443".into());
+                    Ok::<(), Failure>(())
+                })
+                .await
+                .expect("a vanished object is no error");
+        })
+        .await;
     assert_eq!(reconciler.tracked_objects(), OBJECTS / 2);
+    let gone = cluster
+        .env
+        .requests
+        .all()
+        .iter()
+        .filter(|r| r.method == "PATCH" && r.status == Some(404))
+        .count();
+    assert_eq!(
+        gone,
+        OBJECTS / 2,
+        "each raced reconcile met the server's 404"
+    );
 
     // The other half go unnoticed; after twice the resync, any reconcile sweeps them out.
     tokio::time::advance(Duration::from_secs(2 * 600 + 1)).await;
@@ -391,9 +443,9 @@ async fn the_memory_of_deleted_objects_returns_to_empty() {
 #[tokio::test(start_paused = true)]
 async fn the_memory_holds_its_capacity() {
     let cluster = Cluster::<StandardWidget>::new().await;
-    let reconciler =
-        StatusReconciler::<StandardWidget>::new(cluster.env.client.clone()).max_tracked_objects(20);
-    for i in 0..200 {
+    let reconciler = StatusReconciler::<StandardWidget>::new(cluster.env.client.clone())
+        .max_tracked_objects(100);
+    for i in 0..1_000 {
         let name = format!("w{i:04}");
         cluster.create(&name, i).await;
         reconcile(
@@ -404,7 +456,7 @@ async fn the_memory_holds_its_capacity() {
         )
         .await;
         tokio::time::advance(Duration::from_millis(1)).await;
-        assert!(reconciler.tracked_objects() <= 20);
+        assert!(reconciler.tracked_objects() <= 100);
     }
-    assert_eq!(reconciler.tracked_objects(), 20);
+    assert_eq!(reconciler.tracked_objects(), 100);
 }
