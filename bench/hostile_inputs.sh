@@ -48,13 +48,31 @@ write("deepest-accepted.yaml", text + " " * indent + "a: string\n")
 text = "group: example.com\nkind: Wide\nversion: v1\nspec:\n"
 text += "".join(f'  field{i}: {{type: string, docs: "{"word " * 200}"}}\n' for i in range(20000))
 write("wide-20mib.yaml", text)
+# Many keys: 200,000 in one mapping with a duplicate at the end, and the same keys one to a
+# mapping (a list, which is not a schema file: refused once read). A quadratic duplicate
+# check made the first take forty times as long as the second; generator/tests/
+# wide_and_recursive.rs checks the error, these two lines compare the times.
+write("keys-one-mapping-200000.yaml", "".join(f"k{i}: {i}\n" for i in range(200000)) + "k1234: again\n")
+write("keys-one-each-200000.yaml", "".join(f"- k{i}: {i}\n" for i in range(200000)))
+# Types that double at each level: 2^41 schemas if written out, refused from their sizes.
+text = "group: example.com\nkind: Wide\nversion: v1\nspec:\n  a: {type: T0}\ntypes:\n"
+for i in range(40):
+    nxt = f"T{i + 1}" if i + 1 < 40 else "string"
+    text += f"  T{i}:\n    type: object\n    fields:\n      l: {{type: {nxt}}}\n      r: {{type: {nxt}}}\n"
+write("doubling-types-40.yaml", text)
+# A misspelt type name of 100,000 characters (a "did you mean" over it once took 80 GB).
+declared = "A" + "b" * 100000
+used = "A" + "b" * 99999 + "c"
+write("misspelt-100000.yaml", "group: example.com\nkind: Wide\nversion: v1\nspec:\n"
+      f"  a: {{type: {used}}}\ntypes:\n  ? {declared}\n  : type: object\n    fields:\n      x: {{type: string}}\n")
 # Long: one 32 MiB description.
 write("long-scalar-32mib.yaml", "group: example.com\nkind: Long\nversion: v1\ndocs: \"" + "x" * (32 << 20) + "\"\n")
 EOF
 
 printf '| input | size | exit | stderr (first line) | wall | peak RSS |\n|---|---:|---:|---|---:|---:|\n'
 for input in flow-seq-20000 flow-map-20000 block-seq-20000 block-map-10000 alias-bomb oversized \
-    deepest-accepted wide-20mib long-scalar-32mib; do
+    deepest-accepted wide-20mib long-scalar-32mib keys-one-mapping-200000 keys-one-each-200000 \
+    doubling-types-40 misspelt-100000; do
   size=$(du -h --apparent-size "$input.yaml" | cut -f1)
   set +e
   /usr/bin/time -f "%e %M" -o time.txt "$bin" generate "$input.yaml" --out "out-$input" \

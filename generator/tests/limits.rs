@@ -1,9 +1,11 @@
 //! Hostile sizes and shapes: alias bombs, 20,000-deep nesting and oversized files get a
-//! clear error at their place, quickly and in little memory, never a stack overflow or an
-//! abort; the deepest input that is accepted generates on a thread with a small stack.
+//! clear error at their place, never a stack overflow or an abort; the deepest input that is
+//! accepted generates on a thread with a small stack. Each error is at the first place that
+//! passes a limit (the first anchor, the 129th level), so nothing past it is expanded or
+//! read; how long each takes and how much memory is `bench/hostile_inputs.sh`'s, not a
+//! test's (a time bound fails on a busy machine).
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use kondition_gen::profile::Profiles;
 use kondition_gen::source::diagnostic::{Diagnostics, MAX_INPUT_BYTES};
@@ -84,14 +86,12 @@ fn twenty_thousand_levels_of_flow_nesting_are_refused_at_once() {
         ("seq", "[".repeat(20_000) + &"]".repeat(20_000)),
         ("map", "{a: ".repeat(20_000) + "1" + &"}".repeat(20_000)),
     ] {
-        let started = Instant::now();
         let error = single_error(load_text("flow", &format!("{name}.yaml"), text));
         assert!(
             error.ends_with("flow collections ([...] and {...}) nested too deeply"),
             "{error}"
         );
         assert!(error.starts_with("1:"), "{error}");
-        assert!(started.elapsed().as_secs() < 10, "bounded time");
     }
 }
 
@@ -142,13 +142,11 @@ fn alias_bombs_are_refused_at_the_first_anchor() {
         let list = vec![previous; 10].join(", ");
         text += &format!("a{level}: &a{level} [{list}]\n");
     }
-    let started = Instant::now();
     let error = single_error(load_text("bomb", "bomb.yaml", text));
     assert_eq!(
         error,
         "1:5: anchors (&name) are not supported; write the value out"
     );
-    assert!(started.elapsed().as_secs() < 10, "bounded time");
 }
 
 #[test]

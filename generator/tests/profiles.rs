@@ -1,7 +1,7 @@
 //! templates/ is the one source of the built-in profiles. The runtime's and the derive's
 //! tables of them are written from it here, and checked against it on every run:
 //! `KONDITION_BLESS=1 cargo test -p kondition-gen --test profiles` rewrites both after a
-//! template changes.
+//! template changes, and fails all the same (the next run checks what it wrote).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -201,14 +201,20 @@ fn derive_table(profiles: &[Profile]) -> String {
     out
 }
 
-/// Compares `path` (relative to the workspace) with `expected`, or writes it when blessing.
+/// Compares `path` (relative to the workspace) with `expected`. When blessing, a table that
+/// differs is rewritten and the test fails all the same: a run that changed the table checked
+/// nothing against it, and the next run checks what was written.
 fn check_table(path: &str, expected: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
-    if std::env::var_os("KONDITION_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, expected).expect("the table can be written");
-        return;
-    }
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    if actual != expected && std::env::var_os("KONDITION_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, expected).expect("the table can be written");
+        panic!(
+            "{} rewritten from templates/: review the diff and run the test again without \
+             KONDITION_BLESS",
+            path.display()
+        );
+    }
     assert!(
         actual == expected,
         "{} differs from templates/; rewrite it with \
