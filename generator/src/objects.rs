@@ -8,8 +8,11 @@
 //! "nulls" object (every field set, like a full one) give them an explicit `null`; both must
 //! survive a round trip.
 //!
-//! The normalizations of reused types (schema-format kinds only; the types generated for a
-//! CRD input reuse none that change anything), and no others:
+//! An embedded resource (`x-kubernetes-embedded-resource`) always has an `apiVersion` and a
+//! `kind`, which the API server requires.
+//!
+//! The normalizations of reused k8s-openapi types (in schema-format kinds, and wherever the
+//! generator reuses one for a shape of a CRD input), and no others:
 //!
 //! - `Time` (the well-known `Time`, and `lastTransitionTime` of a condition, both the standard
 //!   status's conditions and the well-known `Condition`): k8s-openapi writes it in UTC, in
@@ -149,6 +152,13 @@ fn object_value(schema: &Json, sample: Sample) -> Json {
         // No type and nothing preserved: any value (a branch of anyOf decides).
         return json!("text");
     }
+    // An embedded resource is an object of its own: the API server requires its apiVersion
+    // and kind, whether the schema lists them or not.
+    if schema["x-kubernetes-embedded-resource"] == json!(true) {
+        for (key, value) in [("apiVersion", "example.com/v1"), ("kind", "Example")] {
+            out.entry(key).or_insert_with(|| json!(value));
+        }
+    }
     if preserves && !out.contains_key(UNKNOWN_KEY) {
         out.insert(
             UNKNOWN_KEY.into(),
@@ -156,6 +166,38 @@ fn object_value(schema: &Json, sample: Sample) -> Json {
         );
     }
     Json::Object(out)
+}
+
+/// The path of the first property `value` lacks that `schema` requires (`.spec.class`), if
+/// any: an object the API server serves at a version whose schema it breaks, which happens
+/// when a field the storage version does not declare was pruned and no conversion webhook
+/// put it back.
+pub fn missing_required(schema: &Json, value: &Json) -> Option<String> {
+    fn walk(schema: &Json, value: &Json, path: &str) -> Option<String> {
+        match value {
+            Json::Object(map) => {
+                let required = schema["required"].as_array().into_iter().flatten();
+                if let Some(name) = required
+                    .filter_map(Json::as_str)
+                    .find(|name| !map.contains_key(*name))
+                {
+                    return Some(format!("{path}.{name}"));
+                }
+                map.iter().find_map(|(name, item)| {
+                    let property = schema["properties"].get(name).or_else(|| {
+                        Some(&schema["additionalProperties"]).filter(|s| s.is_object())
+                    })?;
+                    walk(property, item, &format!("{path}.{name}"))
+                })
+            }
+            Json::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| walk(&schema["items"], item, &format!("{path}[{i}]"))),
+            _ => None,
+        }
+    }
+    walk(schema, value, "")
 }
 
 /// JSON equality with numbers compared by value (`2` equals `2.0`).

@@ -581,30 +581,6 @@ fn churns(crd: &Value, version: &str, read: &Value) -> bool {
     back != stored
 }
 
-/// The first required property `value` lacks by `schema`, as a path, if any.
-fn missing_required(schema: &Value, value: &Value, path: &str) -> Option<String> {
-    match value {
-        Value::Object(map) => {
-            for name in schema["required"].as_array().into_iter().flatten() {
-                let name = name.as_str().expect("a name");
-                if !map.contains_key(name) {
-                    return Some(format!("{path}.{name}"));
-                }
-            }
-            map.iter().find_map(|(name, item)| {
-                let property = schema["properties"]
-                    .get(name)
-                    .or_else(|| Some(&schema["additionalProperties"]).filter(|s| s.is_object()))?;
-                missing_required(property, item, &format!("{path}.{name}"))
-            })
-        }
-        Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
-            missing_required(&schema["items"], item, &format!("{path}[{i}]"))
-        }),
-        _ => None,
-    }
-}
-
 /// `object` without its metadata and status: what a generation counts.
 fn spec_part(object: &Value) -> Value {
     let mut object = object.clone();
@@ -780,7 +756,7 @@ impl Subject<'_> {
                 Err(error) => {
                     // Only a served object its own version's schema would refuse: a required
                     // field the storage version does not declare was pruned.
-                    let missing = missing_required(schema_of(crd, version), &read, "")
+                    let missing = objects::missing_required(schema_of(crd, version), &read)
                         .unwrap_or_else(|| panic!("{what}: the type refuses it: {error}"));
                     let field = missing.rsplit('.').next().expect("a field");
                     assert!(
