@@ -11,5 +11,7 @@ cd "$(dirname "$0")/.."
 
 echo "== building the API server launcher (tests/launcher/) into target/launcher/"
 bash tests/launcher/build.sh target/launcher/kondition-apiserver
+echo "== building the kstatus reference (tests/kstatus/, cli-utils' own kstatus) into target/kstatus/"
+bash tests/kstatus/build.sh target/kstatus/kstatus-reference
 
 exec cargo test --workspace "$@"

@@ -68,7 +68,7 @@ pub fn inherit_not_ready<'a>(
 /// [`inherit_not_ready`] for children read through kstatus: the first child that is not
 /// Current sets `conditions`' `summary` condition to False with [`REASON_CHILD_NOT_READY`],
 /// its message naming the child, its kstatus result and kstatus's message
-/// ("Deployment/web is not Ready: InProgress: Deployment has 2 of 4 replicas ready").
+/// ("Deployment/web is not Ready: InProgress: Ready: 2/4").
 /// Severity Info while the child is InProgress or Terminating, Error when it Failed (kstatus's
 /// Stalled: it will not get better by itself). Returns whether the summary was set; when every
 /// child is Current nothing changes.
@@ -90,7 +90,7 @@ pub fn inherit_not_ready<'a>(
 /// assert!(inherit_not_ready_from_objects(&mut conditions, "Ready", &children, Some(1)));
 /// assert_eq!(
 ///     conditions.get("Ready").expect("set").message,
-///     "Deployment/web is not Ready: InProgress: Deployment has 0 of 1 replicas"
+///     "Deployment/web is not Ready: InProgress: Replicas: 0/1"
 /// );
 /// ```
 pub fn inherit_not_ready_from_objects<B: Borrow<ObjectResult>>(
@@ -201,16 +201,8 @@ mod tests {
     #[test]
     fn the_first_object_not_current_is_inherited() {
         let children = [
-            child(
-                "Service",
-                KStatus::Current,
-                "Service of type ClusterIP is ready",
-            ),
-            child(
-                "Deployment",
-                KStatus::InProgress,
-                "Deployment has 2 of 4 replicas ready",
-            ),
+            child("Service", KStatus::Current, "Service is ready"),
+            child("Deployment", KStatus::InProgress, "Ready: 2/4"),
             child("Job", KStatus::Failed, "Job has failed"),
         ];
         let mut conditions = Conditions::new();
@@ -226,7 +218,7 @@ mod tests {
         assert_eq!(inherited.severity, Severity::Info);
         assert_eq!(
             inherited.message,
-            "Deployment/web is not Ready: InProgress: Deployment has 2 of 4 replicas ready"
+            "Deployment/web is not Ready: InProgress: Ready: 2/4"
         );
         assert_eq!(inherited.observed_generation, Some(7));
     }
@@ -300,7 +292,7 @@ mod tests {
         assert_eq!(inherited.severity, Severity::Error);
         assert_eq!(
             inherited.message,
-            "Pod/worker is not Ready: Failed: Pod has containers in CrashLoopBackOff: app"
+            "Pod/worker is not Ready: Failed: Containers in CrashLoop state: app"
         );
     }
 }

@@ -512,7 +512,7 @@ mod tests {
         assert_eq!(condition.severity, Severity::Info);
         assert_eq!(
             condition.message,
-            "1 of 2 sub-resources pending: Deployment 'web' (Deployment has 1 of 2 replicas ready)"
+            "1 of 2 sub-resources pending: Deployment 'web' (Ready: 1/2)"
         );
     }
 
@@ -541,9 +541,7 @@ mod tests {
         assert_eq!(
             children.items()[1].state,
             SubResourceState::Failed {
-                message: "Job has failed (BackoffLimitExceeded): Job has reached the specified \
-                          backoff limit; 6 failed, 0 of 1 succeeded"
-                    .into(),
+                message: "Job Failed. failed: 6/1".into(),
                 retryable: false
             }
         );
@@ -553,7 +551,7 @@ mod tests {
         assert!(
             condition
                 .message
-                .starts_with("Job 'migrate' failed: Job has failed (BackoffLimitExceeded)"),
+                .starts_with("Job 'migrate' failed: Job Failed. failed: 6/1"),
             "{}",
             condition.message
         );
@@ -567,7 +565,7 @@ mod tests {
             .object_result(&ObjectResult::of_at(&deployment(0), now()));
         assert_eq!(
             children.condition(None).message,
-            "2 of 2 sub-resources pending: Rule 'allow-ssh', Deployment 'web' (Deployment has 0 of 2 replicas ready)"
+            "2 of 2 sub-resources pending: Rule 'allow-ssh', Deployment 'web' (Ready: 0/2)"
         );
     }
 }

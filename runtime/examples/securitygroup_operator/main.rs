@@ -83,7 +83,7 @@ mod tests {
         assert_eq!(condition.reason, "SubResourcesPending");
         assert_eq!(
             condition.message,
-            "1 of 2 sub-resources pending: Deployment 'web-agents' (Deployment has 0 of 1 replicas)"
+            "1 of 2 sub-resources pending: Deployment 'web-agents' (Replicas: 0/1)"
         );
     }
 }

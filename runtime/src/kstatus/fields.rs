@@ -42,11 +42,6 @@ impl<'a> Fields<'a> {
         self.get(path).and_then(Value::as_str).unwrap_or(default)
     }
 
-    /// A boolean field, `default` when missing or not a boolean.
-    pub fn bool(&self, path: &[&str], default: bool) -> bool {
-        self.get(path).and_then(Value::as_bool).unwrap_or(default)
-    }
-
     /// Whether `metadata.deletionTimestamp` is set (to non-empty text).
     pub fn is_deleting(&self) -> bool {
         !self
@@ -93,29 +88,6 @@ pub(super) fn find<'c, 'a>(
         .find(|c| c.type_ == type_ && c.status == status)
 }
 
-/// A condition told in a message: its own message, else its reason, else its type and
-/// status ("Stalled is True"), so a message is never empty.
-pub(super) fn told(condition: &FoundCondition<'_>) -> String {
-    match (condition.message, condition.reason) {
-        ("", "") => format!("{} is {}", condition.type_, condition.status),
-        ("", reason) => format!("{} is {}: {reason}", condition.type_, condition.status),
-        (message, _) => message.to_owned(),
-    }
-}
-
-/// What a condition says, to follow a sentence: " (Reason): message", " (Reason)",
-/// ": message", or nothing.
-pub(super) fn because(condition: &FoundCondition<'_>) -> String {
-    let reason = match condition.reason {
-        "" => String::new(),
-        reason => format!(" ({reason})"),
-    };
-    match condition.message {
-        "" => reason,
-        message => format!("{reason}: {message}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,7 +101,6 @@ mod tests {
         assert_eq!(fields.int(&["spec", "replicas"], 1), 1);
         assert_eq!(fields.int(&["status", "replicas"], 0), 0);
         assert_eq!(fields.int(&["status", "ready"], 0), 2);
-        assert!(!fields.bool(&["spec", "paused"], false));
         assert_eq!(fields.string(&["spec", "type"], "ClusterIP"), "ClusterIP");
         assert_eq!(fields.int(&["spec", "replicas", "deeper"], 7), 7);
     }
@@ -165,24 +136,5 @@ mod tests {
         );
         let none = json!({"status": {"conditions": {"type": "Ready"}}});
         assert_eq!(Fields::new(&none).conditions().count(), 0);
-    }
-
-    #[test]
-    fn a_told_condition_is_never_empty() {
-        let mut condition = FoundCondition {
-            type_: "Stalled",
-            status: "True",
-            reason: "",
-            message: "",
-        };
-        assert_eq!(told(&condition), "Stalled is True");
-        condition.reason = "QuotaExceeded";
-        assert_eq!(told(&condition), "Stalled is True: QuotaExceeded");
-        assert_eq!(because(&condition), " (QuotaExceeded)");
-        condition.message = "quota exceeded";
-        assert_eq!(told(&condition), "quota exceeded");
-        assert_eq!(because(&condition), " (QuotaExceeded): quota exceeded");
-        condition.reason = "";
-        assert_eq!(because(&condition), ": quota exceeded");
     }
 }

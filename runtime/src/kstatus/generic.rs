@@ -3,7 +3,7 @@
 //! own, the Ready condition.
 
 use super::KStatusResult;
-use super::fields::{FoundCondition, told};
+use super::fields::FoundCondition;
 
 /// Deletion, generation, then Reconciling/Stalled: the rules that decide before any kind's
 /// own rule is asked. `None` when none of them decides.
@@ -31,8 +31,9 @@ pub(super) fn deciding(
     conditions
         .iter()
         .find_map(|condition| match (condition.type_, condition.status) {
-            ("Reconciling", "True") => Some(KStatusResult::in_progress(told(condition))),
-            ("Stalled", "True") => Some(KStatusResult::failed(told(condition))),
+            // kstatus says what the condition says, even nothing.
+            ("Reconciling", "True") => Some(KStatusResult::in_progress(condition.message)),
+            ("Stalled", "True") => Some(KStatusResult::failed(condition.message)),
             _ => None,
         })
 }
@@ -45,7 +46,7 @@ pub(super) fn ready(conditions: &[FoundCondition<'_>]) -> Option<KStatusResult> 
         .filter(|c| c.type_ == "Ready")
         .find_map(|condition| match condition.status {
             "True" => Some(KStatusResult::current("Resource is Ready")),
-            "False" | "Unknown" => Some(KStatusResult::in_progress(told(condition))),
+            "False" | "Unknown" => Some(KStatusResult::in_progress(condition.message)),
             _ => None,
         })
 }

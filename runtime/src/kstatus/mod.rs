@@ -11,9 +11,11 @@
 //!
 //! # The rules
 //!
-//! As cli-utils' `pkg/kstatus/status` computes them (read at its October 2025 revision), in
-//! this order; the first rule that decides wins. `runtime/tests/kstatus_conformance.rs` holds
-//! objects on both sides of every threshold below.
+//! As cli-utils' `pkg/kstatus/status` computes them (v0.37.2), in this order; the first rule
+//! that decides wins. `runtime/tests/kstatus_conformance.rs` holds objects on both sides of
+//! every threshold below, and `tests/tests/kstatus_differential.rs` checks 20,000 generated
+//! objects per run against cli-utils itself (a Go program built from it): the same status
+//! and the same message for every one.
 //!
 //! 1. **Deletion**: `metadata.deletionTimestamp` set: Terminating.
 //! 2. **Generation**: `status.observedGeneration` present and different from
@@ -31,7 +33,7 @@
 //!    | `apps/ReplicaSet` | `spec.replicas` (default 1) fully labeled, available and ready, none extra | InProgress (also while ReplicaFailure=True) |
 //!    | `apps/StatefulSet` | update strategy OnDelete; or all replicas exist, are ready, none extra, and then either the partition's share is updated (when `rollingUpdate.partition` is set) or all are at the current revision and the current and update revisions agree | InProgress |
 //!    | `apps/DaemonSet` | `metadata.generation` and `status.observedGeneration` present, and `desiredNumberScheduled` pods scheduled, updated, available and ready | InProgress |
-//!    | `batch/Job` | condition Complete=True; Suspended=True while `spec.suspend` is true; or started (`status.startTime` set) | condition Failed=True: Failed. Not started: InProgress |
+//!    | `batch/Job` | condition Complete=True; or started (`status.startTime` set) | condition Failed=True: Failed. Not started (suspended ones too): InProgress |
 //!    | `Service` | always, but for type LoadBalancer without `spec.clusterIP` | InProgress |
 //!    | `apiextensions.k8s.io/CustomResourceDefinition` | Established=True | NamesAccepted=False, or Established=False for any reason but Installing: Failed. Else InProgress |
 //!    | `policy/PodDisruptionBudget`, `batch/CronJob`, `ConfigMap`, `Secret` | always (nothing to wait for beyond rule 2) | - |
@@ -46,7 +48,8 @@
 //!
 //! Counts read as kstatus reads them: a field that is missing or not an integer takes the
 //! default (0 for status counts); conditions are matched by exact `type` and `status`.
-//! Messages say which rule decided and why ("Deployment has 2 of 4 replicas ready").
+//! Messages are kstatus's, word for word ("Ready: 2/4", "Job not started"); where a
+//! condition decides (Reconciling, Stalled, Ready, a CRD's), its message is the message.
 //!
 //! # What is deliberately not covered
 //!
@@ -216,7 +219,7 @@ pub fn compute(object: &Value) -> KStatusResult {
 /// });
 /// let result = compute_at(&deployment, "2024-01-01T00:00:00Z".parse().expect("time"));
 /// assert_eq!(result.status, KStatus::InProgress);
-/// assert_eq!(result.message, "Deployment has 2 of 4 replicas ready");
+/// assert_eq!(result.message, "Ready: 2/4");
 /// ```
 pub fn compute_at(object: &Value, now: Timestamp) -> KStatusResult {
     let fields = Fields::new(object);

@@ -52,7 +52,7 @@ fn unreadable(error: &serde_json::Error) -> KStatusResult {
 /// let result = ObjectResult::of(&web);
 /// assert_eq!(result.label(), "Deployment/web");
 /// assert_eq!(result.result.status, KStatus::InProgress);
-/// assert_eq!(result.result.message, "Deployment has 0 of 1 replicas");
+/// assert_eq!(result.result.message, "Replicas: 0/1");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectResult {

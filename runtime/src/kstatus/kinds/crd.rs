@@ -5,7 +5,7 @@
 use k8s_openapi::jiff::Timestamp;
 
 use super::super::KStatusResult;
-use super::super::fields::{Fields, FoundCondition, because};
+use super::super::fields::{Fields, FoundCondition};
 
 pub(super) fn custom_resource_definition(
     _: &Fields<'_>,
@@ -17,22 +17,13 @@ pub(super) fn custom_resource_definition(
     conditions
         .iter()
         .find_map(|condition| match (condition.type_, condition.status) {
-            ("NamesAccepted", "False") => Some(KStatusResult::failed(format!(
-                "CustomResourceDefinition names not accepted{}",
-                because(condition)
-            ))),
+            // The API server's own message says which names clash or what stopped.
+            ("NamesAccepted", "False") => Some(KStatusResult::failed(condition.message)),
             ("Established", "False") if condition.reason != "Installing" => {
-                Some(KStatusResult::failed(format!(
-                    "CustomResourceDefinition not established{}",
-                    because(condition)
-                )))
+                Some(KStatusResult::failed(condition.message))
             }
-            ("Established", "True") => Some(KStatusResult::current(
-                "CustomResourceDefinition is Established",
-            )),
+            ("Established", "True") => Some(KStatusResult::current("CRD is established")),
             _ => None,
         })
-        .unwrap_or_else(|| {
-            KStatusResult::in_progress("CustomResourceDefinition is being installed")
-        })
+        .unwrap_or_else(|| KStatusResult::in_progress("Install in progress"))
 }

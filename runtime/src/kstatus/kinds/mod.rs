@@ -36,12 +36,3 @@ pub(super) fn rule_for(group: &str, kind: &str) -> Option<Rule> {
     };
     Some(rule)
 }
-
-/// "1 replica", "2 replicas": counts in messages read as sentences.
-fn count(n: i64, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}

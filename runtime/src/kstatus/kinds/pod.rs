@@ -9,7 +9,7 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
 use super::super::KStatusResult;
-use super::super::fields::{Fields, FoundCondition, because, find};
+use super::super::fields::{Fields, FoundCondition, find};
 
 /// How long after its creation a Pod the scheduler reports as Unschedulable is still
 /// InProgress; from then on it is Failed.
@@ -22,27 +22,25 @@ pub(super) fn pod(
 ) -> KStatusResult {
     match fields.string(&["status", "phase"], "") {
         "Succeeded" => KStatusResult::current("Pod has completed successfully"),
-        "Failed" => KStatusResult::current("Pod has completed with a failure"),
+        "Failed" => KStatusResult::current("Pod has completed, but not successfully"),
         "Running" => {
             if find(conditions, "Ready", "True").is_some() {
-                return KStatusResult::current("Pod is running and Ready");
+                return KStatusResult::current("Pod is Ready");
             }
             let crash_looping = crash_looping_containers(fields);
             if !crash_looping.is_empty() {
                 return KStatusResult::failed(format!(
-                    "Pod has containers in CrashLoopBackOff: {}",
-                    crash_looping.join(", ")
+                    "Containers in CrashLoop state: {}",
+                    crash_looping.join(",")
                 ));
             }
-            KStatusResult::in_progress("Pod is running but not Ready")
+            KStatusResult::in_progress("Pod is running but is not Ready")
         }
         "Pending" => match find(conditions, "PodScheduled", "False") {
-            Some(scheduled) if scheduled.reason == "Unschedulable" => {
-                unschedulable(fields, scheduled, now)
-            }
-            _ => KStatusResult::in_progress("Pod is Pending"),
+            Some(scheduled) if scheduled.reason == "Unschedulable" => unschedulable(fields, now),
+            _ => KStatusResult::in_progress("Pod is in the Pending phase"),
         },
-        "" => KStatusResult::in_progress("Pod has no phase yet"),
+        "" => KStatusResult::in_progress("Pod phase not available"),
         // kstatus has no answer for other phases (it returns an error): not Current.
         phase => KStatusResult::in_progress(format!("Pod is in phase {phase}")),
     }
@@ -50,11 +48,7 @@ pub(super) fn pod(
 
 /// An unschedulable Pod: InProgress within the grace period after creation, then Failed.
 /// A missing or unreadable `creationTimestamp` counts as long ago.
-fn unschedulable(
-    fields: &Fields<'_>,
-    scheduled: &FoundCondition<'_>,
-    now: Timestamp,
-) -> KStatusResult {
+fn unschedulable(fields: &Fields<'_>, now: Timestamp) -> KStatusResult {
     let created = fields
         .string(&["metadata", "creationTimestamp"], "")
         .parse::<Timestamp>()
@@ -64,9 +58,9 @@ fn unschedulable(
         .and_then(|created| created.checked_add(grace).ok())
         .is_some_and(|deadline| now < deadline);
     if within_grace {
-        return KStatusResult::in_progress("Pod has not been scheduled yet");
+        return KStatusResult::in_progress("Pod has not been scheduled");
     }
-    KStatusResult::failed(format!("Pod could not be scheduled{}", because(scheduled)))
+    KStatusResult::failed("Pod could not be scheduled")
 }
 
 /// The names of the containers (not init containers) waiting in `CrashLoopBackOff`.

@@ -12,12 +12,10 @@ pub(super) fn persistent_volume_claim(
     _: &[FoundCondition<'_>],
     _: Timestamp,
 ) -> KStatusResult {
-    match fields.string(&["status", "phase"], "") {
-        "Bound" => KStatusResult::current("PersistentVolumeClaim is Bound"),
-        "" => KStatusResult::in_progress("PersistentVolumeClaim is not Bound: no phase yet"),
-        phase => {
-            KStatusResult::in_progress(format!("PersistentVolumeClaim is not Bound: phase {phase}"))
-        }
+    // A missing phase reads as "unknown", as in kstatus's message.
+    match fields.string(&["status", "phase"], "unknown") {
+        "Bound" => KStatusResult::current("PVC is Bound"),
+        phase => KStatusResult::in_progress(format!("PVC is not Bound. phase: {phase}")),
     }
 }
 
@@ -30,9 +28,9 @@ pub(super) fn service(
 ) -> KStatusResult {
     let type_ = fields.string(&["spec", "type"], "ClusterIP");
     if type_ == "LoadBalancer" && fields.string(&["spec", "clusterIP"], "").is_empty() {
-        return KStatusResult::in_progress("Service of type LoadBalancer has no cluster IP yet");
+        return KStatusResult::in_progress("ClusterIP not set. Service type: LoadBalancer");
     }
-    KStatusResult::current(format!("Service of type {type_} is ready"))
+    KStatusResult::current("Service is ready")
 }
 
 /// Once the disruption controller has observed the latest generation (the generic rule),
@@ -42,16 +40,15 @@ pub(super) fn pod_disruption_budget(
     _: &[FoundCondition<'_>],
     _: Timestamp,
 ) -> KStatusResult {
-    KStatusResult::current("PodDisruptionBudget has computed its allowed disruptions")
+    KStatusResult::current("AllowedDisruptions has been computed.")
 }
 
 /// ConfigMap, Secret and CronJob have no state to reach: they are Current once they exist
 /// (a CronJob's runs are Jobs of their own).
 pub(super) fn nothing_to_wait_for(
-    fields: &Fields<'_>,
+    _: &Fields<'_>,
     _: &[FoundCondition<'_>],
     _: Timestamp,
 ) -> KStatusResult {
-    let kind = fields.string(&["kind"], "");
-    KStatusResult::current(format!("{kind} has no state to wait for"))
+    KStatusResult::current("Resource is always ready")
 }

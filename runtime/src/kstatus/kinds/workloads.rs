@@ -1,13 +1,12 @@
 //! The replicated workloads: Deployment, ReplicaSet, StatefulSet, DaemonSet. Their
 //! controllers set few or no conditions, so the counts in `status` decide: each rule checks
-//! its counts against the desired number in a fixed order, and the first one short says
-//! which replicas are missing.
+//! its counts against the desired number in kstatus's order, and the first one short says
+//! which, in kstatus's words (`Ready: 2/4`).
 
 use k8s_openapi::jiff::Timestamp;
 
 use super::super::KStatusResult;
-use super::super::fields::{Fields, FoundCondition, because, find};
-use super::count;
+use super::super::fields::{Fields, FoundCondition, find};
 
 /// The Deployment controller's "no progress deadline": it then keeps no track of progress,
 /// so there is no Progressing condition to wait for. A missing deadline reads the same.
@@ -26,10 +25,7 @@ pub(super) fn deployment(
         match condition.type_ {
             // A passed deadline is final whatever the condition's status says.
             "Progressing" if condition.reason == "ProgressDeadlineExceeded" => {
-                return KStatusResult::failed(format!(
-                    "Deployment has exceeded its progress deadline{}",
-                    because(condition)
-                ));
+                return KStatusResult::failed("Progress deadline exceeded");
             }
             "Progressing"
                 if condition.status == "True" && condition.reason == "NewReplicaSetAvailable" =>
@@ -47,50 +43,38 @@ pub(super) fn deployment(
     let ready = fields.int(&["status", "readyReplicas"], 0);
     let available_replicas = fields.int(&["status", "availableReplicas"], 0);
 
-    let counts = [(replicas, "replicas"), (updated, "replicas updated")];
-    if let Some(short) = first_short("Deployment", desired, &counts) {
-        return short;
+    if desired > replicas {
+        return short("Replicas", replicas, desired);
+    }
+    if desired > updated {
+        return short("Updated", updated, desired);
     }
     if replicas > desired {
-        return KStatusResult::in_progress(format!(
-            "Deployment has {} pending termination",
-            count(replicas - desired, "old replica")
-        ));
+        return pending_termination(replicas - desired);
     }
     if updated > available_replicas {
-        return KStatusResult::in_progress(format!(
-            "Deployment has {available_replicas} of {updated} updated replicas available"
-        ));
+        return short("Available", available_replicas, updated);
     }
-    if let Some(short) = first_short("Deployment", desired, &[(ready, "replicas ready")]) {
-        return short;
+    if desired > ready {
+        return short("Ready", ready, desired);
     }
     if !progressing {
-        return KStatusResult::in_progress(
-            "Deployment's new ReplicaSet is not available yet (Progressing is not True with reason NewReplicaSetAvailable)",
-        );
+        return KStatusResult::in_progress("ReplicaSet not Available");
     }
     if !available {
-        let why = find(conditions, "Available", "False")
-            .map(because)
-            .unwrap_or_default();
-        return KStatusResult::in_progress(format!("Deployment is not Available{why}"));
+        return KStatusResult::in_progress("Deployment not Available");
     }
-    KStatusResult::current(format!(
-        "Deployment is Available with {}",
-        count(replicas, "replica")
-    ))
+    KStatusResult::current(format!("Deployment is available. Replicas: {replicas}"))
 }
 
-/// The first count short of `want`, in order, as kstatus reports it: `"<kind> has <have> of
-/// <want> <what>"`, in progress.
-fn first_short(kind: &str, want: i64, counts: &[(i64, &str)]) -> Option<KStatusResult> {
-    counts
-        .iter()
-        .find(|(have, _)| want > *have)
-        .map(|(have, what)| {
-            KStatusResult::in_progress(format!("{kind} has {have} of {want} {what}"))
-        })
+/// A count short of the number wanted, in kstatus's words: `Ready: 2/4`.
+fn short(what: &str, have: i64, want: i64) -> KStatusResult {
+    KStatusResult::in_progress(format!("{what}: {have}/{want}"))
+}
+
+/// Replicas beyond the number wanted, still to go.
+fn pending_termination(extra: i64) -> KStatusResult {
+    KStatusResult::in_progress(format!("Pending termination: {extra}"))
 }
 
 /// ReplicaSet: a replica failure, then labeled, available and ready counts, then extras.
@@ -100,11 +84,8 @@ pub(super) fn replica_set(
     _: Timestamp,
 ) -> KStatusResult {
     // The controller keeps retrying after a failure to create or delete Pods (quota, say).
-    if let Some(failure) = find(conditions, "ReplicaFailure", "True") {
-        return KStatusResult::in_progress(format!(
-            "ReplicaSet failed to create or delete Pods{}",
-            because(failure)
-        ));
+    if find(conditions, "ReplicaFailure", "True").is_some() {
+        return KStatusResult::in_progress("Replica Failure condition. Check Pods");
     }
     let desired = fields.int(&["spec", "replicas"], 1);
     let replicas = fields.int(&["status", "replicas"], 0);
@@ -112,24 +93,19 @@ pub(super) fn replica_set(
     let available = fields.int(&["status", "availableReplicas"], 0);
     let ready = fields.int(&["status", "readyReplicas"], 0);
 
-    let counts = [
-        (labeled, "replicas fully labeled"),
-        (available, "replicas available"),
-        (ready, "replicas ready"),
-    ];
-    if let Some(short) = first_short("ReplicaSet", desired, &counts) {
-        return short;
+    if desired > labeled {
+        return short("Labelled", labeled, desired);
+    }
+    if desired > available {
+        return short("Available", available, desired);
+    }
+    if desired > ready {
+        return short("Ready", ready, desired);
     }
     if replicas > desired {
-        return KStatusResult::in_progress(format!(
-            "ReplicaSet has {} pending termination",
-            count(replicas - desired, "extra replica")
-        ));
+        return pending_termination(replicas - desired);
     }
-    KStatusResult::current(format!(
-        "ReplicaSet has all {} available",
-        count(replicas, "replica")
-    ))
+    KStatusResult::current(format!("ReplicaSet is available. Replicas: {replicas}"))
 }
 
 /// StatefulSet: its controller sets no conditions, so only counts and revisions tell.
@@ -140,9 +116,7 @@ pub(super) fn stateful_set(
 ) -> KStatusResult {
     // With OnDelete, Pods are replaced when the user deletes them: no rollout to wait for.
     if fields.string(&["spec", "updateStrategy", "type"], "") == "OnDelete" {
-        return KStatusResult::current(
-            "StatefulSet uses the OnDelete update strategy: its Pods are replaced by hand",
-        );
+        return KStatusResult::current("StatefulSet is using the ondelete update strategy");
     }
     let desired = fields.int(&["spec", "replicas"], 1);
     let replicas = fields.int(&["status", "replicas"], 0);
@@ -155,43 +129,32 @@ pub(super) fn stateful_set(
         -1,
     );
 
-    let counts = [(replicas, "replicas"), (ready, "replicas ready")];
-    if let Some(short) = first_short("StatefulSet", desired, &counts) {
-        return short;
+    if desired > replicas {
+        return short("Replicas", replicas, desired);
+    }
+    if desired > ready {
+        return short("Ready", ready, desired);
     }
     if replicas > desired {
-        return KStatusResult::in_progress(format!(
-            "StatefulSet has {} pending termination",
-            count(replicas - desired, "extra replica")
-        ));
+        return pending_termination(replicas - desired);
     }
     // A partitioned rollout updates only the ordinals at or above the partition.
     if partition != -1 {
-        let to_update = desired - partition;
-        if updated < to_update {
-            return KStatusResult::in_progress(format!(
-                "StatefulSet partitioned rollout has {updated} of {to_update} replicas updated"
-            ));
+        if updated < desired - partition {
+            return short("updated", updated, desired - partition);
         }
-        return KStatusResult::current(format!(
-            "StatefulSet partitioned rollout is complete with {} updated",
-            count(updated, "replica")
-        ));
+        return KStatusResult::current(format!("Partition rollout complete. updated: {updated}"));
     }
-    let counts = [(current, "replicas at the current revision")];
-    if let Some(short) = first_short("StatefulSet", desired, &counts) {
-        return short;
+    if desired > current {
+        return short("current", current, desired);
     }
     let current_revision = fields.string(&["status", "currentRevision"], "");
     let update_revision = fields.string(&["status", "updateRevision"], "");
     if current_revision != update_revision {
-        return KStatusResult::in_progress(format!(
-            "StatefulSet is rolling out revision {update_revision:?} (current revision {current_revision:?})"
-        ));
+        return KStatusResult::in_progress("Waiting for updated revision to match current");
     }
     KStatusResult::current(format!(
-        "StatefulSet has all {} ready",
-        count(replicas, "replica")
+        "All replicas scheduled as expected. Replicas: {replicas}"
     ))
 }
 
@@ -205,30 +168,36 @@ pub(super) fn daemon_set(
 ) -> KStatusResult {
     // The generic rule skips a missing observedGeneration; the DaemonSet controller always
     // writes one, so its absence means the controller has not looked yet.
+    let kind = fields.string(&["kind"], "");
     if fields.int_opt(&["metadata", "generation"]).is_none() {
-        return KStatusResult::in_progress("DaemonSet has no metadata.generation yet");
+        return KStatusResult::in_progress(format!("{kind} metadata.generation not found"));
     }
     if fields.int_opt(&["status", "observedGeneration"]).is_none() {
-        return KStatusResult::in_progress("DaemonSet has no status.observedGeneration yet");
+        return KStatusResult::in_progress(format!("{kind} status.observedGeneration not found"));
     }
     // -1 reads as missing, as in kstatus.
     let desired = fields.int_opt(&["status", "desiredNumberScheduled"]);
     let Some(desired) = desired.filter(|&n| n != -1) else {
-        return KStatusResult::in_progress("DaemonSet has no status.desiredNumberScheduled yet");
+        return KStatusResult::in_progress("Missing .status.desiredNumberScheduled");
     };
     let scheduled = fields.int(&["status", "currentNumberScheduled"], 0);
     let updated = fields.int(&["status", "updatedNumberScheduled"], 0);
     let available = fields.int(&["status", "numberAvailable"], 0);
     let ready = fields.int(&["status", "numberReady"], 0);
 
-    let counts = [
-        (scheduled, "Pods scheduled"),
-        (updated, "Pods updated"),
-        (available, "Pods available"),
-        (ready, "Pods ready"),
-    ];
-    if let Some(short) = first_short("DaemonSet", desired, &counts) {
-        return short;
+    if desired > scheduled {
+        return short("Current", scheduled, desired);
     }
-    KStatusResult::current(format!("DaemonSet has all {} ready", count(desired, "Pod")))
+    if desired > updated {
+        return short("Updated", updated, desired);
+    }
+    if desired > available {
+        return short("Available", available, desired);
+    }
+    if desired > ready {
+        return short("Ready", ready, desired);
+    }
+    KStatusResult::current(format!(
+        "All replicas scheduled as expected. Replicas: {desired}"
+    ))
 }
