@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,8 +23,8 @@ type apiServer struct {
 // startAPIServer runs kube-apiserver's own command with the flags a minimal control plane
 // needs: loopback only, the launcher's certificates, client certificates for authentication,
 // RBAC (the admin is in system:masters), etcd at etcdURL.
-func startAPIServer(dir string, certs *pki, etcdURL string) (*apiServer, error) {
-	address, err := freeURL("https")
+func startAPIServer(dir string, certs *pki, etcdURL, address string) (*apiServer, error) {
+	_, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func startAPIServer(dir string, certs *pki, etcdURL string) (*apiServer, error) 
 	command.SetArgs([]string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
-		"--secure-port=" + address.Port(),
+		"--secure-port=" + port,
 		"--cert-dir=" + filepath.Join(dir, "certs"),
 		"--tls-cert-file=" + certs.serverCert,
 		"--tls-private-key-file=" + certs.serverKey,
@@ -50,7 +51,7 @@ func startAPIServer(dir string, certs *pki, etcdURL string) (*apiServer, error) 
 		"--endpoint-reconciler-type=none",
 	})
 	command.SetOut(os.Stderr)
-	server := &apiServer{url: "https://" + address.Host, exited: make(chan error, 1)}
+	server := &apiServer{url: "https://" + address, exited: make(chan error, 1)}
 	go func() { server.exited <- command.Execute() }()
 	return server, nil
 }

@@ -18,17 +18,12 @@ type etcd struct {
 	clientURL string
 }
 
-// startEtcd starts etcd on two free loopback ports with its data in dir/etcd, without fsync
-// (the data lives as long as the run), and waits until it serves.
-func startEtcd(dir string) (*etcd, error) {
-	clientURL, err := freeURL("http")
-	if err != nil {
-		return nil, err
-	}
-	peerURL, err := freeURL("http")
-	if err != nil {
-		return nil, err
-	}
+// startEtcd starts etcd on the loopback addresses given with its data in dir/etcd, without
+// fsync (the data is a test's: a restart of the launcher keeps it, a crash of the machine
+// need not), and waits until it serves.
+func startEtcd(dir string, ports *addresses) (*etcd, error) {
+	clientURL := &url.URL{Scheme: "http", Host: ports.EtcdClient}
+	peerURL := &url.URL{Scheme: "http", Host: ports.EtcdPeer}
 	cfg := embed.NewConfig()
 	cfg.Name = "kondition"
 	cfg.Dir = filepath.Join(dir, "etcd")
@@ -82,13 +77,13 @@ func (e *etcd) Close() {
 	e.server.Close()
 }
 
-// freeURL is scheme://127.0.0.1:port for a port that was free a moment ago: the kernel picks
-// it, and the listener is closed so that the server can bind it.
-func freeURL(scheme string) (*url.URL, error) {
+// freeAddress is 127.0.0.1:port for a port that was free a moment ago: the kernel picks it,
+// and the listener is closed so that the server can bind it.
+func freeAddress() (string, error) {
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer listener.Close()
-	return &url.URL{Scheme: scheme, Host: listener.Addr().String()}, nil
+	return listener.Addr().String(), nil
 }

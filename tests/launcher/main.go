@@ -10,11 +10,17 @@
 //
 // and answers each on stdout. When stdin closes (the test process ended, however it ended),
 // it removes its files and exits, so nothing is left running.
+//
+// With -state DIR its files live in DIR (etcd's data, the certificates, the kubeconfig and
+// the ports chosen) and stay there when it exits: a launcher started again with the same
+// folder serves the same data on the same addresses with the same certificates, as an API
+// server restarted in place does, and a client holding the old kubeconfig reconnects.
 package main
 
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,24 +35,36 @@ func main() {
 }
 
 func run() error {
-	dir, err := os.MkdirTemp("", "kondition-apiserver-")
-	if err != nil {
+	state := flag.String("state", "", "a folder that keeps etcd's data, the certificates and the addresses between runs (default: a temporary folder, removed on exit)")
+	flag.Parse()
+	dir := *state
+	if dir == "" {
+		temporary, err := os.MkdirTemp("", "kondition-apiserver-")
+		if err != nil {
+			return err
+		}
+		// Every way out removes the folder: a normal return, a failed start, stdin closing.
+		defer os.RemoveAll(temporary)
+		dir = temporary
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	// Every way out removes the folder: a normal return, a failed start, stdin closing.
-	defer os.RemoveAll(dir)
 
-	store, err := startEtcd(dir)
+	ports, err := loadOrPickAddresses(dir)
+	if err != nil {
+		return fmt.Errorf("addresses: %w", err)
+	}
+	store, err := startEtcd(dir, ports)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
 	defer store.Close()
 
-	certs, err := newPKI(dir)
+	certs, err := loadOrNewPKI(dir)
 	if err != nil {
 		return fmt.Errorf("certificates: %w", err)
 	}
-	server, err := startAPIServer(dir, certs, store.clientURL)
+	server, err := startAPIServer(dir, certs, store.clientURL, ports.APIServer)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}

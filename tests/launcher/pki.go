@@ -8,7 +8,9 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"net"
 	"os"
@@ -18,7 +20,8 @@ import (
 
 // pki holds the files of the launcher's own certificate authority: the API server's serving
 // certificate, the client CA it trusts, the admin client certificate kube-rs presents and the
-// service account key pair. Everything is made fresh for each run and lives in its folder.
+// service account key pair. Everything is made for the launcher's folder and lives in it; a
+// launcher started again on a kept folder uses them again (loadOrNewPKI).
 type pki struct {
 	caCert, serverCert, serverKey string
 	// The service account token signing key and its public half, which verifies tokens.
@@ -71,15 +74,9 @@ func newPKI(dir string) (*pki, error) {
 		return nil, err
 	}
 
-	p := &pki{
-		caCert:            filepath.Join(dir, "ca.crt"),
-		serverCert:        filepath.Join(dir, "apiserver.crt"),
-		serverKey:         filepath.Join(dir, "apiserver.key"),
-		serviceAccountKey: filepath.Join(dir, "service-account.key"),
-		serviceAccountPub: filepath.Join(dir, "service-account.pub"),
-		caPEM:             certPEM(ca.der),
-		adminCertPEM:      certPEM(admin.der),
-	}
+	p := files(dir)
+	p.caPEM = certPEM(ca.der)
+	p.adminCertPEM = certPEM(admin.der)
 	if p.adminKeyPEM, err = keyPEM(admin.key); err != nil {
 		return nil, err
 	}
@@ -96,6 +93,8 @@ func newPKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	for path, data := range map[string][]byte{
+		adminCertFile(dir):  p.adminCertPEM,
+		adminKeyFile(dir):   p.adminKeyPEM,
 		p.caCert:            p.caPEM,
 		p.serverCert:        certPEM(server.der),
 		p.serverKey:         serverKeyPEM,
@@ -105,6 +104,41 @@ func newPKI(dir string) (*pki, error) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return nil, err
 		}
+	}
+	return p, nil
+}
+
+// files names the PKI's files in dir.
+func files(dir string) *pki {
+	return &pki{
+		caCert:            filepath.Join(dir, "ca.crt"),
+		serverCert:        filepath.Join(dir, "apiserver.crt"),
+		serverKey:         filepath.Join(dir, "apiserver.key"),
+		serviceAccountKey: filepath.Join(dir, "service-account.key"),
+		serviceAccountPub: filepath.Join(dir, "service-account.pub"),
+	}
+}
+
+func adminCertFile(dir string) string { return filepath.Join(dir, "admin.crt") }
+func adminKeyFile(dir string) string  { return filepath.Join(dir, "admin.key") }
+
+// loadOrNewPKI reads the PKI a launcher wrote into dir before, or makes a new one: the
+// certificate authority must stay the same across a restart, since clients trust it.
+func loadOrNewPKI(dir string) (*pki, error) {
+	p := files(dir)
+	caPEM, err := os.ReadFile(p.caCert)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newPKI(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.caPEM = caPEM
+	if p.adminCertPEM, err = os.ReadFile(adminCertFile(dir)); err != nil {
+		return nil, err
+	}
+	if p.adminKeyPEM, err = os.ReadFile(adminKeyFile(dir)); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

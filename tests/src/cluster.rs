@@ -76,57 +76,16 @@ impl Cluster {
                 launcher: None,
             });
         }
-        let binary = std::env::var_os("KONDITION_APISERVER")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_LAUNCHER));
-        if !binary.is_file() {
-            return Err(format!(
-                "no launcher at {}: build it with `bash tests/run.sh` (the README's test \
-                 command), or `go build -o target/launcher/kondition-apiserver .` in \
-                 tests/launcher/ with GOTOOLCHAIN=local CGO_ENABLED=0",
-                binary.display()
-            ));
-        }
-        let log = log_path();
-        if let Some(folder) = log.parent() {
-            std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-        }
-        let log_file =
-            std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
-        let mut child = Command::new(&binary)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log_file)
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut line = String::new();
-        let read = stdout
-            .read_line(&mut line)
-            .map_err(|e| format!("reading the launcher: {e}"))?;
-        let Some(path) = line.trim_end().strip_prefix("READY ") else {
-            let _ = child.wait();
-            return Err(format!(
-                "the launcher ended before it was ready ({}); its log, {}, ends with:\n{}",
-                if read == 0 {
-                    "no output"
-                } else {
-                    line.trim_end()
-                },
-                log.display(),
-                tail(&log, 20)
-            ));
-        };
-        let kubeconfig_path = PathBuf::from(path);
+        let started = spawn_launcher(&[], &log_path())?;
+        let kubeconfig_path = started.kubeconfig_path;
         let kubeconfig = Kubeconfig::read_from(&kubeconfig_path)
             .map_err(|e| format!("{}: {e}", kubeconfig_path.display()))?;
         Ok(Cluster {
             kubeconfig,
             kubeconfig_path,
             launcher: Some(Launcher {
-                commands: Mutex::new((stdin, stdout)),
-                _child: child,
+                commands: Mutex::new((started.stdin, started.stdout)),
+                _child: started.child,
             }),
         })
     }
@@ -156,15 +115,7 @@ impl Cluster {
     }
 
     async fn config(&self, namespace: &str) -> Config {
-        let mut config =
-            Config::from_custom_kubeconfig(self.kubeconfig.clone(), &KubeConfigOptions::default())
-                .await
-                .expect("the launcher's kubeconfig");
-        config.default_namespace = namespace.to_owned();
-        config.connect_timeout = None;
-        config.read_timeout = None;
-        config.write_timeout = None;
-        config
+        config_of(&self.kubeconfig, namespace).await
     }
 
     /// Compacts etcd at its current revision, as its periodic compaction would, and returns
@@ -319,8 +270,83 @@ fn test_name() -> String {
     if name == "main" { "test" } else { name }.to_owned()
 }
 
+/// A client configuration from a launcher's kubeconfig, with `namespace` its default and no
+/// timeouts (see [`Cluster::client`]).
+pub(crate) async fn config_of(kubeconfig: &Kubeconfig, namespace: &str) -> Config {
+    let mut config =
+        Config::from_custom_kubeconfig(kubeconfig.clone(), &KubeConfigOptions::default())
+            .await
+            .expect("the launcher's kubeconfig");
+    config.default_namespace = namespace.to_owned();
+    config.connect_timeout = None;
+    config.read_timeout = None;
+    config.write_timeout = None;
+    config
+}
+
+/// A launcher that printed `READY`: the process, its pipes and the kubeconfig it wrote.
+pub(crate) struct Started {
+    pub(crate) child: Child,
+    pub(crate) stdin: ChildStdin,
+    pub(crate) stdout: BufReader<ChildStdout>,
+    pub(crate) kubeconfig_path: PathBuf,
+}
+
+/// Runs the launcher (`KONDITION_APISERVER`, or the test command's build) with `args`, its
+/// output to `log`, and waits until it is ready. The error says why not, with the log's end,
+/// or how to build a missing launcher.
+pub(crate) fn spawn_launcher(args: &[&str], log: &Path) -> Result<Started, String> {
+    let binary = std::env::var_os("KONDITION_APISERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LAUNCHER));
+    if !binary.is_file() {
+        return Err(format!(
+            "no launcher at {}: build it with `bash tests/run.sh` (the README's test \
+             command), or `go build -o target/launcher/kondition-apiserver .` in \
+             tests/launcher/ with GOTOOLCHAIN=local CGO_ENABLED=0",
+            binary.display()
+        ));
+    }
+    if let Some(folder) = log.parent() {
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
+    let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let mut child = Command::new(&binary)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(log_file)
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut line = String::new();
+    let read = stdout
+        .read_line(&mut line)
+        .map_err(|e| format!("reading the launcher: {e}"))?;
+    let Some(path) = line.trim_end().strip_prefix("READY ") else {
+        let _ = child.wait();
+        return Err(format!(
+            "the launcher ended before it was ready ({}); its log, {}, ends with:\n{}",
+            if read == 0 {
+                "no output"
+            } else {
+                line.trim_end()
+            },
+            log.display(),
+            tail(log, 20)
+        ));
+    };
+    Ok(Started {
+        child,
+        stdin,
+        stdout,
+        kubeconfig_path: PathBuf::from(path),
+    })
+}
+
 /// `target/launcher/logs/<test binary>-<pid>.log`: where the launcher's output goes.
-fn log_path() -> PathBuf {
+pub(crate) fn log_path() -> PathBuf {
     let binary = std::env::current_exe()
         .ok()
         .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))

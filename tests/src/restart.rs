@@ -1,0 +1,108 @@
+//! An API server of a test's own that stops and starts again on the same data, as a real
+//! one restarted in place: the launcher runs with `-state DIR`, which keeps etcd's data, the
+//! certificates and the addresses, so a client made before the restart reaches the new
+//! process at the same address and trusts it. The shared server of [`crate::cluster`] is
+//! never restarted: the other tests of the binary use it.
+
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use kube::Client;
+use kube::config::Kubeconfig;
+
+use crate::cluster::{config_of, log_path, spawn_launcher};
+
+/// A launcher on a state folder of its own; the folder is removed when this is dropped.
+pub struct RestartableServer {
+    state: PathBuf,
+    kubeconfig: Kubeconfig,
+    running: Option<Running>,
+    starts: u32,
+}
+
+/// The process and the pipe whose closing stops it.
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+}
+
+impl RestartableServer {
+    /// Starts a launcher on a new state folder and waits until it is ready. Panics with the
+    /// launcher's reason (and how to build it) when it cannot start.
+    pub fn start() -> RestartableServer {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        let state = std::env::temp_dir().join(format!(
+            "kondition-apiserver-state-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        // A folder left by a process of the same id that was killed: start afresh.
+        let _ = std::fs::remove_dir_all(&state);
+        let mut server = RestartableServer {
+            state,
+            kubeconfig: Kubeconfig::default(),
+            running: None,
+            starts: 0,
+        };
+        server.kubeconfig = server.launch();
+        server
+    }
+
+    /// Stops the launcher (its stdin closes) and waits until the process has exited: the
+    /// API server and etcd are gone, their ports free, their data kept.
+    pub fn stop(&mut self) {
+        if let Some(Running { mut child, stdin }) = self.running.take() {
+            drop(stdin);
+            let exit = child.wait().expect("the launcher ends");
+            assert!(exit.success(), "the launcher stopped with {exit}");
+        }
+    }
+
+    /// Starts the launcher again on the same folder and waits until it is ready. The
+    /// kubeconfig it writes names the same server, with the same certificates.
+    pub fn start_again(&mut self) {
+        assert!(self.running.is_none(), "stop the server first");
+        let kubeconfig = self.launch();
+        let same = |k: &Kubeconfig| serde_json::to_value(k).expect("a kubeconfig is JSON");
+        assert_eq!(
+            same(&kubeconfig),
+            same(&self.kubeconfig),
+            "a restarted server has the same address and certificates"
+        );
+    }
+
+    /// A client of the server's admin, with no timeouts (see `Cluster::client`). It outlives
+    /// restarts: its requests fail while the server is stopped and reach it again after.
+    pub async fn client(&self) -> Client {
+        kube::client::ClientBuilder::try_from(config_of(&self.kubeconfig, "default").await)
+            .expect("a client for the test API server")
+            .build()
+    }
+
+    /// Runs the launcher on the state folder; returns the kubeconfig it wrote.
+    fn launch(&mut self) -> Kubeconfig {
+        self.starts += 1;
+        let state = self.state.to_string_lossy().into_owned();
+        let log = log_path().with_extension(format!("restartable-{}.log", self.starts));
+        let started = spawn_launcher(&["-state", &state], &log)
+            .unwrap_or_else(|reason| panic!("the test API server did not start: {reason}"));
+        let kubeconfig = Kubeconfig::read_from(&started.kubeconfig_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", started.kubeconfig_path.display()));
+        self.running = Some(Running {
+            child: started.child,
+            stdin: started.stdin,
+        });
+        kubeconfig
+    }
+}
+
+impl Drop for RestartableServer {
+    fn drop(&mut self) {
+        if let Some(Running { mut child, stdin }) = self.running.take() {
+            drop(stdin);
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.state);
+    }
+}

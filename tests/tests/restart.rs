@@ -1,0 +1,301 @@
+//! The API server restarted in place, in the middle of a run: a launcher of the test's own
+//! (`kondition_tests::restart`) is stopped and started again on the same etcd data, the same
+//! address and the same certificates, as a control plane restarts. The chokepoint and a
+//! `kube::runtime::Controller` meet it down and then back; what they wrote is read back from
+//! the restarted server.
+//!
+//! Nothing waits for a time: every wait is for the server's state (a watch of the test's
+//! own), and a request retried after the restart is retried a counted number of times, for a
+//! connection the client pooled before the restart.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::Namespace;
+use kondition::controller::{StatusReconciler, error_policy};
+use kondition::{ConditionStatus, Failure, StatusResource};
+use kondition_tests::cluster::install;
+use kondition_tests::faults::widget_crd;
+use kondition_tests::kinds::Widget;
+use kondition_tests::restart::RestartableServer;
+use kube::api::{Patch, PatchParams, PostParams};
+use kube::runtime::wait::{Condition, await_condition};
+use kube::runtime::{Controller, watcher};
+use kube::{Api, Client, ResourceExt};
+use serde_json::{Value, json};
+
+const NAMESPACE: &str = "restart";
+const CREATOR: &str = "widget-creator";
+
+/// Requests sent right after a restart may meet a connection the client pooled before it;
+/// they are sent again, at most this many times, on a transport error (never on an answer
+/// of the server's).
+const ATTEMPTS: usize = 20;
+
+/// `request` until it gets an answer from the server: a transport error (the connection of
+/// before the restart) is retried, up to [`ATTEMPTS`] times.
+async fn answered<T, F: Future<Output = kube::Result<T>>>(
+    mut request: impl FnMut() -> F,
+) -> kube::Result<T> {
+    let mut last = None;
+    for _ in 0..ATTEMPTS {
+        match request().await {
+            Err(kube::Error::Api(status)) => return Err(kube::Error::Api(status)),
+            Err(error) => {
+                last = Some(error);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            answer => return answer,
+        }
+    }
+    Err(last.expect("at least one attempt"))
+}
+
+/// The namespace and the Widget CRD on a fresh server; its Widget API.
+async fn widgets(client: &Client) -> Api<Widget> {
+    install(client, [widget_crd()]).await;
+    let namespace: Namespace =
+        serde_json::from_value(json!({"metadata": {"name": NAMESPACE}})).expect("a namespace");
+    Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("the namespace");
+    Api::namespaced(client.clone(), NAMESPACE)
+}
+
+async fn create(widgets: &Api<Widget>, name: &str, size: i64) {
+    let widget: Widget = serde_json::from_value(json!({
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": name}, "spec": {"size": size},
+    }))
+    .expect("a widget");
+    let params = PostParams {
+        field_manager: Some(CREATOR.into()),
+        ..PostParams::default()
+    };
+    widgets.create(&params, &widget).await.expect("created");
+}
+
+async fn resize(widgets: &Api<Widget>, name: &str, size: i64) -> Widget {
+    let params = PatchParams {
+        field_manager: Some(CREATOR.into()),
+        ..PatchParams::default()
+    };
+    let patch = Patch::Merge(json!({"spec": {"size": size}}));
+    answered(|| widgets.patch(name, &params, &patch))
+        .await
+        .expect("resized")
+}
+
+/// The reconcile of every test here: the status records the size the body saw.
+async fn reconcile(
+    reconciler: &StatusReconciler<Widget>,
+    object: Arc<Widget>,
+) -> Result<kube::runtime::controller::Action, kondition::controller::Error> {
+    reconciler
+        .reconcile(object, async |w: &mut Widget| {
+            w.status_mut().seen_size = Some(w.spec.size);
+            Ok::<(), Failure>(())
+        })
+        .await
+}
+
+/// The managers of `object`'s fields, as (manager, operation, subresource).
+fn managers(object: &Widget) -> BTreeSet<(String, String, String)> {
+    object
+        .managed_fields()
+        .iter()
+        .map(|entry| {
+            (
+                entry.manager.clone().unwrap_or_default(),
+                entry.operation.clone().unwrap_or_default(),
+                entry.subresource.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// The stored status of its latest generation, for the size of its spec.
+fn settled() -> impl Condition<Widget> {
+    |object: Option<&Widget>| {
+        object.is_some_and(|w| {
+            w.status.as_ref().is_some_and(|s| {
+                s.observed_generation == w.metadata.generation && s.seen_size == Some(w.spec.size)
+            })
+        })
+    }
+}
+
+fn ready(object: &Widget) -> (ConditionStatus, String, Value) {
+    let status = object.status.as_ref().expect("a status");
+    let ready = status.conditions.get("Ready").expect("Ready");
+    (
+        ready.status,
+        ready.reason.clone(),
+        serde_json::to_value(&ready.last_transition_time).expect("JSON"),
+    )
+}
+
+#[tokio::test]
+async fn a_status_write_the_stopped_server_missed_is_made_after_its_restart() {
+    let mut server = RestartableServer::start();
+    let client = server.client().await;
+    let widgets = widgets(&client).await;
+    create(&widgets, "w", 1).await;
+    let reconciler = StatusReconciler::<Widget>::new(client.clone());
+    let owner = reconciler.field_owner();
+
+    let copy = widgets.get("w").await.expect("read");
+    reconcile(&reconciler, Arc::new(copy))
+        .await
+        .expect("the first status");
+    let first = widgets.get("w").await.expect("read");
+    let (status, reason, since) = ready(&first);
+    assert_eq!(status, ConditionStatus::True);
+
+    // A new generation, read by the controller, and then the server goes down under it.
+    let changed = resize(&widgets, "w", 2).await;
+    assert_eq!(changed.metadata.generation, Some(2));
+    server.stop();
+    let error = reconcile(&reconciler, Arc::new(changed.clone()))
+        .await
+        .expect_err("no server to write to");
+    assert!(!error.is_conflict(), "{error}");
+
+    // Back on the same data: the same copy is reconciled again, as the error policy requeues
+    // it, and its status lands.
+    server.start_again();
+    answered(|| reconcile_once(&reconciler, &changed))
+        .await
+        .expect("the status after the restart");
+    let stored = answered(|| widgets.get("w")).await.expect("read back");
+    let status_block = stored.status.as_ref().expect("a status");
+    assert_eq!(status_block.observed_generation, Some(2));
+    assert_eq!(status_block.seen_size, Some(2));
+    // Ready stayed True through it all: its lastTransitionTime is the first one.
+    assert_eq!(ready(&stored), (ConditionStatus::True, reason, since));
+    assert_eq!(
+        managers(&stored),
+        BTreeSet::from([
+            (owner, "Apply".to_owned(), "status".to_owned()),
+            (CREATOR.to_owned(), "Update".to_owned(), String::new()),
+        ]),
+        "the controller owns the status, nothing is left to its fallback"
+    );
+    // The data of before the restart is there: the uid and the creation are the same.
+    assert_eq!(stored.uid(), first.uid());
+
+    // Nothing more to write: the next reconcile sends nothing the server stores.
+    reconcile(&reconciler, Arc::new(stored.clone()))
+        .await
+        .expect("steady");
+    let after = widgets.get("w").await.expect("read");
+    assert_eq!(after.resource_version(), stored.resource_version());
+}
+
+/// One reconcile of `object`, for [`answered`]: an answer of the server's stays one (its
+/// status code), anything else is the transport's.
+async fn reconcile_once(
+    reconciler: &StatusReconciler<Widget>,
+    object: &Widget,
+) -> kube::Result<()> {
+    match reconcile(reconciler, Arc::new(object.clone())).await {
+        Ok(_) => Ok(()),
+        Err(error) => match error.status_code() {
+            Some(code) => Err(kube::Error::Api(
+                kube::core::Status::failure(&error.to_string(), "")
+                    .with_code(code)
+                    .boxed(),
+            )),
+            None => Err(kube::Error::Service(error.to_string().into())),
+        },
+    }
+}
+
+#[tokio::test]
+async fn a_controller_watching_through_a_restart_reconciles_what_changed_after_it() {
+    const OBJECTS: i64 = 5;
+    let mut server = RestartableServer::start();
+    let client = server.client().await;
+    let widgets = widgets(&client).await;
+    let names: Vec<String> = (0..OBJECTS).map(|i| format!("w{i}")).collect();
+    for (size, name) in names.iter().enumerate() {
+        create(&widgets, name, i64::try_from(size).expect("small")).await;
+    }
+
+    // The controller has a client of its own; it outlives the restart.
+    let controller_client = server.client().await;
+    let reconciler = Arc::new(StatusReconciler::<Widget>::new(controller_client.clone()));
+    let owner = reconciler.field_owner();
+    let controller = Controller::new(
+        Api::<Widget>::namespaced(controller_client, NAMESPACE),
+        watcher::Config::default(),
+    )
+    .run(
+        |object, reconciler: Arc<StatusReconciler<Widget>>| async move {
+            reconcile(&reconciler, object).await
+        },
+        |object, error, _| error_policy(object, error, Duration::from_millis(200)),
+        reconciler,
+    )
+    .for_each(|_| async {});
+    let running = tokio::spawn(controller);
+
+    for name in &names {
+        await_condition(widgets.clone(), name, settled())
+            .await
+            .expect("settled before the restart");
+    }
+    let before: Vec<Widget> = widgets.list(&Default::default()).await.expect("list").items;
+
+    server.stop();
+    server.start_again();
+
+    // Changes made after the restart reach the controller through its recovered watch.
+    for (i, name) in names.iter().enumerate() {
+        resize(&widgets, name, 100 + i64::try_from(i).expect("small")).await;
+    }
+    for name in &names {
+        answered(|| await_condition(widgets.clone(), name, settled()).map_ok_kube())
+            .await
+            .expect("settled after the restart");
+    }
+    running.abort();
+
+    for old in before {
+        let name = old.name_any();
+        let stored = widgets.get(&name).await.expect("read back");
+        let status = stored.status.as_ref().expect("a status");
+        assert_eq!(status.observed_generation, Some(2), "{name}");
+        assert_eq!(status.seen_size, Some(stored.spec.size), "{name}");
+        assert_eq!(stored.uid(), old.uid(), "{name}: the same object");
+        // Ready never left True: the transition time is the one from before the restart.
+        assert_eq!(ready(&stored), ready(&old), "{name}");
+        assert_eq!(
+            managers(&stored),
+            BTreeSet::from([
+                (owner.clone(), "Apply".to_owned(), "status".to_owned()),
+                (CREATOR.to_owned(), "Update".to_owned(), String::new()),
+            ]),
+            "{name}"
+        );
+    }
+}
+
+/// `await_condition`'s answer as a kube result, for [`answered`]: its watch may first meet
+/// the connection of before the restart.
+trait MapOkKube<T> {
+    fn map_ok_kube(self) -> impl Future<Output = kube::Result<T>>;
+}
+
+impl<T, F> MapOkKube<T> for F
+where
+    F: Future<Output = Result<T, kube::runtime::wait::Error>>,
+{
+    async fn map_ok_kube(self) -> kube::Result<T> {
+        self.await
+            .map_err(|error| kube::Error::Service(error.to_string().into()))
+    }
+}
