@@ -23,8 +23,11 @@ use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use kondition::kstatus::{KStatusResult, compute_at};
 use serde_json::{Map, Value, json};
 
-/// Objects compared per run.
+/// Objects compared per round.
 const OBJECTS: usize = 20_000;
+
+/// The most rounds a run draws, while some answer of kstatus has not been drawn yet.
+const ROUNDS: usize = 10;
 
 /// Where the README's test command builds the Go program.
 const REFERENCE: &str = concat!(
@@ -408,7 +411,7 @@ fn reference(objects: &[Value]) -> Vec<Value> {
 }
 
 /// Both sides' answer, as `status: message`.
-fn said(result: &KStatusResult) -> String {
+fn said_by(result: &KStatusResult) -> String {
     format!("{}: {}", result.status, result.message)
 }
 
@@ -426,48 +429,59 @@ fn kstatus_and_cli_utils_agree_on_every_generated_object() {
     eprintln!("KONDITION_KSTATUS_SEED={seed}");
     let now = Timestamp::now();
     let mut draws = Draws(seed);
-    let objects: Vec<Value> = (0..OBJECTS).map(|i| object(&mut draws, i, now)).collect();
-    let answers = reference(&objects);
-
+    let mut compared = 0;
     let mut disagreements = Vec::new();
     let mut refused = Vec::new();
-    for (object, answer) in objects.iter().zip(&answers) {
-        if let Some(error) = answer["error"].as_str() {
-            refused.push(format!("{object}\n  kstatus: error {error}"));
-            continue;
+    let mut said = std::collections::BTreeSet::new();
+    // Rounds of OBJECTS until every answer of kstatus has been drawn. The rarest (a
+    // Deployment available) comes about once in 8,000 objects, so one round missed it for
+    // 3 seeds of 41 (and failed a CI run); a second round drew it for each. Ten rounds all
+    // missing it would happen about once in 10^11 seeds: a seed that does is a real failure,
+    // replayed by its number.
+    let mut missing = Vec::new();
+    for _ in 0..ROUNDS {
+        let objects: Vec<Value> = (compared..compared + OBJECTS)
+            .map(|i| object(&mut draws, i, now))
+            .collect();
+        let answers = reference(&objects);
+        compared += objects.len();
+        for (object, answer) in objects.iter().zip(&answers) {
+            if let Some(error) = answer["error"].as_str() {
+                refused.push(format!("{object}\n  kstatus: error {error}"));
+                continue;
+            }
+            let ours = said_by(&compute_at(object, now));
+            let message = answer["message"].as_str().unwrap_or_default();
+            let theirs = format!(
+                "{}: {message}",
+                answer["status"].as_str().unwrap_or_default(),
+            );
+            if ours != theirs {
+                disagreements.push(format!(
+                    "{object}\n  kondition: {ours}\n  kstatus:   {theirs}"
+                ));
+            }
+            said.insert(message.to_owned());
         }
-        let ours = said(&compute_at(object, now));
-        let theirs = format!(
-            "{}: {}",
-            answer["status"].as_str().unwrap_or_default(),
-            answer["message"].as_str().unwrap_or_default()
-        );
-        if ours != theirs {
-            disagreements.push(format!(
-                "{object}\n  kondition: {ours}\n  kstatus:   {theirs}"
-            ));
+        missing = MESSAGES_OF_KSTATUS
+            .iter()
+            .filter(|start| {
+                !said
+                    .iter()
+                    .any(|m| m.starts_with(**start) || m.contains(**start))
+            })
+            .collect();
+        if missing.is_empty() {
+            break;
         }
     }
-    let said: Vec<&str> = answers
-        .iter()
-        .filter_map(|a| a["message"].as_str())
-        .collect();
-    let missing: Vec<&&str> = MESSAGES_OF_KSTATUS
-        .iter()
-        .filter(|start| {
-            !said
-                .iter()
-                .any(|m| m.starts_with(**start) || m.contains(**start))
-        })
-        .collect();
     eprintln!(
-        "{} objects compared with kstatus (sigs.k8s.io/cli-utils v0.37.2): {} disagreements",
-        objects.len(),
+        "{compared} objects compared with kstatus (sigs.k8s.io/cli-utils v0.37.2): {} disagreements",
         disagreements.len()
     );
     assert!(
         missing.is_empty(),
-        "seed {seed}: no object drew these answers of kstatus: {missing:?}"
+        "seed {seed}: no object of {compared} drew these answers of kstatus: {missing:?}"
     );
     // Every object is one kstatus answers: an error there would leave it uncompared.
     assert!(
@@ -481,7 +495,7 @@ fn kstatus_and_cli_utils_agree_on_every_generated_object() {
         "seed {seed} (KONDITION_KSTATUS_SEED={seed} replays it): {} of {} objects disagree, \
          first:\n{}",
         disagreements.len(),
-        objects.len(),
+        compared,
         disagreements[..disagreements.len().min(20)].join("\n")
     );
 }
