@@ -76,105 +76,218 @@ impl Parse for ConditionItem {
     }
 }
 
+/// The keys `#[kondition(...)]` takes, as written.
+const KEYS: &[&str] = &[
+    "resource",
+    "conditions",
+    "profile",
+    "summary",
+    "success_reason",
+    "transition_rule",
+    "field_owner",
+    "crate",
+];
+
 /// Reads every `#[kondition(...)]` attribute; problems go to `errors`.
+///
+/// One mistake gives one error: a key that fails to read is reported and its value skipped,
+/// and the keys after it are still read. A misspelt key or value with a likely meaning
+/// (`profle`, `"kstaus"`) is read as that meaning after the error, so that nothing the
+/// user declared goes missing and no error follows from the first one.
 pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> KonditionAttrs {
-    let mut parsed = KonditionAttrs::default();
-    let mut explicit: Vec<DeclaredCondition> = Vec::new();
-    // Whether `conditions(...)` and `profile` were given, even if they failed to parse.
-    let mut seen_conditions = false;
-    let mut seen_profile = false;
+    let mut reader = Reader::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("kondition")) {
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("resource") {
-                let path: Path = meta.value()?.parse()?;
-                set_once(&mut parsed.resource, path, &meta)
-            } else if meta.path.is_ident("field_owner") {
-                let owner: LitStr = meta.value()?.parse()?;
-                check_field_owner(&owner)?;
-                set_once(&mut parsed.field_owner, owner, &meta)
-            } else if meta.path.is_ident("profile") {
-                seen_profile = true;
-                let name: LitStr = meta.value()?.parse()?;
-                if profiles::condition_types(&name.value()).is_none() {
-                    return Err(syn::Error::new(
-                        name.span(),
-                        format!(
-                            "unknown profile \"{}\"; expected one of {}",
-                            name.value(),
-                            profiles::names()
-                        ),
-                    ));
-                }
-                set_once(&mut parsed.profile, name, &meta)
-            } else if meta.path.is_ident("summary") {
-                let summary: LitStr = meta.value()?.parse()?;
-                set_once(&mut parsed.summary, summary, &meta)
-            } else if meta.path.is_ident("success_reason") {
-                let reason: LitStr = meta.value()?.parse()?;
-                set_once(&mut parsed.success_reason, reason, &meta)
-            } else if meta.path.is_ident("transition_rule") {
-                let rule: LitStr = meta.value()?.parse()?;
-                if !TRANSITION_RULES.contains(&rule.value().as_str()) {
-                    return Err(syn::Error::new(
-                        rule.span(),
-                        format!(
-                            "unknown transition rule {:?}; expected \"AnyChange\" or \"StatusOnly\"",
-                            rule.value()
-                        ),
-                    ));
-                }
-                set_once(&mut parsed.transition_rule, Ident::new(&rule.value(), rule.span()), &meta)
-            } else if meta.path.is_ident("crate") {
-                let path: LitStr = meta.value()?.parse()?;
-                match path.parse::<Path>() {
-                    Ok(parsed_path) => set_once(&mut parsed.krate, parsed_path, &meta),
-                    // The keys after it are still read, so that no other error follows from it.
-                    Err(_) => {
-                        errors.push(syn::Error::new(
-                            path.span(),
-                            format!("`crate = {:?}` is not a path, such as \"my_api::kondition\"", path.value()),
-                        ));
-                        Ok(())
-                    }
-                }
-            } else if meta.path.is_ident("conditions") {
-                if std::mem::replace(&mut seen_conditions, true) {
-                    return Err(meta.error("duplicate `conditions(...)`; list every condition type in one"));
-                }
-                let content;
-                parenthesized!(content in meta.input);
-                let items = Punctuated::<ConditionItem, Token![,]>::parse_terminated(&content)?;
-                explicit.extend(items.into_iter().map(|ConditionItem(name, span)| DeclaredCondition { name, span }));
-                Ok(())
-            } else {
-                Err(meta.error(format!(
-                    "unknown kondition attribute `{}`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"` or `crate = \"...\"`",
-                    meta.path.get_ident().map_or_else(|| "?".to_owned(), Ident::to_string)
-                )))
+            let Some(key) = reader.key(&meta, errors) else {
+                skip_value(meta.input);
+                return Ok(());
+            };
+            if let Err(error) = reader.read(key, &meta, errors) {
+                errors.push(error);
+                skip_value(meta.input);
             }
+            Ok(())
         });
         if let Err(error) = result {
             errors.push(error);
         }
     }
+    reader.finish(item, errors)
+}
 
-    if let Some(profile) = &parsed.profile {
-        let types = profiles::condition_types(&profile.value()).unwrap_or_default();
+/// The state of reading the attributes: what was read so far.
+#[derive(Default)]
+struct Reader {
+    parsed: KonditionAttrs,
+    /// The types of `conditions(...)`, added after the profile's.
+    explicit: Vec<DeclaredCondition>,
+    /// Whether `conditions(...)` and `profile` were given, even if they failed to read: a
+    /// failed one is its own error, not a missing declaration.
+    seen_conditions: bool,
+    seen_profile: bool,
+}
+
+impl Reader {
+    /// The key of `meta` as one of [`KEYS`]: a misspelt one is reported with its likely
+    /// meaning and read as that; `None` for one with no likely meaning (reported).
+    fn key(&self, meta: &ParseNestedMeta, errors: &mut Errors) -> Option<&'static str> {
+        let written = meta.path.get_ident().map_or_else(
+            || quote::ToTokens::to_token_stream(&meta.path).to_string(),
+            |ident| ident.unraw().to_string(),
+        );
+        if let Some(key) = KEYS.iter().find(|key| **key == written) {
+            return Some(key);
+        }
+        let near = kondition_names::suggest(&written, KEYS);
+        let hint = near.map_or_else(
+            || {
+                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"` or `crate = \"...\"`".to_owned()
+            },
+            |near| format!("; did you mean `{near}`?"),
+        );
+        errors.push(meta.error(format!("unknown kondition attribute `{written}`{hint}")));
+        near
+    }
+
+    /// Reads the value of `key`; an error leaves the rest of the value to the caller to
+    /// skip.
+    fn read(&mut self, key: &str, meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<()> {
+        let parsed = &mut self.parsed;
+        match key {
+            "resource" => {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&mut parsed.resource, path, meta)
+            }
+            "field_owner" => {
+                let owner = string_value(meta, "field_owner")?;
+                check_field_owner(&owner)?;
+                set_once(&mut parsed.field_owner, owner, meta)
+            }
+            "profile" => {
+                self.seen_profile = true;
+                let name = string_value(meta, "profile")?;
+                let known = profiles::all_names();
+                let Some(name) = known_value(&name, &known, "profile", errors) else {
+                    return Ok(());
+                };
+                set_once(&mut parsed.profile, name, meta)
+            }
+            "summary" => {
+                let summary = string_value(meta, "summary")?;
+                set_once(&mut parsed.summary, summary, meta)
+            }
+            "success_reason" => {
+                let reason = string_value(meta, "success_reason")?;
+                set_once(&mut parsed.success_reason, reason, meta)
+            }
+            "transition_rule" => {
+                let rule = string_value(meta, "transition_rule")?;
+                let Some(rule) = known_value(&rule, TRANSITION_RULES, "transition rule", errors)
+                else {
+                    return Ok(());
+                };
+                set_once(
+                    &mut parsed.transition_rule,
+                    Ident::new(&rule.value(), rule.span()),
+                    meta,
+                )
+            }
+            "crate" => {
+                let path = string_value(meta, "crate")?;
+                let parsed_path = path.parse::<Path>().map_err(|_| {
+                    syn::Error::new(
+                        path.span(),
+                        format!(
+                            "`crate = {:?}` is not a path, such as \"my_api::kondition\"",
+                            path.value()
+                        ),
+                    )
+                })?;
+                set_once(&mut parsed.krate, parsed_path, meta)
+            }
+            _ => {
+                // "conditions", the only key left in KEYS.
+                if std::mem::replace(&mut self.seen_conditions, true) {
+                    return Err(
+                        meta.error("duplicate `conditions(...)`; list every condition type in one")
+                    );
+                }
+                let content;
+                parenthesized!(content in meta.input);
+                let items = Punctuated::<ConditionItem, Token![,]>::parse_terminated(&content)?;
+                self.explicit.extend(
+                    items
+                        .into_iter()
+                        .map(|ConditionItem(name, span)| DeclaredCondition { name, span }),
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// The attributes read, the profile's condition types first.
+    fn finish(mut self, item: &Ident, errors: &mut Errors) -> KonditionAttrs {
+        let mut parsed = self.parsed;
+        if let Some(profile) = &parsed.profile {
+            let types = profiles::condition_types(&profile.value()).unwrap_or_default();
+            parsed
+                .conditions
+                .extend(types.iter().map(|name| DeclaredCondition {
+                    name: (*name).to_owned(),
+                    span: profile.span(),
+                }));
+        }
+        parsed.conditions.append(&mut self.explicit);
+        if parsed.conditions.is_empty() && !self.seen_conditions && !self.seen_profile {
+            errors.push(syn::Error::new(
+                item.span(),
+                "declare the condition types: #[kondition(conditions(Ready, ...))] or #[kondition(profile = \"standard\")]",
+            ));
+        }
         parsed
-            .conditions
-            .extend(types.iter().map(|name| DeclaredCondition {
-                name: (*name).to_owned(),
-                span: profile.span(),
-            }));
     }
-    parsed.conditions.extend(explicit);
-    if parsed.conditions.is_empty() && !seen_conditions && !seen_profile {
-        errors.push(syn::Error::new(
-            item.span(),
-            "declare the condition types: #[kondition(conditions(Ready, ...))] or #[kondition(profile = \"standard\")]",
-        ));
+}
+
+/// `value` if it is one of `known`; else an error, and the likely meaning of a misspelt
+/// value to read in its place (`None` when there is none).
+fn known_value(value: &LitStr, known: &[&str], what: &str, errors: &mut Errors) -> Option<LitStr> {
+    let written = value.value();
+    if known.contains(&written.as_str()) {
+        return Some(value.clone());
     }
-    parsed
+    let near = kondition_names::suggest(&written, known);
+    let hint = near.map_or_else(
+        || {
+            let quoted: Vec<String> = known.iter().map(|name| format!("{name:?}")).collect();
+            format!("; expected one of {}", quoted.join(", "))
+        },
+        |near| format!("; did you mean {near:?}?"),
+    );
+    errors.push(syn::Error::new(
+        value.span(),
+        format!("unknown {what} {written:?}{hint}"),
+    ));
+    near.map(|near| LitStr::new(near, value.span()))
+}
+
+/// The string value of `key`, or an error that shows its form.
+fn string_value(meta: &ParseNestedMeta, key: &str) -> syn::Result<LitStr> {
+    let value = meta.value()?;
+    value.parse().map_err(|error| {
+        syn::Error::new(
+            error.span(),
+            format!("`{key}` takes a string: `{key} = \"...\"`"),
+        )
+    })
+}
+
+/// Skips what is left of a key's value, up to the comma before the next key.
+fn skip_value(input: ParseStream) {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        if input.parse::<proc_macro2::TokenTree>().is_err() {
+            return;
+        }
+    }
 }
 
 fn set_once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta) -> syn::Result<()> {

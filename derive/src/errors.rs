@@ -22,19 +22,6 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
-    /// Every error recorded so far, then one more spanning `tokens`: for a misuse that stops
-    /// the reading there.
-    pub fn fail(self, tokens: impl ToTokens, message: impl Display) -> syn::Error {
-        let last = syn::Error::new_spanned(tokens, message);
-        match self.0 {
-            Some(mut earlier) => {
-                earlier.combine(last);
-                earlier
-            }
-            None => last,
-        }
-    }
-
     /// `Ok` when nothing was recorded, else every error at once.
     pub fn finish(self) -> syn::Result<()> {
         self.0.map_or(Ok(()), Err)

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::model::{ApplyField, FieldKind, Status};
+use crate::model::{ApplyField, FieldKind, StandardBlock, Status};
 
 /// Everything the derive writes for one status struct.
 pub fn expand(status: &Status) -> TokenStream {
@@ -94,13 +94,28 @@ fn condition_type_enum(status: &Status) -> TokenStream {
     }
 }
 
+/// The body of a function that reads or writes the standard block's fields.
+///
+/// A struct whose block is missing a field or has one of another type has had its error
+/// reported, so its code never becomes a program: it keeps the impls' signatures, with
+/// bodies that do not touch the fields, only so that the user's calls of them give no
+/// error after the one that matters.
+fn with_block(status: &Status, body: impl FnOnce(&StandardBlock) -> TokenStream) -> TokenStream {
+    status
+        .block
+        .as_ref()
+        .map_or_else(|| quote!(::core::unreachable!()), body)
+}
+
 fn set_observed_generation_body(status: &Status) -> TokenStream {
-    let field = &status.observed_generation.ident;
-    if status.observed_generation.optional {
-        quote!(self.#field = ::core::option::Option::Some(generation);)
-    } else {
-        quote!(self.#field = generation;)
-    }
+    with_block(status, |block| {
+        let field = &block.observed_generation.ident;
+        if block.observed_generation.optional {
+            quote!(self.#field = ::core::option::Option::Some(generation);)
+        } else {
+            quote!(self.#field = generation;)
+        }
+    })
 }
 
 /// How the generated code reaches the conditions list, held as `Conditions` or as
@@ -115,10 +130,10 @@ struct ConditionsAccess {
     present: TokenStream,
 }
 
-fn conditions_access(status: &Status) -> ConditionsAccess {
+fn conditions_access(status: &Status, block: &StandardBlock) -> ConditionsAccess {
     let krate = &status.krate;
-    let field = &status.conditions.ident;
-    if status.conditions.optional {
+    let field = &block.conditions.ident;
+    if block.conditions.optional {
         ConditionsAccess {
             read: quote! {
                 match &self.#field {
@@ -144,7 +159,6 @@ fn conditions_access(status: &Status) -> ConditionsAccess {
 fn accessors(status: &Status) -> TokenStream {
     let krate = &status.krate;
     let ident = &status.ident;
-    let present = conditions_access(status).present;
     let set_generation = set_observed_generation_body(status);
     let methods = status.condition_types.iter().map(|t| {
         let name = &t.name;
@@ -158,6 +172,15 @@ fn accessors(status: &Status) -> TokenStream {
             "Stores `condition` as the `{name}` condition (its type is set to `{name}`), by the rules of `Conditions::set`: lastTransitionTime moves only on a change, the message is bounded."
         );
         let remove_doc = format!("Removes the `{name}` condition and returns it.");
+        let remove_body = with_block(status, |block| {
+            let present = conditions_access(status, block).present;
+            quote! {
+                match #present {
+                    ::core::option::Option::Some(conditions) => conditions.remove(#name),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            }
+        });
         quote! {
             #[doc = #get_doc]
             #[inline]
@@ -180,10 +203,7 @@ fn accessors(status: &Status) -> TokenStream {
             #[doc = #remove_doc]
             #[inline]
             pub fn #remove(&mut self) -> ::core::option::Option<#krate::Condition> {
-                match #present {
-                    ::core::option::Option::Some(conditions) => conditions.remove(#name),
-                    ::core::option::Option::None => ::core::option::Option::None,
-                }
+                #remove_body
             }
         }
     });
@@ -263,8 +283,8 @@ fn apply_configuration(status: &Status) -> TokenStream {
         .fields
         .iter()
         .any(|f| syn::ext::IdentExt::unraw(&f.ident) == "condition");
-    let conditions = &status.conditions.ident;
-    let with_condition = (!has_condition_field).then(|| {
+    let with_condition = status.block.as_ref().filter(|_| !has_condition_field).map(|block| {
+        let conditions = &block.conditions.ident;
         quote! {
             /// Adds one condition (by the rules of `Conditions::set`), keeping the others.
             #[must_use]
@@ -396,21 +416,35 @@ fn kube_status_impl(status: &Status) -> TokenStream {
     let krate = &status.krate;
     let ident = &status.ident;
     let apply = apply_ident(status);
-    let conditions = &status.conditions.ident;
-    let ConditionsAccess { read, write, .. } = conditions_access(status);
-    let generation = &status.observed_generation.ident;
-    let get_generation = if status.observed_generation.optional {
-        quote!(self.#generation)
-    } else {
-        quote!(::core::option::Option::Some(self.#generation))
-    };
+    let read = with_block(status, |block| conditions_access(status, block).read);
+    let write = with_block(status, |block| conditions_access(status, block).write);
+    let get_generation = with_block(status, |block| {
+        let generation = &block.observed_generation.ident;
+        if block.observed_generation.optional {
+            quote!(self.#generation)
+        } else {
+            quote!(::core::option::Option::Some(self.#generation))
+        }
+    });
     let names = status.condition_types.iter().map(|t| &t.name);
     let profile = profile_const(status);
-    let to_apply = status.fields.iter().map(|field| {
-        let field_ident = &field.ident;
-        match field.kind {
-            FieldKind::Optional => quote!(#field_ident: ::core::clone::Clone::clone(&self.#field_ident)),
-            _ => quote!(#field_ident: ::core::option::Option::Some(::core::clone::Clone::clone(&self.#field_ident))),
+    let to_apply = with_block(status, |_| {
+        let fields = status.fields.iter().map(|field| {
+            let field_ident = &field.ident;
+            match field.kind {
+                FieldKind::Optional => quote!(#field_ident: ::core::clone::Clone::clone(&self.#field_ident)),
+                _ => quote!(#field_ident: ::core::option::Option::Some(::core::clone::Clone::clone(&self.#field_ident))),
+            }
+        });
+        quote!(#apply { #(#fields,)* })
+    });
+    let conditions_apply = with_block(status, |block| {
+        let conditions = &block.conditions.ident;
+        quote! {
+            #apply {
+                #conditions: ::core::option::Option::Some(conditions),
+                ..::core::default::Default::default()
+            }
         }
     });
     quote! {
@@ -443,17 +477,12 @@ fn kube_status_impl(status: &Status) -> TokenStream {
 
             #[inline]
             fn to_apply(&self) -> #apply {
-                #apply {
-                    #(#to_apply,)*
-                }
+                #to_apply
             }
 
             #[inline]
             fn conditions_apply(conditions: #krate::Conditions) -> #apply {
-                #apply {
-                    #conditions: ::core::option::Option::Some(conditions),
-                    ..::core::default::Default::default()
-                }
+                #conditions_apply
             }
         }
     }
@@ -533,7 +562,11 @@ mod tests {
 
     /// The code for `input`, as text.
     fn expanded(input: syn::DeriveInput) -> String {
-        let status = crate::model::Status::from_input(&input).unwrap_or_else(|e| panic!("{e}"));
+        let derived = crate::model::Derived::from_input(&input);
+        if let Err(error) = derived.errors.finish() {
+            panic!("{error}");
+        }
+        let status = derived.status.unwrap_or_else(|| panic!("no status"));
         expand(&status).to_string()
     }
 

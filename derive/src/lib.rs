@@ -55,7 +55,10 @@
 //! The `kondition` crate documents the attribute's keys and what the generated code gives.
 //! The derive reads the struct and its `#[kondition(...)]` and `#[serde(...)]` attributes
 //! into a model, reporting every misuse at once on its own span, then writes the code from
-//! the model.
+//! the model. One mistake gives one error: a misspelt key or profile is reported with its
+//! likely meaning (`profle`: did you mean `profile`?) and read as that meaning, and a struct
+//! with errors still gets its accessors and impls (with bodies that never run where a field
+//! of the standard block is wrong), so the user's own code reports nothing more.
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -73,8 +76,14 @@ mod serde_attrs;
 #[proc_macro_derive(KubeStatus, attributes(kondition))]
 pub fn derive_kube_status(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
-    model::Status::from_input(&input)
-        .map(|status| expand::expand(&status))
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let derived = model::Derived::from_input(&input);
+    // The errors, and beside them the code for what could be read (see `model::Derived`).
+    let mut output = derived.errors.finish().err().map_or_else(
+        proc_macro2::TokenStream::new,
+        syn::Error::into_compile_error,
+    );
+    if let Some(status) = &derived.status {
+        output.extend(expand::expand(status));
+    }
+    output.into()
 }

@@ -19,7 +19,7 @@ const CONDITIONS: &str = "conditions";
 /// The wire name of the observed generation.
 const OBSERVED_GENERATION: &str = "observedGeneration";
 /// The error on a `conditions` field of another type.
-const CONDITIONS_TYPE_ERROR: &str = "the `conditions` field must be a `kondition::Conditions` (or `Option<kondition::Conditions>`), the list that merges by type under server-side apply";
+const CONDITIONS_TYPE_ERROR: &str = "the `conditions` field must be a `kondition::Conditions` (or `Option<kondition::Conditions>`), the list that merges by type under server-side apply; it reads and writes the same JSON as a list of conditions: convert a `Vec<kondition::Condition>` with `Conditions::from(vec)`, k8s-openapi's `Vec<Condition>` with `Conditions::try_from(vec)`";
 /// The error on an `observedGeneration` field of another type.
 const GENERATION_TYPE_ERROR: &str =
     "the `observedGeneration` field must be an `Option<i64>` (or `i64`)";
@@ -40,13 +40,30 @@ pub struct Status {
     pub success_reason: Option<LitStr>,
     /// `transition_rule = "..."`, overriding the profile's: a `TransitionRule` variant.
     pub transition_rule: Option<Ident>,
+    /// The standard block; `None` when a field of it is missing or of another type, an
+    /// error the derive has reported (see [`Derived`]).
+    pub block: Option<StandardBlock>,
+    /// Every field that reaches the wire, in order.
+    pub fields: Vec<ApplyField>,
+    pub condition_types: Vec<ConditionType>,
+}
+
+/// The fields of the standard block.
+pub struct StandardBlock {
     /// The field holding `conditions`: a `Conditions` or an `Option<Conditions>`.
     pub conditions: StandardField,
     /// The field holding `observedGeneration`: an `i64` or an `Option<i64>`.
     pub observed_generation: StandardField,
-    /// Every field that reaches the wire, in order.
-    pub fields: Vec<ApplyField>,
-    pub condition_types: Vec<ConditionType>,
+}
+
+/// What the derive makes of its input: every error, and the status to write code for.
+///
+/// A struct with errors still gets its code where the struct's shape allows (named fields,
+/// no generics), so that a mistake gives its one error and the user's own calls of the
+/// accessors, of `KubeStatus` and of the chokepoint give none after it.
+pub struct Derived {
+    pub status: Option<Status>,
+    pub errors: Errors,
 }
 
 /// A field of the standard block (`conditions`, `observedGeneration`).
@@ -91,12 +108,22 @@ pub struct ConditionType {
     pub variant: Ident,
 }
 
-impl Status {
+impl Derived {
     /// Reads and checks the derive input.
-    pub fn from_input(input: &DeriveInput) -> syn::Result<Self> {
+    pub fn from_input(input: &DeriveInput) -> Self {
         let mut errors = Errors::default();
-        let attrs = attrs::parse(&input.attrs, &input.ident, &mut errors);
-        if !input.generics.params.is_empty() {
+        let status = Status::read(input, &mut errors);
+        Self { status, errors }
+    }
+}
+
+impl Status {
+    /// Reads the input; errors go to `errors`. `None` for a shape no code can be written
+    /// for: not a struct of named fields, or generic.
+    fn read(input: &DeriveInput, errors: &mut Errors) -> Option<Self> {
+        let attrs = attrs::parse(&input.attrs, &input.ident, errors);
+        let generic = !input.generics.params.is_empty();
+        if generic {
             errors.spanned(
                 &input.generics,
                 "KubeStatus cannot be derived for a generic struct: a CRD's status has one concrete schema",
@@ -110,18 +137,21 @@ impl Status {
             _ => None,
         };
         let Some(named) = named else {
-            return Err(errors.fail(
+            errors.spanned(
                 &input.ident,
                 "KubeStatus can only be derived for a struct with named fields, such as `struct WidgetStatus { conditions: Conditions, observed_generation: Option<i64> }`",
-            ));
+            );
+            return None;
         };
 
         let rename_all = serde_attrs::rename_all(&input.attrs);
         let mut fields = Vec::new();
         let mut conditions = None;
         let mut observed_generation = None;
+        // Whether a standard field has another type than the block's (reported).
+        let mut mistyped = false;
         for field in &named.named {
-            let Some((field, role)) = classify(field, rename_all, &mut errors) else {
+            let Some((field, role)) = classify(field, rename_all, &mut mistyped, errors) else {
                 continue;
             };
             let slot = match role {
@@ -139,44 +169,44 @@ impl Status {
             fields.push(field);
         }
 
-        let conditions = conditions.ok_or_else(|| {
-            syn::Error::new_spanned(
+        if conditions.is_none() {
+            errors.spanned(
                 &input.ident,
                 format!(
                     "`{}` has no `conditions` field; add `#[serde(default)] pub conditions: kondition::Conditions`",
                     input.ident
                 ),
-            )
-        });
-        let observed_generation = observed_generation.ok_or_else(|| {
-            syn::Error::new_spanned(
+            );
+        }
+        if observed_generation.is_none() {
+            errors.spanned(
                 &input.ident,
                 format!(
                     "`{}` has no `observed_generation` field (wire name `observedGeneration`); add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub observed_generation: Option<i64>`",
                     input.ident
                 ),
-            )
-        });
-        for missing in [
-            conditions.as_ref().err(),
-            observed_generation.as_ref().err(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            errors.push(missing.clone());
+            );
         }
-        let condition_types = condition_types(attrs.conditions, &mut errors);
+        let block = match (conditions, observed_generation) {
+            (Some(conditions), Some(observed_generation)) if !mistyped => Some(StandardBlock {
+                conditions,
+                observed_generation,
+            }),
+            _ => None,
+        };
+        let condition_types = condition_types(attrs.conditions, errors);
         check_summary(
             &attrs.summary,
             &attrs.profile,
             &attrs.resource,
             &condition_types,
             input,
-            &mut errors,
+            errors,
         );
-        errors.finish()?;
-        Ok(Self {
+        if generic {
+            return None;
+        }
+        Some(Self {
             krate: attrs
                 .krate
                 .unwrap_or_else(|| syn::parse_quote!(::kondition)),
@@ -188,8 +218,7 @@ impl Status {
             summary: attrs.summary,
             success_reason: attrs.success_reason,
             transition_rule: attrs.transition_rule,
-            conditions: conditions?,
-            observed_generation: observed_generation?,
+            block,
             fields,
             condition_types,
         })
@@ -205,10 +234,12 @@ enum Role {
 
 /// Every field of the struct goes through here, once: its wire name, its role, and how its
 /// apply configuration holds it; `None` for a field serde skips. A standard field of the
-/// wrong wire name or type is reported to `errors` on its span.
+/// wrong wire name or type is reported to `errors` on its span (and of the wrong type, marked
+/// `mistyped`).
 fn classify(
     field: &syn::Field,
     rename_all: Option<kondition_names::RenameRule>,
+    mistyped: &mut bool,
     errors: &mut Errors,
 ) -> Option<(ApplyField, Role)> {
     let ident = field.ident.clone()?;
@@ -255,6 +286,7 @@ fn classify(
         Some((role, expected, message)) => {
             let optional = standard_field_type(&field.ty, expected).unwrap_or_else(|| {
                 errors.spanned(&field.ty, message);
+                *mistyped = true;
                 false
             });
             let kind = if optional {

@@ -4,7 +4,7 @@
 //! versions choose the Rust types, not what the API server serves.
 
 use crate::model::{Kind, Model, NamedType, SourceSpec};
-use crate::schema::reader::suggest;
+use kondition_names::suggest;
 
 /// Which kinds and versions to generate; empty lists choose everything.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

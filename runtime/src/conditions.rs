@@ -5,6 +5,9 @@ use std::ops::Deref;
 use serde::{Deserialize, Serialize};
 
 use crate::validation::{self, Field, Problem, ValidationError, ValidationErrors};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+
+use crate::condition::InvalidStatus;
 use crate::{Condition, ConditionStatus, Severity};
 
 /// What a set did to the list.
@@ -288,6 +291,24 @@ impl Extend<Condition> for Conditions {
     }
 }
 
+impl From<Vec<Condition>> for Conditions {
+    /// As [`FromIterator`]: a later condition of a type replaces an earlier one.
+    fn from(conditions: Vec<Condition>) -> Self {
+        conditions.into_iter().collect()
+    }
+}
+
+impl TryFrom<Vec<metav1::Condition>> for Conditions {
+    type Error = InvalidStatus;
+
+    /// k8s-openapi's conditions, each kept whole (see `Condition`'s `TryFrom`); a later
+    /// condition of a type replaces an earlier one. Fails on the first status that is not
+    /// True, False or Unknown.
+    fn try_from(conditions: Vec<metav1::Condition>) -> Result<Self, Self::Error> {
+        conditions.into_iter().map(Condition::try_from).collect()
+    }
+}
+
 impl From<Conditions> for Vec<Condition> {
     fn from(conditions: Conditions) -> Self {
         conditions.0
@@ -524,5 +545,25 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn k8s_openapi_conditions_convert_whole_and_a_bad_status_is_refused() {
+        let wire = serde_json::json!([
+            {"type": "Ready", "status": "False", "reason": "Pending", "message": "waiting",
+             "lastTransitionTime": "2024-01-01T00:00:00Z", "observedGeneration": 3},
+            {"type": "Synced", "status": "True", "reason": "Synced", "message": "",
+             "lastTransitionTime": "2024-01-02T00:00:00Z"},
+        ]);
+        let k8s: Vec<metav1::Condition> =
+            serde_json::from_value(wire.clone()).expect("valid conditions");
+        let conditions = Conditions::try_from(k8s.clone()).expect("valid statuses");
+        // The same JSON: nothing of a condition is lost on the way.
+        assert_eq!(serde_json::to_value(&conditions).expect("serializes"), wire);
+        assert_eq!(Conditions::from(Vec::from(conditions.clone())), conditions);
+
+        let mut bad = k8s;
+        bad[1].status = "Yes".into();
+        assert_eq!(Conditions::try_from(bad), Err(InvalidStatus("Yes".into())));
     }
 }

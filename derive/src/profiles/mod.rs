@@ -38,11 +38,7 @@ pub fn condition_types(name: &str) -> Option<&'static [&'static str]> {
     get(name).map(|template| template.condition_types)
 }
 
-/// The profile names, for error messages.
-pub fn names() -> String {
-    TEMPLATES
-        .iter()
-        .map(|template| format!("\"{}\"", template.name))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The profile names, in the table's order.
+pub fn all_names() -> Vec<&'static str> {
+    TEMPLATES.iter().map(|template| template.name).collect()
 }

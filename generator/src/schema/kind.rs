@@ -13,9 +13,10 @@ use crate::model::{
 };
 use crate::name_rules::{is_dns_label, is_group, is_pascal_case};
 use crate::profile::{Profiles, read_condition, read_reason};
-use crate::schema::reader::{MapReader, Sink, suggest};
+use crate::schema::reader::{MapReader, Sink};
 use crate::schema::types::TypeReader;
 use crate::source::yaml::{Node, Pos};
+use kondition_names::suggest;
 
 /// Every key of a kind document.
 pub const KIND_KEYS: &[&str] = &[

@@ -80,7 +80,7 @@ pub fn read_documents(
     for (name, pos) in &reader.references {
         if !named.iter().any(|t| &t.name == name) {
             let declared: Vec<&str> = named.iter().map(|t| t.name.as_str()).collect();
-            let hint = reader::suggest(name, &declared)
+            let hint = kondition_names::suggest(name, &declared)
                 .map(|s| format!("; did you mean `{s}`?"))
                 .unwrap_or_else(|| "; declare it under `types`".to_owned());
             sink.error(*pos, format!("type `{name}` is not declared{hint}"));

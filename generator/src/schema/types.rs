@@ -6,8 +6,9 @@ use crate::model::{
     NumberType, ObjectType, Schema, StringType, Type, Validation, WellKnown,
 };
 use crate::names::pascal_case;
-use crate::schema::reader::{MapReader, Sink, suggest};
+use crate::schema::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos, Value};
+use kondition_names::suggest;
 
 /// Every key of a field's long form.
 pub const FIELD_KEYS: &[&str] = &[
