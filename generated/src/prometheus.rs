@@ -336,7 +336,7 @@ pub mod v1 {
         /// configMaps defines a list of ConfigMaps in the same namespace as the Prometheus
         /// object, which shall be mounted into the Prometheus Pods.
         /// Each ConfigMap is added to the StatefulSet definition as a volume named `configmap-<configmap-name>`.
-        /// The ConfigMaps are mounted into /etc/prometheus/configmaps/<configmap-name> in the 'prometheus' container.
+        /// The ConfigMaps are mounted into /etc/prometheus/configmaps/&lt;configmap-name> in the 'prometheus' container.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub config_maps: Option<Vec<String>>,
         /// containers allows injecting additional containers or modifying operator
@@ -1053,7 +1053,7 @@ pub mod v1 {
         /// secrets defines a list of Secrets in the same namespace as the Prometheus
         /// object, which shall be mounted into the Prometheus Pods.
         /// Each Secret is added to the StatefulSet definition as a volume named `secret-<secret-name>`.
-        /// The Secrets are mounted into /etc/prometheus/secrets/<secret-name> in the 'prometheus' container.
+        /// The Secrets are mounted into /etc/prometheus/secrets/&lt;secret-name> in the 'prometheus' container.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub secrets: Option<Vec<String>>,
         /// securityContext holds pod-level security attributes and common container settings.
@@ -3068,7 +3068,7 @@ pub mod v1 {
         pub node_taints_policy: Option<String>,
         /// TopologyKey is the key of node labels. Nodes that have a label with this key
         /// and identical values are considered to be in the same topology.
-        /// We consider each <key, value> as a "bucket", and try to put balanced number
+        /// We consider each &lt;key, value> as a "bucket", and try to put balanced number
         /// of pods into each bucket.
         /// We define a domain as a particular instance of a topology.
         /// Also, we define an eligible domain as a domain whose nodes meet the requirements of
@@ -3124,7 +3124,7 @@ pub mod v1 {
         /// One of: `gzip`, `Gzip`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub compression: Option<PrometheusCompression>,
-        /// endpoint to send the traces to. Should be provided in format <host>:<port>.
+        /// endpoint to send the traces to. Should be provided in format &lt;host>:&lt;port>.
         ///
         /// Length: at least 1.
         pub endpoint: String,

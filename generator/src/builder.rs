@@ -1,8 +1,10 @@
 //! [`Builder`]: generation from an operator's build script.
 
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::caller::Caller;
 use crate::emit;
 use crate::inputs;
 use crate::output;
@@ -40,8 +42,14 @@ impl Builder {
             profiles: Vec::new(),
             out_dir: None,
             file_name: "kondition.rs".to_owned(),
-            selection: crate::select::Selection::default(),
-            crd_options: crate::crd::Options::default(),
+            selection: crate::select::Selection {
+                caller: Caller::BuildScript,
+                ..crate::select::Selection::default()
+            },
+            crd_options: crate::crd::Options {
+                caller: Caller::BuildScript,
+                ..crate::crd::Options::default()
+            },
         }
     }
 
@@ -133,32 +141,46 @@ impl Builder {
 
     /// Generates; returns the path of the Rust file written (or left unchanged).
     pub fn generate(self) -> Result<PathBuf, Error> {
+        self.generate_to(&mut std::io::stdout().lock())
+    }
+
+    /// [`Builder::generate`], with the instructions to cargo written to `cargo` (a build
+    /// script's stdout).
+    fn generate_to(self, cargo: &mut impl Write) -> Result<PathBuf, Error> {
         let out_dir = match self.out_dir {
             Some(dir) => dir,
             None => std::env::var_os("OUT_DIR")
                 .map(PathBuf::from)
                 .ok_or(Error::NoOutDir)?,
         };
+        // Every path once: a folder is watched too, so that new files in it rerun the build
+        // script; a file named both alone and in a folder, or twice, is printed once.
+        let mut watched = std::collections::BTreeSet::new();
+        let mut watch = |path: &Path| {
+            if watched.insert(path.to_owned()) {
+                writeln!(cargo, "cargo:rerun-if-changed={}", path.display()).map_err(Error::Io)?;
+            }
+            Ok::<_, Error>(())
+        };
         let mut profiles = Profiles::embedded();
         for dir in &self.profiles {
-            println!("cargo:rerun-if-changed={}", dir.display());
+            watch(dir)?;
             for file in profiles.add_dir(dir).map_err(Error::Input)? {
-                println!("cargo:rerun-if-changed={}", file.display());
+                watch(&file)?;
             }
         }
         for path in &self.schemas {
-            // A folder is watched too, so that new files in it rerun the build script.
-            println!("cargo:rerun-if-changed={}", path.display());
+            watch(path)?;
         }
         let files = inputs::schema_files(&self.schemas).map_err(Error::Io)?;
         for file in &files {
-            println!("cargo:rerun-if-changed={}", file.display());
+            watch(file)?;
         }
         let mut model =
             crate::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
         crate::select::apply(&mut model, &self.selection).map_err(Error::Selection)?;
         for note in &model.notes {
-            println!("cargo:warning={note}");
+            writeln!(cargo, "cargo:warning={note}").map_err(Error::Io)?;
         }
         let files = emit::rust_single_file(&model, &self.file_name).map_err(Error::Internal)?;
         output::write_files(&out_dir, &files).map_err(Error::Io)?;
@@ -197,3 +219,38 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_input_is_watched_once() {
+        let dir = std::env::temp_dir().join(format!("kondition-watch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let schemas = dir.join("schemas");
+        std::fs::create_dir_all(&schemas).expect("scratch folder");
+        let widget = schemas.join("widget.yaml");
+        std::fs::write(
+            &widget,
+            "group: example.com\nkind: Widget\nversion: v1\nspec:\n  size: int32\n",
+        )
+        .expect("write");
+        let mut cargo = Vec::new();
+        // The folder, and the file in it named again, twice.
+        Builder::new()
+            .schemas([&schemas, &widget, &widget])
+            .out_dir(dir.join("out"))
+            .generate_to(&mut cargo)
+            .expect("generates");
+        let printed = String::from_utf8(cargo).expect("UTF-8");
+        assert_eq!(
+            printed.lines().collect::<Vec<_>>(),
+            [
+                format!("cargo:rerun-if-changed={}", schemas.display()),
+                format!("cargo:rerun-if-changed={}", widget.display()),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -4,7 +4,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The schema files named by `paths` (files as given; folders searched recursively, sorted).
+/// The schema files named by `paths` (files as given; folders searched recursively, sorted),
+/// each once.
 pub fn schema_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
@@ -22,6 +23,10 @@ pub fn schema_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
             ));
         }
     }
+    // A file named twice, alone and in its folder, is read once (else its kinds would be
+    // declared twice).
+    let mut seen = std::collections::BTreeSet::new();
+    files.retain(|file| seen.insert(file.clone()));
     Ok(files)
 }
 

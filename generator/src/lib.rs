@@ -42,6 +42,8 @@
 //! such a crate depends on `kondition`, `kube`, `k8s-openapi`, `serde` and `serde_json`.
 
 pub mod builder;
+/// Who asked for a generation: the words of an error about the options.
+pub mod caller;
 
 // The steps of the pipeline. They serve the `kondition` binary, the tests, the fuzz targets
 // and the corpus round trip (`fidelity/`), which need them public; they are no API of the
@@ -118,7 +120,11 @@ pub fn load_with(
         }
     }
     check_across_files(&model, &mut diagnostics);
-    check_status_choices(&model, options, &mut diagnostics);
+    // A file that failed to read has kinds of its own, unknown here: the choices are
+    // checked against the kinds once every file reads.
+    if diagnostics.0.is_empty() {
+        check_status_choices(&model, options, &mut diagnostics);
+    }
     assign_modules(&mut model.files);
     diagnostics.into_result(model)
 }
@@ -225,21 +231,39 @@ fn assign_modules(files: &mut [model::SchemaFile]) {
     }
 }
 
-/// Every kind `--conditions` or `--profile` names is among the inputs' CRDs.
+/// Every kind given a profile or conditions is among the inputs' CRDs.
 fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut Diagnostics) {
-    for kind in options.statuses.keys() {
-        let known = model
-            .files
-            .iter()
-            .flat_map(|f| &f.kinds)
-            .any(|k| k.source_crd.is_some() && &k.kind == kind);
-        if !known {
-            diagnostics.push(Diagnostic::new(
-                Path::new("<command line>"),
-                source::yaml::Pos::default(),
-                format!("`--conditions`/`--profile` name kind {kind}, which no input CRD defines"),
-            ));
+    let crd_kinds: Vec<&str> = model
+        .files
+        .iter()
+        .flat_map(|f| &f.kinds)
+        .filter(|k| k.source_crd.is_some())
+        .map(|k| k.kind.as_str())
+        .collect();
+    for (kind, choice) in &options.statuses {
+        if crd_kinds.contains(&kind.as_str()) {
+            continue;
         }
+        let hint = match kondition_names::suggest(kind, &crd_kinds) {
+            Some(near) => format!("; did you mean `{near}`?"),
+            None if model
+                .files
+                .iter()
+                .flat_map(|f| &f.kinds)
+                .any(|k| &k.kind == kind) =>
+            {
+                "; it is a kind of a schema file, whose status its schema declares".to_owned()
+            }
+            None => String::new(),
+        };
+        diagnostics.push(Diagnostic::new(
+            options.caller.place(),
+            source::yaml::Pos::default(),
+            format!(
+                "{}: no input CRD defines kind {kind}{hint}",
+                choice.how(kind, options.caller)
+            ),
+        ));
     }
 }
 

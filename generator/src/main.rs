@@ -53,7 +53,7 @@ enum Command {
 
 #[derive(clap::Args)]
 struct GenerateArgs {
-    /// Schema files or folders (default: schemas/).
+    /// Schema files, CRD files or folders of them (default: schemas/).
     paths: Vec<PathBuf>,
     /// The output folder; DIR/lib.rs is the root module (default: generated/src/).
     #[arg(long, value_name = "DIR")]
@@ -115,7 +115,7 @@ fn kind_and_value(text: &str) -> Result<(String, String), String> {
 
 #[derive(clap::Args)]
 struct CrdArgs {
-    /// Schema files, CRD files or folders (default: schemas/).
+    /// Schema files, CRD files or folders of them (default: schemas/).
     paths: Vec<PathBuf>,
     /// The output folder, or `-` for stdout.
     #[arg(long, value_name = "DIR", default_value = "-")]
@@ -299,6 +299,7 @@ fn load(
     let selection = kondition_gen::select::Selection {
         kinds: kinds.to_vec(),
         versions: Vec::new(),
+        caller: kondition_gen::caller::Caller::CommandLine,
     };
     kondition_gen::select::apply(&mut model, &selection).map_err(|e| format!("{e}\n"))?;
     Ok(model)

@@ -3,6 +3,7 @@
 //! are generated, and `crds()` returns only their CRDs. A CRD stays whole (every version):
 //! versions choose the Rust types, not what the API server serves.
 
+use crate::caller::Caller;
 use crate::model::{Kind, Model, NamedType, SourceSpec};
 use kondition_names::suggest;
 
@@ -13,6 +14,8 @@ pub struct Selection {
     pub kinds: Vec<String>,
     /// Versions to generate of every chosen kind.
     pub versions: Vec<String>,
+    /// Who chose them, for the words of an error about them.
+    pub caller: Caller,
 }
 
 impl Selection {
@@ -63,7 +66,7 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), SelectionEr
     let all: Vec<&Kind> = model.files.iter().flat_map(|f| &f.kinds).collect();
     let problems: Vec<String> = selectors
         .iter()
-        .filter_map(|selector| selector_problem(selector, &all))
+        .filter_map(|selector| selector_problem(selector, &all, selection.caller))
         .collect();
     if !problems.is_empty() {
         return Err(SelectionError { problems });
@@ -94,7 +97,7 @@ pub fn apply(model: &mut Model, selection: &Selection) -> Result<(), SelectionEr
 
 /// Why `selector` chooses nothing among `all` kinds (no such kind, no such version, or a kind
 /// of several groups), or `None` when it chooses one kind.
-fn selector_problem(selector: &Selector, all: &[&Kind]) -> Option<String> {
+fn selector_problem(selector: &Selector, all: &[&Kind], caller: Caller) -> Option<String> {
     let found: Vec<&&Kind> = all.iter().filter(|k| selector.matches(k)).collect();
     match found.as_slice() {
         [] => {
@@ -117,8 +120,8 @@ fn selector_problem(selector: &Selector, all: &[&Kind]) -> Option<String> {
                 None => String::new(),
             };
             Some(format!(
-                "kondition: --kind {}: no kind `{wanted}` in the inputs{hint}",
-                selector.text
+                "kondition: {}: no kind `{wanted}` in the inputs{hint}",
+                caller.kind(selector.text)
             ))
         }
         [kind] => {
@@ -132,8 +135,9 @@ fn selector_problem(selector: &Selector, all: &[&Kind]) -> Option<String> {
                 None => format!("its versions are {}", versions.join(", ")),
             };
             Some(format!(
-                "kondition: --kind {}: {} has no version `{version}`; {hint}",
-                selector.text, kind.kind
+                "kondition: {}: {} has no version `{version}`; {hint}",
+                caller.kind(selector.text),
+                kind.kind
             ))
         }
         several => {
@@ -142,8 +146,8 @@ fn selector_problem(selector: &Selector, all: &[&Kind]) -> Option<String> {
                 .map(|k| format!("`{}.{}`", k.kind, k.group))
                 .collect();
             Some(format!(
-                "kondition: --kind {}: {} groups have kind `{}`; write {}",
-                selector.text,
+                "kondition: {}: {} groups have kind `{}`; write {}",
+                caller.kind(selector.text),
                 several.len(),
                 selector.kind,
                 qualified.join(" or ")
@@ -192,9 +196,9 @@ fn keep_versions(
         Ok(None)
     } else {
         Err(format!(
-            "kondition: {} has none of the versions {}",
+            "kondition: {} has none of {}",
             kind.kind,
-            selection.versions.join(", ")
+            selection.caller.versions(&selection.versions)
         ))
     }
 }

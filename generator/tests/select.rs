@@ -106,7 +106,7 @@ fn a_misspelled_kind_gets_a_did_you_mean_and_nothing_is_written() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "kondition: --kind Routr: no kind `Routr` in the inputs; did you mean `Router`?\n"
+        "kondition: `--kind Routr`: no kind `Routr` in the inputs; did you mean `Router`?\n"
     );
     assert!(files(&dir.join("out")).is_empty());
 
@@ -117,7 +117,7 @@ fn a_misspelled_kind_gets_a_did_you_mean_and_nothing_is_written() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "kondition: --kind Database/v2: Database has no version `v2`; did you mean `v1`?\n"
+        "kondition: `--kind Database/v2`: Database has no version `v2`; did you mean `v1`?\n"
     );
 }
 
@@ -132,7 +132,7 @@ fn a_kind_in_two_groups_is_chosen_by_its_group() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&output.stderr),
-        "kondition: --kind Widget: 2 groups have kind `Widget`; write `Widget.a.example.com` or `Widget.b.example.com`\n"
+        "kondition: `--kind Widget`: 2 groups have kind `Widget`; write `Widget.a.example.com` or `Widget.b.example.com`\n"
     );
     let output = kondition(
         &dir,
@@ -187,6 +187,6 @@ fn the_builder_chooses_kinds_and_versions() {
         .expect_err("no such kind");
     assert_eq!(
         error.to_string(),
-        "kondition: --kind SecurityGrup: no kind `SecurityGrup` in the inputs; did you mean `SecurityGroup`?"
+        "kondition: `Builder::kinds([\"SecurityGrup\"])`: no kind `SecurityGrup` in the inputs; did you mean `SecurityGroup`?"
     );
 }

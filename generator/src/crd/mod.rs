@@ -16,6 +16,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use k8s_openapi::serde::Deserialize as _;
 
+use crate::caller::Caller;
 use crate::model::{
     Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
     SourceSpec, StatusDef, Version,
@@ -42,6 +43,8 @@ pub struct Options {
     /// The condition types and profile of the kinds whose status is the standard one
     /// ([`status`]); a kind not named gets the standard profile.
     pub statuses: status::StatusChoices,
+    /// Who chose these options, for the words of an error about them.
+    pub caller: Caller,
 }
 
 impl Default for Options {
@@ -49,6 +52,7 @@ impl Default for Options {
         Self {
             reuse_k8s_types: true,
             statuses: status::StatusChoices::new(),
+            caller: Caller::default(),
         }
     }
 }
@@ -510,13 +514,30 @@ fn kind_status(
         Body::Standard { .. } => false,
     });
     let choice = context.options.statuses.get(kind);
+    let caller = context.options.caller;
     if standard_status {
-        return standard_status_def(kind, choice, context.profiles, crd.pos, sink).map(Some);
+        return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
+            .map(Some);
     }
-    if choice.is_some() {
+    if let Some(choice) = choice {
+        // The stored version's reason (else the first's): the one most objects are in.
+        let version = versions
+            .iter()
+            .find(|v| v.storage)
+            .or_else(|| versions.first());
+        let why = version.map_or_else(String::new, |version| match &version.body {
+            Body::Root(fields) => status::why_not_standard(fields)
+                .map_or_else(String::new, |why| {
+                    format!(" in version {}: {why}", version.name)
+                }),
+            Body::Standard { .. } => String::new(),
+        });
         sink.error(
             crd.pos,
-            format!("`--conditions`/`--profile` name kind {kind}, but its status is not the standard one (metav1 conditions and observedGeneration, losslessly; see `kondition_gen::crd::status`)"),
+            format!(
+                "{}: {kind} has no status kondition can drive (metav1 conditions and an int64 observedGeneration){why}",
+                choice.how(kind, caller)
+            ),
         );
     }
     Some(None)
@@ -530,6 +551,7 @@ fn standard_status_def(
     profiles: &Profiles,
     pos: Pos,
     sink: &Sink,
+    caller: Caller,
 ) -> Option<StatusDef> {
     let name = choice
         .and_then(|c| c.profile.clone())
@@ -538,8 +560,9 @@ fn standard_status_def(
         sink.error(
             pos,
             format!(
-                "`--profile {kind}={name}`: no such profile; known profiles: {}",
-                profiles.names().join(", ")
+                "{}: no such profile{}",
+                caller.profile(kind, &name),
+                profile_hint(&name, &profiles.names())
             ),
         );
         return None;
@@ -549,14 +572,20 @@ fn standard_status_def(
         if !kondition::validation::is_valid_type(type_) {
             sink.error(
                 pos,
-                format!("`--conditions {kind}=...`: condition type `{type_}` would be rejected by the API server"),
+                format!(
+                    "{}: condition type `{type_}` would be rejected by the API server",
+                    caller.conditions(kind)
+                ),
             );
             return None;
         }
         if conditions.iter().any(|c| &c.type_ == type_) {
             sink.error(
                 pos,
-                format!("`--conditions {kind}=...`: condition type `{type_}` is already declared (by the profile or before)"),
+                format!(
+                    "{}: condition type `{type_}` is already declared (by the profile or before)",
+                    caller.conditions(kind)
+                ),
             );
             return None;
         }
@@ -574,6 +603,14 @@ fn standard_status_def(
         conditions,
         sub_resources: Vec::new(),
     })
+}
+
+/// A did-you-mean for a profile name, else the list of known profiles.
+fn profile_hint(name: &str, known: &[&str]) -> String {
+    match kondition_names::suggest(name, known) {
+        Some(near) => format!("; did you mean `{near}`?"),
+        None => format!("; known profiles: {}", known.join(", ")),
+    }
 }
 
 fn read_version(

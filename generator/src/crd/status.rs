@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::caller::Caller;
 use crate::model::{EnumValues, Field, IntegerFormat, ObjectType, Schema, Type};
 
 /// What the user says about one kind's standard status.
@@ -32,6 +33,16 @@ pub struct StatusChoice {
     pub profile: Option<String>,
     /// Condition types beyond the profile's.
     pub conditions: Vec<String>,
+}
+
+impl StatusChoice {
+    /// How the caller made this choice for `kind`, for an error about it.
+    pub fn how(&self, kind: &str, caller: Caller) -> String {
+        match &self.profile {
+            Some(profile) => caller.profile(kind, profile),
+            None => caller.conditions(kind),
+        }
+    }
 }
 
 /// Choices per kind name.
@@ -50,47 +61,77 @@ pub fn recognize(root_fields: &mut [Field]) {
     let Some(conditions) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
         return;
     };
-    if !conditions.schema.nullable && is_condition_list(&conditions.schema.ty) {
+    if !conditions.schema.nullable && condition_list_problem(&conditions.schema.ty).is_none() {
         let list = std::mem::replace(&mut conditions.schema.ty, Type::Raw);
         conditions.schema.ty = Type::Conditions(Box::new(list));
     }
 }
 
-/// Whether `ty` is a list of metav1-shaped conditions.
-fn is_condition_list(ty: &Type) -> bool {
+/// Why `ty` is not a list of metav1-shaped conditions that `kondition::Condition` holds
+/// losslessly, as the end of a sentence about the list; `None` when it is one.
+fn condition_list_problem(ty: &Type) -> Option<String> {
     let Type::List(list) = ty else {
-        return false;
+        return Some("is not a list".to_owned());
     };
     if list.items.nullable {
-        return false;
+        return Some("has nullable items".to_owned());
     }
     let object = match &list.items.ty {
         Type::Object(object) => object,
         Type::Reused(reused) => match &reused.original {
             Type::Object(object) => object,
-            _ => return false,
+            _ => return Some("has items that are not objects".to_owned()),
         },
-        _ => return false,
+        _ => return Some("has items that are not objects".to_owned()),
     };
     if object.preserve_unknown {
-        return false;
+        return Some(
+            "has items that keep unknown fields, which `kondition::Condition` would drop"
+                .to_owned(),
+        );
     }
     const REQUIRED: [&str; 5] = ["type", "status", "reason", "message", "lastTransitionTime"];
-    let has_all = REQUIRED
-        .iter()
-        .all(|name| object.fields.iter().any(|f| f.name == *name && f.required));
-    has_all
-        && object.fields.iter().all(|field| {
-            !field.schema.nullable
-                && match (field.name.as_str(), &field.schema.ty) {
-                    ("type" | "reason" | "message", Type::String(_)) => true,
-                    ("status", ty) => enum_within(ty, &["True", "False", "Unknown"]),
-                    ("severity", ty) => enum_within(ty, &["Info", "Warning", "Error"]),
-                    ("lastTransitionTime", Type::DateTime) => true,
-                    ("observedGeneration", Type::Integer(_)) => true,
-                    _ => false,
-                }
-        })
+    for name in REQUIRED {
+        match object.fields.iter().find(|f| f.name == name) {
+            None => {
+                return Some(format!(
+                    "has items without `{name}`, which every metav1 condition has"
+                ));
+            }
+            Some(field) if !field.required => {
+                return Some(format!(
+                    "has items where `{name}` is optional: a metav1 condition requires it (add it to the items' `required`)"
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    object.fields.iter().find_map(|field| {
+        let name = &field.name;
+        if field.schema.nullable {
+            return Some(format!("has items whose `{name}` is nullable"));
+        }
+        let problem = match (name.as_str(), &field.schema.ty) {
+            ("type" | "reason" | "message", Type::String(_)) => return None,
+            ("type" | "reason" | "message", _) => "is not a string",
+            ("status", ty) if enum_within(ty, &["True", "False", "Unknown"]) => return None,
+            ("status", _) => {
+                "is not an enum of \"True\", \"False\" and \"Unknown\" (a free string could hold a value `kondition::Condition` cannot)"
+            }
+            ("severity", ty) if enum_within(ty, &["Info", "Warning", "Error"]) => return None,
+            ("severity", _) => "is not an enum of Info, Warning and Error",
+            ("lastTransitionTime", Type::DateTime) => return None,
+            ("lastTransitionTime", _) => "is not a `date-time` string",
+            ("observedGeneration", Type::Integer(_)) => return None,
+            ("observedGeneration", _) => "is not an integer",
+            _ => {
+                return Some(format!(
+                    "has items with a field `{name}` that `kondition::Condition` does not hold"
+                ));
+            }
+        };
+        Some(format!("has items whose `{name}` {problem}"))
+    })
 }
 
 /// Whether `ty` is a string enum whose values are all among `allowed`.
@@ -108,19 +149,56 @@ fn enum_within(ty: &Type, allowed: &[&str]) -> bool {
 /// `Type::Conditions` by [`recognize`], an int64 `observedGeneration` beside them, and no
 /// unknown fields kept (the derive writes only the fields it names).
 pub fn standard_status(root_fields: &[Field]) -> Option<(&Schema, &ObjectType)> {
-    let status = root_fields.iter().find(|f| f.name == "status")?;
-    let Type::Object(object) = &status.schema.ty else {
+    if why_not_standard(root_fields).is_some() {
         return None;
+    }
+    let status = root_fields.iter().find(|f| f.name == "status")?;
+    match &status.schema.ty {
+        Type::Object(object) => Some((&status.schema, object)),
+        _ => None,
+    }
+}
+
+/// Why the root's `status` of one version is not the standard status, saying what differs
+/// and what to change; `None` when it is.
+pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
+    let Some(status) = root_fields.iter().find(|f| f.name == "status") else {
+        return Some("it has no `status`".to_owned());
     };
-    let conditions = object
+    let Type::Object(object) = &status.schema.ty else {
+        return Some("its `status` is not an object with properties".to_owned());
+    };
+    if object.preserve_unknown {
+        return Some("its `status` keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), which the generated status would not write back".to_owned());
+    }
+    match object.fields.iter().find(|f| f.name == "conditions") {
+        None => return Some("its `status` has no `conditions`".to_owned()),
+        Some(field) if matches!(field.schema.ty, Type::Conditions(_)) => {}
+        Some(field) if field.schema.nullable => {
+            return Some("its `status.conditions` is nullable".to_owned());
+        }
+        Some(field) => {
+            let problem = condition_list_problem(&field.schema.ty)
+                .unwrap_or_else(|| "is not a list of metav1 conditions".to_owned());
+            return Some(format!("its `status.conditions` {problem}"));
+        }
+    }
+    // `KubeStatus` keeps the generation as an `i64`.
+    let add = "add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
+    match object
         .fields
         .iter()
-        .any(|f| matches!(f.schema.ty, Type::Conditions(_)));
-    // `KubeStatus` keeps the generation as an `i64`.
-    let generation = object.fields.iter().any(|f| {
-        f.name == "observedGeneration"
-            && !f.schema.nullable
-            && matches!(&f.schema.ty, Type::Integer(int) if int.format == IntegerFormat::Int64)
-    });
-    (conditions && generation && !object.preserve_unknown).then_some((&status.schema, object))
+        .find(|f| f.name == "observedGeneration")
+    {
+        None => Some(format!("its `status` has no `observedGeneration`; {add}")),
+        Some(field) if field.schema.nullable => {
+            Some("its `status.observedGeneration` is nullable".to_owned())
+        }
+        Some(field) => match &field.schema.ty {
+            Type::Integer(int) if int.format == IntegerFormat::Int64 => None,
+            _ => Some(format!(
+                "its `status.observedGeneration` is not an integer of format int64; {add}"
+            )),
+        },
+    }
 }

@@ -2,7 +2,9 @@
 //! test (code fences are marked `text`, indentation that would start an indented code block
 //! is removed) and, being emitted as a string literal, never becomes code. Control
 //! characters, which a doc comment may not hold (a bare carriage return is a compile error),
-//! are written as escapes.
+//! are written as escapes, and HTML as text (rustdoc renders the HTML of a doc comment: a
+//! description holding `<script>` would run in the crate's documentation, and
+//! `<namespace>/<name>` would vanish from it).
 
 use crate::model::{Bounds, EnumValues, Schema, Type};
 
@@ -170,14 +172,59 @@ pub fn sanitize(text: &str) -> String {
         if line.starts_with("```") || line.starts_with("~~~") {
             out.push_str(if in_fence { "```" } else { "```text" });
             in_fence = !in_fence;
-        } else {
+        } else if in_fence {
             out.push_str(line.trim_end());
+        } else {
+            out.push_str(&escape_html(line.trim_end()));
         }
     }
     if in_fence {
         out.push_str("\n```");
     }
     out
+}
+
+/// `line` with each `<` that could open an HTML tag (before a letter, `/`, `!` or `?`)
+/// written `&lt;`, except in code spans, where rustdoc shows it as it is.
+fn escape_html(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('<') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::with_capacity(line.len() + 8);
+    // The length of the run of backticks that opened the code span we are in.
+    let mut code_span: Option<usize> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '`' {
+            let run = chars[i..].iter().take_while(|&&c| c == '`').count();
+            code_span = match code_span {
+                Some(open) if open == run => None,
+                Some(open) => Some(open),
+                // A run opens a span only if the same run closes it later on the line.
+                None => has_run(&chars[i + run..], run).then_some(run),
+            };
+            out.extend(&chars[i..i + run]);
+            i += run;
+            continue;
+        }
+        let opens_tag = chars
+            .get(i + 1)
+            .is_some_and(|next| next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?'));
+        if c == '<' && opens_tag && code_span.is_none() {
+            out.push_str("&lt;");
+        } else {
+            out.push(c);
+        }
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether `chars` holds a run of exactly `len` backticks.
+fn has_run(chars: &[char], len: usize) -> bool {
+    chars.split(|&c| c != '`').any(|run| run.len() == len)
 }
 
 /// `text` with every line break a `\n` and other control characters but tabs escaped
@@ -242,6 +289,21 @@ mod tests {
         );
         assert_eq!(field(&Schema::of(Type::Boolean)), None);
         assert_eq!(code("`a`"), "`` `a` ``");
+    }
+
+    #[test]
+    fn html_is_text_outside_code() {
+        assert_eq!(
+            sanitize("Runs <script>alert(1)</script> and <!-- c --> <?x>"),
+            "Runs &lt;script>alert(1)&lt;/script> and &lt;!-- c --> &lt;?x>"
+        );
+        // In code spans and fences it stays as written; comparisons are not tags.
+        assert_eq!(
+            sanitize("`<name>` and ``a `<b>` c`` then <ns>/<name>, a < b, a<3\n```\n<p>\n```"),
+            "`<name>` and ``a `<b>` c`` then &lt;ns>/&lt;name>, a < b, a<3\n```text\n<p>\n```"
+        );
+        // A backtick that no run closes is a backtick, not a code span.
+        assert_eq!(sanitize("it's ` <b>"), "it's ` &lt;b>");
     }
 
     #[test]

@@ -1,0 +1,164 @@
+//! A profile or condition types given for a kind: errors in the caller's words (the flag on
+//! the command line, the `Builder` method in a build script), each true, with what differs
+//! and a did-you-mean, and nothing written.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kondition_gen::Builder;
+
+/// A CRD whose status has metav1 conditions but no `observedGeneration` (NodePool's shape).
+const NODEPOOL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/status_choices/nodepool.yaml"
+);
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kondition-choices-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+/// NodePool's CRD with `observedGeneration` added to its status: a standard status.
+fn standard_nodepool(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(NODEPOOL).expect("the fixture");
+    let text = text.replace(
+        "              resources:\n",
+        "              observedGeneration: {type: integer, format: int64}\n              resources:\n",
+    );
+    let path = dir.join("nodepool.yaml");
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn build(dir: &Path, schema: &Path, builder: impl FnOnce(Builder) -> Builder) -> String {
+    let error = builder(Builder::new().schemas([schema]).out_dir(dir.join("out")))
+        .generate()
+        .expect_err("an error");
+    assert!(!dir.join("out").exists(), "nothing written");
+    error.to_string()
+}
+
+fn cli(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--out"])
+        .arg(dir.join("out"))
+        .args(args)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(!dir.join("out").exists(), "nothing written");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const NO_GENERATION: &str = "NodePool has no status kondition can drive (metav1 conditions and an int64 observedGeneration) in version v1: its `status` has no `observedGeneration`; add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
+
+#[test]
+fn a_status_kondition_cannot_drive_is_explained_once_in_the_callers_words() {
+    let dir = scratch("nodepool");
+    let nodepool = Path::new(NODEPOOL);
+    assert_eq!(
+        build(&dir, nodepool, |b| b.profile("NodePool", "kstatus")),
+        format!("{NODEPOOL}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: {NO_GENERATION}\n")
+    );
+    assert_eq!(
+        build(&dir, nodepool, |b| b.conditions("NodePool", ["Drifted"])),
+        format!("{NODEPOOL}:3:1: `Builder::conditions(\"NodePool\", ...)`: {NO_GENERATION}\n")
+    );
+    assert_eq!(
+        cli(&dir, &[NODEPOOL, "--profile", "NodePool=kstatus"]),
+        format!("{NODEPOOL}:3:1: `--profile NodePool=kstatus`: {NO_GENERATION}\n")
+    );
+}
+
+#[test]
+fn a_kind_no_crd_defines_gets_a_did_you_mean_and_no_false_error() {
+    let dir = scratch("misspelt");
+    let nodepool = Path::new(NODEPOOL);
+    assert_eq!(
+        build(&dir, nodepool, |b| b.profile("Nodepool", "kstatus")),
+        "<build script>: `Builder::profile(\"Nodepool\", \"kstatus\")`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+    assert_eq!(
+        cli(&dir, &[NODEPOOL, "--conditions", "Nodepool=Drifted"]),
+        "<command line>: `--conditions Nodepool=...`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+}
+
+#[test]
+fn profiles_and_condition_types_are_checked_in_the_callers_words() {
+    let dir = scratch("standard");
+    let nodepool = standard_nodepool(&dir);
+    let file = nodepool.display().to_string();
+    assert_eq!(
+        build(&dir, &nodepool, |b| b.profile("NodePool", "kstats")),
+        format!(
+            "{file}:3:1: `Builder::profile(\"NodePool\", \"kstats\")`: no such profile; did you mean `kstatus`?\n"
+        )
+    );
+    assert_eq!(
+        build(&dir, &nodepool, |b| b.conditions("NodePool", ["Not Ready"])),
+        format!(
+            "{file}:3:1: `Builder::conditions(\"NodePool\", ...)`: condition type `Not Ready` would be rejected by the API server\n"
+        )
+    );
+    let path = nodepool.to_string_lossy();
+    assert_eq!(
+        cli(&dir, &[&path, "--conditions", "NodePool=Ready"]),
+        format!(
+            "{file}:3:1: `--conditions NodePool=...`: condition type `Ready` is already declared (by the profile or before)\n"
+        )
+    );
+    // And the standard status generates with the choice.
+    let rust = Builder::new()
+        .schemas([&nodepool])
+        .profile("NodePool", "kstatus")
+        .out_dir(dir.join("out"))
+        .generate()
+        .and_then(|path| std::fs::read_to_string(path).map_err(kondition_gen::builder::Error::Io))
+        .expect("generates");
+    assert!(
+        rust.contains("#[kondition(resource = NodePool, profile = \"kstatus\""),
+        "{rust}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn what_differs_in_a_condition_list_is_named() {
+    let dir = scratch("items");
+    let text = std::fs::read_to_string(NODEPOOL).expect("the fixture").replace(
+        "              resources:\n",
+        "              observedGeneration: {type: integer, format: int64}\n              resources:\n",
+    );
+    for (from, to, why) in [
+        (
+            "status: {type: string, enum: [\"True\", \"False\", Unknown]}",
+            "status: {type: string}",
+            "its `status.conditions` has items whose `status` is not an enum of \"True\", \"False\" and \"Unknown\" (a free string could hold a value `kondition::Condition` cannot)",
+        ),
+        (
+            "required: [lastTransitionTime, message, reason, status, type]",
+            "required: [message, reason, status, type]",
+            "its `status.conditions` has items where `lastTransitionTime` is optional: a metav1 condition requires it (add it to the items' `required`)",
+        ),
+        (
+            "lastTransitionTime: {type: string, format: date-time}",
+            "lastTransitionTime: {type: string, format: date-time}\n                    lastHeartbeatTime: {type: string, format: date-time}",
+            "its `status.conditions` has items with a field `lastHeartbeatTime` that `kondition::Condition` does not hold",
+        ),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let path = dir.join("nodepool.yaml");
+        std::fs::write(&path, text.replace(from, to)).expect("write");
+        assert_eq!(
+            build(&dir, &path, |b| b.profile("NodePool", "kstatus")),
+            format!(
+                "{}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool has no status kondition can drive (metav1 conditions and an int64 observedGeneration) in version v1: {why}\n",
+                path.display()
+            )
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
