@@ -30,6 +30,14 @@ use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::yaml::{Node, Pos, Value};
 use types::{SchemaReader, TypeNames};
 
+/// The items the generated code defines for a kind besides the types of its schema, by
+/// their suffix to the kind's name: the kind, its reasons (`<Kind>Reason`), and what the
+/// derive writes for a standard status named `<Kind>Status` (its apply configuration and
+/// condition-type enum). A schema type is never given one of these names in any version
+/// module, whether or not the kind has a status they are written for. (`<Kind>Spec` and
+/// `<Kind>Status` are the root fields' own, set aside by `TypeNames`.)
+const KIND_ITEMS: [&str; 4] = ["", "Reason", "StatusApply", "StatusConditionType"];
+
 /// The `kind` of a CRD document.
 pub const CRD_KIND: &str = "CustomResourceDefinition";
 const API_VERSION: &str = "apiextensions.k8s.io/v1";
@@ -95,7 +103,7 @@ pub fn read_documents(
         })
         .filter(|document| !matches!(document.value, Value::Null))
         .collect();
-    let kind_names: Vec<&str> = crds
+    let reserved: Vec<String> = crds
         .iter()
         .filter_map(|crd| {
             crd.get("spec")
@@ -103,7 +111,9 @@ pub fn read_documents(
                 .and_then(|n| n.get("kind"))
                 .and_then(Node::as_str)
         })
+        .flat_map(|kind| KIND_ITEMS.map(|suffix| format!("{kind}{suffix}")))
         .collect();
+    let kind_names: Vec<&str> = reserved.iter().map(String::as_str).collect();
     for crd in crds {
         let context = Context {
             sink: &sink,
