@@ -113,14 +113,14 @@ pub fn read_documents(
         })
         .flat_map(|kind| KIND_ITEMS.map(|suffix| format!("{kind}{suffix}")))
         .collect();
-    let kind_names: Vec<&str> = reserved.iter().map(String::as_str).collect();
+    let reserved_names: Vec<&str> = reserved.iter().map(String::as_str).collect();
     for crd in crds {
         let context = Context {
             sink: &sink,
             options,
             profiles,
         };
-        if let Some(kind) = read_crd(crd, &context, &kind_names, &mut scopes) {
+        if let Some(kind) = read_crd(crd, &context, &reserved_names, &mut scopes) {
             if let Some(first) = kinds
                 .iter()
                 .find(|k| k.kind == kind.kind && k.group == kind.group)
@@ -313,7 +313,7 @@ struct Context<'a> {
 fn read_crd(
     crd: &Node,
     context: &Context<'_>,
-    kind_names: &[&str],
+    reserved_names: &[&str],
     scopes: &mut Vec<(String, TypeNames)>,
 ) -> Option<Kind> {
     let sink = context.sink;
@@ -355,7 +355,7 @@ fn read_crd(
         sink.error(spec.pos, "a CRD's spec needs `versions`, a list");
         return None;
     };
-    let versions = read_crd_versions(spec, version_nodes, kind, context, kind_names, scopes);
+    let versions = read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes);
     let docs = storage_docs(&versions, version_nodes);
     let mut source = spec.to_json();
     // The API's own types catch what the reads above do not look at; a problem already
@@ -454,7 +454,7 @@ fn read_crd_versions(
     version_nodes: &[Node],
     kind: &str,
     context: &Context<'_>,
-    kind_names: &[&str],
+    reserved_names: &[&str],
     scopes: &mut Vec<(String, TypeNames)>,
 ) -> Vec<Version> {
     let sink = context.sink;
@@ -477,8 +477,9 @@ fn read_crd_versions(
         let scope = match scopes.iter_mut().find(|(v, _)| v == name) {
             Some((_, scope)) => scope,
             None => {
-                // Every kind of the file is a type in every version module: reserve the names.
-                scopes.push((name.to_owned(), TypeNames::with_reserved(kind_names)));
+                // Every kind of the file, and the items made for it, are in every version
+                // module: their names are reserved.
+                scopes.push((name.to_owned(), TypeNames::with_reserved(reserved_names)));
                 let last = scopes.len() - 1;
                 &mut scopes[last].1
             }
