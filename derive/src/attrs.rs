@@ -98,7 +98,7 @@ pub fn parse(attrs: &[Attribute], item: &Ident, errors: &mut Errors) -> Konditio
     let mut reader = Reader::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("kondition")) {
         let result = attr.parse_nested_meta(|meta| {
-            let Some(key) = reader.key(&meta, errors) else {
+            let Some(key) = Reader::key(&meta, errors) else {
                 skip_value(meta.input);
                 return Ok(());
             };
@@ -130,7 +130,7 @@ struct Reader {
 impl Reader {
     /// The key of `meta` as one of [`KEYS`]: a misspelt one is reported with its likely
     /// meaning and read as that; `None` for one with no likely meaning (reported).
-    fn key(&self, meta: &ParseNestedMeta, errors: &mut Errors) -> Option<&'static str> {
+    fn key(meta: &ParseNestedMeta, errors: &mut Errors) -> Option<&'static str> {
         let written = meta.path.get_ident().map_or_else(
             || quote::ToTokens::to_token_stream(&meta.path).to_string(),
             |ident| ident.unraw().to_string(),

@@ -21,14 +21,17 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// NodePool's CRD with `observedGeneration` added to its status: a standard status.
-fn standard_nodepool(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(NODEPOOL).expect("the fixture");
-    let text = text.replace(
+fn with_generation() -> String {
+    std::fs::read_to_string(NODEPOOL).expect("the fixture").replace(
         "              resources:\n",
         "              observedGeneration: {type: integer, format: int64}\n              resources:\n",
-    );
+    )
+}
+
+/// [`with_generation`], written into `dir`.
+fn standard_nodepool(dir: &Path) -> PathBuf {
     let path = dir.join("nodepool.yaml");
-    std::fs::write(&path, text).expect("write");
+    std::fs::write(&path, with_generation()).expect("write");
     path
 }
 
@@ -128,10 +131,7 @@ fn profiles_and_condition_types_are_checked_in_the_callers_words() {
 #[test]
 fn what_differs_in_a_condition_list_is_named() {
     let dir = scratch("items");
-    let text = std::fs::read_to_string(NODEPOOL).expect("the fixture").replace(
-        "              resources:\n",
-        "              observedGeneration: {type: integer, format: int64}\n              resources:\n",
-    );
+    let text = with_generation();
     for (from, to, why) in [
         (
             "status: {type: string, enum: [\"True\", \"False\", Unknown]}",
