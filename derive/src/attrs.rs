@@ -6,6 +6,8 @@
 //! #[kondition(resource = Widget, conditions(Ready, Synced), summary = "Synced", success_reason = "Synced")]
 //! #[kondition(profile = "aso", transition_rule = "StatusOnly")]
 //! #[kondition(crate = "my_api::kondition", profile = "standard")]
+//! #[kondition(profile = "standard", observed_generation = "conditions", conditions_without(severity))]
+//! #[kondition(profile = "standard", conditions_list = "atomic")]
 //! ```
 
 use proc_macro2::Span;
@@ -24,6 +26,15 @@ const MAX_FIELD_OWNER_LEN: usize = 119;
 
 /// The variants of `kondition::TransitionRule`.
 const TRANSITION_RULES: &[&str] = &["AnyChange", "StatusOnly"];
+
+/// Where `observed_generation = "..."` says the status keeps the generation.
+const GENERATION_FIELDS: &[&str] = &["status", "conditions"];
+
+/// How `conditions_list = "..."` says the list merges (its `x-kubernetes-list-type`).
+const CONDITIONS_LISTS: &[&str] = &["map", "atomic"];
+
+/// The optional condition fields `conditions_without(...)` can name.
+const CONDITION_FIELDS: &[&str] = &["severity", "observed_generation"];
 
 /// What `#[kondition(...)]` says.
 #[derive(Default)]
@@ -47,6 +58,13 @@ pub struct KonditionAttrs {
     /// `crate = "..."`: the path the generated code names the runtime by, for a crate that
     /// re-exports it (as serde's and kube's derives take one).
     pub krate: Option<Path>,
+    /// `observed_generation = "..."`: one of [`GENERATION_FIELDS`].
+    pub observed_generation: Option<LitStr>,
+    /// `conditions_list = "..."`: one of [`CONDITIONS_LISTS`].
+    pub conditions_list: Option<LitStr>,
+    /// `conditions_without(...)`: the condition fields the schema does not store, each one
+    /// of [`CONDITION_FIELDS`].
+    pub conditions_without: Vec<Ident>,
 }
 
 /// One declared condition type and where it was declared.
@@ -86,6 +104,9 @@ const KEYS: &[&str] = &[
     "transition_rule",
     "field_owner",
     "crate",
+    "observed_generation",
+    "conditions_list",
+    "conditions_without",
 ];
 
 /// Reads every `#[kondition(...)]` attribute; problems go to `errors`.
@@ -141,7 +162,7 @@ impl Reader {
         let near = kondition_names::suggest(&written, KEYS);
         let hint = near.map_or_else(
             || {
-                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"` or `crate = \"...\"`".to_owned()
+                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"` or `conditions_without(...)`".to_owned()
             },
             |near| format!("; did you mean `{near}`?"),
         );
@@ -204,6 +225,46 @@ impl Reader {
                     )
                 })?;
                 set_once(&mut parsed.krate, parsed_path, meta)
+            }
+            "observed_generation" => {
+                let place = string_value(meta, "observed_generation")?;
+                let Some(place) = known_value(
+                    &place,
+                    GENERATION_FIELDS,
+                    "place for the observed generation",
+                    errors,
+                ) else {
+                    return Ok(());
+                };
+                set_once(&mut parsed.observed_generation, place, meta)
+            }
+            "conditions_list" => {
+                let list = string_value(meta, "conditions_list")?;
+                let Some(list) = known_value(&list, CONDITIONS_LISTS, "list type", errors) else {
+                    return Ok(());
+                };
+                set_once(&mut parsed.conditions_list, list, meta)
+            }
+            "conditions_without" => {
+                if !parsed.conditions_without.is_empty() {
+                    return Err(
+                        meta.error("duplicate `conditions_without(...)`; list every field in one")
+                    );
+                }
+                let content;
+                parenthesized!(content in meta.input);
+                let fields = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+                for field in fields {
+                    let written = LitStr::new(&field.unraw().to_string(), field.span());
+                    if let Some(known) =
+                        known_value(&written, CONDITION_FIELDS, "condition field", errors)
+                    {
+                        parsed
+                            .conditions_without
+                            .push(Ident::new(&known.value(), field.span()));
+                    }
+                }
+                Ok(())
             }
             _ => {
                 // "conditions", the only key left in KEYS.

@@ -108,14 +108,61 @@ fn with_block(status: &Status, body: impl FnOnce(&StandardBlock) -> TokenStream)
 }
 
 fn set_observed_generation_body(status: &Status) -> TokenStream {
-    with_block(status, |block| {
-        let field = &block.observed_generation.ident;
-        if block.observed_generation.optional {
+    let krate = &status.krate;
+    with_block(status, |block| match &block.observed_generation {
+        Some(field) if field.optional => {
+            let field = &field.ident;
             quote!(self.#field = ::core::option::Option::Some(generation);)
-        } else {
+        }
+        Some(field) => {
+            let field = &field.ident;
             quote!(self.#field = generation;)
         }
+        // Kept on the conditions: the summary's says which generation the status reflects.
+        None => {
+            let present = conditions_access(status, block).present;
+            quote! {
+                let summary = <Self as #krate::KubeStatus>::PROFILE.summary;
+                if let ::core::option::Option::Some(conditions) = #present {
+                    if let ::core::option::Option::Some(mut condition) = conditions.get(summary).cloned() {
+                        condition.observed_generation = ::core::option::Option::Some(generation);
+                        conditions.set(condition);
+                    }
+                }
+            }
+        }
     })
+}
+
+/// `const SHAPE` when the status is not the standard one's shape.
+fn shape_const(status: &Status) -> TokenStream {
+    let shape = &status.shape;
+    if shape.is_standard() {
+        return TokenStream::new();
+    }
+    let krate = &status.krate;
+    let generation = if shape.generation_on_conditions {
+        format_ident!("Conditions")
+    } else {
+        format_ident!("Status")
+    };
+    let merge = if shape.atomic {
+        format_ident!("Atomic")
+    } else {
+        format_ident!("ByType")
+    };
+    let severity = !shape.without_severity;
+    let observed_generation = !shape.without_observed_generation;
+    quote! {
+        const SHAPE: #krate::StatusShape = #krate::StatusShape {
+            generation: #krate::shape::GenerationField::#generation,
+            merge: #krate::shape::ConditionsMerge::#merge,
+            fields: #krate::shape::ConditionFields {
+                severity: #severity,
+                observed_generation: #observed_generation,
+            },
+        };
+    }
 }
 
 /// How the generated code reaches the conditions list, held as `Conditions` or as
@@ -418,14 +465,22 @@ fn kube_status_impl(status: &Status) -> TokenStream {
     let apply = apply_ident(status);
     let read = with_block(status, |block| conditions_access(status, block).read);
     let write = with_block(status, |block| conditions_access(status, block).write);
-    let get_generation = with_block(status, |block| {
-        let generation = &block.observed_generation.ident;
-        if block.observed_generation.optional {
-            quote!(self.#generation)
-        } else {
-            quote!(::core::option::Option::Some(self.#generation))
+    let get_generation = with_block(status, |block| match &block.observed_generation {
+        Some(field) if field.optional => {
+            let field = &field.ident;
+            quote!(self.#field)
         }
+        Some(field) => {
+            let field = &field.ident;
+            quote!(::core::option::Option::Some(self.#field))
+        }
+        None => quote! {
+            #krate::KubeStatus::conditions(self)
+                .get(<Self as #krate::KubeStatus>::PROFILE.summary)
+                .and_then(|condition| condition.observed_generation)
+        },
     });
+    let shape = shape_const(status);
     let names = status.condition_types.iter().map(|t| &t.name);
     let profile = profile_const(status);
     let to_apply = with_block(status, |_| {
@@ -454,6 +509,8 @@ fn kube_status_impl(status: &Status) -> TokenStream {
             const CONDITION_TYPES: &'static [&'static str] = &[#(#names),*];
 
             const PROFILE: #krate::profile::Profile = #profile;
+
+            #shape
 
             #[inline]
             fn conditions(&self) -> &#krate::Conditions {
@@ -536,23 +593,21 @@ fn status_resource_impl(status: &Status) -> TokenStream {
             }
         }
     });
+    // The kind's status is kube's `HasStatus::Status`; it must be this struct, or the
+    // accessors and the chokepoint would work on another type than the one declared here.
     quote! {
         impl #krate::StatusResource for #resource {
-            type Status = #ident;
-
             #field_owner
-
-            #[inline]
-            fn status(&self) -> ::core::option::Option<&#ident> {
-                #krate::__private::kube_core::object::HasStatus::status(self)
-            }
-
-            #[inline]
-            fn status_mut(&mut self) -> &mut #ident {
-                #krate::__private::kube_core::object::HasStatus::status_mut(self)
-                    .get_or_insert_with(::core::default::Default::default)
-            }
         }
+
+        const _: fn() = || {
+            fn the_status_of<K, S>()
+            where
+                K: #krate::__private::kube_core::object::HasStatus<Status = S>,
+            {
+            }
+            the_status_of::<#resource, #ident>();
+        };
     }
 }
 

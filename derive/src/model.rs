@@ -43,6 +43,8 @@ pub struct Status {
     /// The standard block; `None` when a field of it is missing or of another type, an
     /// error the derive has reported (see [`Derived`]).
     pub block: Option<StandardBlock>,
+    /// What the status' schema holds of the standard block.
+    pub shape: Shape,
     /// Every field that reaches the wire, in order.
     pub fields: Vec<ApplyField>,
     pub condition_types: Vec<ConditionType>,
@@ -52,8 +54,33 @@ pub struct Status {
 pub struct StandardBlock {
     /// The field holding `conditions`: a `Conditions` or an `Option<Conditions>`.
     pub conditions: StandardField,
-    /// The field holding `observedGeneration`: an `i64` or an `Option<i64>`.
-    pub observed_generation: StandardField,
+    /// The field holding `observedGeneration`: an `i64` or an `Option<i64>`; `None` for a
+    /// status that keeps the generation only on its conditions.
+    pub observed_generation: Option<StandardField>,
+}
+
+/// What the status' schema holds of the standard block (`kondition::StatusShape`), from
+/// `observed_generation = "..."`, `conditions_list = "..."` and `conditions_without(...)`.
+#[derive(Default)]
+pub struct Shape {
+    /// `observed_generation = "conditions"`: no field of the status' own.
+    pub generation_on_conditions: bool,
+    /// `conditions_list = "atomic"`.
+    pub atomic: bool,
+    /// `conditions_without(severity)`.
+    pub without_severity: bool,
+    /// `conditions_without(observed_generation)`.
+    pub without_observed_generation: bool,
+}
+
+impl Shape {
+    /// Whether this is the standard status' shape, so `SHAPE` keeps its default.
+    pub fn is_standard(&self) -> bool {
+        !(self.generation_on_conditions
+            || self.atomic
+            || self.without_severity
+            || self.without_observed_generation)
+    }
 }
 
 /// What the derive makes of its input: every error, and the status to write code for.
@@ -178,17 +205,30 @@ impl Status {
                 ),
             );
         }
-        if observed_generation.is_none() {
-            errors.spanned(
-                &input.ident,
-                format!(
-                    "`{}` has no `observed_generation` field (wire name `observedGeneration`); add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub observed_generation: Option<i64>`",
-                    input.ident
-                ),
-            );
+        let shape = shape(&attrs, errors);
+        // The generation's field is there exactly when the status keeps it (a missing one
+        // leaves the block out, a field the attribute says is not there is only reported).
+        let mut generation_missing = false;
+        match (&observed_generation, shape.generation_on_conditions) {
+            (None, false) => {
+                generation_missing = true;
+                errors.spanned(
+                    &input.ident,
+                    format!(
+                        "`{}` has no `observed_generation` field (wire name `observedGeneration`); add `#[serde(default, skip_serializing_if = \"Option::is_none\")] pub observed_generation: Option<i64>`, or say `#[kondition(observed_generation = \"conditions\")]` for a status that keeps the generation only on its conditions",
+                        input.ident
+                    ),
+                );
+            }
+            (Some(field), true) => errors.spanned(
+                &field.ident,
+                "`observed_generation = \"conditions\"` says the status keeps the generation only on its conditions; remove this field, or the attribute",
+            ),
+            _ => {}
         }
-        let block = match (conditions, observed_generation) {
-            (Some(conditions), Some(observed_generation)) if !mistyped => Some(StandardBlock {
+        let observed_generation = observed_generation.filter(|_| !shape.generation_on_conditions);
+        let block = match conditions {
+            Some(conditions) if !mistyped && !generation_missing => Some(StandardBlock {
                 conditions,
                 observed_generation,
             }),
@@ -219,10 +259,35 @@ impl Status {
             success_reason: attrs.success_reason,
             transition_rule: attrs.transition_rule,
             block,
+            shape,
             fields,
             condition_types,
         })
     }
+}
+
+/// The shape `#[kondition(...)]` declares; a contradiction goes to `errors`.
+fn shape(attrs: &attrs::KonditionAttrs, errors: &mut Errors) -> Shape {
+    let is = |value: &Option<LitStr>, expected: &str| {
+        value.as_ref().is_some_and(|v| v.value() == expected)
+    };
+    let without = |name: &str| attrs.conditions_without.iter().find(|field| *field == name);
+    let shape = Shape {
+        generation_on_conditions: is(&attrs.observed_generation, "conditions"),
+        atomic: is(&attrs.conditions_list, "atomic"),
+        without_severity: without("severity").is_some(),
+        without_observed_generation: without("observed_generation").is_some(),
+    };
+    if let (true, Some(field)) = (
+        shape.generation_on_conditions,
+        without("observed_generation"),
+    ) {
+        errors.spanned(
+            field,
+            "the conditions keep the observed generation (`observed_generation = \"conditions\"`), so they cannot be without it: a status must keep the generation it reflects somewhere",
+        );
+    }
+    shape
 }
 
 /// What a field of the status is: a standard one or another.

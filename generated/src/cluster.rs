@@ -963,7 +963,7 @@ pub mod v1beta2 {
     /// status is the observed state of Cluster.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
     #[serde(rename_all = "camelCase")]
-    #[kondition(resource = Cluster, profile = "standard")]
+    #[kondition(resource = Cluster, profile = "standard", conditions_without(severity))]
     pub struct ClusterStatus {
         /// conditions represents the observations of a Cluster's current state.
         /// Known condition types are Available, InfrastructureReady, ControlPlaneInitialized, ControlPlaneAvailable, WorkersAvailable, MachinesReady

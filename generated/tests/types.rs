@@ -93,7 +93,7 @@ fn the_status_works_through_the_derive() {
         securitygroup::v1alpha1::SecurityGroup::field_owner(),
         "openstack.k-orc.cloud/securitygroup-controller"
     );
-    let status = sg.status_mut();
+    let status = sg.status_or_insert();
     let outcome = status.set_available(Condition::new(
         "",
         ConditionStatus::True,

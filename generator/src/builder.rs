@@ -253,4 +253,34 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// A note of the generator (here, what an atomic condition list means) reaches the
+    /// build's output as a warning.
+    #[test]
+    fn notes_are_cargo_warnings() {
+        let dir = std::env::temp_dir().join(format!("kondition-notes-{}", std::process::id()));
+        let kafka = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/status_choices/kafka.yaml"
+        );
+        let mut cargo = Vec::new();
+        Builder::new()
+            .schemas([kafka])
+            .out_dir(dir.join("out"))
+            .generate_to(&mut cargo)
+            .expect("generates");
+        let printed = String::from_utf8(cargo).expect("UTF-8");
+        let warnings: Vec<&str> = printed
+            .lines()
+            .filter_map(|line| line.strip_prefix("cargo:warning="))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{printed}");
+        assert!(
+            warnings[0].starts_with(&format!(
+                "{kafka}:4:1: note: Kafka v1beta2: `status.conditions` is an atomic list"
+            )),
+            "{printed}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -169,7 +169,7 @@ pub fn plan(model: &Model) -> Plan {
                 // what it holds may be shared.
                 let status = match &version.body {
                     crate::model::Body::Root(fields) if kind.status.is_some() => {
-                        crate::crd::status::standard_status(fields).map(|(_, object)| object)
+                        crate::crd::status::standard_status(fields).map(|adopted| adopted.object)
                     }
                     _ => None,
                 };

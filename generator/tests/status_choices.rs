@@ -7,10 +7,18 @@ use std::process::Command;
 
 use kondition_gen::Builder;
 
-/// A CRD whose status has metav1 conditions but no `observedGeneration` (NodePool's shape).
+/// A CRD whose status has metav1 conditions, each with its own `observedGeneration`, but no
+/// `observedGeneration` of the status' own (NodePool's shape).
 const NODEPOOL: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/status_choices/nodepool.yaml"
+);
+
+/// A CRD whose status has `observedGeneration` and conditions without one, in an atomic list
+/// (Kafka's shape).
+const KAFKA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/status_choices/kafka.yaml"
 );
 
 fn scratch(name: &str) -> PathBuf {
@@ -26,6 +34,16 @@ fn with_generation() -> String {
         "              resources:\n",
         "              observedGeneration: {type: integer, format: int64}\n              resources:\n",
     )
+}
+
+/// NodePool's CRD with the conditions' `observedGeneration` taken out: no generation kept
+/// anywhere.
+fn without_generation() -> String {
+    let text = std::fs::read_to_string(NODEPOOL).expect("the fixture");
+    let line =
+        "                    observedGeneration: {type: integer, format: int64, minimum: 0}\n";
+    assert!(text.contains(line));
+    text.replace(line, "")
 }
 
 /// [`with_generation`], written into `dir`.
@@ -55,24 +73,84 @@ fn cli(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-const NO_GENERATION: &str = "NodePool has no status kondition can drive (metav1 conditions and an int64 observedGeneration) in version v1: its `status` has no `observedGeneration`; add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
+const NO_GENERATION: &str = "NodePool has no status kondition can drive (metav1 conditions and an int64 observedGeneration) in version v1: its `status` has no `observedGeneration`, and its conditions have none either, so nothing would say which generation the status reflects; add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
+
+/// `generate`'s Rust for `schema` with `builder`'s choices, its whitespace made single
+/// spaces (so an attribute reads the same however the printer broke its line).
+fn generated(dir: &Path, schema: &Path, builder: impl FnOnce(Builder) -> Builder) -> String {
+    let path = builder(Builder::new().schemas([schema]).out_dir(dir.join("out")))
+        .generate()
+        .expect("generates");
+    let rust = std::fs::read_to_string(path).expect("the output");
+    rust.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// NodePool's shape is driven: `KubeStatus` keeps the generation on the conditions, and
+/// writes no severity, which metav1 conditions do not have.
+#[test]
+fn a_status_that_keeps_the_generation_on_its_conditions_is_driven() {
+    let dir = scratch("nodepool-driven");
+    let rust = generated(&dir, Path::new(NODEPOOL), |b| {
+        b.profile("NodePool", "kstatus")
+    });
+    assert!(
+        rust.contains(
+            r#"#[kondition( resource = NodePool, profile = "kstatus", observed_generation = "conditions", conditions_without(severity) )] pub struct NodePoolStatus { "#
+        ) || rust.contains(
+            r#"#[kondition(resource = NodePool, profile = "kstatus", observed_generation = "conditions", conditions_without(severity))] pub struct NodePoolStatus { "#
+        ),
+        "{rust}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Kafka's shape is driven too, with a note of what an atomic list means (on the command
+/// line; a build script prints the same notes as `cargo:warning`, `builder::tests`).
+#[test]
+fn an_atomic_condition_list_is_driven_and_its_limits_said() {
+    let dir = scratch("kafka");
+    let rust = generated(&dir, Path::new(KAFKA), |b| b);
+    assert!(
+        rust.contains(
+            r#"#[kondition( resource = Kafka, profile = "standard", conditions_list = "atomic", conditions_without(severity, observed_generation) )] pub struct KafkaStatus { "#
+        ),
+        "{rust}"
+    );
+    let note = format!(
+        "{KAFKA}:4:1: note: Kafka v1beta2: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--out"])
+        .arg(dir.join("cli"))
+        .arg(KAFKA)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().next(), Some(note.as_str()), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
 
 #[test]
 fn a_status_kondition_cannot_drive_is_explained_once_in_the_callers_words() {
     let dir = scratch("nodepool");
-    let nodepool = Path::new(NODEPOOL);
+    let nodepool = dir.join("nodepool.yaml");
+    std::fs::write(&nodepool, without_generation()).expect("write");
+    let nodepool = nodepool.as_path();
+    let file = nodepool.display().to_string();
     assert_eq!(
         build(&dir, nodepool, |b| b.profile("NodePool", "kstatus")),
-        format!("{NODEPOOL}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: {NO_GENERATION}\n")
+        format!("{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: {NO_GENERATION}\n")
     );
     assert_eq!(
         build(&dir, nodepool, |b| b.conditions("NodePool", ["Drifted"])),
-        format!("{NODEPOOL}:3:1: `Builder::conditions(\"NodePool\", ...)`: {NO_GENERATION}\n")
+        format!("{file}:3:1: `Builder::conditions(\"NodePool\", ...)`: {NO_GENERATION}\n")
     );
     assert_eq!(
-        cli(&dir, &[NODEPOOL, "--profile", "NodePool=kstatus"]),
-        format!("{NODEPOOL}:3:1: `--profile NodePool=kstatus`: {NO_GENERATION}\n")
+        cli(&dir, &[&file, "--profile", "NodePool=kstatus"]),
+        format!("{file}:3:1: `--profile NodePool=kstatus`: {NO_GENERATION}\n")
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -121,8 +199,9 @@ fn profiles_and_condition_types_are_checked_in_the_callers_words() {
         .generate()
         .and_then(|path| std::fs::read_to_string(path).map_err(kondition_gen::builder::Error::Io))
         .expect("generates");
+    let rust = rust.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        rust.contains("#[kondition(resource = NodePool, profile = \"kstatus\""),
+        rust.contains(r#"#[kondition( resource = NodePool, profile = "kstatus", conditions_without(severity) )]"#),
         "{rust}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -43,6 +43,7 @@ pub mod kstatus;
 pub mod nullable;
 pub mod profile;
 mod schema;
+pub mod shape;
 mod status;
 pub mod subresources;
 mod summary;
@@ -51,6 +52,7 @@ pub mod validation;
 pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};
 pub use conditions::{Conditions, SetOutcome, TransitionRule};
 pub use error::{Failure, ReconcileError, Requeue, RequeuePolicy};
+pub use shape::StatusShape;
 pub use status::{ApplyMetadata, KubeStatus, StatusApply, StatusResource, default_field_owner};
 pub use subresources::{SubResource, SubResourceState, SubResources};
 pub use summary::Summary;
@@ -74,9 +76,16 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 /// | `transition_rule = "StatusOnly"` | when `lastTransitionTime` moves (a [`TransitionRule`]), instead of the profile's |
 /// | `field_owner = "..."` | the field manager, instead of `<group>/<kind>-controller` |
 /// | `crate = "my_api::kondition"` | the path to this crate, for a crate that re-exports it (the generated code names it by this path instead of `::kondition`) |
+/// | `observed_generation = "conditions"` | the status keeps the generation only on its conditions, and has no `observedGeneration` field ([`shape::GenerationField::Conditions`]); by default `"status"` |
+/// | `conditions_list = "atomic"` | the CRD's `conditions` list has no `x-kubernetes-list-type: map`: applied whole ([`shape::ConditionsMerge::Atomic`]); by default `"map"` |
+/// | `conditions_without(severity, observed_generation)` | condition fields the CRD's schema does not store, which the chokepoint then never writes ([`shape::ConditionFields`]) |
+///
+/// The last three describe another operator's CRD as it is (see [`shape`]); a CRD made from
+/// the struct itself has the standard shape, their default.
 ///
 /// The struct needs a `conditions` field (wire name `conditions`) of type [`Conditions`] or
-/// `Option<Conditions>`, and an `observedGeneration` field of type `Option<i64>` or `i64`;
+/// `Option<Conditions>`, and (unless `observed_generation = "conditions"`) an
+/// `observedGeneration` field of type `Option<i64>` or `i64`;
 /// any other type is a compile error on the field. `Option<Conditions>` (with
 /// `#[serde(default, skip_serializing_if = "Option::is_none")]`) is for a status read from
 /// an existing CRD: it keeps an object without a `conditions` key apart from one with

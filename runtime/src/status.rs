@@ -9,10 +9,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 use kube_core::Resource;
+use kube_core::object::HasStatus;
 use serde::Serialize;
 
-use crate::Conditions;
 use crate::profile::{self, Profile};
+use crate::{Conditions, StatusShape};
 
 /// A status struct with the standard block: a `conditions` list and `observedGeneration`.
 ///
@@ -32,6 +33,14 @@ pub trait KubeStatus {
     /// `success_reason = "..."`; by default Ready, `Succeeded`, nothing beside it.
     const PROFILE: Profile = profile::CUSTOM;
 
+    /// What the status' schema holds of the standard block: where the observed generation
+    /// is kept, how the `conditions` list merges, which optional condition fields are
+    /// stored. The chokepoint writes nothing the schema would drop and, for a list that
+    /// does not merge by `type`, applies it whole. `#[derive(KubeStatus)]` sets it from
+    /// `observed_generation = "..."`, `conditions_list = "..."` and `conditions_without(...)`;
+    /// by default [`StatusShape::STANDARD`].
+    const SHAPE: StatusShape = StatusShape::STANDARD;
+
     /// The conditions (empty when the status holds no list).
     fn conditions(&self) -> &Conditions;
 
@@ -39,10 +48,14 @@ pub trait KubeStatus {
     /// inserted first when the status holds none).
     fn conditions_mut(&mut self) -> &mut Conditions;
 
-    /// `status.observedGeneration`.
+    /// `status.observedGeneration`; for a status that keeps the generation only on its
+    /// conditions ([`GenerationField::Conditions`](crate::shape::GenerationField)), the
+    /// summary condition's.
     fn observed_generation(&self) -> Option<i64>;
 
-    /// Sets `status.observedGeneration`, normally to `metadata.generation` after a reconcile.
+    /// Sets `status.observedGeneration`, normally to `metadata.generation` after a
+    /// reconcile; for a status that keeps the generation only on its conditions, sets the
+    /// summary condition's (if there is one).
     fn set_observed_generation(&mut self, generation: i64);
 
     /// The full apply configuration: every field of this status.
@@ -54,22 +67,23 @@ pub trait KubeStatus {
 
 /// A resource whose status is a [`KubeStatus`]: what the status chokepoint dispatches on.
 ///
-/// Implemented by `#[derive(KubeStatus)]` for the kind named by `resource = Kind`.
-pub trait StatusResource: Resource<DynamicType = ()> {
-    /// The status struct.
-    type Status: KubeStatus + Default;
-
+/// Implemented by `#[derive(KubeStatus)]` for the kind named by `resource = Kind`. The status
+/// is the one of kube's [`HasStatus`] (which kube's `CustomResource` derive and `kondition
+/// generate` implement), so `status()` and `status_mut()` are kube's, and importing both
+/// traits makes no call ambiguous.
+pub trait StatusResource:
+    Resource<DynamicType = ()> + HasStatus<Status: KubeStatus + Default>
+{
     /// The server-side apply field manager of this kind's controller; by default
     /// `<group>/<kind, lowercase>-controller`.
     fn field_owner() -> Cow<'static, str> {
         Cow::Owned(default_field_owner::<Self>())
     }
 
-    /// The status, if the object has one.
-    fn status(&self) -> Option<&Self::Status>;
-
     /// The status, created empty if the object has none.
-    fn status_mut(&mut self) -> &mut Self::Status;
+    fn status_or_insert(&mut self) -> &mut Self::Status {
+        self.status_mut().get_or_insert_with(Default::default)
+    }
 
     /// The body of a full status apply: apiVersion, kind, name, namespace and the whole
     /// status, without a precondition (so two objects' bodies compare by their status

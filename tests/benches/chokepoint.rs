@@ -138,7 +138,7 @@ fn steady_widget() -> Widget {
 
 /// The body: sets every condition again, as a reconcile does.
 async fn body(widget: &mut Widget, flip: bool) -> Result<(), Failure> {
-    let status = widget.status_mut();
+    let status = widget.status_or_insert();
     for t in TYPES {
         let condition = if flip && t == "Synced" {
             Condition::new(t, ConditionStatus::False, "OutOfSync").with_message("drift detected")
@@ -196,7 +196,7 @@ fn steady_state(state: State, spacing: std::time::Duration) -> (usize, bool, usi
             let object = meters.get_status("m1").await.expect("stored");
             reconciler
                 .reconcile(Arc::new(object), async |m: &mut Meter| {
-                    let status = m.status_mut();
+                    let status = m.status_or_insert();
                     status.endpoint = Some("10.0.0.7:443".into());
                     match state {
                         State::Success => {}

@@ -43,7 +43,7 @@ macro_rules! widget_kind {
             const PLURAL: &'static str = $plural;
 
             fn set_endpoint(&mut self, endpoint: &str) {
-                kondition::StatusResource::status_mut(self).endpoint = Some(endpoint.to_owned());
+                kondition::StatusResource::status_or_insert(self).endpoint = Some(endpoint.to_owned());
             }
         }
     };

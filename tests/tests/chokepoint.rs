@@ -350,7 +350,7 @@ async fn success_applies_the_whole_status_once() {
     let action = setup
         .reconciler()
         .reconcile(Arc::new(object), async |w: &mut Widget| {
-            w.status_mut().endpoint = Some("10.0.0.7:443".into());
+            w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
             Ok::<(), Failure>(())
         })
         .await
@@ -419,7 +419,7 @@ async fn steady_state_sends_nothing() {
     for _ in 0..5 {
         let action = setup
             .reconcile(&reconciler, "w1", async |w: &mut Widget| {
-                w.status_mut().endpoint = Some("10.0.0.7:443".into());
+                w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
                 Ok(())
             })
             .await;
@@ -443,7 +443,7 @@ async fn the_reconciles_after_a_write_send_nothing() {
     setup.create("w1", 1, &[]).await;
     let reconciler = setup.reconciler();
     let endpoint = async |w: &mut Widget| {
-        w.status_mut().endpoint = Some("10.0.0.7:443".into());
+        w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
         Ok(())
     };
     setup.reconcile(&reconciler, "w1", endpoint).await;
@@ -647,7 +647,7 @@ fn succeeded_at_7(fields: Value) -> Value {
 #[tokio::test(start_paused = true)]
 async fn a_status_breaking_the_schemas_pattern_falls_back() {
     let message = rejected_with_422(
-        |w| w.status_mut().endpoint = Some("x".into()),
+        |w| w.status_or_insert().endpoint = Some("x".into()),
         succeeded_at_7(json!({"endpoint": "x"})),
     )
     .await;
@@ -661,7 +661,7 @@ async fn a_status_breaking_the_schemas_pattern_falls_back() {
 async fn a_status_missing_a_required_field_falls_back() {
     let message = rejected_with_422(
         |w| {
-            w.status_mut().certificate = Some(Certificate {
+            w.status_or_insert().certificate = Some(Certificate {
                 secret_name: None,
                 not_after: Some("2027-01-01T00:00:00Z".into()),
             });
@@ -680,7 +680,7 @@ async fn a_status_missing_a_required_field_falls_back() {
 async fn a_status_breaking_a_cel_rule_falls_back() {
     let message = rejected_with_422(
         |w| {
-            let status = w.status_mut();
+            let status = w.status_or_insert();
             status.replicas = Some(2);
             status.ready_replicas = Some(3);
         },
@@ -714,7 +714,7 @@ async fn a_condition_the_server_rejects_is_left_out_of_the_fallback() {
         &reconciler,
         |w: &mut Widget| {
             // A reason that breaks the pattern of the conditions' schema.
-            w.status_mut().conditions_mut().set(Condition::new(
+            w.status_or_insert().conditions_mut().set(Condition::new(
                 "Available",
                 ConditionStatus::True,
                 "not a reason",
@@ -731,7 +731,7 @@ async fn a_condition_the_server_rejects_is_left_out_of_the_fallback() {
     setup.env.requests.clear();
     setup
         .reconcile(&reconciler, "w1", async |w: &mut Widget| {
-            w.status_mut().conditions_mut().set(Condition::new(
+            w.status_or_insert().conditions_mut().set(Condition::new(
                 "Available",
                 ConditionStatus::True,
                 "not a reason",
@@ -756,7 +756,7 @@ async fn recovery_releases_the_fallback_manager() {
     // fallback manager.
     setup
         .reconcile(&reconciler, "w1", async |w: &mut Widget| {
-            w.status_mut().endpoint = Some("x".into());
+            w.status_or_insert().endpoint = Some("x".into());
             Ok(())
         })
         .await;
@@ -774,7 +774,7 @@ async fn recovery_releases_the_fallback_manager() {
     setup.env.requests.clear();
     setup
         .reconcile(&reconciler, "w1", async |w: &mut Widget| {
-            w.status_mut().endpoint = Some("10.0.0.7:443".into());
+            w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
             Ok(())
         })
         .await;
@@ -1003,7 +1003,7 @@ async fn a_ready_set_by_the_body_stands() {
     setup
         .reconcile(&setup.reconciler(), "w1", async |w: &mut Widget| {
             // Inherited from a child: not ready although this reconcile succeeded.
-            w.status_mut().set_ready(
+            w.status_or_insert().set_ready(
                 Condition::new("Ready", ConditionStatus::False, "ChildNotReady")
                     .with_message("Deployment web: 1/3 ready"),
             );
@@ -1464,7 +1464,7 @@ async fn a_new_object_gets_its_finalizer_and_its_status_in_one_reconcile() {
             "example.com/cleanup",
             w,
             async |w: &mut Widget| {
-                w.status_mut().endpoint = Some("10.0.0.9:443".into());
+                w.status_or_insert().endpoint = Some("10.0.0.9:443".into());
                 Ok::<(), Failure>(())
             },
             async |_: &mut Widget| Ok(()),
@@ -1583,7 +1583,7 @@ async fn two_managers_each_keep_their_own_status_fields() {
 
     setup
         .reconcile(&setup.reconciler(), "w1", async |w: &mut Widget| {
-            w.status_mut().endpoint = Some("10.0.0.7:443".into());
+            w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
             Ok(())
         })
         .await;
@@ -1691,7 +1691,7 @@ async fn force_takes_a_field_another_manager_owns() {
 
     setup
         .reconcile(&setup.reconciler(), "w1", async |w: &mut Widget| {
-            w.status_mut().endpoint = Some("10.0.0.7:443".into());
+            w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
             Ok(())
         })
         .await;

@@ -114,7 +114,7 @@ fn the_field_owner_defaults_to_group_and_kind() {
 #[test]
 fn the_full_status_apply_body_is_exact() {
     let mut widget = widget();
-    let status = widget.status_mut();
+    let status = widget.status_or_insert();
     status.set_ready(
         Condition::new("Ready", ConditionStatus::True, "Succeeded")
             .with_observed_generation(4)
@@ -163,7 +163,7 @@ fn unset_fields_are_left_out_of_the_apply_body() {
         with_status(json!({}))
     );
     // An empty status owns the (empty) conditions list, so stale conditions go.
-    widget.status_mut();
+    widget.status_or_insert();
     assert_eq!(
         serde_json::to_value(widget.status_apply()).expect("serializes"),
         with_status(json!({"conditions": []}))
@@ -173,8 +173,8 @@ fn unset_fields_are_left_out_of_the_apply_body() {
 #[test]
 fn the_conditions_only_apply_body_is_exact() {
     let mut widget = widget();
-    widget.status_mut().endpoint = Some("kept out".into());
-    widget.status_mut().set_observed_generation(3);
+    widget.status_or_insert().endpoint = Some("kept out".into());
+    widget.status_or_insert().set_observed_generation(3);
     let failed = Condition::new("Ready", ConditionStatus::False, "InvalidEndpoint")
         .with_severity(Severity::Error)
         .with_message("status.endpoint: must be a host:port")
@@ -349,7 +349,7 @@ mod unusual {
     #[test]
     fn the_apply_body_serializes_as_the_status_does() {
         let mut gateway = Gateway::new("edge", GatewaySpec { listeners: 2 });
-        let status = gateway.status_mut();
+        let status = gateway.status_or_insert();
         status.set_ready(Condition::new("", ConditionStatus::True, "Succeeded").at(at(0)));
         status.observed_generation = 2;
         status.r#type = Some("L7".into());
@@ -609,7 +609,7 @@ mod optional_conditions {
 
         // Through the resource: a status without conditions applies none.
         let mut gadget = Gadget::new("g1", GadgetSpec { size: 1 });
-        gadget.status_mut().set_observed_generation(4);
+        gadget.status_or_insert().set_observed_generation(4);
         assert_eq!(
             json_of(gadget.status_apply()),
             json!({

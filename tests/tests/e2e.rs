@@ -47,7 +47,7 @@ async fn a_security_group_is_reconciled_and_its_status_read_back() {
     let reconciler = StatusReconciler::<SecurityGroup>::new(env.client.clone());
     reconciler
         .reconcile(Arc::new(created), async |group: &mut SecurityGroup| {
-            let status = group.status_mut();
+            let status = group.status_or_insert();
             status.id = Some("sg-e2e".into());
             for condition in orc::conditions(orc::MainResource::UpToDate, None) {
                 status.conditions.set(condition);

@@ -142,10 +142,10 @@ async fn reconcile(
         .reconcile(Arc::new(object.clone()), async |w: &mut Widget| {
             let size = w.spec.size;
             match body {
-                Body::Sees => w.status_mut().seen_size = Some(size),
-                Body::SeesNegative => w.status_mut().seen_size = Some(-1),
+                Body::Sees => w.status_or_insert().seen_size = Some(size),
+                Body::SeesNegative => w.status_or_insert().seen_size = Some(-1),
                 Body::Fails(message) => {
-                    w.status_mut().seen_size = Some(size);
+                    w.status_or_insert().seen_size = Some(size);
                     return Err(Failure::retryable("Throttled", message));
                 }
             }

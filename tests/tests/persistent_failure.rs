@@ -282,7 +282,7 @@ async fn the_companions_of_a_rejected_status_stay_put() {
         let object = cluster.get("w1").await;
         reconciler
             .reconcile(Arc::new(object), async |w: &mut KstatusWidget| {
-                w.status_mut().endpoint = Some("x".into());
+                w.status_or_insert().endpoint = Some("x".into());
                 Ok::<(), Failure>(())
             })
             .await
@@ -399,7 +399,7 @@ async fn the_memory_of_ten_thousand_deleted_objects_returns_to_empty() {
         .for_each_concurrent(IN_FLIGHT, |copy| async {
             reconciler
                 .reconcile(Arc::new(copy.clone()), async |w: &mut StandardWidget| {
-                    w.status_mut().endpoint = Some("10.0.0.1:443".into());
+                    w.status_or_insert().endpoint = Some("10.0.0.1:443".into());
                     Ok::<(), Failure>(())
                 })
                 .await

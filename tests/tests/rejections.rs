@@ -303,7 +303,7 @@ async fn rejected_once(code: u16, message_part: &str, set: impl Fn(&mut Gizmo) +
     let message = ready["message"].as_str().expect("a message");
     assert!(message.contains(message_part), "{message}");
     assert_eq!(ready["observedGeneration"], json!(1));
-    let status = serde_json::to_value(stored.status()).expect("JSON");
+    let status = serde_json::to_value(&stored.status).expect("JSON");
     assert_eq!(status.get("observedGeneration"), None, "{status}");
     let events = harness.events().await;
     assert_eq!(events.len(), 1, "{events:#?}");
@@ -320,7 +320,7 @@ async fn rejected_once(code: u16, message_part: &str, set: impl Fn(&mut Gizmo) +
 #[tokio::test(start_paused = true)]
 async fn a_field_the_crd_does_not_declare() {
     rejected_once(500, "field not declared in schema", |g| {
-        let status = g.status_mut();
+        let status = g.status_or_insert();
         status.endpoint = Some("10.0.0.1:80".into());
         status.added_later = Some("new in this release".into());
     })
@@ -334,7 +334,7 @@ async fn two_list_entries_with_one_key() {
             name: "web".into(),
             port,
         };
-        g.status_mut().listeners = Some(vec![listener(80), listener(8080)]);
+        g.status_or_insert().listeners = Some(vec![listener(80), listener(8080)]);
     })
     .await;
 }
@@ -342,7 +342,7 @@ async fn two_list_entries_with_one_key() {
 #[tokio::test(start_paused = true)]
 async fn a_cel_rule_on_the_status() {
     rejected_once(422, "endpoint must not be forbidden", |g| {
-        g.status_mut().endpoint = Some("forbidden".into());
+        g.status_or_insert().endpoint = Some("forbidden".into());
     })
     .await;
 }
@@ -350,7 +350,7 @@ async fn a_cel_rule_on_the_status() {
 #[tokio::test(start_paused = true)]
 async fn a_pattern_of_the_schema() {
     rejected_once(422, "should match", |g| {
-        g.status_mut().endpoint = Some("Not A Host!".into());
+        g.status_or_insert().endpoint = Some("Not A Host!".into());
     })
     .await;
 }
@@ -359,7 +359,7 @@ async fn a_pattern_of_the_schema() {
 async fn a_status_over_the_storage_limit() {
     // 1.6 MiB: under the 3 MiB request limit, over etcd's 1.5 MiB.
     rejected_once(500, "request is too large", |g| {
-        g.status_mut().endpoint = Some("a".repeat(1_600 * 1024));
+        g.status_or_insert().endpoint = Some("a".repeat(1_600 * 1024));
     })
     .await;
 }
@@ -367,7 +367,7 @@ async fn a_status_over_the_storage_limit() {
 #[tokio::test(start_paused = true)]
 async fn a_body_over_the_request_limit() {
     rejected_once(413, "Request entity too large", |g| {
-        g.status_mut().endpoint = Some("a".repeat(3 * 1024 * 1024));
+        g.status_or_insert().endpoint = Some("a".repeat(3 * 1024 * 1024));
     })
     .await;
 }
@@ -377,7 +377,7 @@ async fn the_fallback_rejected_too_writes_nothing_and_says_so_once() {
     let harness = Harness::<Sprocket>::new(sprocket_crd()).await;
     harness.create("s1").await;
     let created = harness.stored("s1").await;
-    let set = |s: &mut Sprocket| s.status_mut().endpoint = Some("Not A Host!".into());
+    let set = |s: &mut Sprocket| s.status_or_insert().endpoint = Some("Not A Host!".into());
 
     harness.reconcile("s1", set).await;
     let owner = Sprocket::field_owner().into_owned();
@@ -404,7 +404,7 @@ async fn the_fallback_rejected_too_writes_nothing_and_says_so_once() {
     // transition is the second Event.
     harness
         .reconcile("s1", |s: &mut Sprocket| {
-            s.status_mut().endpoint = Some("10.0.0.1:80".into());
+            s.status_or_insert().endpoint = Some("10.0.0.1:80".into());
         })
         .await;
     let stored = harness.stored("s1").await;

@@ -96,7 +96,7 @@ async fn reconcile(
 ) -> Result<kube::runtime::controller::Action, kondition::controller::Error> {
     reconciler
         .reconcile(object, async |w: &mut Widget| {
-            w.status_mut().seen_size = Some(w.spec.size);
+            w.status_or_insert().seen_size = Some(w.spec.size);
             Ok::<(), Failure>(())
         })
         .await

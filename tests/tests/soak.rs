@@ -362,9 +362,9 @@ async fn soak(objects: usize, rejected_objects: usize, preconditions: bool) -> R
                     }
                     if draw < BODY_FAILURE + BODY_NEGATIVE {
                         context.negative_sizes.fetch_add(1, Ordering::SeqCst);
-                        w.status_mut().seen_size = Some(-1);
+                        w.status_or_insert().seen_size = Some(-1);
                     } else {
-                        w.status_mut().seen_size = Some(w.spec.size);
+                        w.status_or_insert().seen_size = Some(w.spec.size);
                     }
                     Ok(())
                 })

@@ -15,6 +15,7 @@ fn derive_ui() {
 const MISTAKES: &[(&str, usize)] = &[
     ("invalid_condition_type", 2),
     ("many_errors_at_once", 5),
+    ("misspelt_shape", 2),
     ("wrong_field_types", 2),
     ("wrong_option_types", 2),
 ];

@@ -8,6 +8,7 @@
 pub mod status;
 pub mod types;
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -114,9 +115,11 @@ pub fn read_documents(
         .flat_map(|kind| KIND_ITEMS.map(|suffix| format!("{kind}{suffix}")))
         .collect();
     let reserved_names: Vec<&str> = reserved.iter().map(String::as_str).collect();
+    let kind_notes = RefCell::new(Vec::new());
     for crd in crds {
         let context = Context {
             sink: &sink,
+            notes: &kind_notes,
             options,
             profiles,
         };
@@ -147,6 +150,7 @@ pub fn read_documents(
             kinds.push(kind);
         }
     }
+    notes.extend(kind_notes.into_inner());
     if kinds.is_empty() && sink.is_empty() {
         sink.error(Pos::default(), "the file holds no CustomResourceDefinition");
     }
@@ -305,6 +309,8 @@ fn strings(node: &Node, key: &str, sink: &Sink) -> Vec<String> {
 /// What reading one CRD needs besides the CRD.
 struct Context<'a> {
     sink: &'a Sink<'a>,
+    /// What the user should know of a kind read well (printed, not an error).
+    notes: &'a RefCell<Vec<Diagnostic>>,
     options: &'a Options,
     profiles: &'a Profiles,
 }
@@ -527,6 +533,7 @@ fn kind_status(
     let choice = context.options.statuses.get(kind);
     let caller = context.options.caller;
     if standard_status {
+        note_atomic_conditions(crd, kind, versions, context);
         return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
             .map(Some);
     }
@@ -552,6 +559,29 @@ fn kind_status(
         );
     }
     Some(None)
+}
+
+/// A note for each version whose driven status has an atomic `conditions` list: what the
+/// chokepoint can and cannot do with it is the user's to know.
+fn note_atomic_conditions(crd: &Node, kind: &str, versions: &[Version], context: &Context<'_>) {
+    for version in versions {
+        let Body::Root(fields) = &version.body else {
+            continue;
+        };
+        let atomic = status::standard_status(fields).is_some_and(|adopted| {
+            adopted.shape.merge == kondition::shape::ConditionsMerge::Atomic
+        });
+        if atomic {
+            context.notes.borrow_mut().push(Diagnostic::new(
+                context.sink.path(),
+                crd.pos,
+                format!(
+                    "note: {kind} {}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced",
+                    version.name
+                ),
+            ));
+        }
+    }
 }
 
 /// The status of a kind whose status is the standard one: the chosen profile's conditions

@@ -15,16 +15,29 @@
 //! - `lastTransitionTime` is a date-time: like every `metav1.Time`, it is written back in UTC
 //!   whole seconds, as the API server itself writes it;
 //! - nothing in the list or its items is nullable or keeps unknown fields;
-//! - `observedGeneration` of the status is an int64, not nullable, and the status keeps no
-//!   unknown fields of its own.
+//! - the status keeps no unknown fields of its own, and has an int64 `observedGeneration`
+//!   (not nullable), or, without one, conditions that each have `observedGeneration`
+//!   (Karpenter's NodePool, ORC's kinds);
+//! - the list merges by `type` (`x-kubernetes-list-type: map`) or is atomic (no list type,
+//!   as Flux's): the chokepoint then applies it whole.
+//!
+//! How the status differs from the standard one (where the generation is kept, how the list
+//! merges, which optional condition fields are stored) is its [`StatusShape`], written on
+//! the struct as the derive's attributes, so the chokepoint writes nothing the schema would
+//! drop.
 //!
 //! The condition types and the profile are the user's (`--conditions`, `--profile`); by
 //! default the standard profile.
 
 use std::collections::BTreeMap;
 
+use kondition::StatusShape;
+use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField};
+
 use crate::caller::Caller;
-use crate::model::{EnumValues, Field, IntegerFormat, ObjectType, Schema, Type};
+use crate::model::{
+    EnumValues, Field, IntegerFormat, ListKind, ListType, ObjectType, Schema, Type,
+};
 
 /// What the user says about one kind's standard status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -73,6 +86,20 @@ fn condition_list_problem(ty: &Type) -> Option<String> {
     let Type::List(list) = ty else {
         return Some("is not a list".to_owned());
     };
+    match &list.kind {
+        ListKind::Atomic => {}
+        ListKind::Map(keys) if keys == &["type"] => {}
+        ListKind::Map(keys) => {
+            return Some(format!(
+                "is a map keyed by {}, not by `type` alone",
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ));
+        }
+        ListKind::Set => return Some("is a set, which holds no objects".to_owned()),
+    }
     if list.items.nullable {
         return Some("has nullable items".to_owned());
     }
@@ -145,22 +172,84 @@ fn enum_within(ty: &Type, allowed: &[&str]) -> bool {
     }
 }
 
-/// The root's `status` of one version when it is the standard status: its `conditions` made
-/// `Type::Conditions` by [`recognize`], an int64 `observedGeneration` beside them, and no
-/// unknown fields kept (the derive writes only the fields it names).
-pub fn standard_status(root_fields: &[Field]) -> Option<(&Schema, &ObjectType)> {
+/// A status kondition drives, read from a CRD: its schema, its object and its shape.
+pub struct Adopted<'a> {
+    /// The status' schema.
+    pub schema: &'a Schema,
+    /// Its properties.
+    pub object: &'a ObjectType,
+    /// How it differs from the standard status.
+    pub shape: StatusShape,
+}
+
+/// The root's `status` of one version when kondition drives it: its `conditions` made
+/// `Type::Conditions` by [`recognize`], the generation kept on the status (an int64
+/// `observedGeneration`) or on each condition, and no unknown fields kept (the derive writes
+/// only the fields it names).
+pub fn standard_status(root_fields: &[Field]) -> Option<Adopted<'_>> {
     if why_not_standard(root_fields).is_some() {
         return None;
     }
     let status = root_fields.iter().find(|f| f.name == "status")?;
-    match &status.schema.ty {
-        Type::Object(object) => Some((&status.schema, object)),
-        _ => None,
-    }
+    let Type::Object(object) = &status.schema.ty else {
+        return None;
+    };
+    let conditions = object.fields.iter().find(|f| f.name == "conditions")?;
+    let (list, item_fields) = condition_items(conditions)?;
+    let item_has = |name: &str| item_fields.iter().any(|f| f.name == name);
+    let shape = StatusShape {
+        generation: if object.fields.iter().any(|f| f.name == "observedGeneration") {
+            GenerationField::Status
+        } else {
+            GenerationField::Conditions
+        },
+        merge: match list.kind {
+            ListKind::Atomic => ConditionsMerge::Atomic,
+            _ => ConditionsMerge::ByType,
+        },
+        fields: ConditionFields {
+            severity: item_has("severity"),
+            observed_generation: item_has("observedGeneration"),
+        },
+    };
+    Some(Adopted {
+        schema: &status.schema,
+        object,
+        shape,
+    })
 }
 
-/// Why the root's `status` of one version is not the standard status, saying what differs
-/// and what to change; `None` when it is.
+/// The list of a `conditions` field made `Type::Conditions`, and its items' fields.
+fn condition_items(conditions: &Field) -> Option<(&ListType, &[Field])> {
+    let Type::Conditions(list) = &conditions.schema.ty else {
+        return None;
+    };
+    let Type::List(list) = list.as_ref() else {
+        return None;
+    };
+    let fields = match &list.items.ty {
+        Type::Object(items) => &items.fields,
+        Type::Reused(reused) => match &reused.original {
+            Type::Object(items) => &items.fields,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((list, fields))
+}
+
+/// Whether the conditions (made `Type::Conditions`) each have an integer
+/// `observedGeneration`.
+fn conditions_keep_generation(conditions: &Field) -> bool {
+    condition_items(conditions).is_some_and(|(_, fields)| {
+        fields
+            .iter()
+            .any(|f| f.name == "observedGeneration" && matches!(f.schema.ty, Type::Integer(_)))
+    })
+}
+
+/// Why the root's `status` of one version is not a status kondition drives, saying what
+/// differs and what to change; `None` when it is.
 pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
     let Some(status) = root_fields.iter().find(|f| f.name == "status") else {
         return Some("it has no `status`".to_owned());
@@ -171,9 +260,9 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
     if object.preserve_unknown {
         return Some("its `status` keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), which the generated status would not write back".to_owned());
     }
-    match object.fields.iter().find(|f| f.name == "conditions") {
+    let conditions = match object.fields.iter().find(|f| f.name == "conditions") {
         None => return Some("its `status` has no `conditions`".to_owned()),
-        Some(field) if matches!(field.schema.ty, Type::Conditions(_)) => {}
+        Some(field) if matches!(field.schema.ty, Type::Conditions(_)) => field,
         Some(field) if field.schema.nullable => {
             return Some("its `status.conditions` is nullable".to_owned());
         }
@@ -182,7 +271,7 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
                 .unwrap_or_else(|| "is not a list of metav1 conditions".to_owned());
             return Some(format!("its `status.conditions` {problem}"));
         }
-    }
+    };
     // `KubeStatus` keeps the generation as an `i64`.
     let add = "add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
     match object
@@ -190,7 +279,11 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
         .iter()
         .find(|f| f.name == "observedGeneration")
     {
-        None => Some(format!("its `status` has no `observedGeneration`; {add}")),
+        // The generation is kept on each condition.
+        None if conditions_keep_generation(conditions) => None,
+        None => Some(format!(
+            "its `status` has no `observedGeneration`, and its conditions have none either, so nothing would say which generation the status reflects; {add}"
+        )),
         Some(field) if field.schema.nullable => {
             Some("its `status.observedGeneration` is nullable".to_owned())
         }

@@ -168,7 +168,7 @@ async fn reconcile_security_group(
     let agents = agents_deployment(group)?;
     rules.object(&apply_owned(Api::namespaced(client.clone(), &namespace), &agents).await?);
     let uid = group.uid().unwrap_or_default();
-    let status = group.status_mut();
+    let status = group.status_or_insert();
     status.id = Some(format!("sg-{}", uid.get(..8).unwrap_or("00000000")));
     for condition in orc::conditions(MainResource::UpToDate, Some(&rules)) {
         status.conditions.set(condition);

@@ -13,6 +13,7 @@ use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::shape::ConditionsMerge;
 use crate::status::{ApplyMetadata, StatusApply};
 use crate::{Conditions, KubeStatus, StatusResource};
 
@@ -74,7 +75,7 @@ where
         .map(serde_json::Value::take)
         .unwrap_or_default();
     if let Some(status) = body.get_mut("status") {
-        owned.prune(status, &stored_status);
+        owned.prune(status, &stored_status, K::Status::SHAPE.merge);
     }
     let metadata = ApplyMetadata {
         name: read.meta().name.clone().unwrap_or_default(),
@@ -144,16 +145,27 @@ impl Owned {
     /// this reconcile did not change. `observedGeneration` and a field or condition that
     /// differs from the stored one stay: the controller takes those over (the apply is
     /// forced).
-    pub(crate) fn prune(&self, status: &mut serde_json::Value, stored: &serde_json::Value) {
+    ///
+    /// An atomic `conditions` list is one value, pruned like a top-level field: a list
+    /// applied without some of its conditions would delete them.
+    pub(crate) fn prune(
+        &self,
+        status: &mut serde_json::Value,
+        stored: &serde_json::Value,
+        merge: ConditionsMerge,
+    ) {
         let Some(fields) = status.as_object_mut() else {
             return;
         };
         fields.retain(|name, value| {
-            name == "conditions"
+            (name == "conditions" && merge == ConditionsMerge::ByType)
                 || name == "observedGeneration"
                 || self.fields.contains(name)
                 || stored.get(name) != Some(value)
         });
+        if merge == ConditionsMerge::Atomic {
+            return;
+        }
         let stored_conditions = stored.get("conditions").and_then(|c| c.as_array());
         if let Some(conditions) = fields.get_mut("conditions").and_then(|c| c.as_array_mut()) {
             conditions.retain(|condition| {
@@ -291,6 +303,7 @@ mod tests {
     use serde_json::json;
 
     use super::Owned;
+    use crate::shape::ConditionsMerge::{Atomic, ByType};
 
     /// An object whose managedFields say that `controller` owns `endpoint` and the Ready
     /// condition, its fallback the Synced condition, and `agent` `lastBackup` and BackedUp.
@@ -331,7 +344,7 @@ mod tests {
         let mut status = json!({"endpoint": "a:2", "lastBackup": "monday", "observedGeneration": 2,
             "conditions": [{"type": "Ready", "status": "False"}, backed_up,
                            {"type": "Synced", "status": "True"}, {"type": "New", "status": "True"}]});
-        owned.prune(&mut status, &stored);
+        owned.prune(&mut status, &stored, ByType);
         assert_eq!(
             status,
             json!({"endpoint": "a:2", "observedGeneration": 2, "conditions": [
@@ -341,8 +354,43 @@ mod tests {
         // What the body changed of the agent's is taken over.
         let mut status = json!({"lastBackup": "tuesday", "conditions": [
             {"type": "BackedUp", "status": "False", "reason": "Failed"}]});
-        owned.prune(&mut status, &stored);
+        owned.prune(&mut status, &stored, ByType);
         assert_eq!(status["lastBackup"], "tuesday");
         assert_eq!(status["conditions"].as_array().map(Vec::len), Some(1));
+    }
+
+    /// managedFields of an atomic list: `f:conditions` is one field, with no `k:` entries.
+    fn atomic_object(owner: &str) -> ConfigMap {
+        serde_json::from_value(json!({"metadata": {"name": "w", "managedFields": [
+            {"manager": owner, "operation": "Apply", "subresource": "status",
+             "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:conditions": {}}}}]}}))
+        .expect("an object")
+    }
+
+    /// An atomic list goes whole or not at all: applied without its unchanged conditions,
+    /// the API server would delete them.
+    #[test]
+    fn an_atomic_list_is_applied_whole() {
+        let ready = json!({"type": "Ready", "status": "True"});
+        let backed_up = json!({"type": "BackedUp", "status": "True"});
+        let stored = json!({"conditions": [ready.clone(), backed_up.clone()]});
+        let changed =
+            json!({"conditions": [{"type": "Ready", "status": "False"}, backed_up.clone()]});
+
+        // Owned by the controller: kept whole, changed or not.
+        let owned = Owned::of(&atomic_object("controller"), &["controller"]);
+        for body in [&stored, &changed] {
+            let mut status = body.clone();
+            owned.prune(&mut status, &stored, Atomic);
+            assert_eq!(&status, body);
+        }
+        // Another manager's: left out while unchanged, taken over whole once changed.
+        let owned = Owned::of(&atomic_object("agent"), &["controller"]);
+        let mut status = stored.clone();
+        owned.prune(&mut status, &stored, Atomic);
+        assert_eq!(status, json!({}));
+        let mut status = changed.clone();
+        owned.prune(&mut status, &stored, Atomic);
+        assert_eq!(status, changed);
     }
 }

@@ -58,7 +58,7 @@ impl Report {
     /// Step 1: the derived conditions are cleared before the body runs, so any found
     /// afterwards were set by this reconcile on purpose.
     pub(crate) fn clear<K: StatusResource>(&self, object: &mut K) {
-        let conditions = object.status_mut().conditions_mut();
+        let conditions = object.status_or_insert().conditions_mut();
         for type_ in self.derived_types() {
             conditions.remove(type_);
         }
@@ -83,7 +83,7 @@ impl Report {
         let generation = object.meta().generation;
         let deleting = object.meta().deletion_timestamp.is_some();
         let (condition, requeue) = self.summary_of(outcome, deleting);
-        let conditions = object.status_mut().conditions_mut();
+        let conditions = object.status_or_insert().conditions_mut();
         // A summary the body set on purpose stands; only its generation is stamped.
         let mut summary = conditions.remove(&self.summary).unwrap_or(condition);
         summary.observed_generation = generation;
@@ -111,8 +111,13 @@ impl Report {
         for companion in companions {
             self.set_over(conditions, stored_conditions, companion, generation);
         }
+        // Every condition (the body's too) as the schema stores it, so what the server would
+        // drop is neither written nor counted as a transition.
+        K::Status::SHAPE.settle(conditions, stored_conditions);
         if let Some(generation) = generation {
-            object.status_mut().set_observed_generation(generation);
+            object
+                .status_or_insert()
+                .set_observed_generation(generation);
         }
         requeue
     }
@@ -194,6 +199,7 @@ impl Report {
             for companion in companions {
                 self.set_over(&mut conditions, stored_conditions, companion, generation);
             }
+            K::Status::SHAPE.settle(&mut conditions, stored_conditions);
         }
         conditions
     }

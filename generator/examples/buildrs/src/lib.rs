@@ -32,7 +32,7 @@ mod tests {
                 mode: None,
             },
         );
-        gadget.status_mut().set_ready(Condition::new(
+        gadget.status_or_insert().set_ready(Condition::new(
             "Ready",
             ConditionStatus::True,
             "ReconciliationSuccess",

@@ -463,18 +463,11 @@ fn kind_items<'m>(
             let root: Vec<&Field> = fields.iter().collect();
             let mut items = resource::object_items(kind, version, &root, crd_const, imports);
             // A standard status read from a CRD: its struct gets `KubeStatus`.
-            if let (Some(status), Some((schema, object))) =
+            if let (Some(status), Some(adopted)) =
                 (status, crate::crd::status::standard_status(fields))
             {
-                types.exclude(&object.name);
-                items.extend(resource::crd_status_item(
-                    kind,
-                    status,
-                    &object.name,
-                    schema.docs.as_deref(),
-                    &object.fields,
-                    imports,
-                ));
+                types.exclude(&adopted.object.name);
+                items.extend(resource::crd_status_item(kind, status, &adopted, imports));
             }
             writer.tokens(items)
         }

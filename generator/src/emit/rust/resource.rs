@@ -3,12 +3,14 @@
 //! `Resource`, `HasSpec`, `HasStatus` and `CustomResourceExt`, and `new`. For a schema-format
 //! kind, also the spec struct and the status struct with `KubeStatus`.
 
-use kondition::TransitionRule;
+use kondition::shape::{ConditionsMerge, GenerationField};
+use kondition::{StatusShape, TransitionRule};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::imports::Imports;
 use super::types::{self, Declaration, Declarations, Presence};
+use crate::crd::status::Adopted;
 use crate::emit::docs;
 use crate::model::{
     Bounds, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type, Version,
@@ -471,24 +473,41 @@ pub fn status_item(
 pub fn crd_status_item(
     kind: &Kind,
     status: &StatusDef,
-    status_name: &str,
-    docs: Option<&str>,
-    fields: &[Field],
+    adopted: &Adopted<'_>,
     imports: &mut Imports,
 ) -> TokenStream {
-    let status_ident = format_ident!("{}", status_name);
+    let status_ident = format_ident!("{}", adopted.object.name);
     let resource = format_ident!("{}", kind.kind);
-    let doc = docs.map(docs::attrs);
+    let doc = adopted.schema.docs.as_deref().map(docs::attrs);
     let profile = profile_attr(status);
-    let fields: Vec<&Field> = fields.iter().collect();
+    let shape = shape_attrs(&adopted.shape);
+    let fields: Vec<&Field> = adopted.object.fields.iter().collect();
     let declarations = Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
     status_struct(
         doc,
         &status_ident,
-        quote!(resource = #resource, #profile),
+        quote!(resource = #resource, #profile #shape),
         &declarations,
         imports,
     )
+}
+
+/// The derive's attributes for how a status read from a CRD differs from the standard one
+/// (each after a comma); none for the standard shape.
+fn shape_attrs(shape: &StatusShape) -> TokenStream {
+    let generation = (shape.generation == GenerationField::Conditions)
+        .then(|| quote!(, observed_generation = "conditions"));
+    let list =
+        (shape.merge == ConditionsMerge::Atomic).then(|| quote!(, conditions_list = "atomic"));
+    let without: Vec<TokenStream> = [
+        (!shape.fields.severity).then(|| quote!(severity)),
+        (!shape.fields.observed_generation).then(|| quote!(observed_generation)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let without = (!without.is_empty()).then(|| quote!(, conditions_without(#(#without),*)));
+    quote!(#generation #list #without)
 }
 
 /// A status struct that derives `KubeStatus` with `#[kondition(#kondition)]`, of the fields

@@ -1,0 +1,417 @@
+//! Statuses that are not the standard one's shape, generated from their CRDs
+//! (`kondition_tests::adopted`) and driven by the chokepoint on the real API server with
+//! those CRDs installed:
+//!
+//! - NodePool's shape (the generation kept only on each condition, metav1 conditions without
+//!   `severity`): a fixture written for these tests, and ORC's Router (real);
+//! - Kafka's shape (`observedGeneration` on the status, conditions without one, an atomic
+//!   list): a fixture, and Flux's Kustomization (real, an atomic list).
+//!
+//! Each test asserts the exact requests sent and what the server then holds, and that a
+//! failure that persists writes once: a severity or a generation the schema has no place for
+//! would be dropped by the server, seen missing by the next reconcile and written again.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use kondition::controller::StatusReconciler;
+use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField};
+use kondition::{Failure, KubeStatus, StatusResource, StatusShape};
+use kondition_gen::emit::OutputFile;
+use kondition_gen::output::diff_tree;
+use kondition_gen::profile::Profiles;
+use kondition_tests::adopted::kafka::v1beta2::{Kafka, KafkaStatus};
+use kondition_tests::adopted::kustomize_toolkit_fluxcd_io_kustomizations::v1::{
+    Kustomization, KustomizationStatus,
+};
+use kondition_tests::adopted::nodepool::v1::{NodePool, NodePoolStatus};
+use kondition_tests::adopted::openstack_k_orc_cloud_routers::v1alpha1::{Router, RouterStatus};
+use kondition_tests::cluster::TestEnv;
+use kondition_tests::recording::Received;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+/// The inputs of `tests/src/adopted/`, as its header names them (from `tests/`).
+const INPUTS: [&str; 4] = [
+    "../generator/tests/status_choices/nodepool.yaml",
+    "../generator/tests/status_choices/kafka.yaml",
+    "../corpus/k-orc/openstack.k-orc.cloud_routers.yaml",
+    "../corpus/flux/kustomize.toolkit.fluxcd.io_kustomizations.yaml",
+];
+
+/// `tests/src/adopted/` is what `kondition generate` writes for its inputs today.
+#[test]
+fn the_adopted_kinds_are_up_to_date() {
+    let files: Vec<PathBuf> = INPUTS.iter().map(PathBuf::from).collect();
+    let model = kondition_gen::load_with(
+        &files,
+        &Profiles::embedded(),
+        &kondition_gen::crd::Options::default(),
+    )
+    .expect("the inputs load");
+    let tree: Vec<OutputFile> = kondition_gen::emit::rust_tree(&model).expect("emits");
+    let diff = diff_tree(std::path::Path::new("src/adopted"), &tree).expect("compares");
+    assert!(
+        diff.is_empty(),
+        "tests/src/adopted is stale; from tests/, run `cargo run -p kondition-gen -- generate {} --out src/adopted`:\n{diff}",
+        INPUTS.join(" ")
+    );
+}
+
+/// Each kind's shape is its CRD's, as the generator read it.
+#[test]
+fn each_status_has_its_crds_shape() {
+    let shape = |generation, merge, severity, observed_generation| StatusShape {
+        generation,
+        merge,
+        fields: ConditionFields {
+            severity,
+            observed_generation,
+        },
+    };
+    use ConditionsMerge::{Atomic, ByType};
+    use GenerationField::{Conditions, Status};
+    let metav1_on_conditions = shape(Conditions, ByType, false, true);
+    assert_eq!(NodePoolStatus::SHAPE, metav1_on_conditions);
+    assert_eq!(RouterStatus::SHAPE, metav1_on_conditions);
+    assert_eq!(KafkaStatus::SHAPE, shape(Status, Atomic, false, false));
+    assert_eq!(
+        KustomizationStatus::SHAPE,
+        shape(Status, Atomic, false, true)
+    );
+}
+
+/// The bounds of a kind the chokepoint drives and the tests read and write.
+trait Driven:
+    StatusResource + Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+}
+
+impl<K> Driven for K where
+    K: StatusResource
+        + Clone
+        + std::fmt::Debug
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+async fn create<K: Driven>(api: &Api<K>, object: Value) -> K {
+    let object: K = serde_json::from_value(object).expect("an object of the kind");
+    api.create(&PostParams::default(), &object)
+        .await
+        .expect("created")
+}
+
+async fn read<K: Driven>(api: &Api<K>, name: &str) -> K {
+    api.get_status(name).await.expect("read")
+}
+
+/// One reconcile whose body succeeds, or fails with `failure`.
+async fn reconcile<K: Driven>(env: &TestEnv, object: &K, failure: Option<Failure>) {
+    StatusReconciler::<K>::new(env.client.clone())
+        .reconcile(Arc::new(object.clone()), async move |_: &mut K| {
+            failure.map_or(Ok(()), Err)
+        })
+        .await
+        .expect("status written");
+}
+
+/// The one request sent since the last clear: a forced status apply under `owner` at
+/// `object`'s resourceVersion. Returns its status, the condition times blanked.
+fn the_apply<K: Resource<DynamicType = ()>>(env: &TestEnv, object: &K, owner: &str) -> Value {
+    let requests = env.requests.all();
+    assert_eq!(requests.len(), 1, "one apply: {requests:#?}");
+    let Received {
+        method,
+        path,
+        content_type,
+        body,
+        status,
+        ..
+    } = &requests[0];
+    assert_eq!((method.as_str(), *status), ("PATCH", Some(200)));
+    let namespace = object.meta().namespace.as_deref();
+    let name = object.meta().name.as_deref().unwrap_or_default();
+    assert_eq!(
+        path,
+        &format!("{}/{name}/status", K::url_path(&(), namespace))
+    );
+    assert_eq!(content_type, "application/apply-patch+yaml");
+    assert_eq!(requests[0].param("fieldManager"), Some(owner));
+    assert_eq!(requests[0].param("force"), Some("true"));
+    assert_eq!(
+        body["metadata"]["resourceVersion"].as_str(),
+        object.meta().resource_version.as_deref()
+    );
+    let mut status = body["status"].clone();
+    blank_times(&mut status);
+    status
+}
+
+/// Every condition's `lastTransitionTime` in `status` checked to be whole seconds in UTC and
+/// blanked.
+fn blank_times(status: &mut Value) {
+    for condition in status["conditions"].as_array_mut().into_iter().flatten() {
+        let time = &mut condition["lastTransitionTime"];
+        assert!(
+            time.as_str()
+                .is_some_and(|t| t.len() == 20 && t.ends_with('Z') && !t.contains('.')),
+            "{time}"
+        );
+        *time = json!("<time>");
+    }
+}
+
+/// The status of `object` as JSON.
+fn status_of<K: Serialize>(object: &K) -> Value {
+    serde_json::to_value(object).expect("JSON")["status"].take()
+}
+
+/// The status the server holds, times blanked.
+fn stored_status<K: Serialize>(object: &K) -> Value {
+    let mut status = status_of(object);
+    blank_times(&mut status);
+    status
+}
+
+/// Reconciled with the same failure as stored: nothing sent, nothing changed.
+async fn steady<K: Driven>(env: &TestEnv, api: &Api<K>, name: &str, failure: Option<Failure>) {
+    let before: K = read(api, name).await;
+    env.requests.clear();
+    reconcile(env, &before, failure).await;
+    assert!(env.requests.is_empty(), "{:#?}", env.requests.all());
+    let after: K = read(api, name).await;
+    assert_eq!(after.resource_version(), before.resource_version());
+}
+
+fn unreachable() -> Failure {
+    Failure::retryable("Unreachable", "the API of the cloud did not answer")
+}
+
+/// Success, then a failure that persists, for a kind of NodePool's shape: the summary
+/// carries the generation (the status has none of its own) and no severity (metav1's
+/// conditions have none); the failure, reconciled again, writes nothing.
+async fn drive_generation_on_conditions<K: Driven>(env: &TestEnv, api: &Api<K>, object: Value) {
+    let created: K = create(api, object).await;
+    let name = created.name_any();
+    let owner = K::field_owner();
+    env.requests.clear();
+    reconcile(env, &created, None).await;
+    let ready = json!({"type": "Ready", "status": "True", "lastTransitionTime": "<time>",
+                       "reason": "ReconciliationSuccess", "message": "", "observedGeneration": 1});
+    assert_eq!(
+        the_apply(env, &created, &owner),
+        json!({"conditions": [ready]})
+    );
+    let stored: K = read(api, &name).await;
+    assert_eq!(stored_status(&stored), json!({"conditions": [ready]}));
+    let status = stored.status().expect("a status");
+    assert_eq!(status.observed_generation(), Some(1));
+    steady(env, api, &name, None).await;
+
+    // The failure: Ready False with the failure's reason; its Warning has no place.
+    env.requests.clear();
+    reconcile(env, &stored, Some(unreachable())).await;
+    let not_ready = json!({"type": "Ready", "status": "False", "lastTransitionTime": "<time>",
+                           "reason": "Unreachable",
+                           "message": "the API of the cloud did not answer",
+                           "observedGeneration": 1});
+    assert_eq!(
+        the_apply(env, &stored, &owner),
+        json!({"conditions": [not_ready]})
+    );
+    let failed: K = read(api, &name).await;
+    assert_eq!(stored_status(&failed), json!({"conditions": [not_ready]}));
+    // Persisting, twice: nothing more is written.
+    steady(env, api, &name, Some(unreachable())).await;
+    steady(env, api, &name, Some(unreachable())).await;
+    let still: K = read(api, &name).await;
+    assert_eq!(
+        status_of(&still),
+        status_of(&failed),
+        "lastTransitionTime kept"
+    );
+}
+
+#[tokio::test]
+async fn a_nodepool_shaped_status_is_driven() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let name = format!("pool-{}", env.namespace);
+    let object = json!({"apiVersion": "pools.example.com/v1", "kind": "NodePool",
+                        "metadata": {"name": name}, "spec": {"weight": 10}});
+    let pools = Api::<NodePool>::all(env.admin.clone());
+    drive_generation_on_conditions(&env, &pools, object).await;
+    pools
+        .delete(&name, &Default::default())
+        .await
+        .expect("deleted");
+}
+
+#[tokio::test]
+async fn orcs_router_is_driven() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let object = json!({
+        "apiVersion": "openstack.k-orc.cloud/v1alpha1", "kind": "Router",
+        "metadata": {"name": "r1", "namespace": env.namespace},
+        "spec": {"cloudCredentialsRef": {"cloudName": "openstack", "secretName": "clouds"},
+                 "resource": {}}
+    });
+    drive_generation_on_conditions(&env, &env.api::<Router>(), object).await;
+}
+
+/// Kafka's shape: the list is one value, so the apply holds every condition read (another
+/// manager's too, unchanged), the conditions carry neither severity nor generation, and
+/// the status its observedGeneration. A list changed since the read is not overwritten.
+#[tokio::test]
+async fn a_kafka_shaped_status_is_driven() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let kafkas = env.api::<Kafka>();
+    create::<Kafka>(
+        &kafkas,
+        json!({"apiVersion": "streams.example.com/v1beta2", "kind": "Kafka",
+               "metadata": {"name": "k1", "namespace": env.namespace},
+               "spec": {"replicas": 3}}),
+    )
+    .await;
+    // Another manager's condition, first.
+    let rebalance = json!({"type": "RebalanceReady", "status": "True",
+                           "lastTransitionTime": "2026-01-02T03:04:05Z",
+                           "reason": "Proposed", "message": "a proposal is ready"});
+    kafkas
+        .patch_status(
+            "k1",
+            &PatchParams::apply("cruise-control").force(),
+            &Patch::Apply(
+                json!({"apiVersion": "streams.example.com/v1beta2", "kind": "Kafka",
+                                 "metadata": {"name": "k1"},
+                                 "status": {"conditions": [rebalance]}}),
+            ),
+        )
+        .await
+        .expect("the other manager's condition");
+    let read1: Kafka = read(&kafkas, "k1").await;
+    env.requests.clear();
+    reconcile(&env, &read1, None).await;
+    let owner = Kafka::field_owner();
+    let ready = json!({"type": "Ready", "status": "True", "lastTransitionTime": "<time>",
+                       "reason": "ReconciliationSuccess", "message": ""});
+    let mut rebalance_read = rebalance.clone();
+    rebalance_read["lastTransitionTime"] = json!("<time>");
+    assert_eq!(
+        the_apply(&env, &read1, &owner),
+        json!({"conditions": [rebalance_read, ready], "observedGeneration": 1})
+    );
+    let stored: Kafka = read(&kafkas, "k1").await;
+    assert_eq!(
+        stored_status(&stored),
+        json!({"conditions": [rebalance_read, ready], "observedGeneration": 1})
+    );
+    let written: kondition::Condition =
+        serde_json::from_value(rebalance.clone()).expect("a condition");
+    assert_eq!(
+        stored
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions().get("RebalanceReady")),
+        Some(&written),
+        "the other manager's condition as it wrote it"
+    );
+    steady(&env, &kafkas, "k1", None).await;
+
+    // A failure: the whole list again, the other manager's condition unchanged in it (an
+    // apply without it would delete it); persisting, nothing more.
+    env.requests.clear();
+    reconcile(&env, &stored, Some(unreachable())).await;
+    let not_ready = json!({"type": "Ready", "status": "False", "lastTransitionTime": "<time>",
+                           "reason": "Unreachable",
+                           "message": "the API of the cloud did not answer"});
+    assert_eq!(
+        the_apply(&env, &stored, &owner),
+        json!({"conditions": [rebalance_read, not_ready], "observedGeneration": 1})
+    );
+    steady(&env, &kafkas, "k1", Some(unreachable())).await;
+    steady(&env, &kafkas, "k1", Some(unreachable())).await;
+
+    // The other manager changes the list after the controller read it: the controller's
+    // apply of its stale list is refused (409), and the other's change stays.
+    let stale: Kafka = read(&kafkas, "k1").await;
+    let mut changed = serde_json::to_value(&stale).expect("JSON")["status"]["conditions"].take();
+    changed[0]["status"] = json!("False");
+    changed[0]["reason"] = json!("Stale");
+    kafkas
+        .patch_status(
+            "k1",
+            &PatchParams::apply("cruise-control").force(),
+            &Patch::Apply(
+                json!({"apiVersion": "streams.example.com/v1beta2", "kind": "Kafka",
+                                 "metadata": {"name": "k1"},
+                                 "status": {"conditions": changed}}),
+            ),
+        )
+        .await
+        .expect("the other manager's change");
+    let error = StatusReconciler::<Kafka>::new(env.client.clone())
+        .reconcile(Arc::new(stale), async |_: &mut Kafka| Ok::<(), Failure>(()))
+        .await
+        .expect_err("a stale list is refused");
+    assert!(error.is_conflict(), "{error}");
+    let now: Kafka = read(&kafkas, "k1").await;
+    let rebalance_now = now
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions().get("RebalanceReady"))
+        .expect("still there");
+    assert_eq!(rebalance_now.reason, "Stale");
+}
+
+/// Flux's Kustomization (an atomic list, metav1 conditions, observedGeneration) beside
+/// Flux's own fields of the status, which the controller leaves alone.
+#[tokio::test]
+async fn fluxs_kustomization_is_driven() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let kustomizations = env.api::<Kustomization>();
+    create::<Kustomization>(
+        &kustomizations,
+        json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+               "metadata": {"name": "apps", "namespace": env.namespace},
+               "spec": {"interval": "5m", "prune": true,
+                        "sourceRef": {"kind": "GitRepository", "name": "fleet"}}}),
+    )
+    .await;
+    kustomizations
+        .patch_status(
+            "apps",
+            &PatchParams::apply("kustomize-controller"),
+            &Patch::Apply(json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+                                 "kind": "Kustomization", "metadata": {"name": "apps"},
+                                 "status": {"lastAppliedRevision": "main@sha1:0123"}})),
+        )
+        .await
+        .expect("flux's field");
+    let read1: Kustomization = read(&kustomizations, "apps").await;
+    env.requests.clear();
+    reconcile(&env, &read1, Some(unreachable())).await;
+    let not_ready = json!({"type": "Ready", "status": "False", "lastTransitionTime": "<time>",
+                           "reason": "Unreachable",
+                           "message": "the API of the cloud did not answer",
+                           "observedGeneration": 1});
+    assert_eq!(
+        the_apply(&env, &read1, &Kustomization::field_owner()),
+        json!({"conditions": [not_ready], "observedGeneration": 1})
+    );
+    let stored: Kustomization = read(&kustomizations, "apps").await;
+    assert_eq!(
+        stored_status(&stored),
+        json!({"conditions": [not_ready], "lastAppliedRevision": "main@sha1:0123",
+               "observedGeneration": 1})
+    );
+    steady(&env, &kustomizations, "apps", Some(unreachable())).await;
+    steady(&env, &kustomizations, "apps", Some(unreachable())).await;
+}
