@@ -1,0 +1,87 @@
+//! The README's Getting started `Cargo.toml` names the versions and features this workspace
+//! builds with: its `src/main.rs` is compiled as a doc test of this crate (with this crate's
+//! dependencies), so the manifest beside it must ask for the same ones, or a new user's
+//! first build would differ from the one CI checks.
+
+use std::collections::BTreeMap;
+
+/// The first ```toml block after `## Getting started`.
+fn getting_started_manifest(readme: &str) -> &str {
+    let section = readme
+        .split_once("## Getting started")
+        .map(|(_, rest)| rest)
+        .expect("a Getting started section");
+    let block = section
+        .split_once("```toml\n")
+        .map(|(_, rest)| rest)
+        .expect("a toml block in Getting started");
+    block.split_once("```").map_or(block, |(toml, _)| toml)
+}
+
+/// The dependencies of a `[section]`, one per line (`name = "v"` or `name = { ... }`), as
+/// name -> (version, features); a `workspace = true` one has no version here.
+fn dependencies(manifest: &str, section: &str) -> BTreeMap<String, (String, Vec<String>)> {
+    let entry = regex::Regex::new(r#"^([a-z0-9_-]+)\s*=\s*(.*)$"#).expect("a regex");
+    let version = regex::Regex::new(r#"^"([^"]+)"|version\s*=\s*"([^"]+)""#).expect("a regex");
+    let features = regex::Regex::new(r#"features\s*=\s*\[([^\]]*)\]"#).expect("a regex");
+    let mut deps = BTreeMap::new();
+    let mut inside = false;
+    for text in manifest.lines() {
+        let text = text.trim();
+        if text.starts_with('[') {
+            inside = text == format!("[{section}]");
+            continue;
+        }
+        let Some(captures) = entry.captures(text).filter(|_| inside) else {
+            continue;
+        };
+        let value = &captures[2];
+        let version = version
+            .captures(value)
+            .and_then(|c| c.get(1).or_else(|| c.get(2)))
+            .map_or_else(String::new, |m| m.as_str().to_owned());
+        let features = features.captures(value).map_or_else(Vec::new, |c| {
+            c[1].split(',')
+                .map(|f| f.trim().trim_matches('"').to_owned())
+                .filter(|f| !f.is_empty())
+                .collect()
+        });
+        deps.insert(captures[1].to_owned(), (version, features));
+    }
+    deps
+}
+
+#[test]
+fn the_getting_started_manifest_asks_for_what_the_workspace_builds_with() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README");
+    let workspace = std::fs::read_to_string(format!("{root}/Cargo.toml")).expect("Cargo.toml");
+    let tests = std::fs::read_to_string(format!("{root}/tests/Cargo.toml")).expect("Cargo.toml");
+    let manifest = getting_started_manifest(&readme);
+    let wanted = dependencies(manifest, "dependencies");
+    let built = dependencies(&workspace, "workspace.dependencies");
+    let used = dependencies(&tests, "dependencies");
+
+    // kondition's own crates at this version's major.minor.
+    let version = env!("CARGO_PKG_VERSION");
+    let minor = version.rsplit_once('.').map_or(version, |(minor, _)| minor);
+    assert_eq!(wanted["kondition"].0, minor);
+    assert_eq!(
+        dependencies(manifest, "build-dependencies")["kondition-gen"].0,
+        minor
+    );
+    // The rest at the workspace's versions.
+    for name in ["kube", "k8s-openapi", "schemars", "serde", "serde_json"] {
+        assert_eq!(wanted[name].0, built[name].0, "{name}'s version");
+    }
+    // The features the doc test builds with: the README asks for at least those.
+    for name in ["kondition", "kube"] {
+        for feature in &used[name].1 {
+            assert!(
+                wanted[name].1.contains(feature),
+                "the README's {name} lacks the feature `{feature}` the doc test builds with"
+            );
+        }
+    }
+    assert!(wanted["k8s-openapi"].1.contains(&"latest".to_owned()));
+}
