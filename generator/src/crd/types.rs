@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use crate::model::{
     Bounds, EnumType, EnumValues, Field, IntegerFormat, IntegerType, ListKind, ListType, MapType,
-    NumberType, ObjectType, Schema, StringType, Type, Validation,
+    NumberType, ObjectType, QUANTITY_PATTERN, Schema, StringType, Type, Validation,
 };
 use crate::names::{self, pascal_case};
 use crate::schema::reader::Sink;
@@ -190,6 +190,11 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
 
     fn ty(&mut self, node: &Node) -> Type {
         if flag(node, "x-kubernetes-int-or-string") {
+            // controller-gen's `resource.Quantity`: what k8s-openapi's `Quantity` holds, and
+            // the schema format's `quantity` (so `import` carries it whole).
+            if string(node, "pattern").as_deref() == Some(QUANTITY_PATTERN) {
+                return Type::Quantity;
+            }
             return Type::IntOrString;
         }
         match node.get("type").and_then(Node::as_str) {
