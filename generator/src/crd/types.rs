@@ -303,6 +303,26 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
     }
 }
 
+/// What decides the Rust code of the struct or enum `ty` is (its fields, or its values): two
+/// places with the same shape hold one type, under one name. The schema format's check of
+/// type names uses it too, so that a name `import` gives several places is accepted there.
+pub(crate) fn rust_shape(ty: &Type) -> String {
+    match ty {
+        Type::Object(object) => {
+            let mut shape = struct_shape(&object.fields);
+            if object.preserve_unknown {
+                shape.push_str(" +unknown");
+            }
+            shape
+        }
+        Type::Enum(EnumType {
+            values: EnumValues::Str(values),
+            ..
+        }) => format!("enum {values:?}"),
+        other => type_shape(other),
+    }
+}
+
 /// What decides a struct's Rust code: each field's name, optionality, docs and type (nested
 /// structs and enums by their names, already shared).
 fn struct_shape(fields: &[Field]) -> String {
