@@ -215,12 +215,13 @@ fn inline_types_named_by_name() {
     // a type that has none are errors.
     assert_eq!(
         errors(&format!(
-            "{GOOD_HEAD}spec:\n  a: {{type: object, name: Shared, fields: {{x: string}}}}\n  b: {{type: object, name: Shared, fields: {{x: string}}}}\n  c: {{type: object, name: Shared, fields: {{y: string}}}}\n  d: {{type: enum, name: lower, values: [p]}}\n  e: {{type: string, name: Text}}\n"
+            "{GOOD_HEAD}spec:\n  a: {{type: object, name: Shared, fields: {{x: string}}}}\n  b: {{type: object, name: Shared, fields: {{x: string}}}}\n  c: {{type: object, name: Shared, fields: {{y: string}}}}\n  d: {{type: enum, name: lower, values: [p]}}\n  e: {{type: string, name: Text}}\ntypes:\n  Colour: {{type: enum, name: Color, values: [red]}}\n"
         )),
         [
             "bad.yaml:7:13: two types would both be named `Shared` in the generated code; rename a field, a `name` or a type under `types`",
             "bad.yaml:8:25: `name` must be PascalCase: a capital letter, then letters and digits",
             "bad.yaml:9:21: `name` does not apply to type `string`",
+            "bad.yaml:11:30: a type under `types` is named by its key (`Colour`); `name` applies to inline types",
         ]
     );
 }

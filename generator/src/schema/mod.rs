@@ -55,6 +55,13 @@ pub fn read_documents(
                 sink.error(key.pos, format!("type `{name}` is declared twice"));
                 continue;
             }
+            if let Some(own) = value.get("name") {
+                sink.error(
+                    own.pos,
+                    format!("a type under `types` is named by its key (`{name}`); `name` applies to inline types"),
+                );
+                continue;
+            }
             let Some(schema) = reader.schema(value, name, false) else {
                 continue;
             };
