@@ -219,7 +219,7 @@ fn inline_types_named_by_name() {
         )),
         [
             "bad.yaml:7:13: two types would both be named `Shared` in the generated code; rename a field, a `name` or a type under `types`",
-            "bad.yaml:8:25: `name` must be PascalCase: a capital letter, then letters and digits",
+            "bad.yaml:8:25: `name` must be a type name: a capital letter, then letters, digits and `_` (not `Self`)",
             "bad.yaml:9:21: `name` does not apply to type `string`",
             "bad.yaml:11:30: a type under `types` is named by its key (`Colour`); `name` applies to inline types",
         ]

@@ -183,12 +183,18 @@ impl<'s> TypeReader<'s> {
     /// names `generate` gives the CRD itself.
     fn own_name(&self, map: &MapReader) -> Option<String> {
         let node = map.get("name")?;
+        // `_` as the CRD front-end's numbered names have it (`WidgetV1_2`); `Self` is a keyword.
+        let fits = |name: &str| {
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && name != "Self"
+        };
         match node.as_str() {
-            Some(name) if crate::name_rules::is_pascal_case(name) => Some(name.to_owned()),
+            Some(name) if fits(name) => Some(name.to_owned()),
             _ => {
                 self.sink.error(
                     node.pos,
-                    "`name` must be PascalCase: a capital letter, then letters and digits",
+                    "`name` must be a type name: a capital letter, then letters, digits and `_` (not `Self`)",
                 );
                 None
             }
