@@ -365,6 +365,14 @@ impl LeftOut<'_> {
             ));
         }
         self.keys(root, "the root", &carried);
+        // apiVersion, kind and metadata are Kubernetes' own and not in the model; only
+        // constraints on metadata's fields (`metadata.name`'s length) are the kind's.
+        if root["properties"]["metadata"]["properties"]
+            .as_object()
+            .is_some_and(|p| !p.is_empty())
+        {
+            self.note("metadata", "properties");
+        }
         for field in body.fields() {
             let node = &root["properties"][field.name.as_str()];
             match (field.name.as_str(), &field.schema.ty) {
