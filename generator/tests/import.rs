@@ -5,7 +5,9 @@
 //! importer: every keyword of the original schema whose value the regenerated CRD does not
 //! have at the same place must be on stderr, with its place, and nothing else may be. Then
 //! the structs and enums `generate` makes of the CRD are compared with those it makes of the
-//! imported file: the same names, fields, optionality, docs and field types.
+//! imported file: the same names, fields, optionality, docs and field types. And the objects
+//! synthesized from each CRD (`kondition_gen::objects`) change alike through both sets of
+//! types (what the types write back is what `normalize` predicts).
 //!
 //! A NodePool-like fixture (`tests/import/pool.yaml`) pins the exact stderr and the names.
 
@@ -531,5 +533,66 @@ fn a_node_pool_keeps_its_quantities_and_its_type_names() {
             "{module}:\n{text}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The objects of every kind version (full, minimal, nulls; `kondition_gen::objects`) change
+/// alike through the types of the CRD and those of the imported file: both keep what the
+/// other keeps, and both write a quantity given as a number as its text. The CRD is read
+/// without reusing k8s-openapi types here, since the imported file writes those out (and
+/// `import` says so); the standard status's own fields are left out of the objects.
+#[test]
+fn objects_change_alike_through_the_crd_and_the_imported_file() {
+    use kondition_gen::objects::{Sample, normalize, object, same};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let mut files = Vec::new();
+    corpus_files(&root, &mut files);
+    let dir = scratch("objects");
+    let options = kondition_gen::crd::Options {
+        reuse_k8s_types: false,
+        ..Default::default()
+    };
+    let mut compared = 0;
+    for (n, file) in files.iter().enumerate() {
+        let out = dir.join(n.to_string());
+        std::fs::create_dir_all(&out).expect("mkdir");
+        let model =
+            kondition_gen::load_with(std::slice::from_ref(file), &Profiles::embedded(), &options)
+                .unwrap_or_else(|e| panic!("{e}"));
+        for (kind, imported, _) in import(file, &out) {
+            let crd = kondition_gen::emit::crd::crd(&kind, &[]);
+            let Some(ours) = model.files[0].kinds.iter().find(|k| k.kind == kind.kind) else {
+                panic!("{}: {} not read", file.display(), kind.kind);
+            };
+            let theirs = &imported.kinds[0];
+            for version in &ours.versions {
+                let Some(other) = theirs.versions.iter().find(|v| v.name == version.name) else {
+                    continue;
+                };
+                for sample in Sample::ALL {
+                    let Some(mut value) = object(&crd, &version.name, sample) else {
+                        continue;
+                    };
+                    if let Some(Json::Object(status)) = value.get_mut("status") {
+                        status.remove("conditions");
+                        status.remove("observedGeneration");
+                    }
+                    let (mut a, mut b) = (value.clone(), value);
+                    normalize(&mut a, ours, version, &[]);
+                    normalize(&mut b, theirs, other, &imported.types);
+                    assert!(
+                        same(&a, &b),
+                        "{} {} {} {}: the objects differ",
+                        file.display(),
+                        kind.kind,
+                        version.name,
+                        sample.name()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 387, "every kind version's three objects");
     let _ = std::fs::remove_dir_all(&dir);
 }
