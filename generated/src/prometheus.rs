@@ -36,6 +36,7 @@ pub mod v1 {
         VsphereVirtualDiskVolumeSource,
     };
 
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use serde::{Deserialize, Serialize};
@@ -3136,7 +3137,7 @@ pub mod v1 {
         pub insecure: Option<bool>,
         /// samplingFraction defines the probability a given trace will be sampled. Must be a float from 0 through 1.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub sampling_fraction: Option<IntOrString>,
+        pub sampling_fraction: Option<Quantity>,
         /// timeout defines the maximum time the exporter will wait for each batch export.
         ///
         /// Pattern: `^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$`.
@@ -3216,7 +3217,7 @@ pub mod v1 {
         ///
         /// It requires Prometheus >= v3.10.0.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub stale_series_compaction_threshold: Option<IntOrString>,
+        pub stale_series_compaction_threshold: Option<Quantity>,
     }
 
     /// chunkEncoding configures per-chunk-type encoding overrides.

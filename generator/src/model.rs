@@ -325,6 +325,11 @@ pub struct Schema {
     pub validations: Vec<Validation>,
 }
 
+/// The pattern controller-gen writes for a `resource.Quantity` (beside `anyOf: [integer,
+/// string]` and `x-kubernetes-int-or-string`), and the schema format's `quantity` with it: an
+/// int-or-string with this pattern is a quantity, in a CRD input as in a schema file.
+pub const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+
 /// A value's type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {

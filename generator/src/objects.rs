@@ -19,8 +19,9 @@
 //!   whole seconds (`2024-01-02T03:04:05.678+01:00` comes back as `2024-01-02T02:04:05Z`).
 //! - `LocalObjectReference`, `SecretKeySelector`, `ConfigMapKeySelector`: k8s-openapi holds
 //!   `name` as a `String`, so an absent name comes back as `""` (the schema's default).
-//! - `Quantity` (the schema format's `quantity`): k8s-openapi holds it as text, so a number
-//!   comes back as a string (`3` as `"3"`).
+//! - `Quantity` (the schema format's `quantity`, and a CRD's int-or-string with the quantity
+//!   pattern): k8s-openapi holds it as text, so a number comes back as a string (`3` as
+//!   `"3"`), where the API server would have kept the number.
 //!
 //! Numbers compare by value: a `number` field written `2` comes back as `2.0`, which is the
 //! same JSON number (and what the API server stores).

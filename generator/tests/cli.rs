@@ -211,9 +211,11 @@ fn import_writes_schema_files_that_generate() {
         text(&imported.stderr)
     );
     let stderr = text(&imported.stderr);
+    // Every keyword left out, with its version and place (tests/import.rs checks them all).
     for note in [
-        "bundle.yaml: note: Knot: `oneOf` (1) has no place in the schema format; it was left out",
-        "bundle.yaml: note: Knot: `x-kubernetes-map-type` (2) has no place",
+        "bundle.yaml: note: Knot: version v1: spec.choice: `oneOf` has no place in the schema format; it was left out\n",
+        "bundle.yaml: note: Knot: version v1: spec.selector: `x-kubernetes-map-type` has no place",
+        "bundle.yaml: note: Knot: version v1: spec.peers[*].selector: `x-kubernetes-map-type` has no place",
         "bundle.yaml: note: Knot: selectableFields (1) have no place",
     ] {
         assert!(stderr.contains(note), "{note} not in {stderr}");
@@ -238,7 +240,8 @@ fn import_writes_schema_files_that_generate() {
         "#[serde(rename = \"proxyUrl\"",
         "pub proxy_url_2:",
         "rename = \"mirror_percent\",\n            default,",
-        "pub enum KnotSpecMode {",
+        // The name `generate` gives the CRD itself.
+        "pub enum KnotMode {",
         "#[serde(rename = \"=~\")]",
         "EqTilde,",
         "Serialize, Deserialize, KubeStatus)]\n",

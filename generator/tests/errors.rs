@@ -202,8 +202,26 @@ fn types_that_would_share_a_name() {
             "{GOOD_HEAD}spec:\n  ports: {{type: object, fields: {{a: string}}}}\n  port: WidgetSpecPorts\ntypes:\n  WidgetSpecPorts:\n    type: object\n    fields:\n      b: int32\n  WidgetStatus:\n    type: enum\n    values: [a]\n"
         )),
         [
-            "bad.yaml:5:17: two types would both be named `WidgetSpecPorts` in the generated code; rename a field or a type under `types`",
-            "bad.yaml:13:11: two types would both be named `WidgetStatus` in the generated code; rename a field or a type under `types`",
+            "bad.yaml:5:17: two types would both be named `WidgetSpecPorts` in the generated code; rename a field, a `name` or a type under `types`",
+            "bad.yaml:13:11: two types would both be named `WidgetStatus` in the generated code; rename a field, a `name` or a type under `types`",
+        ]
+    );
+}
+
+#[test]
+fn inline_types_named_by_name() {
+    // Places with one structure may share a name (`kondition import` writes such names);
+    // a different structure under a taken name, a name that is not PascalCase and a name on
+    // a type that has none are errors.
+    assert_eq!(
+        errors(&format!(
+            "{GOOD_HEAD}spec:\n  a: {{type: object, name: Shared, fields: {{x: string}}}}\n  b: {{type: object, name: Shared, fields: {{x: string}}}}\n  c: {{type: object, name: Shared, fields: {{y: string}}}}\n  d: {{type: enum, name: lower, values: [p]}}\n  e: {{type: string, name: Text}}\ntypes:\n  Colour: {{type: enum, name: Color, values: [red]}}\n"
+        )),
+        [
+            "bad.yaml:7:13: two types would both be named `Shared` in the generated code; rename a field, a `name` or a type under `types`",
+            "bad.yaml:8:25: `name` must be a type name: a capital letter, then letters, digits and `_` (not `Self`)",
+            "bad.yaml:9:21: `name` does not apply to type `string`",
+            "bad.yaml:11:30: a type under `types` is named by its key (`Colour`); `name` applies to inline types",
         ]
     );
 }

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use crate::model::{
     Bounds, EnumType, EnumValues, Field, IntegerFormat, IntegerType, ListKind, ListType, MapType,
-    NumberType, ObjectType, Schema, StringType, Type, Validation,
+    NumberType, ObjectType, QUANTITY_PATTERN, Schema, StringType, Type, Validation,
 };
 use crate::names::{self, pascal_case};
 use crate::schema::reader::Sink;
@@ -190,6 +190,11 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
 
     fn ty(&mut self, node: &Node) -> Type {
         if flag(node, "x-kubernetes-int-or-string") {
+            // controller-gen's `resource.Quantity`: what k8s-openapi's `Quantity` holds, and
+            // the schema format's `quantity` (so `import` carries it whole).
+            if string(node, "pattern").as_deref() == Some(QUANTITY_PATTERN) {
+                return Type::Quantity;
+            }
             return Type::IntOrString;
         }
         match node.get("type").and_then(Node::as_str) {
@@ -295,6 +300,26 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
             max_properties: unsigned(node, "maxProperties"),
             atomic: string(node, "x-kubernetes-map-type").as_deref() == Some("atomic"),
         }))
+    }
+}
+
+/// What decides the Rust code of the struct or enum `ty` is (its fields, or its values): two
+/// places with the same shape hold one type, under one name. The schema format's check of
+/// type names uses it too, so that a name `import` gives several places is accepted there.
+pub(crate) fn rust_shape(ty: &Type) -> String {
+    match ty {
+        Type::Object(object) => {
+            let mut shape = struct_shape(&object.fields);
+            if object.preserve_unknown {
+                shape.push_str(" +unknown");
+            }
+            shape
+        }
+        Type::Enum(EnumType {
+            values: EnumValues::Str(values),
+            ..
+        }) => format!("enum {values:?}"),
+        other => type_shape(other),
     }
 }
 

@@ -343,7 +343,7 @@ impl Lowering<'_> {
                     "anyOf",
                     Some(json!([{"type": "integer"}, {"type": "string"}])),
                 );
-                put("pattern", Some(QUANTITY_PATTERN.into()));
+                put("pattern", Some(crate::model::QUANTITY_PATTERN.into()));
             }
             Type::DateTime => {
                 put("type", Some("string".into()));
@@ -376,9 +376,6 @@ impl Lowering<'_> {
         out
     }
 }
-
-/// The pattern the API server gives a resource.Quantity.
-const QUANTITY_PATTERN: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
 
 /// A string's keys, the same in a CRD and in a schema file: `type: string`, `format`,
 /// `pattern` and the length bounds.

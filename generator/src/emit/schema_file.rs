@@ -3,8 +3,14 @@
 //! The spec's fields and the status's own fields are written with every keyword the format
 //! has; the status becomes the standard one (profile `standard`: conditions and
 //! observedGeneration, which the CRD's own `conditions` and `observedGeneration` give way to).
-//! Objects are written inline, so each regenerated struct is named after its place, as the
-//! CRD front-end names them. What the format cannot say is returned as notes.
+//! Objects and enums are written inline with the `name` the CRD front-end gave them, so that
+//! `generate` on the file names every type as `generate` on the CRD does.
+//!
+//! What the format cannot say is returned as notes, one per keyword and place
+//! (`version v1: spec.limits.*: `x-kubernetes-map-type` has no place in the schema format; it
+//! was left out`): [`left_out`] walks the CRD's schema beside the model read from it and names
+//! every keyword the file does not carry. A keyword that says only what its absence says
+//! (`nullable: false`) is not a loss.
 
 use serde_json::{Map, Value as Json, json};
 
@@ -15,7 +21,7 @@ use crate::model::{Body, EnumValues, Field, IntegerFormat, Kind, ListKind, Schem
 pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
     let mut writer = Writer::default();
     if let Some(crd) = &kind.source_crd {
-        writer.notes.extend(unexpressed(&crd.to_json()));
+        writer.notes.extend(left_out(kind, &crd.to_json()));
     }
     let mut out = Map::new();
     out.insert("group".into(), kind.group.clone().into());
@@ -199,6 +205,11 @@ impl Writer {
             Type::Boolean => put("type", Some("boolean".into())),
             Type::Object(object) => {
                 put("type", Some("object".into()));
+                // A reused k8s-openapi type's structure has no name of its own (see `left_out`).
+                put(
+                    "name",
+                    (!object.name.is_empty()).then(|| object.name.clone().into()),
+                );
                 let fields = self.fields(&object.fields);
                 put("fields", Some(fields));
                 put("minProperties", object.min_properties.map(Json::from));
@@ -227,7 +238,11 @@ impl Writer {
             Type::Enum(e) => {
                 put("type", Some("enum".into()));
                 let values = match &e.values {
-                    EnumValues::Str(values) => Json::from(values.clone()),
+                    EnumValues::Str(values) => {
+                        put("name", Some(e.name.clone().into()));
+                        Json::from(values.clone())
+                    }
+                    // Integer enums are plain integers in Rust: no type to name.
                     EnumValues::Int(values) => Json::from(values.clone()),
                 };
                 put("values", Some(values));
@@ -253,60 +268,258 @@ impl Writer {
     }
 }
 
-/// Keywords the schema format has no place for, counted over every version of `crd` (a CRD's
-/// spec), as notes.
-fn unexpressed(crd: &Json) -> Vec<String> {
-    const KEYWORDS: &[&str] = &[
-        "oneOf",
-        "anyOf",
-        "allOf",
-        "not",
-        "x-kubernetes-map-type",
-        "x-kubernetes-embedded-resource",
-    ];
-    fn walk(schema: &Json, counts: &mut [usize]) {
-        let Json::Object(map) = schema else { return };
-        for (i, keyword) in KEYWORDS.iter().enumerate() {
-            // An int-or-string's `anyOf: [integer, string]` is what the format's type means.
-            let implied = *keyword == "anyOf" && map.contains_key("x-kubernetes-int-or-string");
-            if map.contains_key(*keyword) && !implied {
-                counts[i] += 1;
-            }
-        }
-        if let Some(Json::Object(properties)) = map.get("properties") {
-            properties.values().for_each(|p| walk(p, counts));
-        }
-        for key in ["items", "additionalProperties", "not"] {
-            if let Some(child) = map.get(key) {
-                walk(child, counts);
-            }
-        }
-        for key in ["oneOf", "anyOf", "allOf"] {
-            if let Some(Json::Array(branches)) = map.get(key) {
-                branches.iter().for_each(|b| walk(b, counts));
-            }
-        }
-    }
-    let mut counts = vec![0; KEYWORDS.len()];
+/// Every keyword of `crd` (a CRD's spec) that the schema file for `kind` does not carry, with
+/// its version and place, as notes; and the selectable fields, which the format has no place for.
+///
+/// The CRD's schema is walked beside the model read from it: what a keyword becomes in the
+/// model is what the file writes (`Writer::ty`), so a keyword is carried when the model's type
+/// keeps it. Below a keyword left out (a `oneOf`'s branches) nothing more is listed. The
+/// status's `conditions` and `observedGeneration` give way to the standard status's, which
+/// is noted once per version.
+pub fn left_out(kind: &Kind, crd: &Json) -> Vec<String> {
+    let mut notes = Vec::new();
     let mut selectable = 0;
-    for version in crd["versions"].as_array().into_iter().flatten() {
-        walk(&version["schema"]["openAPIV3Schema"], &mut counts);
-        selectable += version["selectableFields"].as_array().map_or(0, Vec::len);
+    for version in &kind.versions {
+        let Some(node) = crd["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["name"] == version.name.as_str())
+        else {
+            continue;
+        };
+        selectable += node["selectableFields"].as_array().map_or(0, Vec::len);
+        let root = &node["schema"]["openAPIV3Schema"];
+        let mut walk = LeftOut {
+            version: &version.name,
+            notes: &mut notes,
+            in_reused: false,
+        };
+        walk.root(root, kind.docs.as_deref(), &version.body);
     }
-    let mut notes: Vec<String> = KEYWORDS
-        .iter()
-        .zip(&counts)
-        .filter(|(_, n)| **n > 0)
-        .map(|(keyword, n)| {
-            format!("`{keyword}` ({n}) has no place in the schema format; it was left out")
-        })
-        .collect();
     if selectable > 0 {
         notes.push(format!(
             "selectableFields ({selectable}) have no place in the schema format; they were left out"
         ));
     }
     notes
+}
+
+/// The walk of one version's schema for [`left_out`].
+struct LeftOut<'a> {
+    version: &'a str,
+    notes: &'a mut Vec<String>,
+    /// Inside a reused k8s-openapi type's structure, which is noted once, at its root.
+    in_reused: bool,
+}
+
+/// Keywords that say only what their absence says, when they have this value.
+fn says_nothing(key: &str, value: &Json) -> bool {
+    match key {
+        "nullable"
+        | "exclusiveMinimum"
+        | "exclusiveMaximum"
+        | "x-kubernetes-preserve-unknown-fields"
+        | "x-kubernetes-int-or-string"
+        | "x-kubernetes-embedded-resource" => value == &Json::Bool(false),
+        "required" | "x-kubernetes-validations" => value.as_array().is_some_and(Vec::is_empty),
+        "properties" => value.as_object().is_some_and(Map::is_empty),
+        "x-kubernetes-list-type" => value == "atomic",
+        _ => false,
+    }
+}
+
+impl LeftOut<'_> {
+    fn note(&mut self, path: &str, key: &str) {
+        self.notes.push(format!(
+            "version {}: {path}: `{key}` has no place in the schema format; it was left out",
+            self.version
+        ));
+    }
+
+    /// Notes every key of `node` but `carried` (and those that say nothing).
+    fn keys(&mut self, node: &Json, path: &str, carried: &[&str]) {
+        let Json::Object(map) = node else { return };
+        for (key, value) in map {
+            if !carried.contains(&key.as_str()) && !says_nothing(key, value) {
+                self.note(path, key);
+            }
+        }
+    }
+
+    /// The root: its description is the kind's docs (from the stored version); `spec` and
+    /// `status` are walked, other root fields are noted by `Writer::body`.
+    fn root(&mut self, root: &Json, docs: Option<&str>, body: &Body) {
+        let mut carried = vec!["type", "properties"];
+        if root["description"].as_str() == docs {
+            carried.push("description");
+        }
+        // A schema-format kind always requires `spec`, and nothing else at the root.
+        let required = root["required"].as_array().map(Vec::as_slice);
+        if required == Some(&[json!("spec")]) {
+            carried.push("required");
+        } else if !root["properties"]["spec"].is_null() {
+            self.notes.push(format!(
+                "version {}: the root: the schema format requires `spec`, which the CRD does not",
+                self.version
+            ));
+        }
+        self.keys(root, "the root", &carried);
+        // apiVersion, kind and metadata are Kubernetes' own and not in the model; only
+        // constraints on metadata's fields (`metadata.name`'s length) are the kind's.
+        if root["properties"]["metadata"]["properties"]
+            .as_object()
+            .is_some_and(|p| !p.is_empty())
+        {
+            self.note("metadata", "properties");
+        }
+        for field in body.fields() {
+            let node = &root["properties"][field.name.as_str()];
+            match (field.name.as_str(), &field.schema.ty) {
+                ("spec", Type::Object(object)) => {
+                    let carried = ["type", "properties", "required", "x-kubernetes-validations"];
+                    self.keys(node, "spec", &carried);
+                    self.validations(node, "spec");
+                    self.fields(node, &object.fields, "spec", &[]);
+                }
+                ("status", Type::Object(object)) => {
+                    self.keys(node, "status", &["type", "properties", "required"]);
+                    let standard = ["conditions", "observedGeneration"];
+                    if standard
+                        .iter()
+                        .any(|name| !node["properties"][name].is_null())
+                    {
+                        self.notes.push(format!(
+                            "version {}: status: the CRD's own `conditions` and `observedGeneration` give way to the standard status's",
+                            self.version
+                        ));
+                    }
+                    self.fields(node, &object.fields, "status", &standard);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn fields(&mut self, node: &Json, fields: &[Field], path: &str, skip: &[&str]) {
+        for field in fields.iter().filter(|f| !skip.contains(&f.name.as_str())) {
+            let child = &node["properties"][field.name.as_str()];
+            self.schema(child, &field.schema, &format!("{path}.{}", field.name));
+        }
+    }
+
+    /// A CEL rule's keys beyond the format's are noted under the rule's index.
+    fn validations(&mut self, node: &Json, path: &str) {
+        let rules = node["x-kubernetes-validations"].as_array();
+        for (i, rule) in rules.into_iter().flatten().enumerate() {
+            let path = format!("{path}: x-kubernetes-validations[{i}]");
+            self.keys(rule, &path, crate::schema::types::VALIDATION_KEYS);
+        }
+    }
+
+    fn schema(&mut self, node: &Json, schema: &Schema, path: &str) {
+        let mut carried = vec!["x-kubernetes-validations"];
+        if schema.docs.is_some() {
+            carried.push("description");
+        }
+        if schema.nullable {
+            carried.push("nullable");
+        }
+        if schema.default.is_some() {
+            carried.push("default");
+        }
+        self.validations(node, path);
+        self.ty(node, &schema.ty, path, carried);
+    }
+
+    fn ty(&mut self, node: &Json, ty: &Type, path: &str, mut carried: Vec<&str>) {
+        let bounds = [
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+        ];
+        match ty {
+            Type::String(_) => {
+                carried.extend(["type", "format", "pattern", "minLength", "maxLength"])
+            }
+            Type::DateTime => carried.extend(["type", "format"]),
+            Type::Integer(_) => {
+                carried.push("type");
+                carried.extend(bounds);
+                // The format's integers are int32 and int64; another format is read as int64.
+                if matches!(node["format"].as_str(), Some("int32" | "int64")) {
+                    carried.push("format");
+                }
+            }
+            Type::Number(_) => {
+                carried.extend(["type", "format"]);
+                carried.extend(bounds);
+            }
+            Type::Boolean => carried.push("type"),
+            Type::Enum(_) => carried.extend(["type", "enum"]),
+            Type::IntOrString => carried.push("x-kubernetes-int-or-string"),
+            Type::Quantity => {
+                carried.extend(["x-kubernetes-int-or-string", "pattern"]);
+                // The format's quantity is written with controller-gen's `anyOf: [integer,
+                // string]` (its int-or-string is written without one).
+                let branches = node["anyOf"].as_array().map(|b| b.as_slice());
+                if branches == Some(&[json!({"type": "integer"}), json!({"type": "string"})]) {
+                    carried.push("anyOf");
+                }
+            }
+            Type::Raw => carried.push("x-kubernetes-preserve-unknown-fields"),
+            Type::Object(object) => {
+                carried.extend(["type", "properties", "required"]);
+                carried.extend(["minProperties", "maxProperties"]);
+                self.keys(node, path, &carried);
+                self.fields(node, &object.fields, path, &[]);
+                return;
+            }
+            Type::Map(map) => {
+                carried.extend(["type", "minProperties", "maxProperties"]);
+                let values = &node["additionalProperties"];
+                if values.is_object() {
+                    carried.push("additionalProperties");
+                }
+                self.keys(node, path, &carried);
+                if values.is_object() {
+                    self.schema(values, &map.values, &format!("{path}.*"));
+                }
+                return;
+            }
+            Type::List(list) => {
+                carried.extend(["type", "minItems", "maxItems"]);
+                carried.extend(["x-kubernetes-list-type", "x-kubernetes-list-map-keys"]);
+                let items = &node["items"];
+                if items.is_object() {
+                    carried.push("items");
+                }
+                self.keys(node, path, &carried);
+                if items.is_object() {
+                    self.schema(items, &list.items, &format!("{path}[*]"));
+                }
+                return;
+            }
+            Type::Reused(reused) => {
+                if !self.in_reused {
+                    self.notes.push(format!(
+                        "version {}: {path}: has the structure of k8s-openapi's `{}`, which the schema format cannot name; the file writes the structure out, and `generate` makes a struct of it",
+                        self.version, reused.path
+                    ));
+                }
+                let outer = std::mem::replace(&mut self.in_reused, true);
+                self.ty(node, &reused.original, path, carried);
+                self.in_reused = outer;
+                return;
+            }
+            Type::Conditions(original) => return self.ty(node, original, path, carried),
+            // Not read from a CRD.
+            Type::Named(_) | Type::WellKnown(_) => {}
+        }
+        self.keys(node, path, &carried);
+    }
 }
 
 #[cfg(test)]
@@ -340,7 +553,8 @@ spec:
         assert_eq!(
             notes,
             [
-                "`not` (1) has no place in the schema format; it was left out",
+                "version v1: the root: the schema format requires `spec`, which the CRD does not",
+                // Left out whole: the `not` inside it is not listed again.
                 "version v1: `spec` is not an object with properties, which is all the schema format describes; it was left out",
                 "version v1: the root field `data` is not part of the schema format (only spec and status are); it was left out",
             ]

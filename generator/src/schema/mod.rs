@@ -55,6 +55,13 @@ pub fn read_documents(
                 sink.error(key.pos, format!("type `{name}` is declared twice"));
                 continue;
             }
+            if let Some(own) = value.get("name") {
+                sink.error(
+                    own.pos,
+                    format!("a type under `types` is named by its key (`{name}`); `name` applies to inline types"),
+                );
+                continue;
+            }
             let Some(schema) = reader.schema(value, name, false) else {
                 continue;
             };
@@ -99,9 +106,12 @@ pub fn read_documents(
 }
 
 /// Every struct and enum of one version module gets its own name: an inline object or enum
-/// is named after its place (`WidgetSpecPorts`), and must not take a name another type, or
-/// one of the names each kind's code uses, already has.
+/// is named after its place (`WidgetSpecPorts`) or by its `name`, and must not take a name
+/// another type, or one of the names each kind's code uses, already has. Places whose types
+/// would be the same Rust code may share a name (one type is written for them), as they do
+/// in a CRD input.
 fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Sink) {
+    use crate::crd::types::rust_shape;
     use crate::model::Schema;
     fn walk<'a>(schema: &'a Schema, found: &mut Vec<(&'a str, Pos, &'a Schema)>) {
         match &schema.ty {
@@ -153,14 +163,14 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
         }
         for (i, (name, pos, schema)) in found.iter().enumerate() {
             let clash = reserved.iter().any(|r| r == name)
-                || found[..i]
-                    .iter()
-                    .any(|(other, _, other_schema)| other == name && other_schema != schema);
+                || found[..i].iter().any(|(other, _, other_schema)| {
+                    other == name && rust_shape(&other_schema.ty) != rust_shape(&schema.ty)
+                });
             if clash && !reported.iter().any(|r| r == name) {
                 reported.push((*name).to_owned());
                 sink.error(
                     *pos,
-                    format!("two types would both be named `{name}` in the generated code; rename a field or a type under `types`"),
+                    format!("two types would both be named `{name}` in the generated code; rename a field, a `name` or a type under `types`"),
                 );
             }
         }

@@ -36,6 +36,7 @@ pub const FIELD_KEYS: &[&str] = &[
     "maxItems",
     "minProperties",
     "maxProperties",
+    "name",
 ];
 
 /// The keys every type may have; the others belong to some types only.
@@ -155,6 +156,8 @@ impl<'s> TypeReader<'s> {
                 .error(required.pos, "`required` must be true or false");
         }
         let (type_name, type_pos) = map.required_string("type")?;
+        let own_name = self.own_name(&map);
+        let context = own_name.as_deref().unwrap_or(context);
         let ty = self.type_named(&type_name, type_pos, Some(&map), context)?;
         self.check_applicable(&map, &type_name, &ty);
         let schema = Schema {
@@ -173,6 +176,29 @@ impl<'s> TypeReader<'s> {
             );
         }
         Some(schema)
+    }
+
+    /// The name an inline object or enum gives itself (`name: PoolBudgets`), which replaces the
+    /// one made from its place; `kondition import` writes it so that a CRD's types keep the
+    /// names `generate` gives the CRD itself.
+    fn own_name(&self, map: &MapReader) -> Option<String> {
+        let node = map.get("name")?;
+        // `_` as the CRD front-end's numbered names have it (`WidgetV1_2`); `Self` is a keyword.
+        let fits = |name: &str| {
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && name != "Self"
+        };
+        match node.as_str() {
+            Some(name) if fits(name) => Some(name.to_owned()),
+            _ => {
+                self.sink.error(
+                    node.pos,
+                    "`name` must be a type name: a capital letter, then letters, digits and `_` (not `Self`)",
+                );
+                None
+            }
+        }
     }
 
     fn type_named(
@@ -407,10 +433,10 @@ impl<'s> TypeReader<'s> {
                 "exclusiveMaximum",
                 "multipleOf",
             ],
-            Type::Object(_) => &["fields", "minProperties", "maxProperties"],
+            Type::Object(_) => &["fields", "minProperties", "maxProperties", "name"],
             Type::Map(_) => &["values", "minProperties", "maxProperties"],
             Type::List(_) => &["items", "listType", "listMapKeys", "minItems", "maxItems"],
-            Type::Enum(_) => &["values"],
+            Type::Enum(_) => &["values", "name"],
             _ => &[],
         };
         let specific = FIELD_KEYS.iter().filter(|k| !COMMON_KEYS.contains(k));
