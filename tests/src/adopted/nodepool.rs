@@ -61,8 +61,8 @@ pub mod v1 {
     //! Version `v1`.
     #[allow(unused_imports)]
     pub use super::NodePoolReason;
+    use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-    use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
     use std::collections::BTreeMap;
@@ -207,7 +207,7 @@ pub mod v1 {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conditions: Option<Conditions>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub resources: Option<BTreeMap<String, IntOrString>>,
+        pub resources: Option<BTreeMap<String, Quantity>>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
