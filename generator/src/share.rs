@@ -66,11 +66,12 @@ impl Plan {
 }
 
 /// One structure met in the run.
-struct Structure {
+struct Structure<'m> {
     /// Its places, in the order met.
     places: Vec<Place>,
-    /// The first place's schema.
-    schema: Schema,
+    /// The first place's schema (borrowed from the model: a copy of every struct's subtree
+    /// was most of the census's cost, and only shared ones are copied, at the end).
+    schema: &'m Schema,
     /// The structures of its fields (directly or inside lists and maps).
     children: BTreeSet<usize>,
     docs_agree: bool,
@@ -79,15 +80,20 @@ struct Structure {
 }
 
 #[derive(Default)]
-struct Census {
+struct Census<'m> {
     by_key: HashMap<String, usize>,
-    structures: Vec<Structure>,
+    structures: Vec<Structure<'m>>,
 }
 
-impl Census {
+impl<'m> Census<'m> {
     /// Records `schema` met at `module`/`version`; the structure key of its type (for the
     /// parent's key) and, for a struct or enum, its structure.
-    fn visit(&mut self, module: &str, version: &str, schema: &Schema) -> (String, Option<usize>) {
+    fn visit(
+        &mut self,
+        module: &str,
+        version: &str,
+        schema: &'m Schema,
+    ) -> (String, Option<usize>) {
         let (key, children) = match &schema.ty {
             Type::Object(object) => {
                 let mut key = String::from("struct");
@@ -124,23 +130,25 @@ impl Census {
             _ => unreachable!("only structs and enums get here"),
         };
         let place = (module.to_owned(), version.to_owned(), name.clone());
-        let next = self.structures.len();
-        let id = *self.by_key.entry(key.clone()).or_insert(next);
-        if id == next {
-            self.structures.push(Structure {
-                places: vec![place],
-                schema: schema.clone(),
-                children,
-                docs_agree: true,
-                key: key.clone(),
-            });
-        } else {
+        let id = if let Some(&id) = self.by_key.get(&key) {
             let structure = &mut self.structures[id];
             structure.docs_agree &= structure.schema.docs == schema.docs;
             if !structure.places.contains(&place) {
                 structure.places.push(place);
             }
-        }
+            id
+        } else {
+            let id = self.structures.len();
+            self.by_key.insert(key.clone(), id);
+            self.structures.push(Structure {
+                places: vec![place],
+                schema,
+                children,
+                docs_agree: true,
+                key,
+            });
+            id
+        };
         (format!("#{id}"), Some(id))
     }
 }

@@ -363,11 +363,11 @@ fn read_crd(
     };
     let versions = read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes);
     let docs = storage_docs(&versions, version_nodes);
-    let mut source = spec.to_json();
     // The API's own types catch what the reads above do not look at; a problem already
     // reported is not reported again in their words.
     if sink.is_empty()
-        && let Err((pos, message)) = check_with_api_types(&mut source, spec.pos, version_nodes)
+        && let Err((pos, message)) =
+            check_with_api_types(&mut spec.to_json(), spec.pos, version_nodes)
     {
         sink.error(pos, message);
         return None;
@@ -386,7 +386,8 @@ fn read_crd(
         field_owner: None,
         status,
         versions,
-        source_crd: Some(SourceSpec::new(&source)),
+        // The text `SourceSpec::new(&spec.to_json())` would be, without the JSON value.
+        source_crd: Some(SourceSpec::of_node(spec)),
         crd_metadata: CrdMetadata {
             labels: string_map(crd, "labels", sink),
             annotations: string_map(crd, "annotations", sink),
