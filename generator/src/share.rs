@@ -25,6 +25,7 @@
 //! Kinds of schema files are not shared: their types are named by their authors.
 
 use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
 
 use crate::model::{EnumValues, Field, Model, Schema, Type};
 use crate::names;
@@ -101,7 +102,7 @@ impl<'m> Census<'m> {
                 for field in &object.fields {
                     let (field_key, child) = self.visit(module, version, &field.schema);
                     children.extend(child);
-                    key.push_str(&self::field_key(field, &field_key));
+                    push_field_key(&mut key, field, &field_key);
                 }
                 if object.preserve_unknown {
                     key.push_str(" +unknown");
@@ -157,14 +158,63 @@ impl<'m> Census<'m> {
 /// shows (wire name, optionality, nullability, docs with their facts) and `ty`, the key of
 /// its type.
 pub fn field_key(field: &Field, ty: &str) -> String {
-    format!(
-        " {:?} {} {} {:?} {:?} {ty}",
-        field.name,
-        field.required,
-        field.schema.nullable,
-        field.schema.docs,
-        crate::emit::docs::facts(&field.schema),
-    )
+    let mut key = String::new();
+    push_field_key(&mut key, field, ty);
+    key
+}
+
+/// Appends [`field_key`] to `key`: what `format!(" {:?} {} {} {:?} {:?} {ty}", name,
+/// required, nullable, docs, facts)` writes, with the strings' `{:?}` written by
+/// [`push_debug`] (formatting the keys of every struct was a tenth of generating; issue 28).
+fn push_field_key(key: &mut String, field: &Field, ty: &str) {
+    key.push(' ');
+    push_debug(key, &field.name);
+    key.push_str(if field.required { " true" } else { " false" });
+    key.push_str(if field.schema.nullable {
+        " true "
+    } else {
+        " false "
+    });
+    match &field.schema.docs {
+        Some(docs) => {
+            key.push_str("Some(");
+            push_debug(key, docs);
+            key.push(')');
+        }
+        None => key.push_str("None"),
+    }
+    key.push(' ');
+    push_debug(key, &crate::emit::docs::facts(&field.schema));
+    key.push(' ');
+    key.push_str(ty);
+}
+
+/// Appends `text` exactly as `{:?}` writes it. Text of printable ASCII, tabs and line breaks
+/// (nearly every description) is escaped here; `{:?}` checks every character against
+/// Unicode's tables, which is slow on descriptions of kilobytes. Anything else goes to `{:?}`.
+fn push_debug(out: &mut String, text: &str) {
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r');
+    if !text.bytes().all(plain) {
+        let _ = write!(out, "{text:?}");
+        return;
+    }
+    out.push('"');
+    let mut start = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        let escaped = match byte {
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            _ => continue,
+        };
+        out.push_str(&text[start..i]);
+        out.push_str(escaped);
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
 }
 
 /// The shared types of every kind read from a CRD in `model`.
@@ -269,5 +319,25 @@ fn rename_nested(ty: &mut Type, module: &str, version: &str, aliases: &HashMap<P
         Type::List(list) => rename_nested(&mut list.items.ty, module, version, aliases),
         Type::Map(map) => rename_nested(&mut map.values.ty, module, version, aliases),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_debug;
+
+    #[test]
+    fn strings_are_written_as_debug_writes_them() {
+        for text in [
+            "",
+            "plain words",
+            "tab\there, lines\r\n, \"quotes\", 'single', back\\slash",
+            "control \u{1} and \u{7f}",
+            "non-ASCII: é, a combining accent e\u{301}, \u{200b}",
+        ] {
+            let mut out = String::new();
+            push_debug(&mut out, text);
+            assert_eq!(out, format!("{text:?}"));
+        }
     }
 }

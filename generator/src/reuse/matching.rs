@@ -107,26 +107,29 @@ fn agreeing_docs(
     let Some(type_docs) = catalog.docs.get(path) else {
         return 0;
     };
-    let own = hash(docs).is_some_and(|h| {
-        type_docs.own.contains(&h)
-            || context.is_some_and(|c| {
-                catalog
-                    .docs
-                    .get(c.parent)
-                    .and_then(|parent| parent.properties.get(c.property))
-                    .is_some_and(|set| set.contains(&h))
-            })
+    // Descriptions are hashed only when there is something to compare them with: hashing
+    // them was most of the matching's cost (issue 28).
+    let context_docs = context.and_then(|c| {
+        catalog
+            .docs
+            .get(c.parent)
+            .and_then(|parent| parent.properties.get(c.property))
     });
+    let own = (!type_docs.own.is_empty() || context_docs.is_some_and(|set| !set.is_empty()))
+        && hash(docs).is_some_and(|h| {
+            type_docs.own.contains(&h) || context_docs.is_some_and(|set| set.contains(&h))
+        });
     let properties = object
         .fields
         .iter()
         .filter(|field| {
-            hash(field.schema.docs.as_deref()).is_some_and(|h| {
-                type_docs
-                    .properties
-                    .get(&field.name)
-                    .is_some_and(|set| set.contains(&h))
-            })
+            type_docs
+                .properties
+                .get(&field.name)
+                .is_some_and(|set| {
+                    !set.is_empty()
+                        && hash(field.schema.docs.as_deref()).is_some_and(|h| set.contains(&h))
+                })
         })
         .count();
     usize::from(own) + properties
