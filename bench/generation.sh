@@ -2,7 +2,8 @@
 # Generation throughput: `kondition generate` over the corpus's 25 single-CRD files (all
 # but the Istio and ASO bundles) in one process, against kopium run once per file, and
 # against only reading the same YAML into values (the parse floor every generator pays).
-# Then where kondition's time goes, stage by stage.
+# Then each of those files over 1 MB on its own, and where kondition's time goes, stage by
+# stage.
 #
 #   bash bench/generation.sh [RUNS=5]    (KONDITION_CORPUS overrides corpus/)
 #
@@ -36,6 +37,20 @@ python3 bench/measure.py --runs "$runs" --base floor --base kopium \
   "floor=$FLOOR tree $list" \
   "kondition=rm -rf $work/out && $KONDITION generate --out $work/out $list" \
   "kopium=$kopium_loop"
+
+# One file is read and emitted on one core, so the largest single files are where kondition
+# is furthest from the floor: each file of the 25 over 1 MB on its own, the same three ways.
+for f in "${files[@]}"; do
+  size=$(wc -c < "$f")
+  [ "$size" -gt 1000000 ] || continue
+  name=$(basename "$f" .yaml)
+  echo
+  echo "== one file: ${f#"$corpus"/} ($size bytes), median of $runs rounds"
+  python3 bench/measure.py --runs "$runs" --base floor --base kopium \
+    "floor=$FLOOR tree $(printf '%q' "$f")" \
+    "kondition=rm -rf $work/one && $KONDITION generate --out $work/one $(printf '%q' "$f")" \
+    "kopium=$KOPIUM -A -m -f $(printf '%q' "$f") > $work/kopium/$name.rs"
+done
 
 echo
 echo "== output"
