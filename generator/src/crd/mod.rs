@@ -361,13 +361,28 @@ fn read_crd(
         sink.error(spec.pos, "a CRD's spec needs `versions`, a list");
         return None;
     };
-    let versions = read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes);
+    // The spec's text and the API types' check need only the YAML: they are made on a thread
+    // of their own while the versions are read, which on one large CRD is a core's work of
+    // its own (issue 28).
+    let (versions, (source, checked)) = std::thread::scope(|threads| {
+        let aside = threads.spawn(|| {
+            let source = SourceSpec::of_node(spec);
+            let checked = check_with_api_types(&mut spec.to_json(), spec.pos, version_nodes);
+            (source, checked)
+        });
+        let versions =
+            read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes);
+        // A panic there is a bug; it goes on as a panic here.
+        let aside = aside
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (versions, aside)
+    });
     let docs = storage_docs(&versions, version_nodes);
     // The API's own types catch what the reads above do not look at; a problem already
     // reported is not reported again in their words.
     if sink.is_empty()
-        && let Err((pos, message)) =
-            check_with_api_types(&mut spec.to_json(), spec.pos, version_nodes)
+        && let Err((pos, message)) = checked
     {
         sink.error(pos, message);
         return None;
@@ -386,8 +401,7 @@ fn read_crd(
         field_owner: None,
         status,
         versions,
-        // The text `SourceSpec::new(&spec.to_json())` would be, without the JSON value.
-        source_crd: Some(SourceSpec::of_node(spec)),
+        source_crd: Some(source),
         crd_metadata: CrdMetadata {
             labels: string_map(crd, "labels", sink),
             annotations: string_map(crd, "annotations", sink),

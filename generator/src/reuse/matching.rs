@@ -123,13 +123,10 @@ fn agreeing_docs(
         .fields
         .iter()
         .filter(|field| {
-            type_docs
-                .properties
-                .get(&field.name)
-                .is_some_and(|set| {
-                    !set.is_empty()
-                        && hash(field.schema.docs.as_deref()).is_some_and(|h| set.contains(&h))
-                })
+            type_docs.properties.get(&field.name).is_some_and(|set| {
+                !set.is_empty()
+                    && hash(field.schema.docs.as_deref()).is_some_and(|h| set.contains(&h))
+            })
         })
         .count();
     usize::from(own) + properties

@@ -65,8 +65,21 @@ pub fn file_module(
         #(#crds)*
         #(#reasons)*
     })?;
-    for version in &versions {
-        version_module(&mut writer, file, version, &crd_consts, plan)?;
+    // The version modules are written apart, on as many cores as there are, then joined in
+    // order: they are most of a file's work, and a large CRD is one file (issue 28).
+    let indent = writer.indent();
+    let modules = crate::parallel::map(
+        &versions,
+        |_| 0,
+        |version| {
+            // Idents stay on their thread: each names the constants again, as above.
+            let crd_consts = crd_const_names(file);
+            let mut module = Writer::new(indent);
+            version_module(&mut module, file, version, &crd_consts, plan).map(|()| module)
+        },
+    );
+    for module in modules {
+        writer.append(module?);
     }
     Ok(writer.finish())
 }
