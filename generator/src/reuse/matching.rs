@@ -1,7 +1,9 @@
 //! The rule of the module documentation: which catalog type holds a CRD object subtree, from
 //! which version on.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
+use std::collections::HashMap;
 
 use crate::model::{
     EnumType, EnumValues, IntegerFormat, ListKind, ObjectType, Schema, Type, WellKnown,
@@ -37,6 +39,7 @@ pub(super) fn find(
     docs: Option<&str>,
 ) -> Option<(String, Minor)> {
     let first = object.fields.first()?;
+    let hashes = Hashes::default();
     let mut matches = Vec::new();
     for path in catalog.by_property.get(&first.name)? {
         let Some(type_docs) = catalog.docs.get(path) else {
@@ -49,8 +52,8 @@ pub(super) fn find(
         {
             continue;
         }
-        if let Some(since) = since(catalog, object, docs, path) {
-            let score = agreeing_docs(catalog, object, docs, path, None);
+        if let Some(since) = since(catalog, &hashes, object, docs, path) {
+            let score = agreeing_docs(catalog, &hashes, object, docs, path, None);
             matches.push((Reverse(score), group_rank(path), path.as_str(), since));
         }
     }
@@ -62,12 +65,18 @@ pub(super) fn find(
 
 /// The oldest version from which `path` holds `object`: exactly then, and exactly or as a
 /// superset at every later version.
-fn since(catalog: &Catalog, object: &ObjectType, docs: Option<&str>, path: &str) -> Option<Minor> {
+fn since(
+    catalog: &Catalog,
+    hashes: &Hashes,
+    object: &ObjectType,
+    docs: Option<&str>,
+    path: &str,
+) -> Option<Minor> {
     let fits: Vec<(Minor, Fit)> = catalog
         .data
         .versions
         .iter()
-        .map(|&v| (v, object_fit(catalog, object, docs, path, v, None)))
+        .map(|&v| (v, object_fit(catalog, hashes, object, docs, path, v, None)))
         .collect();
     let start = fits.iter().position(|(_, fit)| *fit == Fit::Exact)?;
     fits[start..]
@@ -90,15 +99,34 @@ fn group_rank(path: &str) -> usize {
         .unwrap_or(ORDER.len())
 }
 
-/// The hash of a description; none for an empty one, which agrees with nothing.
-fn hash(docs: Option<&str>) -> Option<DocHash> {
-    docs.filter(|d| !d.trim().is_empty()).map(DocHash::of)
+/// The hashes of the descriptions met while matching one object, each computed once: the
+/// same descriptions are compared for every candidate type and every Kubernetes version,
+/// and hashing them again each time was a third of the matching's cost (issue 28).
+///
+/// A description is known by where its text is (address and length): every text hashed is
+/// borrowed from the object being matched, which stays unchanged while it is matched, so
+/// one place is one text. Looking the text itself up would hash it anyway.
+#[derive(Default)]
+struct Hashes(RefCell<HashMap<(usize, usize), Option<DocHash>>>);
+
+impl Hashes {
+    /// The hash of a description; none for an empty one, which agrees with nothing.
+    fn of(&self, docs: Option<&str>) -> Option<DocHash> {
+        let docs = docs?;
+        let place = (docs.as_ptr() as usize, docs.len());
+        *self
+            .0
+            .borrow_mut()
+            .entry(place)
+            .or_insert_with(|| (!docs.trim().is_empty()).then(|| DocHash::of(docs)))
+    }
 }
 
 /// How many of the object's descriptions (its own, its properties') agree with the type's in
 /// any version.
 fn agreeing_docs(
     catalog: &Catalog,
+    hashes: &Hashes,
     object: &ObjectType,
     docs: Option<&str>,
     path: &str,
@@ -116,7 +144,7 @@ fn agreeing_docs(
             .and_then(|parent| parent.properties.get(c.property))
     });
     let own = (!type_docs.own.is_empty() || context_docs.is_some_and(|set| !set.is_empty()))
-        && hash(docs).is_some_and(|h| {
+        && hashes.of(docs).is_some_and(|h| {
             type_docs.own.contains(&h) || context_docs.is_some_and(|set| set.contains(&h))
         });
     let properties = object
@@ -125,7 +153,9 @@ fn agreeing_docs(
         .filter(|field| {
             type_docs.properties.get(&field.name).is_some_and(|set| {
                 !set.is_empty()
-                    && hash(field.schema.docs.as_deref()).is_some_and(|h| set.contains(&h))
+                    && hashes
+                        .of(field.schema.docs.as_deref())
+                        .is_some_and(|h| set.contains(&h))
             })
         })
         .count();
@@ -135,6 +165,7 @@ fn agreeing_docs(
 /// How the type at `path` holds `object` at version `v`.
 fn object_fit(
     catalog: &Catalog,
+    hashes: &Hashes,
     object: &ObjectType,
     docs: Option<&str>,
     path: &str,
@@ -156,7 +187,14 @@ fn object_fit(
             parent: path,
             property: &field.name,
         };
-        fit = fit.min(schema_fit(catalog, &field.schema, &property.ty, v, context));
+        fit = fit.min(schema_fit(
+            catalog,
+            hashes,
+            &field.schema,
+            &property.ty,
+            v,
+            context,
+        ));
         if fit == Fit::No {
             return Fit::No;
         }
@@ -179,7 +217,9 @@ fn object_fit(
     if !shape.required.iter().all(required) {
         return Fit::No;
     }
-    if shape.properties.len() < 3 && agreeing_docs(catalog, object, docs, path, context) == 0 {
+    if shape.properties.len() < 3
+        && agreeing_docs(catalog, hashes, object, docs, path, context) == 0
+    {
         return Fit::No;
     }
     // Every field is one of the type's properties, so a count tells whether it has more.
@@ -191,6 +231,7 @@ fn object_fit(
 
 fn schema_fit(
     catalog: &Catalog,
+    hashes: &Hashes,
     schema: &Schema,
     target: &PropertyType,
     v: Minor,
@@ -201,6 +242,7 @@ fn schema_fit(
     }
     type_fit(
         catalog,
+        hashes,
         &schema.ty,
         schema.docs.as_deref(),
         target,
@@ -215,6 +257,7 @@ fn exact(holds: bool) -> Fit {
 
 fn type_fit(
     catalog: &Catalog,
+    hashes: &Hashes,
     ty: &Type,
     docs: Option<&str>,
     target: &PropertyType,
@@ -222,7 +265,7 @@ fn type_fit(
     context: Context<'_>,
 ) -> Fit {
     if let Type::Reused(reused) = ty {
-        return type_fit(catalog, &reused.original, docs, target, v, context);
+        return type_fit(catalog, hashes, &reused.original, docs, target, v, context);
     }
     match target {
         PropertyType::String => exact(matches!(
@@ -271,7 +314,7 @@ fn type_fit(
             if !same_merge {
                 return Fit::No;
             }
-            schema_fit(catalog, &list.items, items, v, context)
+            schema_fit(catalog, hashes, &list.items, items, v, context)
         }
         PropertyType::Map(values, merge) => {
             let Type::Map(map) = ty else {
@@ -280,13 +323,15 @@ fn type_fit(
             if map.atomic != (*merge == MapMerge::Atomic) {
                 return Fit::No;
             }
-            schema_fit(catalog, &map.values, values, v, context)
+            schema_fit(catalog, hashes, &map.values, values, v, context)
         }
         PropertyType::Ref(path) => match catalog.data.shape(path, v) {
             None => Fit::No,
             Some(Shape::Leaf(leaf)) => exact(leaf_holds(*leaf, ty)),
             Some(Shape::Object(_)) => match ty {
-                Type::Object(object) => object_fit(catalog, object, docs, path, v, Some(context)),
+                Type::Object(object) => {
+                    object_fit(catalog, hashes, object, docs, path, v, Some(context))
+                }
                 Type::WellKnown(known) => exact(
                     known
                         .rust_path()
