@@ -193,28 +193,35 @@ fn push_field_key(key: &mut String, field: &Field, ty: &str) {
 /// (nearly every description) is escaped here; `{:?}` checks every character against
 /// Unicode's tables, which is slow on descriptions of kilobytes. Anything else goes to `{:?}`.
 fn push_debug(out: &mut String, text: &str) {
-    let plain = |b: u8| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r');
-    if !text.bytes().all(plain) {
-        let _ = write!(out, "{text:?}");
+    // `is_ascii` looks at a word at a time; the loop below then sees each byte once.
+    if text.is_ascii() {
+        let mark = out.len();
+        out.push('"');
+        let mut start = 0;
+        for (i, byte) in text.bytes().enumerate() {
+            let escaped = match byte {
+                b'\t' => "\\t",
+                b'\n' => "\\n",
+                b'\r' => "\\r",
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                // Other control characters: `{:?}`'s `\u{..}`, below.
+                0..0x20 | 0x7f => {
+                    out.truncate(mark);
+                    let _ = write!(out, "{text:?}");
+                    return;
+                }
+                _ => continue,
+            };
+            out.push_str(&text[start..i]);
+            out.push_str(escaped);
+            start = i + 1;
+        }
+        out.push_str(&text[start..]);
+        out.push('"');
         return;
     }
-    out.push('"');
-    let mut start = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        let escaped = match byte {
-            b'\t' => "\\t",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            _ => continue,
-        };
-        out.push_str(&text[start..i]);
-        out.push_str(escaped);
-        start = i + 1;
-    }
-    out.push_str(&text[start..]);
-    out.push('"');
+    let _ = write!(out, "{text:?}");
 }
 
 /// The shared types of every kind read from a CRD in `model`.
