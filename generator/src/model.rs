@@ -120,7 +120,7 @@ impl SourceSpec {
     }
 
     /// `spec` as [`SourceSpec::new`] writes `spec.to_json()`, written from the nodes: going
-    /// through a JSON value built and serialized only for this took a tenth of a CRD's
+    /// through a JSON value built and serialized only for this took 5% of a CRD's
     /// generation (issue 28). A mapping with a key that is not a string (which JSON would
     /// make one, and could make equal to another) goes the long way.
     pub fn of_node(spec: &Node) -> Self {

@@ -351,9 +351,10 @@ fn type_shape(ty: &Type) -> String {
         Type::Map(map) => format!("{{{}}}", type_shape(&map.values.ty)),
         Type::String(_) => "string".to_owned(),
         Type::Number(_) => "number".to_owned(),
-        // What `{:?}` of the k8s-openapi type tells apart, without writing its whole original
-        // subtree (that was a tenth of generating; issue 28): the original's position, which
-        // the `{:?}` includes and which is one node's in a file, hence one original's.
+        // What `{:?}` of the k8s-openapi type tells apart, without writing its whole
+        // original subtree (that was 3% of generating the corpus; issue 28): the original's
+        // position, which the `{:?}` includes and which is one node's in a file, hence one
+        // original's.
         Type::Reused(reused) => match &reused.original {
             Type::Object(original) => {
                 format!("Reused {} {} {:?}", reused.path, reused.since, original.pos)

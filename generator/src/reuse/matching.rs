@@ -136,7 +136,7 @@ fn agreeing_docs(
         return 0;
     };
     // Descriptions are hashed only when there is something to compare them with: hashing
-    // them was most of the matching's cost (issue 28).
+    // them was half of the matching's cost (issue 28).
     let context_docs = context.and_then(|c| {
         catalog
             .docs
