@@ -93,7 +93,7 @@ impl StatusShape {
     /// that the schema cannot hold (a severity, say) is no transition, or every reconcile
     /// would move the time of a condition that never changed on the server.
     pub fn settle(&self, conditions: &mut Conditions, stored: Option<&Conditions>) {
-        let mut fitted: Conditions = std::mem::take(conditions)
+        *conditions = std::mem::take(conditions)
             .into_iter()
             .map(|mut condition| {
                 self.fit(&mut condition);
@@ -107,7 +107,6 @@ impl StatusShape {
                 condition
             })
             .collect();
-        std::mem::swap(conditions, &mut fitted);
     }
 }
 

@@ -17,6 +17,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 };
 use k8s_openapi::serde::Deserialize as _;
 
+use kondition::StatusShape;
+use kondition::shape::ConditionsMerge;
+
 use crate::caller::Caller;
 use crate::model::{
     Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
@@ -541,14 +544,20 @@ fn kind_status(
     context: &Context<'_>,
 ) -> Option<Option<StatusDef>> {
     let sink = context.sink;
-    let standard_status = versions.iter().any(|v| match &v.body {
-        Body::Root(fields) => status::standard_status(fields).is_some(),
-        Body::Standard { .. } => false,
-    });
+    // Each version whose status kondition drives, with that status's shape.
+    let driven: Vec<(&str, StatusShape)> = versions
+        .iter()
+        .filter_map(|v| match &v.body {
+            Body::Root(fields) => {
+                status::standard_status(fields).map(|adopted| (v.name.as_str(), adopted.shape))
+            }
+            Body::Standard { .. } => None,
+        })
+        .collect();
     let choice = context.options.statuses.get(kind);
     let caller = context.options.caller;
-    if standard_status {
-        note_atomic_conditions(crd, kind, versions, context);
+    if !driven.is_empty() {
+        note_atomic_conditions(crd, kind, &driven, context);
         return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
             .map(Some);
     }
@@ -578,24 +587,23 @@ fn kind_status(
 
 /// A note for each version whose driven status has an atomic `conditions` list: what the
 /// chokepoint can and cannot do with it is the user's to know.
-fn note_atomic_conditions(crd: &Node, kind: &str, versions: &[Version], context: &Context<'_>) {
-    for version in versions {
-        let Body::Root(fields) = &version.body else {
-            continue;
-        };
-        let atomic = status::standard_status(fields).is_some_and(|adopted| {
-            adopted.shape.merge == kondition::shape::ConditionsMerge::Atomic
-        });
-        if atomic {
-            context.notes.borrow_mut().push(Diagnostic::new(
-                context.sink.path(),
-                crd.pos,
-                format!(
-                    "note: {kind} {}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced",
-                    version.name
-                ),
-            ));
-        }
+fn note_atomic_conditions(
+    crd: &Node,
+    kind: &str,
+    driven: &[(&str, StatusShape)],
+    context: &Context<'_>,
+) {
+    let atomic = driven
+        .iter()
+        .filter(|(_, shape)| shape.merge == ConditionsMerge::Atomic);
+    for (version, _) in atomic {
+        context.notes.borrow_mut().push(Diagnostic::new(
+            context.sink.path(),
+            crd.pos,
+            format!(
+                "note: {kind} {version}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced"
+            ),
+        ));
     }
 }
 

@@ -103,13 +103,8 @@ fn condition_list_problem(ty: &Type) -> Option<String> {
     if list.items.nullable {
         return Some("has nullable items".to_owned());
     }
-    let object = match &list.items.ty {
-        Type::Object(object) => object,
-        Type::Reused(reused) => match &reused.original {
-            Type::Object(object) => object,
-            _ => return Some("has items that are not objects".to_owned()),
-        },
-        _ => return Some("has items that are not objects".to_owned()),
+    let Some(object) = item_object(list) else {
+        return Some("has items that are not objects".to_owned());
     };
     if object.preserve_unknown {
         return Some(
@@ -227,15 +222,19 @@ fn condition_items(conditions: &Field) -> Option<(&ListType, &[Field])> {
     let Type::List(list) = list.as_ref() else {
         return None;
     };
-    let fields = match &list.items.ty {
-        Type::Object(items) => &items.fields,
+    Some((list, &item_object(list)?.fields))
+}
+
+/// The object a list's items are (a reused k8s-openapi type's too: its original structure).
+fn item_object(list: &ListType) -> Option<&ObjectType> {
+    match &list.items.ty {
+        Type::Object(object) => Some(object),
         Type::Reused(reused) => match &reused.original {
-            Type::Object(items) => &items.fields,
-            _ => return None,
+            Type::Object(object) => Some(object),
+            _ => None,
         },
-        _ => return None,
-    };
-    Some((list, fields))
+        _ => None,
+    }
 }
 
 /// Whether the conditions (made `Type::Conditions`) each have an integer
