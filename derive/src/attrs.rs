@@ -177,6 +177,15 @@ impl Reader {
         match key {
             "resource" => {
                 let path: Path = meta.value()?.parse()?;
+                // The kind is named as a type in the code written for it: a path that is no
+                // type (a reserved word some syn versions take for a path, such as `try`,
+                // which fuzzing found) is this error, not code that does not parse.
+                if syn::parse2::<syn::Type>(quote::ToTokens::to_token_stream(&path)).is_err() {
+                    return Err(syn::Error::new_spanned(
+                        &path,
+                        "`resource` names the kind's type, such as `resource = Widget`",
+                    ));
+                }
                 set_once(&mut parsed.resource, path, meta)
             }
             "field_owner" => {
