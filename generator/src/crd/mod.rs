@@ -30,6 +30,7 @@ use crate::profile::Profiles;
 use crate::schema::kind::check_group;
 use crate::schema::module_name;
 use crate::schema::reader::Sink;
+use crate::source::deserialize::NodeDeserializer;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::yaml::{Node, Pos, Value};
 use types::{SchemaReader, TypeNames};
@@ -214,40 +215,25 @@ fn check_names(crd: &Node, spec: &Node, names: &Node, group: &str, plural: &str,
 }
 
 /// Reads `spec` into the API's own types: each version on its own, at its place (a large
-/// CRD's typed tree is then never whole in memory), then the rest with the versions left out.
-fn check_with_api_types(
-    spec: &mut serde_json::Value,
-    spec_pos: Pos,
-    version_nodes: &[Node],
-) -> Result<(), (Pos, String)> {
-    let check_spec = |spec: &serde_json::Value| {
-        CustomResourceDefinitionSpec::deserialize(spec)
-            .map(drop)
-            .map_err(|error| {
-                let message = format!("this is not a valid CustomResourceDefinition spec: {error}");
-                (spec_pos, message)
-            })
-    };
-    let Some(serde_json::Value::Array(items)) = spec.get("versions") else {
-        // Not a list: the spec's own check reports it.
-        return check_spec(spec);
-    };
-    for (item, node) in items.iter().zip(version_nodes) {
-        if let Err(error) = CustomResourceDefinitionVersion::deserialize(item) {
-            let name = item
-                .get("name")
-                .and_then(|n| n.as_str())
-                .unwrap_or_default();
+/// CRD's typed tree is then never whole in memory), then the rest with an empty list of
+/// versions. They are read from the YAML nodes, as they would be from the spec's JSON value.
+fn check_with_api_types(spec: &Node, version_nodes: &[Node]) -> Result<(), (Pos, String)> {
+    for node in version_nodes {
+        if let Err(error) = CustomResourceDefinitionVersion::deserialize(NodeDeserializer::new(node)) {
+            let name = node.get("name").and_then(Node::as_str).unwrap_or_default();
             let message = format!(
                 "version `{name}` is not a valid CustomResourceDefinition version: {error}"
             );
             return Err((node.pos, message));
         }
     }
-    let versions = std::mem::replace(&mut spec["versions"], serde_json::Value::Array(Vec::new()));
-    let result = check_spec(spec);
-    spec["versions"] = versions;
-    result
+    // The versions were read one by one above: the spec is read with an empty list of them.
+    CustomResourceDefinitionSpec::deserialize(NodeDeserializer::with_empty(spec, "versions"))
+        .map(drop)
+        .map_err(|error| {
+            let message = format!("this is not a valid CustomResourceDefinition spec: {error}");
+            (spec.pos, message)
+        })
 }
 
 /// A string under `key` of `node`, or a problem if it is missing or not a string.
@@ -370,7 +356,7 @@ fn read_crd(
     let (versions, (source, checked)) = std::thread::scope(|threads| {
         let aside = threads.spawn(|| {
             let source = SourceSpec::of_node(spec);
-            let checked = check_with_api_types(&mut spec.to_json(), spec.pos, version_nodes);
+            let checked = check_with_api_types(spec, version_nodes);
             (source, checked)
         });
         let versions =
