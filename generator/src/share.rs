@@ -27,7 +27,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use crate::model::{EnumValues, Field, Model, Schema, Type};
+use crate::model::{EnumValues, Field, Model, Schema, SchemaFile, Type};
 use crate::names;
 
 /// Where a struct or enum is named: (input file module, version, name).
@@ -89,20 +89,28 @@ struct Census<'m> {
 impl<'m> Census<'m> {
     /// Records `schema` met at `module`/`version`; the structure key of its type (for the
     /// parent's key) and, for a struct or enum, its structure.
+    ///
+    /// `texts` gives each field's [`push_field_text`], in the order met here.
     fn visit(
         &mut self,
         module: &str,
         version: &str,
         schema: &'m Schema,
+        texts: &mut FieldTexts,
     ) -> (String, Option<usize>) {
         let (key, children) = match &schema.ty {
             Type::Object(object) => {
                 let mut key = String::from("struct");
                 let mut children = BTreeSet::new();
                 for field in &object.fields {
-                    let (field_key, child) = self.visit(module, version, &field.schema);
+                    let (field_key, child) = self.visit(module, version, &field.schema, texts);
                     children.extend(child);
-                    push_field_key(&mut key, field, &field_key);
+                    match texts.next() {
+                        Some(text) => key.push_str(text),
+                        // Not reached: `field_texts` walks the fields as this does.
+                        None => push_field_text(&mut key, field),
+                    }
+                    key.push_str(&field_key);
                 }
                 if object.preserve_unknown {
                     key.push_str(" +unknown");
@@ -114,11 +122,11 @@ impl<'m> Census<'m> {
                 EnumValues::Int(_) => return ("i64".to_owned(), None),
             },
             Type::List(list) => {
-                let (items, child) = self.visit(module, version, &list.items);
+                let (items, child) = self.visit(module, version, &list.items, texts);
                 return (format!("[{items}]"), child);
             }
             Type::Map(map) => {
-                let (values, child) = self.visit(module, version, &map.values);
+                let (values, child) = self.visit(module, version, &map.values, texts);
                 return (format!("{{{values}}}"), child);
             }
             Type::Reused(reused) => return (format!("k8s:{}", reused.path), None),
@@ -167,6 +175,14 @@ pub fn field_key(field: &Field, ty: &str) -> String {
 /// required, nullable, docs, facts)` writes, with the strings' `{:?}` written by
 /// [`push_debug`] (formatting the keys of every struct was 7% of generating the corpus; issue 28).
 fn push_field_key(key: &mut String, field: &Field, ty: &str) {
+    push_field_text(key, field);
+    key.push_str(ty);
+}
+
+/// Appends what a field adds to its struct's key before its type's key: most of the census's
+/// work (its docs escaped), and independent of the other fields, so it is written for all
+/// fields in parallel ([`FieldTexts`]).
+fn push_field_text(key: &mut String, field: &Field) {
     key.push(' ');
     push_debug(key, &field.name);
     key.push_str(if field.required { " true" } else { " false" });
@@ -186,7 +202,50 @@ fn push_field_key(key: &mut String, field: &Field, ty: &str) {
     key.push(' ');
     push_debug(key, &crate::emit::docs::facts(&field.schema));
     key.push(' ');
-    key.push_str(ty);
+}
+
+/// [`push_field_text`] of every field of a file's structs, one after the other in one text,
+/// in the order [`Census::visit`] meets them: each field after the fields nested in it.
+#[derive(Default)]
+struct FieldTexts {
+    text: String,
+    /// Where each field's text ends.
+    ends: Vec<usize>,
+    /// How many have been read.
+    read: usize,
+}
+
+impl FieldTexts {
+    /// Appends the texts of the fields of `schema`'s structs.
+    fn push(&mut self, schema: &Schema) {
+        match &schema.ty {
+            Type::Object(object) => {
+                for field in &object.fields {
+                    self.push(&field.schema);
+                    push_field_text(&mut self.text, field);
+                    self.ends.push(self.text.len());
+                }
+            }
+            Type::List(list) => self.push(&list.items),
+            Type::Map(map) => self.push(&map.values),
+            _ => {}
+        }
+    }
+
+    /// The next field's text.
+    fn next(&mut self) -> Option<&str> {
+        let start = match self.read {
+            0 => 0,
+            n => *self.ends.get(n - 1)?,
+        };
+        let end = *self.ends.get(self.read)?;
+        self.read += 1;
+        self.text.get(start..end)
+    }
+
+    fn is_done(&self) -> bool {
+        self.read == self.ends.len()
+    }
 }
 
 /// Appends `text` exactly as `{:?}` writes it. Text of printable ASCII, tabs and line breaks
@@ -224,34 +283,58 @@ fn push_debug(out: &mut String, text: &str) {
     let _ = write!(out, "{text:?}");
 }
 
-/// The shared types of every kind read from a CRD in `model`.
-pub fn plan(model: &Model) -> Plan {
-    let mut census = Census::default();
-    for file in &model.files {
-        for kind in file.kinds.iter().filter(|k| k.source_crd.is_some()) {
-            for version in &kind.versions {
-                // A standard status is its kind's own (`KubeStatus` names the kind): only
-                // what it holds may be shared.
-                let status = match &version.body {
-                    crate::model::Body::Root(fields) if kind.status.is_some() => {
-                        crate::crd::status::standard_status(fields).map(|adopted| adopted.object)
-                    }
-                    _ => None,
-                };
-                for field in version.body.fields() {
-                    match status {
-                        Some(status) if field.name == "status" => {
-                            for inner in &status.fields {
-                                census.visit(&file.module, &version.name, &inner.schema);
-                            }
-                        }
-                        _ => {
-                            census.visit(&file.module, &version.name, &field.schema);
-                        }
-                    }
+/// The schemas of `file` the census visits, in its order, with their versions: every field
+/// of every version of a kind read from a CRD; of a standard status, what it holds (the status
+/// is its kind's own: `KubeStatus` names the kind).
+fn roots(file: &SchemaFile) -> Vec<(&str, &Schema)> {
+    let mut roots = Vec::new();
+    for kind in file.kinds.iter().filter(|k| k.source_crd.is_some()) {
+        for version in &kind.versions {
+            let status = match &version.body {
+                crate::model::Body::Root(fields) if kind.status.is_some() => {
+                    crate::crd::status::standard_status(fields).map(|adopted| adopted.object)
+                }
+                _ => None,
+            };
+            for field in version.body.fields() {
+                match status {
+                    Some(status) if field.name == "status" => roots.extend(
+                        status
+                            .fields
+                            .iter()
+                            .map(|inner| (version.name.as_str(), &inner.schema)),
+                    ),
+                    _ => roots.push((version.name.as_str(), &field.schema)),
                 }
             }
         }
+    }
+    roots
+}
+
+/// The shared types of every kind read from a CRD in `model`.
+pub fn plan(model: &Model) -> Plan {
+    // The fields' part of the structure keys is written for each file on the cores in
+    // parallel; the census, which numbers structures in the order it meets them, then joins
+    // them in input order.
+    let roots: Vec<_> = model.files.iter().map(roots).collect();
+    let texts = crate::parallel::map(
+        &roots,
+        |roots| roots.len() as u64,
+        |roots| {
+            let mut texts = FieldTexts::default();
+            for (_, schema) in roots {
+                texts.push(schema);
+            }
+            texts
+        },
+    );
+    let mut census = Census::default();
+    for ((file, roots), mut texts) in model.files.iter().zip(&roots).zip(texts) {
+        for (version, schema) in roots {
+            census.visit(&file.module, version, schema, &mut texts);
+        }
+        debug_assert!(texts.is_done(), "every field text is used");
     }
     let structures = census.structures;
     // Shared: two places or more, and everything nested in something shared.

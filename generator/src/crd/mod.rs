@@ -219,7 +219,9 @@ fn check_names(crd: &Node, spec: &Node, names: &Node, group: &str, plural: &str,
 /// versions. They are read from the YAML nodes, as they would be from the spec's JSON value.
 fn check_with_api_types(spec: &Node, version_nodes: &[Node]) -> Result<(), (Pos, String)> {
     for node in version_nodes {
-        if let Err(error) = CustomResourceDefinitionVersion::deserialize(NodeDeserializer::new(node)) {
+        if let Err(error) =
+            CustomResourceDefinitionVersion::deserialize(NodeDeserializer::new(node))
+        {
             let name = node.get("name").and_then(Node::as_str).unwrap_or_default();
             let message = format!(
                 "version `{name}` is not a valid CustomResourceDefinition version: {error}"

@@ -84,22 +84,43 @@ fn weight(file: &SchemaFile) -> u64 {
 pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
     let inputs = inputs(model);
     let plan = crate::share::plan(model);
-    let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module(file, 0, &plan, "")
+    // Each file's module, laid out and with its CRDs' JSON files, on the cores in parallel;
+    // the shared module beside them (issue 28: once the model is read, nothing but the
+    // share plan need wait for another file).
+    let (modules, shared_module) = std::thread::scope(|threads| {
+        let shared = (!plan.is_empty()).then(|| threads.spawn(|| rust::shared_module(&plan, 0)));
+        let modules = crate::parallel::map(
+            &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
+            |(file, _)| weight(file),
+            |(file, input)| {
+                let module = rust::file_module(file, 0, &plan, "")?;
+                let mut files = vec![OutputFile {
+                    path: PathBuf::from(format!("{}.rs", file.module)),
+                    contents: rust::separate_items(
+                        &(header(std::slice::from_ref(*input)) + &module),
+                    ),
+                }];
+                files.extend(rust::crd_files(file, ""));
+                Ok::<_, EmitError>(files)
+            },
+        );
+        // A panic there is a bug; it goes on as a panic here.
+        let shared = shared.map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))
+        });
+        (modules, shared)
     });
     let mut files = Vec::new();
-    for ((file, input), module) in model.files.iter().zip(&inputs).zip(modules) {
-        files.push(OutputFile {
-            path: PathBuf::from(format!("{}.rs", file.module)),
-            contents: header(std::slice::from_ref(input)) + &module?,
-        });
-        files.extend(rust::crd_files(file, ""));
+    for module in modules {
+        files.extend(module?);
     }
     let mut shared = None;
-    if !plan.is_empty() {
+    if let Some(module) = shared_module {
         files.push(OutputFile {
             path: PathBuf::from("shared.rs"),
-            contents: header(&inputs) + &rust::shared_module(&plan, 0)?,
+            contents: rust::separate_items(&(header(&inputs) + &module?)),
         });
         shared = Some(quote! {
             #[rustfmt::skip]
@@ -108,7 +129,9 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
     }
     files.push(OutputFile {
         path: PathBuf::from("crds.rs"),
-        contents: header(&inputs) + &format(crds_fn(model, &quote!(super::)))?,
+        contents: rust::separate_items(
+            &(header(&inputs) + &format(crds_fn(model, &quote!(super::)))?),
+        ),
     });
     // `cargo fmt` in the crate holding the output must leave generated files alone.
     let declarations = model.files.iter().map(|file| {
@@ -128,14 +151,9 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
         0,
         OutputFile {
             path: PathBuf::from("lib.rs"),
-            contents: header(&inputs) + &root,
+            contents: rust::separate_items(&(header(&inputs) + &root)),
         },
     );
-    for file in &mut files {
-        if file.path.extension().is_some_and(|e| e == "rs") {
-            file.contents = rust::separate_items(&file.contents);
-        }
-    }
     Ok(files)
 }
 

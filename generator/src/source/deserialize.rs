@@ -11,7 +11,9 @@
 use std::fmt;
 
 use serde::de::value::StrDeserializer;
-use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
+};
 
 use super::yaml::{Node, Value};
 
@@ -91,7 +93,9 @@ impl<'n> NodeDeserializer<'n> {
 /// the earlier value at its place. Only a mapping with a key that is not a string can have
 /// such duplicates; the usual one is read in place.
 fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
-    let all_strings = entries.iter().all(|(k, _)| matches!(k.value, Value::Str(_)));
+    let all_strings = entries
+        .iter()
+        .all(|(k, _)| matches!(k.value, Value::Str(_)));
     if all_strings {
         return entries
             .iter()
@@ -149,7 +153,10 @@ impl<'de, 'n> Deserializer<'de> for NodeDeserializer<'n> {
                 if seq.items.len() == 0 {
                     Ok(value)
                 } else {
-                    Err(de::Error::invalid_length(items.len(), &"fewer elements in array"))
+                    Err(de::Error::invalid_length(
+                        items.len(),
+                        &"fewer elements in array",
+                    ))
                 }
             }
             Value::Map(entries) => {
@@ -276,7 +283,10 @@ struct Entries<'n> {
 impl<'de, 'n> MapAccess<'de> for Entries<'n> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
@@ -332,7 +342,10 @@ impl<'de> de::VariantAccess<'de> for NodeDeserializer<'_> {
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
         match &self.node.value {
             Value::Seq(_) => self.deserialize_any(visitor),
-            _ => Err(de::Error::invalid_type(unexpected(self.node), &"tuple variant")),
+            _ => Err(de::Error::invalid_type(
+                unexpected(self.node),
+                &"tuple variant",
+            )),
         }
     }
 
@@ -343,7 +356,10 @@ impl<'de> de::VariantAccess<'de> for NodeDeserializer<'_> {
     ) -> Result<V::Value, Error> {
         match &self.node.value {
             Value::Map(_) => self.deserialize_any(visitor),
-            _ => Err(de::Error::invalid_type(unexpected(self.node), &"struct variant")),
+            _ => Err(de::Error::invalid_type(
+                unexpected(self.node),
+                &"struct variant",
+            )),
         }
     }
 }
@@ -355,7 +371,9 @@ impl<'de> Deserializer<'de> for EmptySeq {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(std::iter::empty::<()>()))
+        visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(
+            std::iter::empty::<()>(),
+        ))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {

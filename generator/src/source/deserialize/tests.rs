@@ -135,7 +135,10 @@ fn written_cases_read_as_their_json_values_do() {
     }
     // A few direct results spelled out, so that agreement is not agreement on nothing.
     let results = agree("{1: first, '1': second, x: 1}");
-    assert_eq!(results[0], r#"ok: Object {"1": String("second"), "x": Number(1)}"#);
+    assert_eq!(
+        results[0],
+        r#"ok: Object {"1": String("second"), "x": Number(1)}"#
+    );
     let results = agree("[7, seven, extra]");
     assert_eq!(
         results[6],
@@ -155,18 +158,19 @@ fn a_spec_reads_with_its_versions_emptied() {
     let spec = parse_one(
         "{group: g.io, names: {kind: K, plural: ks}, scope: Namespaced, versions: [{name: v1, served: true, storage: true}]}",
     );
-    let read = CustomResourceDefinitionSpec::deserialize(NodeDeserializer::with_empty(
-        &spec, "versions",
-    ))
-    .expect("a valid spec");
+    let read =
+        CustomResourceDefinitionSpec::deserialize(NodeDeserializer::with_empty(&spec, "versions"))
+            .expect("a valid spec");
     assert!(read.versions.is_empty());
     assert_eq!(read.group, "g.io");
     // Only the mapping it is given: a nested `versions` is read as it is.
     let nested = parse_one("{versions: [1], inner: {versions: [2]}}");
     let read: serde_json::Value =
-        Deserialize::deserialize(NodeDeserializer::with_empty(&nested, "versions"))
-            .expect("JSON");
-    assert_eq!(read, serde_json::json!({"versions": [], "inner": {"versions": [2]}}));
+        Deserialize::deserialize(NodeDeserializer::with_empty(&nested, "versions")).expect("JSON");
+    assert_eq!(
+        read,
+        serde_json::json!({"versions": [], "inner": {"versions": [2]}})
+    );
 }
 
 /// Random trees of every kind of value, keys of every kind included.
@@ -188,23 +192,22 @@ fn any_node() -> impl Strategy<Value = Node> {
         ]
         .prop_map(Value::Str),
     ];
-    leaf.prop_map(node)
-        .prop_recursive(4, 48, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(|items| node(Value::Seq(items))),
-                prop::collection::vec((inner.clone(), inner), 0..6).prop_map(|entries| {
-                    // Keys are scalars and unique by value, as the reader makes them.
-                    let mut unique: Vec<(Node, Node)> = Vec::new();
-                    for (key, value) in entries {
-                        let scalar = !matches!(key.value, Value::Seq(_) | Value::Map(_));
-                        if scalar && !unique.iter().any(|(k, _)| k.value == key.value) {
-                            unique.push((key, value));
-                        }
+    leaf.prop_map(node).prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(|items| node(Value::Seq(items))),
+            prop::collection::vec((inner.clone(), inner), 0..6).prop_map(|entries| {
+                // Keys are scalars and unique by value, as the reader makes them.
+                let mut unique: Vec<(Node, Node)> = Vec::new();
+                for (key, value) in entries {
+                    let scalar = !matches!(key.value, Value::Seq(_) | Value::Map(_));
+                    if scalar && !unique.iter().any(|(k, _)| k.value == key.value) {
+                        unique.push((key, value));
                     }
-                    node(Value::Map(unique))
-                }),
-            ]
-        })
+                }
+                node(Value::Map(unique))
+            }),
+        ]
+    })
 }
 
 fn node(value: Value) -> Node {
@@ -244,7 +247,10 @@ fn every_crd_of_the_corpus_reads_as_its_json_value_does() {
             let (direct, through_json) = both::<CustomResourceDefinitionSpec>(spec);
             assert!(direct.starts_with("ok: "), "{}: {direct}", path.display());
             assert_eq!(direct, through_json, "{}", path.display());
-            versions += spec.get("versions").and_then(Node::as_seq).map_or(0, <[Node]>::len);
+            versions += spec
+                .get("versions")
+                .and_then(Node::as_seq)
+                .map_or(0, <[Node]>::len);
         }
     }
     assert_eq!((files.len(), versions), (27, 129));
