@@ -119,3 +119,24 @@ fn a_file_without_crds_and_a_kind_defined_twice() {
         "16:1: Widget.example.com is defined twice (first at line 1)\n"
     );
 }
+
+/// The versions of a CRD are read in parallel (issue 28): the problems of each, and of the
+/// versions left out, are all reported, each at its place.
+#[test]
+fn every_versions_problems_are_reported_when_read_in_parallel() {
+    let spec = "  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n\
+        \x20 - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, properties: {a: {type: strin}}}\n\
+        \x20 - name: V2\n    served: true\n    storage: false\n\
+        \x20 - served: true\n    storage: false\n\
+        \x20 - name: v1\n    served: true\n    storage: false\n\
+        \x20 - name: v3\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, properties: {b: {type: objekt}}}\n";
+    assert_eq!(
+        problems(&crd(spec)),
+        "6:3: exactly one version must have `storage: true`; 2 do\n\
+         14:62: `type: strin` is not a JSON Schema type Kubernetes allows (string, integer, number, boolean, array, object)\n\
+         15:5: version `V2` must be a DNS label such as v1\n\
+         18:5: a version needs `name`\n\
+         20:5: version `v1` is listed twice\n\
+         27:62: `type: objekt` is not a JSON Schema type Kubernetes allows (string, integer, number, boolean, array, object)\n"
+    );
+}

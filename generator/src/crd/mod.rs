@@ -11,6 +11,7 @@ pub mod types;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
     CustomResourceDefinitionSpec, CustomResourceDefinitionVersion,
@@ -470,33 +471,73 @@ fn read_crd_versions(
     scopes: &mut Vec<(String, TypeNames)>,
 ) -> Vec<Version> {
     let sink = context.sink;
-    let mut versions = Vec::new();
+    // Each version is read with its own names and its own problems, so the versions of a
+    // large CRD are read on the cores in parallel (issue 28); every problem is then reported
+    // in the versions' order, as reading one after the other did.
+    let mut entries: Vec<VersionEntry<'_>> = Vec::with_capacity(version_nodes.len());
+    let mut names: Vec<&str> = Vec::new();
     for node in version_nodes {
-        let Some(name) = required_str(node, "name", "a version", sink) else {
-            continue;
-        };
-        if !is_dns_label(name) {
-            sink.error(
+        let problems = Sink::new(sink.path());
+        let name = required_str(node, "name", "a version", &problems);
+        match name {
+            Some(name) if !is_dns_label(name) => problems.error(
                 node.pos,
                 format!("version `{name}` must be a DNS label such as v1"),
-            );
-            continue;
-        }
-        if versions.iter().any(|v: &Version| v.name == name) {
-            sink.error(node.pos, format!("version `{name}` is listed twice"));
-            continue;
-        }
-        let scope = match scopes.iter_mut().find(|(v, _)| v == name) {
-            Some((_, scope)) => scope,
-            None => {
-                // Every kind of the file, and the items made for it, are in every version
-                // module: their names are reserved.
-                scopes.push((name.to_owned(), TypeNames::with_reserved(reserved_names)));
-                let last = scopes.len() - 1;
-                &mut scopes[last].1
+            ),
+            Some(name) if names.contains(&name) => {
+                problems.error(node.pos, format!("version `{name}` is listed twice"));
             }
-        };
-        versions.push(read_version(node, name, kind, context, scope));
+            Some(name) => {
+                names.push(name);
+                if !scopes.iter().any(|(v, _)| v == name) {
+                    // Every kind of the file, and the items made for it, are in every version
+                    // module: their names are reserved.
+                    scopes.push((name.to_owned(), TypeNames::with_reserved(reserved_names)));
+                }
+                entries.push(VersionEntry::Read(node, name));
+                continue;
+            }
+            None => {}
+        }
+        entries.push(VersionEntry::Skipped(problems.finish()));
+    }
+    let mut scopes: Vec<(&str, &mut TypeNames)> = scopes
+        .iter_mut()
+        .map(|(name, scope)| (name.as_str(), scope))
+        .collect();
+    let mut to_read = Vec::with_capacity(names.len());
+    for entry in &entries {
+        if let VersionEntry::Read(node, name) = entry
+            && let Some(at) = scopes.iter().position(|(v, _)| v == name)
+        {
+            let (_, scope) = scopes.swap_remove(at);
+            // Locked by its own version only: the lock is what lends it to another thread.
+            to_read.push((*node, *name, Mutex::new(scope)));
+        }
+    }
+    let (path, options) = (sink.path(), context.options);
+    let read = crate::parallel::map(
+        &to_read,
+        |_| 0,
+        |(node, name, scope)| {
+            let problems = Sink::new(path);
+            let mut scope = scope.lock().unwrap_or_else(PoisonError::into_inner);
+            let version = read_version(node, name, kind, &problems, options, &mut scope);
+            (version, problems.finish())
+        },
+    );
+    let mut read = read.into_iter();
+    let mut versions = Vec::new();
+    for entry in entries {
+        match entry {
+            VersionEntry::Skipped(problems) => sink.absorb(problems),
+            VersionEntry::Read(..) => {
+                if let Some((version, problems)) = read.next() {
+                    sink.absorb(problems);
+                    versions.push(version);
+                }
+            }
+        }
     }
     let storage = versions.iter().filter(|v| v.storage).count();
     if storage != 1 && !versions.is_empty() {
@@ -506,6 +547,13 @@ fn read_crd_versions(
         );
     }
     versions
+}
+
+/// A version of a CRD as [`read_crd_versions`] lists it: read, or left out with the problems
+/// that say why.
+enum VersionEntry<'n> {
+    Read(&'n Node, &'n str),
+    Skipped(Diagnostics),
 }
 
 /// The kind's docs: the description of the stored version's schema.
@@ -669,12 +717,12 @@ fn read_version(
     node: &Node,
     name: &str,
     kind: &str,
-    context: &Context<'_>,
+    sink: &Sink<'_>,
+    options: &Options,
     scope: &mut TypeNames,
 ) -> Version {
-    let sink = context.sink;
     let root = node.get("schema").and_then(|s| s.get("openAPIV3Schema"));
-    let mut reader = SchemaReader::new(sink, scope, context.options.reuse_k8s_types);
+    let mut reader = SchemaReader::new(sink, scope, options.reuse_k8s_types);
     let mut fields = root
         .map(|root| reader.root_fields(root, kind))
         .unwrap_or_default();

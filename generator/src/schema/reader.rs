@@ -30,6 +30,12 @@ impl<'a> Sink<'a> {
             .push(Diagnostic::new(self.path, pos, message));
     }
 
+    /// Records `problems`, found apart (a CRD's versions are read in parallel), after those
+    /// recorded so far.
+    pub fn absorb(&self, problems: Diagnostics) {
+        self.diagnostics.borrow_mut().0.extend(problems.0);
+    }
+
     /// Whether nothing was recorded yet.
     pub fn is_empty(&self) -> bool {
         self.diagnostics.borrow().is_empty()
