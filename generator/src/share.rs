@@ -314,26 +314,30 @@ fn roots(file: &SchemaFile) -> Vec<(&str, &Schema)> {
 
 /// The shared types of every kind read from a CRD in `model`.
 pub fn plan(model: &Model) -> Plan {
-    // The fields' part of the structure keys is written for each file on the cores in
+    // The fields' part of the structure keys is written for each root on the cores in
     // parallel; the census, which numbers structures in the order it meets them, then joins
     // them in input order.
-    let roots: Vec<_> = model.files.iter().map(roots).collect();
+    let roots: Vec<(&str, &str, &Schema)> = model
+        .files
+        .iter()
+        .flat_map(|file| {
+            roots(file)
+                .into_iter()
+                .map(|(version, schema)| (file.module.as_str(), version, schema))
+        })
+        .collect();
     let texts = crate::parallel::map(
         &roots,
-        |roots| roots.len() as u64,
-        |roots| {
+        |_| 0,
+        |(_, _, schema)| {
             let mut texts = FieldTexts::default();
-            for (_, schema) in roots {
-                texts.push(schema);
-            }
+            texts.push(schema);
             texts
         },
     );
     let mut census = Census::default();
-    for ((file, roots), mut texts) in model.files.iter().zip(&roots).zip(texts) {
-        for (version, schema) in roots {
-            census.visit(&file.module, version, schema, &mut texts);
-        }
+    for ((module, version, schema), mut texts) in roots.into_iter().zip(texts) {
+        census.visit(module, version, schema, &mut texts);
         debug_assert!(texts.is_done(), "every field text is used");
     }
     let structures = census.structures;
