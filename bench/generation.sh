@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Generation throughput: `kondition generate` over the corpus's 25 single-CRD files (all
 # but the Istio and ASO bundles) in one process, against kopium run once per file, and
-# against only reading the same YAML into values (the parse floor every generator pays).
+# against only reading the same YAML into values (the parse floor every generator pays):
+# with kondition's own reader (`floor`), and with serde_yaml as issue 28 measured it
+# (`serde_yaml`).
 # Then each of those files over 1 MB on its own, and where kondition's time goes, stage by
 # stage.
 #
@@ -17,6 +19,7 @@ find_corpus generation
 corpus=$CORPUS
 
 build_release
+build_serde_yaml_floor
 install_kopium
 
 mapfile -t files < <(find "$corpus" -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' | LC_ALL=C sort)
@@ -33,8 +36,9 @@ kopium_loop="while read -r f; do $KOPIUM -A -m -f \"\$f\" > \"$work/kopium/\$(ba
 list=$(printf '%q ' "${files[@]}")
 
 echo "== generation: ${#files[@]} files, $bytes bytes of YAML, median of $runs rounds"
-python3 bench/measure.py --runs "$runs" --base floor --base kopium \
+python3 bench/measure.py --runs "$runs" --base floor --base serde_yaml --base kopium \
   "floor=$FLOOR tree $list" \
+  "serde_yaml=$FLOOR_SERDE_YAML $list" \
   "kondition=rm -rf $work/out && $KONDITION generate --out $work/out $list" \
   "kopium=$kopium_loop"
 
@@ -46,8 +50,9 @@ for f in "${files[@]}"; do
   name=$(basename "$f" .yaml)
   echo
   echo "== one file: ${f#"$corpus"/} ($size bytes), median of $runs rounds"
-  python3 bench/measure.py --runs "$runs" --base floor --base kopium \
+  python3 bench/measure.py --runs "$runs" --base floor --base serde_yaml --base kopium \
     "floor=$FLOOR tree $(printf '%q' "$f")" \
+    "serde_yaml=$FLOOR_SERDE_YAML $(printf '%q' "$f")" \
     "kondition=rm -rf $work/one && $KONDITION generate --out $work/one $(printf '%q' "$f")" \
     "kopium=$KOPIUM -A -m -f $(printf '%q' "$f") > $work/kopium/$name.rs"
 done

@@ -8,6 +8,14 @@ build_release() {
   FLOOR=$PWD/target/release/examples/parse_floor
 }
 
+# The parse floor as issue 28 measured it, reading into serde_yaml's values
+# (bench/floor-serde-yaml, a crate of its own); sets FLOOR_SERDE_YAML.
+build_serde_yaml_floor() {
+  CARGO_TARGET_DIR=$PWD/target/floor-serde-yaml cargo build --quiet --release --locked \
+    --manifest-path bench/floor-serde-yaml/Cargo.toml
+  FLOOR_SERDE_YAML=$PWD/target/floor-serde-yaml/release/floor-serde-yaml
+}
+
 # kopium 0.24.1 in a private root (cargo install, once); sets KOPIUM.
 install_kopium() {
   local version=0.24.1
