@@ -76,12 +76,11 @@ struct Structure<'m> {
     /// The structures of its fields (directly or inside lists and maps).
     children: BTreeSet<usize>,
     docs_agree: bool,
-    /// Its key, for ordering structures that want the same name.
-    key: String,
 }
 
 #[derive(Default)]
 struct Census<'m> {
+    /// Each structure's key (see [`Census::visit`]), and its number.
     by_key: HashMap<String, usize>,
     structures: Vec<Structure<'m>>,
 }
@@ -139,25 +138,23 @@ impl<'m> Census<'m> {
             _ => unreachable!("only structs and enums get here"),
         };
         let place = (module.to_owned(), version.to_owned(), name.clone());
-        let id = if let Some(&id) = self.by_key.get(&key) {
-            let structure = &mut self.structures[id];
-            structure.docs_agree &= structure.schema.docs == schema.docs;
-            if !structure.places.contains(&place) {
-                structure.places.push(place);
-            }
-            id
-        } else {
-            let id = self.structures.len();
-            self.by_key.insert(key.clone(), id);
+        // One lookup, and the key (which holds every field's docs) is never copied.
+        let next = self.structures.len();
+        let id = *self.by_key.entry(key).or_insert(next);
+        if id == next {
             self.structures.push(Structure {
                 places: vec![place],
                 schema,
                 children,
                 docs_agree: true,
-                key,
             });
-            id
-        };
+        } else {
+            let structure = &mut self.structures[id];
+            structure.docs_agree &= structure.schema.docs == schema.docs;
+            if !structure.places.contains(&place) {
+                structure.places.push(place);
+            }
+        }
         (format!("#{id}"), Some(id))
     }
 }
@@ -341,6 +338,11 @@ pub fn plan(model: &Model) -> Plan {
         debug_assert!(texts.is_done(), "every field text is used");
     }
     let structures = census.structures;
+    // The keys, by number, for ordering structures that want the same name.
+    let mut keys = vec![""; structures.len()];
+    for (key, &id) in &census.by_key {
+        keys[id] = key.as_str();
+    }
     // Shared: two places or more, and everything nested in something shared.
     let mut shared = vec![false; structures.len()];
     let mut stack: Vec<usize> = (0..structures.len())
@@ -362,7 +364,7 @@ pub fn plan(model: &Model) -> Plan {
                 .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
                 .cloned()
                 .unwrap_or_default();
-            (name, structure.key.as_str(), id)
+            (name, keys[id], id)
         })
         .collect();
     wanted.sort();
