@@ -161,13 +161,23 @@ fn pos(span: &Span) -> Pos {
 /// A collection being built.
 enum Open {
     Seq(Pos, Vec<Node>),
-    /// The entries so far, the key waiting for its value, and the line of every key seen.
-    Map(Pos, Vec<(Node, Node)>, Option<Node>, HashMap<KeyId, usize>),
+    /// The entries so far, the key waiting for its value, and (once the mapping is large)
+    /// the line of every key seen.
+    Map(
+        Pos,
+        Vec<(Node, Node)>,
+        Option<Node>,
+        Option<HashMap<KeyId, usize>>,
+    ),
 }
 
+/// From how many keys a mapping looks its keys up in a table; below, comparing a new key
+/// with each earlier one is faster than hashing copies of them all (most mappings of a CRD
+/// have a few keys).
+const KEY_TABLE_FROM: usize = 16;
+
 /// A scalar mapping key as something hashable: two keys are the same exactly when their
-/// values are equal. Duplicates are looked up, not found by comparing every earlier key,
-/// which took minutes on a mapping of 100,000 keys (found by fuzzing).
+/// values are equal. A large mapping's duplicates are looked up ([`earlier_key`]).
 #[derive(PartialEq, Eq, Hash)]
 enum KeyId {
     Null,
@@ -186,10 +196,62 @@ impl KeyId {
             Value::Bool(b) => Self::Bool(*b),
             Value::Int(i) => Self::Int(*i),
             Value::Float(f) if f.is_nan() => return None,
-            Value::Float(f) => Self::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+            Value::Float(f) => Self::Float(float_bits(*f)),
             Value::Str(s) => Self::Str(s.clone()),
             Value::Seq(_) | Value::Map(_) => return None,
         })
+    }
+
+    /// Whether two keys are the same, as their `KeyId`s compare, without making them.
+    fn same(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => {
+                !a.is_nan() && !b.is_nan() && float_bits(*a) == float_bits(*b)
+            }
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A float's bits, with -0.0 as 0.0 (they are equal).
+fn float_bits(f: f64) -> u64 {
+    if f == 0.0 { 0 } else { f.to_bits() }
+}
+
+/// The line of an earlier key of a mapping equal to `key`, if any: looked up in `seen`, made
+/// once the mapping has [`KEY_TABLE_FROM`] keys (a mapping of 100,000 keys took minutes when
+/// every key was compared with every earlier one; found by fuzzing), else by comparing.
+fn earlier_key(
+    entries: &[(Node, Node)],
+    seen: &mut Option<HashMap<KeyId, usize>>,
+    key: &Node,
+) -> Option<usize> {
+    if seen.is_none() && entries.len() < KEY_TABLE_FROM {
+        return entries
+            .iter()
+            .find(|(k, _)| KeyId::same(&k.value, &key.value))
+            .map(|(k, _)| k.pos.line);
+    }
+    let table = seen.get_or_insert_with(|| {
+        let mut table = HashMap::with_capacity(entries.len() * 2);
+        for (k, _) in entries {
+            if let Some(id) = KeyId::of(&k.value) {
+                // The first line of a key stays: the keys so far are unique.
+                table.entry(id).or_insert(k.pos.line);
+            }
+        }
+        table
+    });
+    match table.entry(KeyId::of(&key.value)?) {
+        Entry::Occupied(first) => Some(*first.get()),
+        Entry::Vacant(slot) => {
+            slot.insert(key.pos.line);
+            None
+        }
     }
 }
 
@@ -230,11 +292,7 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
             }
             Event::MappingStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(
-                    &mut stack,
-                    Open::Map(at, Vec::new(), None, HashMap::new()),
-                    at,
-                )?;
+                open(&mut stack, Open::Map(at, Vec::new(), None, None), at)?;
                 continue;
             }
             Event::SequenceEnd => match stack.pop() {
@@ -275,22 +333,14 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
                             message: "a mapping key must be a scalar".to_owned(),
                         });
                     }
-                    if let Some(key) = KeyId::of(&node.value) {
-                        match seen.entry(key) {
-                            Entry::Occupied(first) => {
-                                return Err(YamlError {
-                                    pos: node.pos,
-                                    message: format!(
-                                        "duplicate key `{}` (first at line {})",
-                                        node.key_text(),
-                                        first.get()
-                                    ),
-                                });
-                            }
-                            Entry::Vacant(slot) => {
-                                slot.insert(node.pos.line);
-                            }
-                        }
+                    if let Some(first) = earlier_key(entries, seen, &node) {
+                        return Err(YamlError {
+                            pos: node.pos,
+                            message: format!(
+                                "duplicate key `{}` (first at line {first})",
+                                node.key_text(),
+                            ),
+                        });
                     }
                     *pending = Some(node);
                 }
@@ -474,6 +524,43 @@ mod tests {
         // A number and a string, and NaN (equal to nothing), are different keys.
         for text in ["1: a\n\"1\": b\n", "1: a\n1.0: b\n", ".nan: a\n.nan: b\n"] {
             parse(text).expect(text);
+        }
+    }
+
+    #[test]
+    fn a_large_mappings_keys_are_the_same_as_a_small_ones() {
+        // The duplicate comes after the mapping switched to a table of its keys; the first
+        // key before the switch, or after it.
+        let filler: String = (0..2 * KEY_TABLE_FROM)
+            .map(|i| format!("k{i}: v\n"))
+            .collect();
+        let filler_lines = 2 * KEY_TABLE_FROM;
+        for (first, again, key) in [
+            ("1", "0x1", "1"),
+            ("~", "null", "null"),
+            ("true", "True", "true"),
+            ("0.0", "-0.0", "-0"),
+            (".inf", "+.inf", "inf"),
+            ("x", "\"x\"", "x"),
+        ] {
+            let before = format!("{first}: a\n{filler}{again}: b\n");
+            let error = parse(&before).expect_err(&before);
+            assert_eq!(error.pos.line, filler_lines + 2, "{before}");
+            assert_eq!(
+                error.message,
+                format!("duplicate key `{key}` (first at line 1)")
+            );
+            let after = format!("{filler}{first}: a\n{again}: b\n");
+            let error = parse(&after).expect_err(&after);
+            assert_eq!(error.pos.line, filler_lines + 2, "{after}");
+            assert_eq!(
+                error.message,
+                format!("duplicate key `{key}` (first at line {})", filler_lines + 1)
+            );
+        }
+        for (first, again) in [("1", "\"1\""), ("1", "1.0"), (".nan", ".nan")] {
+            parse(&format!("{first}: a\n{filler}{again}: b\n")).expect(first);
+            parse(&format!("{filler}{first}: a\n{again}: b\n")).expect(first);
         }
     }
 
