@@ -106,8 +106,20 @@ pub fn load_with(
     options: &crd::Options,
 ) -> Result<Model, Diagnostics> {
     // Files are read independently, one per core at a time; results come in the files' order.
-    let size = |path: &PathBuf| std::fs::metadata(path).map_or(0, |m| m.len());
-    let read = parallel::map(files, size, |path| read_file(path, profiles, options));
+    // A file larger than a core's share of the whole run would keep one core busy after the
+    // others are done: its YAML is read on every core (`parse_on_cores`), which costs a few
+    // per cent more work and pays only then.
+    let sized: Vec<(&PathBuf, u64)> = files
+        .iter()
+        .map(|path| (path, std::fs::metadata(path).map_or(0, |m| m.len())))
+        .collect();
+    let total: u64 = sized.iter().map(|(_, size)| size).sum();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let read = parallel::map(
+        &sized,
+        |(_, size)| *size,
+        |&(path, size)| read_file(path, profiles, options, size * cores > total),
+    );
     let mut diagnostics = Diagnostics::default();
     let mut model = Model::default();
     for result in read {
@@ -130,15 +142,20 @@ pub fn load_with(
 }
 
 /// One file's kinds: its CRDs if it holds a CustomResourceDefinition (with notes on
-/// documents skipped), else its schemas.
+/// documents skipped), else its schemas; with `on_cores`, its YAML read on every core.
 fn read_file(
     path: &Path,
     profiles: &Profiles,
     options: &crd::Options,
+    on_cores: bool,
 ) -> Result<(model::SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let text = source::diagnostic::read_input(path)?;
-    let documents = source::yaml::parse(&text)
-        .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
+    let documents = if on_cores {
+        source::yaml::parse_on_cores(&text)
+    } else {
+        source::yaml::parse(&text)
+    }
+    .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
     if documents.iter().any(crd::is_crd) {
         crd::read_documents(path, &documents, options, profiles)
     } else {

@@ -14,6 +14,10 @@ use std::fmt;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
+mod split;
+
+pub use split::parse_on_cores;
+
 /// The deepest nesting of sequences and mappings accepted: over three times the deepest
 /// real CRD seen (38 levels, cert-manager's ClusterIssuer), and shallow enough that every
 /// stage runs on a 2 MiB thread stack even in a debug build (tests/limits.rs).
@@ -257,6 +261,12 @@ fn earlier_key(
 
 /// Parses every document of `text`.
 pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
+    parse_at(text, 0)
+}
+
+/// Parses every document of `text`, a piece of a larger text whose collections hold it
+/// `depth` deep: the limit on nesting counts them.
+fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
     let mut documents = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
     for event in Parser::new_from_str(text) {
@@ -287,12 +297,12 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
             }
             Event::SequenceStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, Open::Seq(at, Vec::new()), at)?;
+                open(&mut stack, depth, Open::Seq(at, Vec::new()), at)?;
                 continue;
             }
             Event::MappingStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, Open::Map(at, Vec::new(), None, None), at)?;
+                open(&mut stack, depth, Open::Map(at, Vec::new(), None, None), at)?;
                 continue;
             }
             Event::SequenceEnd => match stack.pop() {
@@ -351,8 +361,8 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
     Ok(documents)
 }
 
-fn open(stack: &mut Vec<Open>, collection: Open, at: Pos) -> Result<(), YamlError> {
-    if stack.len() >= MAX_DEPTH {
+fn open(stack: &mut Vec<Open>, depth: usize, collection: Open, at: Pos) -> Result<(), YamlError> {
+    if stack.len() + depth >= MAX_DEPTH {
         return Err(YamlError {
             pos: at,
             message: format!("nesting deeper than {MAX_DEPTH} levels"),
