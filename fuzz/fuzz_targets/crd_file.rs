@@ -1,6 +1,7 @@
 //! The CRD front-end: any text read as a CRD file (a YAML stream of CRDs and other
 //! documents), then, when accepted, every output generated from it. Nothing may panic,
-//! overflow the stack or run away.
+//! overflow the stack or run away. The text read in pieces on the cores (as a large file
+//! is) must give exactly what it gives read whole.
 
 #![no_main]
 
@@ -8,12 +9,18 @@ use std::path::Path;
 
 use kondition_gen::emit;
 use kondition_gen::model::Model;
+use kondition_gen::source::yaml;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    assert_eq!(
+        yaml::parse_on_cores_from(text, 0),
+        yaml::parse(text),
+        "read in pieces and whole"
+    );
     if let Ok((file, notes)) = kondition_gen::read_crd_text(Path::new("fuzz.yaml"), text) {
         let model = Model {
             files: vec![file],

@@ -32,6 +32,13 @@ pub fn parse_on_cores(text: &str) -> Result<Vec<Node>, YamlError> {
     read(text, SPLIT_FROM).0
 }
 
+/// [`parse_on_cores`], cutting every text from `split_from` bytes, whatever its size: for
+/// fuzzing the cuts against reading whole.
+#[doc(hidden)]
+pub fn parse_on_cores_from(text: &str, split_from: usize) -> Result<Vec<Node>, YamlError> {
+    read(text, split_from).0
+}
+
 /// How a text was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Read {
