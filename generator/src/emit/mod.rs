@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use quote::quote;
 
+use crate::derives::Derives;
 use crate::model::{Model, SchemaFile};
 use crate::names::ident;
 
@@ -80,12 +81,25 @@ fn weight(file: &SchemaFile) -> u64 {
         .sum()
 }
 
+/// How the Rust is written, beyond what the model says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The derives the data types go without ([`crate::Derive`]; none by default).
+    pub without_derives: Derives,
+}
+
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
 pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
+    rust_tree_with(model, &Options::default())
+}
+
+/// [`rust_tree`], written as `options` say.
+pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile>, EmitError> {
     let inputs = inputs(model);
     let plan = crate::share::plan(model);
+    let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
     let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module(file, 0, &plan, "")
+        rust::file_module_with(file, 0, &plan, &derives, "")
     });
     let mut files = Vec::new();
     for ((file, input), module) in model.files.iter().zip(&inputs).zip(modules) {
@@ -99,7 +113,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
     if !plan.is_empty() {
         files.push(OutputFile {
             path: PathBuf::from("shared.rs"),
-            contents: header(&inputs) + &rust::shared_module(&plan, 0)?,
+            contents: header(&inputs) + &rust::shared_module(&plan, &derives, 0)?,
         });
         shared = Some(quote! {
             #[rustfmt::skip]
@@ -143,12 +157,22 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
 /// the kinds' CRDs as JSON files beside it, each named after it (`kondition.<module>.
 /// <kind>_crd.json` beside `kondition.rs`), which the Rust file loads with `include_str!`.
 pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, EmitError> {
+    rust_single_file_with(model, name, &Options::default())
+}
+
+/// [`rust_single_file`], written as `options` say.
+pub fn rust_single_file_with(
+    model: &Model,
+    name: &str,
+    options: &Options,
+) -> Result<Vec<OutputFile>, EmitError> {
     let stem = name.strip_suffix(".rs").unwrap_or(name);
     let data_prefix = format!("{stem}.");
     let mut text = header(&inputs(model));
     let plan = crate::share::plan(model);
+    let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
     let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module(file, 1, &plan, &data_prefix)
+        rust::file_module_with(file, 1, &plan, &derives, &data_prefix)
     });
     let mut data = Vec::new();
     for (file, module) in model.files.iter().zip(modules) {
@@ -159,7 +183,7 @@ pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, Em
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
-        text.push_str(&rust::shared_module(&plan, 1)?);
+        text.push_str(&rust::shared_module(&plan, &derives, 1)?);
         text.push_str("}\n");
     }
     text.push_str(&format(crds_fn(model, &quote!()))?);
