@@ -125,7 +125,8 @@ done
 cargo clean --quiet -p kopium-roundtrip
 CARGO_INCREMENTAL=0 /usr/bin/time -f '%e %M' -o logs/build.time cargo build --quiet
 read -r wall rss < logs/build.time
-cargo run --quiet -- "$work/out"
+# The same setting as the build above, or cargo would build the crate again to run it.
+CARGO_INCREMENTAL=0 cargo run --quiet -- "$work/out"
 
 {
   printf 'file\tstatus\tkind\tversion\tlines\tbuild_wall_s\tbuild_peak_rss_kib\tnote\n'

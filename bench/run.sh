@@ -6,7 +6,7 @@
 #
 #   generation  kondition vs kopium vs the parse floor, 25 corpus files   (~1 min)
 #   scaling     time and memory against input size, up to 2.3 MB           (~1 min)
-#   compile     compile cost of generated code vs kopium's                 (~50 min)
+#   compile     compile cost of generated code vs kopium's                 (~8 min a round)
 #   crd-input   CRD input before and after issue 16                        (~25 min)
 #   buildrs     no-op rebuild; kondition-gen's marginal clean-build cost   (~25 min)
 #   derive      build-time overhead of #[derive(KubeStatus)] on 100 kinds  (~5 min)

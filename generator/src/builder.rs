@@ -26,6 +26,7 @@ pub struct Builder {
     file_name: String,
     selection: crate::select::Selection,
     crd_options: crate::crd::Options,
+    emit_options: emit::Options,
 }
 
 impl Default for Builder {
@@ -50,6 +51,7 @@ impl Builder {
                 caller: Caller::BuildScript,
                 ..crate::crd::Options::default()
             },
+            emit_options: emit::Options::default(),
         }
     }
 
@@ -125,6 +127,23 @@ impl Builder {
         self
     }
 
+    /// Leaves these derives out of the generated data types (by default they have every
+    /// derive), as `kondition generate --without-derive` does: less code for the compiler to
+    /// check in the crate that includes them. `Clone`, `Debug` and serde's derives always
+    /// stay (kube's `Api` needs them); where kondition's own code needs a derive, it stays
+    /// too: the types a `KubeStatus` status holds keep `PartialEq`, that status keeps
+    /// `Default` ([`Derive`](crate::Derive) says more).
+    ///
+    /// ```
+    /// use kondition_gen::{Builder, Derive};
+    /// let builder = Builder::new().without_derives([Derive::PartialEq, Derive::Default]);
+    /// ```
+    #[must_use]
+    pub fn without_derives(mut self, derives: impl IntoIterator<Item = crate::Derive>) -> Self {
+        self.emit_options.without_derives.extend(derives);
+        self
+    }
+
     /// Where to write (default: `$OUT_DIR`).
     #[must_use]
     pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
@@ -182,7 +201,8 @@ impl Builder {
         for note in &model.notes {
             writeln!(cargo, "cargo:warning={note}").map_err(Error::Io)?;
         }
-        let files = emit::rust_single_file(&model, &self.file_name).map_err(Error::Internal)?;
+        let files = emit::rust_single_file_with(&model, &self.file_name, &self.emit_options)
+            .map_err(Error::Internal)?;
         output::write_files(&out_dir, &files).map_err(Error::Io)?;
         Ok(out_dir.join(&self.file_name))
     }

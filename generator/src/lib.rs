@@ -44,6 +44,7 @@
 pub mod builder;
 /// Who asked for a generation: the words of an error about the options.
 pub mod caller;
+pub mod derives;
 
 // The steps of the pipeline. They serve the `kondition` binary, the tests, the fuzz targets
 // and the corpus round trip (`fidelity/`), which need them public; they are no API of the
@@ -82,6 +83,7 @@ pub mod source;
 use std::path::{Path, PathBuf};
 
 pub use builder::{Builder, Error};
+pub use derives::{Derive, DeriveError};
 pub use emit::EmitError;
 use model::Model;
 use profile::Profiles;

@@ -77,6 +77,16 @@ struct GenerateArgs {
     /// `Kind=kstatus`. Default: standard.
     #[arg(long = "profile", value_name = "KIND=PROFILE", value_parser = kind_and_value)]
     profile: Vec<(String, String)>,
+    /// Leave these derives out of the generated data types (repeatable, or comma-separated):
+    /// PartialEq (with it Eq), Eq, Hash, Default. Kept where kondition needs them (the types
+    /// a KubeStatus status holds keep PartialEq); Clone, Debug and serde's always stay.
+    #[arg(
+        long = "without-derive",
+        value_name = "DERIVE",
+        value_delimiter = ',',
+        value_parser = clap::builder::ValueParser::new(derive_name)
+    )]
+    without_derive: Vec<kondition_gen::Derive>,
 }
 
 impl GenerateArgs {
@@ -101,6 +111,11 @@ impl GenerateArgs {
         }
         options
     }
+}
+
+/// A derive that can be left out, by name; the error says why another cannot.
+fn derive_name(text: &str) -> Result<kondition_gen::Derive, kondition_gen::DeriveError> {
+    text.parse()
 }
 
 /// `KIND=VALUE`, split.
@@ -360,7 +375,10 @@ fn generate(args: &GenerateArgs) -> Result<Vec<OutputFile>, String> {
         &args.kinds,
         &args.crd_options(),
     )?;
-    let files = emit::rust_tree(&model).map_err(|e| format!("kondition: {e}\n"));
+    let options = emit::Options {
+        without_derives: args.without_derive.iter().copied().collect(),
+    };
+    let files = emit::rust_tree_with(&model, &options).map_err(|e| format!("kondition: {e}\n"));
     // The process ends right after writing: freeing the model node by node took a twentieth
     // of a run over the corpus (BENCHMARKS.md), and the system takes it back at exit anyway.
     std::mem::forget(model);

@@ -146,6 +146,99 @@ fn usage_errors_exit_2() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--without-derive` leaves derives out of the data types, `check` compares with the same
+/// choice, and a derive the generated code needs, or no derive at all, is a usage error that
+/// says why and writes nothing.
+#[test]
+fn without_derive_leaves_out_what_it_may_and_refuses_the_rest() {
+    let dir = scratch("without-derive");
+    std::fs::write(dir.join("widget.yaml"), WIDGET).expect("write");
+    let lean = [
+        "--without-derive",
+        "PartialEq",
+        "--without-derive",
+        "Eq,Hash,Default",
+    ];
+    let generate = kondition(
+        &dir,
+        &[&["generate", "widget.yaml", "--out", "out"][..], &lean].concat(),
+    );
+    assert_eq!(
+        generate.status.code(),
+        Some(0),
+        "{}",
+        text(&generate.stderr)
+    );
+    let widget = std::fs::read_to_string(dir.join("out/widget.rs")).expect("module written");
+    assert!(
+        widget.contains("    #[derive(Clone, Debug, Deserialize)]\n    pub struct Widget {"),
+        "{widget}"
+    );
+    assert!(
+        widget.contains(
+            "    #[derive(Clone, Debug, Serialize, Deserialize)]\n    pub struct WidgetSpec {"
+        ),
+        "{widget}"
+    );
+    assert!(
+        widget.contains(concat!(
+            "    #[derive(Clone, Debug, Default, Serialize, Deserialize, KubeStatus)]\n",
+            "    #[serde(rename_all = \"camelCase\")]\n",
+            "    #[kondition(resource = Widget, profile = \"standard\")]\n",
+            "    pub struct WidgetStatus {"
+        )),
+        "{widget}"
+    );
+    let check = kondition(
+        &dir,
+        &[&["check", "widget.yaml", "--out", "out"][..], &lean].concat(),
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+    let every = kondition(&dir, &["check", "widget.yaml", "--out", "out"]);
+    assert_eq!(
+        every.status.code(),
+        Some(1),
+        "the default output has every derive"
+    );
+
+    for (name, message) in [
+        (
+            "Clone",
+            "`Clone` cannot be left out: kube's `Api` and kondition's status chokepoint need the object type to be `Clone` and `Debug`, and so every type it holds; the derives that can: PartialEq, Eq, Hash, Default",
+        ),
+        (
+            "Serialize",
+            "`Serialize` cannot be left out: objects are read and written through serde's `Serialize` and `Deserialize`; the derives that can: PartialEq, Eq, Hash, Default",
+        ),
+        (
+            "Partialeq",
+            "`Partialeq` is not a derive of the generated types that can be left out; those that can: PartialEq, Eq, Hash, Default",
+        ),
+    ] {
+        let refused = kondition(
+            &dir,
+            &[
+                "generate",
+                "widget.yaml",
+                "--out",
+                "refused",
+                "--without-derive",
+                name,
+            ],
+        );
+        assert_eq!(refused.status.code(), Some(2), "{name}");
+        let stderr = text(&refused.stderr);
+        assert!(
+            stderr.starts_with(&format!(
+                "error: invalid value '{name}' for '--without-derive <DERIVE>': {message}\n"
+            )),
+            "{stderr}"
+        );
+        assert!(!dir.join("refused").exists(), "nothing is written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn schema_prints_the_format_schema_that_schemas_holds() {
     let dir = scratch("schema");

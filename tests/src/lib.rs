@@ -3,8 +3,9 @@
 //! server. What they share is here: the server of each test binary and a test's corner of it
 //! (`cluster`, started from the launcher in `tests/launcher/`), the recording client
 //! (`recording`), faults between the client and the server (`faults`), a server of a test's own that
-//! restarts on the same data (`restart`), the test kinds (`kinds`) and the kinds generated from
-//! CRDs whose status is not the standard one's shape (`adopted`).
+//! restarts on the same data (`restart`), the test kinds (`kinds`), the kinds generated from
+//! CRDs whose status is not the standard one's shape (`adopted`) and the same kinds generated
+//! without the derives that can be left out (`lean`).
 
 /// The README's Rust examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]
@@ -21,5 +22,13 @@ pub mod adopted;
 pub mod cluster;
 pub mod faults;
 pub mod kinds;
+/// The kinds of `adopted` and of `schemas/promotionstrategy.yaml` generated without every
+/// derive that can be left out (`kondition generate --without-derive PartialEq,Eq,Hash,Default`):
+/// compiled here, so that such output is known to compile and to meet what kube's `Api` and the
+/// status chokepoint ask of a kind. Written only by `kondition generate`; `tests/tests/adopted.rs`
+/// checks it is up to date (the command is in its message).
+#[path = "lean/lib.rs"]
+#[allow(missing_docs)] // CRDs without descriptions give undocumented items
+pub mod lean;
 pub mod recording;
 pub mod restart;

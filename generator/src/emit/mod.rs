@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use quote::quote;
 
+use crate::derives::Derives;
 use crate::model::{Model, SchemaFile};
 use crate::names::ident;
 
@@ -80,20 +81,34 @@ fn weight(file: &SchemaFile) -> u64 {
         .sum()
 }
 
+/// How the Rust is written, beyond what the model says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The derives the data types go without ([`crate::Derive`]; none by default).
+    pub without_derives: Derives,
+}
+
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
 pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
+    rust_tree_with(model, &Options::default())
+}
+
+/// [`rust_tree`], written as `options` say.
+pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile>, EmitError> {
     let inputs = inputs(model);
     let plan = crate::share::plan(model);
+    let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
     // Each file's module, laid out and with its CRDs' JSON files, on the cores in parallel;
     // the shared module beside them (issue 28: once the model is read, nothing but the
     // share plan need wait for another file).
     let (modules, shared_module) = std::thread::scope(|threads| {
-        let shared = (!plan.is_empty()).then(|| threads.spawn(|| rust::shared_module(&plan, 0)));
+        let shared =
+            (!plan.is_empty()).then(|| threads.spawn(|| rust::shared_module(&plan, &derives, 0)));
         let modules = crate::parallel::map(
             &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
             |(file, _)| weight(file),
             |(file, input)| {
-                let module = rust::file_module(file, 0, &plan, "")?;
+                let module = rust::file_module_with(file, 0, &plan, &derives, "")?;
                 let mut files = vec![OutputFile {
                     path: PathBuf::from(format!("{}.rs", file.module)),
                     contents: rust::separate_items(
@@ -161,12 +176,22 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
 /// the kinds' CRDs as JSON files beside it, each named after it (`kondition.<module>.
 /// <kind>_crd.json` beside `kondition.rs`), which the Rust file loads with `include_str!`.
 pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, EmitError> {
+    rust_single_file_with(model, name, &Options::default())
+}
+
+/// [`rust_single_file`], written as `options` say.
+pub fn rust_single_file_with(
+    model: &Model,
+    name: &str,
+    options: &Options,
+) -> Result<Vec<OutputFile>, EmitError> {
     let stem = name.strip_suffix(".rs").unwrap_or(name);
     let data_prefix = format!("{stem}.");
     let mut text = header(&inputs(model));
     let plan = crate::share::plan(model);
+    let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
     let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module(file, 1, &plan, &data_prefix)
+        rust::file_module_with(file, 1, &plan, &derives, &data_prefix)
     });
     let mut data = Vec::new();
     for (file, module) in model.files.iter().zip(modules) {
@@ -177,7 +202,7 @@ pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, Em
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
-        text.push_str(&rust::shared_module(&plan, 1)?);
+        text.push_str(&rust::shared_module(&plan, &derives, 1)?);
         text.push_str("}\n");
     }
     text.push_str(&format(crds_fn(model, &quote!()))?);

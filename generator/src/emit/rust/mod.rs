@@ -14,26 +14,197 @@ mod spacing;
 mod types;
 mod writer;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{EmitError, OutputFile};
-use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
+use crate::derives::{Derive, Derives};
+use crate::model::{Body, EnumValues, Field, Kind, Model, Schema, SchemaFile, Type, Version};
 use crate::names::{self, ident, snake_case};
 use crate::share::Plan;
 use imports::Imports;
 pub use spacing::separate_items;
-use writer::Writer;
+use writer::{Optional, Writer};
+
+/// Which derives each data type gets: all but those left out, except that the types a
+/// `KubeStatus` status holds keep `PartialEq` (and `Eq`, unless it is left out): the status's
+/// apply configuration holds them and derives `PartialEq`.
+#[derive(Debug, Default)]
+pub struct DerivePlan {
+    without: Derives,
+    /// The types a standard status holds, by (file module, version, local name).
+    status_local: HashSet<(String, String, String)>,
+    /// The same types, by their names in `shared`.
+    status_shared: HashSet<String>,
+}
+
+impl DerivePlan {
+    /// The plan for `model`, whose shared types `plan` names, without the derives `without`.
+    pub fn new(model: &Model, plan: &Plan, without: Derives) -> Self {
+        let mut this = Self {
+            without,
+            ..Self::default()
+        };
+        if !without.contains(Derive::PartialEq) {
+            return this;
+        }
+        let shared: HashMap<&str, &Schema> = plan
+            .defs
+            .iter()
+            .map(|def| (def.name.as_str(), &def.schema))
+            .collect();
+        for file in &model.files {
+            for kind in file.kinds.iter().filter(|k| k.status.is_some()) {
+                for version in &kind.versions {
+                    let status_fields: &[Field] = match &version.body {
+                        Body::Standard { status_fields, .. } => status_fields,
+                        Body::Root(fields) => match crate::crd::status::standard_status(fields) {
+                            Some(adopted) => &adopted.object.fields,
+                            None => continue,
+                        },
+                    };
+                    let mut marker = StatusMarker {
+                        file,
+                        version: &version.name,
+                        plan,
+                        shared: &shared,
+                        derives: &mut this,
+                    };
+                    for field in status_fields {
+                        marker.local(&field.schema);
+                    }
+                }
+            }
+        }
+        this
+    }
+
+    /// The derives of the object types and status structs: whether `PartialEq` is kept.
+    fn object_partial_eq(&self) -> bool {
+        !self.without.contains(Derive::PartialEq)
+    }
+
+    /// The derives of a data type; `in_status` when a standard status holds it.
+    fn optional(&self, in_status: bool) -> Optional {
+        let partial_eq = in_status || !self.without.contains(Derive::PartialEq);
+        Optional {
+            partial_eq,
+            eq: partial_eq && !self.without.contains(Derive::Eq),
+            hash: !self.without.contains(Derive::Hash),
+            default: !self.without.contains(Derive::Default),
+        }
+    }
+
+    /// The derives of the type `name` of a version module.
+    fn local(&self, module: &str, version: &str, name: &str) -> Optional {
+        let key = (module.to_owned(), version.to_owned(), name.to_owned());
+        self.optional(!self.status_local.is_empty() && self.status_local.contains(&key))
+    }
+
+    /// The derives of the type `name` of `shared`.
+    fn shared(&self, name: &str) -> Optional {
+        self.optional(self.status_shared.contains(name))
+    }
+}
+
+/// Walks the types a standard status holds, in one version module, into a [`DerivePlan`].
+struct StatusMarker<'a> {
+    file: &'a SchemaFile,
+    version: &'a str,
+    plan: &'a Plan,
+    shared: &'a HashMap<&'a str, &'a Schema>,
+    derives: &'a mut DerivePlan,
+}
+
+impl StatusMarker<'_> {
+    /// Marks the types of `schema`, named as the version module names them.
+    fn local(&mut self, schema: &Schema) {
+        let (name, fields) = match &schema.ty {
+            Type::Object(object) => (&object.name, Some(&object.fields)),
+            Type::Enum(e) => (&e.name, None),
+            Type::List(list) => return self.local(&list.items),
+            Type::Map(map) => return self.local(&map.values),
+            Type::Named(name) => {
+                if let Some(named) = self.file.types.iter().find(|t| &t.name == name) {
+                    self.local(&named.schema);
+                }
+                return;
+            }
+            _ => return,
+        };
+        if let Some(shared) = self.plan.shared_name(&self.file.module, self.version, name) {
+            return self.in_shared(shared);
+        }
+        let key = (
+            self.file.module.clone(),
+            self.version.to_owned(),
+            name.clone(),
+        );
+        if self.derives.status_local.insert(key) {
+            for field in fields.into_iter().flatten() {
+                self.local(&field.schema);
+            }
+        }
+    }
+
+    /// Marks the shared type `name` and what it holds (named by their shared names).
+    fn in_shared(&mut self, name: &str) {
+        if !self.derives.status_shared.insert(name.to_owned()) {
+            return;
+        }
+        if let Some(schema) = self.shared.get(name).copied() {
+            self.in_shared_schema(schema);
+        }
+    }
+
+    fn in_shared_schema(&mut self, schema: &Schema) {
+        match &schema.ty {
+            Type::Object(object) => {
+                // The definition itself is marked by its caller; what it holds here.
+                for field in &object.fields {
+                    match &field.schema.ty {
+                        Type::Object(inner) => self.in_shared(&inner.name),
+                        Type::Enum(e) => self.in_shared(&e.name),
+                        _ => self.in_shared_schema(&field.schema),
+                    }
+                }
+            }
+            Type::List(list) => match &list.items.ty {
+                Type::Object(inner) => self.in_shared(&inner.name),
+                Type::Enum(e) => self.in_shared(&e.name),
+                _ => self.in_shared_schema(&list.items),
+            },
+            Type::Map(map) => match &map.values.ty {
+                Type::Object(inner) => self.in_shared(&inner.name),
+                Type::Enum(e) => self.in_shared(&e.name),
+                _ => self.in_shared_schema(&map.values),
+            },
+            _ => {}
+        }
+    }
+}
 
 /// The contents of one input file's module, laid out `depth` modules deep: its doc, each
 /// kind's CRD as a JSON constant and reasons enum (kind-level, so written once), and
 /// `pub mod <version> { ... }` for each version, which re-exports the reasons of its kinds.
+/// Every data type has every derive ([`file_module_with`] leaves some out).
 pub fn file_module(
     file: &SchemaFile,
     depth: usize,
     plan: &Plan,
+    data_prefix: &str,
+) -> Result<String, EmitError> {
+    file_module_with(file, depth, plan, &DerivePlan::default(), data_prefix)
+}
+
+/// [`file_module`], with the derives `derives` gives each data type.
+pub fn file_module_with(
+    file: &SchemaFile,
+    depth: usize,
+    plan: &Plan,
+    derives: &DerivePlan,
     data_prefix: &str,
 ) -> Result<String, EmitError> {
     let mut versions: Vec<&str> = Vec::new();
@@ -75,7 +246,7 @@ pub fn file_module(
             // Idents stay on their thread: each names the constants again, as above.
             let crd_consts = crd_const_names(file);
             let mut module = Writer::new(indent);
-            version_module(&mut module, file, version, &crd_consts, plan).map(|()| module)
+            version_module(&mut module, file, version, &crd_consts, plan, derives).map(|()| module)
         },
     );
     for module in modules {
@@ -92,6 +263,7 @@ fn version_module(
     version: &str,
     crd_consts: &[syn::Ident],
     plan: &Plan,
+    derives: &DerivePlan,
 ) -> Result<(), EmitError> {
     let reasons: Vec<(String, String)> = file
         .kinds
@@ -103,7 +275,7 @@ fn version_module(
     let module = ident(&names::version_module(version)).to_string();
     writer.open_module(&module, &format!("Version `{version}`."));
     let mut body = Writer::new(writer.indent());
-    let uses = version_items(&mut body, file, version, crd_consts, plan)?;
+    let uses = version_items(&mut body, file, version, crd_consts, plan, derives)?;
     writer.tokens(quote!(#reasons #uses))?;
     writer.append(body);
     writer.close();
@@ -216,6 +388,7 @@ fn version_items(
     version: &str,
     crd_consts: &[syn::Ident],
     plan: &Plan,
+    derives: &DerivePlan,
 ) -> Result<TokenStream, EmitError> {
     let kinds: Vec<(&Kind, &Version, &syn::Ident)> = file
         .kinds
@@ -234,7 +407,15 @@ fn version_items(
     }
     let mut imports = Imports::new(module_item_names(file, &types));
     for (kind, v, crd_const) in kinds {
-        kind_items(writer, kind, v, crd_const, &mut types, &mut imports)?;
+        kind_items(
+            writer,
+            kind,
+            v,
+            crd_const,
+            &mut types,
+            derives,
+            &mut imports,
+        )?;
     }
     let shared: Vec<(String, String)> = types
         .take_shared(|name| plan.shared_name(&file.module, version, name))
@@ -244,7 +425,11 @@ fn version_items(
     if let Some(reexport) = reexport(&quote!(super::super::shared), &shared) {
         writer.tokens(reexport)?;
     }
-    types.write(writer, &mut imports);
+    types.write(
+        writer,
+        |name| derives.local(&file.module, version, name),
+        &mut imports,
+    );
     Ok(imports.use_items())
 }
 
@@ -281,7 +466,7 @@ fn module_item_names(file: &SchemaFile, types: &TypeCollector) -> Vec<String> {
 }
 
 /// The `shared` module's contents, `depth` modules deep: its doc, then its items.
-pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, EmitError> {
+pub fn shared_module(plan: &Plan, derives: &DerivePlan, depth: usize) -> Result<String, EmitError> {
     let doc = " Structs and enums that several places of the input have (versions, kinds, files), defined once; name them through the modules of their kinds, whose names for them do not change when kinds are added.";
     let allow: TokenStream = DOC_LINTS_ALLOWED.parse().unwrap_or_default();
     let mut imports = Imports::new(plan.defs.iter().map(|def| def.name.clone()));
@@ -292,6 +477,7 @@ pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, EmitError> {
             &def.name,
             &def.schema,
             def.docs_agree,
+            derives.shared(&def.name),
             &mut imports,
         );
     }
@@ -303,12 +489,13 @@ pub fn shared_module(plan: &Plan, depth: usize) -> Result<String, EmitError> {
 }
 
 /// The struct or enum `name` of `schema`, documented by the schema's description when every
-/// place that holds it agrees on it, else by [`SHARED_DOC`].
+/// place that holds it agrees on it, else by [`SHARED_DOC`], with the derives of `optional`.
 fn write_def(
     writer: &mut Writer,
     name: &str,
     schema: &Schema,
     docs_agree: bool,
+    optional: Optional,
     imports: &mut Imports,
 ) {
     let docs = if docs_agree {
@@ -318,9 +505,16 @@ fn write_def(
     };
     match &schema.ty {
         Type::Object(object) => {
-            writer.struct_item(name, docs, &object.fields, object.preserve_unknown, imports);
+            writer.struct_item(
+                name,
+                docs,
+                &object.fields,
+                object.preserve_unknown,
+                optional,
+                imports,
+            );
         }
-        Type::Enum(e) => writer.enum_item(name, e, docs, imports),
+        Type::Enum(e) => writer.enum_item(name, e, docs, optional, imports),
         _ => {}
     }
 }
@@ -409,11 +603,17 @@ impl<'m> TypeCollector<'m> {
         true
     }
 
-    /// Every struct and enum collected, into `writer`.
-    fn write(&self, writer: &mut Writer, imports: &mut Imports) {
+    /// Every struct and enum collected, into `writer`, each with the derives `optional`
+    /// gives it by name.
+    fn write(
+        &self,
+        writer: &mut Writer,
+        optional: impl Fn(&str) -> Optional,
+        imports: &mut Imports,
+    ) {
         for name in &self.order {
             if let Some(Def { schema, docs_agree }) = self.defs.get(name) {
-                write_def(writer, name, schema, *docs_agree, imports);
+                write_def(writer, name, schema, *docs_agree, optional(name), imports);
             }
         }
     }
@@ -427,8 +627,10 @@ fn kind_items<'m>(
     version: &'m Version,
     crd_const: &syn::Ident,
     types: &mut TypeCollector<'m>,
+    derives: &DerivePlan,
     imports: &mut Imports,
 ) -> Result<(), EmitError> {
+    let partial_eq = derives.object_partial_eq();
     match (&version.body, &kind.status) {
         (
             Body::Standard {
@@ -460,34 +662,45 @@ fn kind_items<'m>(
             ];
             let root: Vec<&Field> = root.iter().collect();
             writer.tokens(resource::object_items(
-                kind, version, &root, crd_const, imports,
+                kind, version, &root, crd_const, partial_eq, imports,
             ))?;
             let spec_doc = format!("The desired state of a {}.", kind.kind);
-            writer.struct_item(&spec_name, Some(&spec_doc), spec, false, imports);
+            writer.struct_item(
+                &spec_name,
+                Some(&spec_doc),
+                spec,
+                false,
+                derives.optional(false),
+                imports,
+            );
             writer.tokens(resource::status_item(
                 kind,
                 status,
                 &status_name,
                 status_fields,
+                partial_eq,
                 imports,
             ))
         }
         (Body::Root(fields), status) => {
             let root: Vec<&Field> = fields.iter().collect();
-            let mut items = resource::object_items(kind, version, &root, crd_const, imports);
+            let mut items =
+                resource::object_items(kind, version, &root, crd_const, partial_eq, imports);
             // A standard status read from a CRD: its struct gets `KubeStatus`.
             if let (Some(status), Some(adopted)) =
                 (status, crate::crd::status::standard_status(fields))
             {
                 types.exclude(&adopted.object.name);
-                items.extend(resource::crd_status_item(kind, status, &adopted, imports));
+                items.extend(resource::crd_status_item(
+                    kind, status, &adopted, partial_eq, imports,
+                ));
             }
             writer.tokens(items)
         }
         (body @ Body::Standard { .. }, None) => {
             let root: Vec<&Field> = body.fields().collect();
             writer.tokens(resource::object_items(
-                kind, version, &root, crd_const, imports,
+                kind, version, &root, crd_const, partial_eq, imports,
             ))
         }
     }

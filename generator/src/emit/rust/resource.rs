@@ -20,16 +20,18 @@ use crate::names;
 
 const META: &str = "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
-/// The object struct and its impls. `crd_const` names the kind's CRD JSON in the file module.
+/// The object struct and its impls. `crd_const` names the kind's CRD JSON in the file module;
+/// the struct derives `PartialEq` when `partial_eq` says so.
 pub fn object_items(
     kind: &Kind,
     version: &Version,
     root_fields: &[&Field],
     crd_const: &syn::Ident,
+    partial_eq: bool,
     imports: &mut Imports,
 ) -> TokenStream {
     let object = Object::new(kind, version, root_fields, imports);
-    let definition = object.definition(imports);
+    let definition = object.definition(partial_eq, imports);
     let constructor = object.constructor(root_fields, imports);
     let serialize = object.serialize_impl();
     let resource = resource_impl(kind, version, &object.name, &object.meta);
@@ -96,8 +98,9 @@ impl<'k> Object<'k> {
             .find(|f| f.wire == wire && presences.contains(&f.presence))
     }
 
-    /// The struct: metadata, the root's fields, and the unknown keys' map.
-    fn definition(&self, imports: &mut Imports) -> TokenStream {
+    /// The struct: metadata, the root's fields, and the unknown keys' map; `PartialEq` when
+    /// `partial_eq` says so.
+    fn definition(&self, partial_eq: bool, imports: &mut Imports) -> TokenStream {
         let name = &self.name;
         let meta = &self.meta;
         let rename_all = types::rename_all_attr(self.declarations.rename_all);
@@ -111,13 +114,14 @@ impl<'k> Object<'k> {
             }
         });
         let deserialize = types::tokens(&imports.name("serde::Deserialize"));
+        let partial_eq = partial_eq.then(|| quote!(PartialEq,));
         let doc = docs::attrs(self.kind.docs.as_deref().unwrap_or(&format!(
             "A {} object (`{}/{}`).",
             self.kind.kind, self.kind.group, self.version.name
         )));
         quote! {
             #doc
-            #[derive(Clone, Debug, PartialEq, #deserialize)]
+            #[derive(Clone, Debug, #partial_eq #deserialize)]
             #rename_all
             pub struct #name {
                 /// Standard object metadata.
@@ -403,12 +407,13 @@ fn profile_attr(status: &StatusDef) -> TokenStream {
 }
 
 /// The standard status struct of a schema-format kind: conditions, observedGeneration and the
-/// kind's own status fields, with `KubeStatus`.
+/// kind's own status fields, with `KubeStatus` (and `PartialEq` when `partial_eq` says so).
 pub fn status_item(
     kind: &Kind,
     status: &StatusDef,
     status_name: &str,
     fields: &[Field],
+    partial_eq: bool,
     imports: &mut Imports,
 ) -> TokenStream {
     let status_ident = format_ident!("{}", status_name);
@@ -463,17 +468,20 @@ pub fn status_item(
         &status_ident,
         quote!(resource = #resource, #profile #field_owner),
         &declarations,
+        partial_eq,
         imports,
     )
 }
 
 /// The status struct of a kind read from a CRD whose status is the standard one: the CRD's
 /// own fields, every one optional (so the struct is `Default`, and an object is written back
-/// with exactly the fields it had), with `KubeStatus`.
+/// with exactly the fields it had), with `KubeStatus` (and `PartialEq` when `partial_eq` says
+/// so).
 pub fn crd_status_item(
     kind: &Kind,
     status: &StatusDef,
     adopted: &Adopted<'_>,
+    partial_eq: bool,
     imports: &mut Imports,
 ) -> TokenStream {
     let status_ident = format_ident!("{}", adopted.object.name);
@@ -488,6 +496,7 @@ pub fn crd_status_item(
         &status_ident,
         quote!(resource = #resource, #profile #shape),
         &declarations,
+        partial_eq,
         imports,
     )
 }
@@ -517,9 +526,10 @@ fn status_struct(
     ident: &syn::Ident,
     kondition: TokenStream,
     declarations: &Declarations,
+    partial_eq: bool,
     imports: &mut Imports,
 ) -> TokenStream {
-    let derives = status_derives(imports);
+    let derives = status_derives(partial_eq, imports);
     let rename_all = types::rename_all_attr(declarations.rename_all);
     let fields = types::fields(declarations);
     quote! {
@@ -533,10 +543,12 @@ fn status_struct(
     }
 }
 
-/// The derives of a status struct with `KubeStatus`.
-fn status_derives(imports: &mut Imports) -> TokenStream {
+/// The derives of a status struct with `KubeStatus`: `Default` always (the status chokepoint
+/// creates an empty status to fill), `PartialEq` when `partial_eq` says so.
+fn status_derives(partial_eq: bool, imports: &mut Imports) -> TokenStream {
     let serialize = types::tokens(&imports.name("serde::Serialize"));
     let deserialize = types::tokens(&imports.name("serde::Deserialize"));
     let kube_status = types::tokens(&imports.name("kondition::KubeStatus"));
-    quote!(#[derive(Clone, Debug, Default, PartialEq, #serialize, #deserialize, #kube_status)])
+    let partial_eq = partial_eq.then(|| quote!(PartialEq,));
+    quote!(#[derive(Clone, Debug, Default, #partial_eq #serialize, #deserialize, #kube_status)])
 }

@@ -31,6 +31,30 @@ fn space(indent: usize) -> usize {
     MARGIN.saturating_sub(indent).max(MIN_SPACE)
 }
 
+/// Which of the derives that can be left out ([`crate::Derive`]) one data type gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Optional {
+    /// `PartialEq` (structs and enums).
+    pub partial_eq: bool,
+    /// `Eq` (enums, with `PartialEq` only).
+    pub eq: bool,
+    /// `Hash` (enums).
+    pub hash: bool,
+    /// `Default` (structs whose fields are all optional).
+    pub default: bool,
+}
+
+impl Optional {
+    /// Every derive: the default output.
+    #[cfg(test)]
+    pub const ALL: Optional = Optional {
+        partial_eq: true,
+        eq: true,
+        hash: true,
+        default: true,
+    };
+}
+
 /// A module's text being written, at the indentation of its items.
 pub struct Writer {
     out: String,
@@ -84,7 +108,8 @@ impl Writer {
         self.out.push_str(&other.out);
     }
 
-    /// A struct with `fields_in`; `Default` when every field is optional. With
+    /// A struct with `fields_in`, with the derives of `optional` it takes (`Default` only when
+    /// every field is optional). With
     /// `preserve_unknown` it also holds the keys the schema does not name, in a flattened map
     /// written back in place. Outside types are named through `imports`.
     pub fn struct_item(
@@ -93,6 +118,7 @@ impl Writer {
         doc: Option<&str>,
         fields_in: &[Field],
         preserve_unknown: bool,
+        optional: Optional,
         imports: &mut Imports,
     ) {
         if let Some(doc) = doc {
@@ -111,8 +137,11 @@ impl Writer {
             &deserialize,
         ];
         // `Default` when every field may be absent.
-        if !declarations.fields.iter().all(|f| f.presence.is_option()) {
+        if !optional.default || !declarations.fields.iter().all(|f| f.presence.is_option()) {
             derives.retain(|d| *d != "Default");
+        }
+        if !optional.partial_eq {
+            derives.retain(|d| *d != "PartialEq");
         }
         self.attr("derive", &derives);
         if let Some(rule) = declarations.rename_all {
@@ -145,13 +174,15 @@ impl Writer {
         self.close();
     }
 
-    /// A string enum named `name`, one variant per value; a variant whose name is not its
-    /// value says its wire spelling.
+    /// A string enum named `name`, one variant per value, with the derives of `optional`
+    /// (`Eq` only with `PartialEq`); a variant whose name is not its value says its wire
+    /// spelling.
     pub fn enum_item(
         &mut self,
         name: &str,
         e: &EnumType,
         doc: Option<&str>,
+        optional: Optional,
         imports: &mut Imports,
     ) {
         let EnumValues::Str(values) = &e.values else {
@@ -161,19 +192,18 @@ impl Writer {
             self.doc(doc);
         }
         let (serialize, deserialize) = serde_derives(imports);
-        self.attr(
-            "derive",
-            &[
-                "Clone",
-                "Copy",
-                "Debug",
-                "PartialEq",
-                "Eq",
-                "Hash",
-                &serialize,
-                &deserialize,
-            ],
-        );
+        let mut derives = vec!["Clone", "Copy", "Debug"];
+        if optional.partial_eq {
+            derives.push("PartialEq");
+            if optional.eq {
+                derives.push("Eq");
+            }
+        }
+        if optional.hash {
+            derives.push("Hash");
+        }
+        derives.extend([serialize.as_str(), deserialize.as_str()]);
+        self.attr("derive", &derives);
         self.open(&["pub enum ", name], values.is_empty());
         if values.is_empty() {
             return;
@@ -387,10 +417,17 @@ mod tests {
             field("mirror_percent", true, Type::Boolean),
         ];
         let mut imports = Imports::default();
-        writer.struct_item("Widget", Some("A widget."), &fields, false, &mut imports);
+        writer.struct_item(
+            "Widget",
+            Some("A widget."),
+            &fields,
+            false,
+            Optional::ALL,
+            &mut imports,
+        );
         // A module that defines `Option` and `Vec` itself names the prelude's in full.
         let mut own = Imports::new(["Option".to_owned(), "Vec".to_owned()]);
-        writer.struct_item("Holder", None, &fields[2..], false, &mut own);
+        writer.struct_item("Holder", None, &fields[2..], false, Optional::ALL, &mut own);
         let text = writer.finish();
         assert_eq!(
             text,
@@ -464,16 +501,37 @@ pub struct Holder {
         // Four levels: the derive lists break too; eighteen: the least space applies.
         for depth in [0, 1, 4, 18] {
             let mut writer = Writer::new(depth * 4);
-            writer.struct_item("Holder", None, &fields, false, &mut Imports::default());
+            writer.struct_item(
+                "Holder",
+                None,
+                &fields,
+                false,
+                Optional::ALL,
+                &mut Imports::default(),
+            );
             writer.struct_item(
                 "Empty",
                 Some("Nothing."),
                 &[],
                 false,
+                Optional::ALL,
                 &mut Imports::default(),
             );
-            writer.struct_item("Open", None, &fields, true, &mut Imports::default());
-            writer.enum_item("Choice", &e, Some("A choice."), &mut Imports::default());
+            writer.struct_item(
+                "Open",
+                None,
+                &fields,
+                true,
+                Optional::ALL,
+                &mut Imports::default(),
+            );
+            writer.enum_item(
+                "Choice",
+                &e,
+                Some("A choice."),
+                Optional::ALL,
+                &mut Imports::default(),
+            );
             assert_prettyplease_layout(&writer.finish(), depth);
         }
     }
@@ -518,7 +576,14 @@ pub struct Holder {
                 .collect();
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
-                writer.struct_item("Holder", None, &fields, false, &mut Imports::default());
+                writer.struct_item(
+                    "Holder",
+                    None,
+                    &fields,
+                    false,
+                    Optional::ALL,
+                    &mut Imports::default(),
+                );
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
@@ -539,8 +604,15 @@ pub struct Holder {
             };
             for depth in [0, 1, 3, 8] {
                 let mut writer = Writer::new(depth * 4);
-                writer.struct_item("Holder", None, &fields, false, &mut Imports::default());
-                writer.enum_item("Choice", &e, None, &mut Imports::default());
+                writer.struct_item(
+                    "Holder",
+                    None,
+                    &fields,
+                    false,
+                    Optional::ALL,
+                    &mut Imports::default(),
+                );
+                writer.enum_item("Choice", &e, None, Optional::ALL, &mut Imports::default());
                 assert_prettyplease_layout(&writer.finish(), depth);
             }
         }
@@ -567,6 +639,7 @@ pub struct Holder {
                 Some("A widget."),
                 &[field("x", true, Type::Boolean)],
                 false,
+                Optional::ALL,
                 &mut Imports::default(),
             );
             writer
@@ -594,7 +667,7 @@ pub struct Holder {
             pos: Default::default(),
             values: crate::model::EnumValues::Str(Vec::new()),
         };
-        writer.enum_item(&e.name, &e, None, &mut Imports::default());
+        writer.enum_item(&e.name, &e, None, Optional::ALL, &mut Imports::default());
         let text = writer.finish();
         assert!(text.ends_with("pub enum Nothing {}\n"), "{text}");
         assert_prettyplease_layout(&text, 0);
