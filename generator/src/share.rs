@@ -106,7 +106,7 @@ impl<'m> Census<'m> {
                     children.extend(child);
                     match texts.next() {
                         Some(text) => key.push_str(text),
-                        // Not reached: `field_texts` walks the fields as this does.
+                        // Not reached: `FieldTexts::push` walks the fields as this does.
                         None => push_field_text(&mut key, field),
                     }
                     key.push_str(&field_key);
@@ -201,7 +201,7 @@ fn push_field_text(key: &mut String, field: &Field) {
     key.push(' ');
 }
 
-/// [`push_field_text`] of every field of a file's structs, one after the other in one text,
+/// [`push_field_text`] of every field of a root's structs, one after the other in one text,
 /// in the order [`Census::visit`] meets them: each field after the fields nested in it.
 #[derive(Default)]
 struct FieldTexts {
@@ -240,6 +240,7 @@ impl FieldTexts {
         self.text.get(start..end)
     }
 
+    /// Whether every text has been read.
     fn is_done(&self) -> bool {
         self.read == self.ends.len()
     }

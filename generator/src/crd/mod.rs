@@ -507,9 +507,10 @@ fn read_crd_versions(
         .collect();
     let mut to_read = Vec::with_capacity(names.len());
     for entry in &entries {
-        if let VersionEntry::Read(node, name) = entry
-            && let Some(at) = scopes.iter().position(|(v, _)| v == name)
-        {
+        if let VersionEntry::Read(node, name) = entry {
+            let Some(at) = scopes.iter().position(|(v, _)| v == name) else {
+                unreachable!("a scope was made above for every version read");
+            };
             let (_, scope) = scopes.swap_remove(at);
             // Locked by its own version only: the lock is what lends it to another thread.
             to_read.push((*node, *name, Mutex::new(scope)));
