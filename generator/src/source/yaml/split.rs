@@ -163,9 +163,11 @@ enum Piece {
 fn by_versions(text: &str, lines: &[&str]) -> Option<Vec<Node>> {
     let key = key_line(lines)?;
     let indent = item_indent(lines, key)?;
+    // The first `indent` bytes are looked at as bytes: a line of other text may have a
+    // character across that place.
     let is_item = |line: &str| {
-        line.len() > indent
-            && line[..indent].bytes().all(|b| b == b' ')
+        let spaces = line.as_bytes().get(..indent);
+        spaces.is_some_and(|s| s.iter().all(|&b| b == b' '))
             && (line[indent..].starts_with("- ") || line[indent..].trim_end() == "-")
     };
     let mut items: Vec<usize> = Vec::new();

@@ -121,6 +121,10 @@ fn versions_are_cut_at_their_items_only() {
         // Anchors and tags in an item.
         "  - name: v1\n  - &a name: v2\n",
         "  - !!map {name: v1}\n  - name: v2\n",
+        // A character across the items' indentation (it panicked once: sliced as text).
+        "  - name: v1\naé: x\n  - name: v2\n",
+        "    - name: v1\n   é\n    - name: v2\n",
+        "  - name: v1\n    d: |\n     é- x\n  - name: v2\n",
         // Tabs and line ends.
         "  - name: v1\r\n  - name: v2\r\n",
         "  - name: v1\n\t- name: v2\n",
@@ -198,6 +202,9 @@ fn any_line() -> impl Strategy<Value = String> {
         Just("  scope: x".to_owned()),
         Just("status: {}".to_owned()),
         Just("\t- tab".to_owned()),
+        Just(" é- x".to_owned()),
+        Just("aé".to_owned()),
+        Just("   é".to_owned()),
         Just("  versions:".to_owned()),
         Just("spec:".to_owned()),
         "  [a-z -]{0,8}",
