@@ -99,8 +99,14 @@ impl DerivePlan {
 
     /// The derives of the type `name` of a version module.
     fn local(&self, module: &str, version: &str, name: &str) -> Optional {
-        let key = (module.to_owned(), version.to_owned(), name.to_owned());
-        self.optional(!self.status_local.is_empty() && self.status_local.contains(&key))
+        // Called for every data type: the key is made only when some status holds types.
+        let in_status = !self.status_local.is_empty()
+            && self.status_local.contains(&(
+                module.to_owned(),
+                version.to_owned(),
+                name.to_owned(),
+            ));
+        self.optional(in_status)
     }
 
     /// The derives of the type `name` of `shared`.
