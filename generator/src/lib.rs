@@ -117,11 +117,19 @@ pub fn load_with(
         .collect();
     let total: u64 = sized.iter().map(|(_, size)| size).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let read = parallel::map(
-        &sized,
-        |(_, size)| *size,
-        |&(path, size)| read_file(path, profiles, options, size * cores > total),
-    );
+    let read = std::thread::scope(|threads| {
+        // k8s-openapi's catalog is parsed on first use, which a file's reading would wait
+        // for; it is parsed beside the YAML instead, on a core the reading of one file
+        // leaves idle at first.
+        if options.reuse_k8s_types {
+            threads.spawn(reuse::Catalog::get);
+        }
+        parallel::map(
+            &sized,
+            |(_, size)| *size,
+            |&(path, size)| read_file(path, profiles, options, size * cores > total),
+        )
+    });
     let mut diagnostics = Diagnostics::default();
     let mut model = Model::default();
     for result in read {

@@ -14,6 +14,7 @@
 //! nothing here has to be exact about keywords Rust cannot express.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use crate::model::{
     Bounds, EnumType, EnumValues, Field, IntegerFormat, IntegerType, ListKind, ListType, MapType,
@@ -323,15 +324,26 @@ pub(crate) fn rust_shape(ty: &Type) -> String {
     }
 }
 
-/// What decides a struct's Rust code: each field's name, optionality, docs and type (nested
-/// structs and enums by their names, already shared).
+/// What decides a struct's Rust code: each field's name, optionality, nullability, docs and
+/// the facts written in them, and type (nested structs and enums by their names, already
+/// shared). Only ever compared: each text is written whole after its length, which tells
+/// them apart without escaping the docs (escaping them was most of the naming's work).
 fn struct_shape(fields: &[Field]) -> String {
     let mut shape = "struct".to_owned();
     for field in fields {
-        shape.push_str(&crate::share::field_key(
-            field,
-            &type_shape(&field.schema.ty),
-        ));
+        let push = |shape: &mut String, text: &str| {
+            let _ = write!(shape, " {}:", text.len());
+            shape.push_str(text);
+        };
+        push(&mut shape, &field.name);
+        shape.push(if field.required { 'r' } else { 'o' });
+        shape.push(if field.schema.nullable { 'n' } else { '-' });
+        match &field.schema.docs {
+            Some(docs) => push(&mut shape, docs),
+            None => shape.push_str(" none"),
+        }
+        push(&mut shape, &crate::emit::docs::facts(&field.schema));
+        push(&mut shape, &type_shape(&field.schema.ty));
     }
     shape
 }

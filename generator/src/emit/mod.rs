@@ -96,11 +96,11 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
 /// [`rust_tree`], written as `options` say.
 pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile>, EmitError> {
     let inputs = inputs(model);
-    let plan = crate::share::plan(model);
+    let (plan, mut crd_files) = plan_beside_crd_files(model, "");
     let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
-    // Each file's module, laid out and with its CRDs' JSON files, on the cores in parallel;
-    // the shared module beside them (issue 28: once the model is read, nothing but the
-    // share plan need wait for another file).
+    // Each file's module, laid out, on the cores in parallel; the shared module beside them
+    // (issue 28: once the model is read, nothing but the share plan need wait for another
+    // file).
     let (modules, shared_module) = std::thread::scope(|threads| {
         let shared =
             (!plan.is_empty()).then(|| threads.spawn(|| rust::shared_module(&plan, &derives, 0)));
@@ -109,14 +109,12 @@ pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile
             |(file, _)| weight(file),
             |(file, input)| {
                 let module = rust::file_module_with(file, 0, &plan, &derives, "")?;
-                let mut files = vec![OutputFile {
+                Ok::<_, EmitError>(OutputFile {
                     path: PathBuf::from(format!("{}.rs", file.module)),
                     contents: rust::separate_items(
                         &(header(std::slice::from_ref(*input)) + &module),
                     ),
-                }];
-                files.extend(rust::crd_files(file, ""));
-                Ok::<_, EmitError>(files)
+                })
             },
         );
         // A panic there is a bug; it goes on as a panic here.
@@ -128,8 +126,9 @@ pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile
         (modules, shared)
     });
     let mut files = Vec::new();
-    for module in modules {
-        files.extend(module?);
+    for (module, crd_files) in modules.into_iter().zip(&mut crd_files) {
+        files.push(module?);
+        files.append(crd_files);
     }
     let mut shared = None;
     if let Some(module) = shared_module {
@@ -188,17 +187,15 @@ pub fn rust_single_file_with(
     let stem = name.strip_suffix(".rs").unwrap_or(name);
     let data_prefix = format!("{stem}.");
     let mut text = header(&inputs(model));
-    let plan = crate::share::plan(model);
+    let (plan, crd_files) = plan_beside_crd_files(model, &data_prefix);
     let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
     let modules = crate::parallel::map(&model.files, weight, |file| {
         rust::file_module_with(file, 1, &plan, &derives, &data_prefix)
     });
-    let mut data = Vec::new();
     for (file, module) in model.files.iter().zip(modules) {
         text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
         text.push_str(&module?);
         text.push_str("}\n");
-        data.extend(rust::crd_files(file, &data_prefix));
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
@@ -210,7 +207,32 @@ pub fn rust_single_file_with(
         path: PathBuf::from(name),
         contents: rust::separate_items(&text),
     };
-    Ok(std::iter::once(rust).chain(data).collect())
+    Ok(std::iter::once(rust)
+        .chain(crd_files.into_iter().flatten())
+        .collect())
+}
+
+/// The share plan, and beside it (it is made on one core) every file's CRD JSON files,
+/// which do not depend on it; `data_prefix` starts their names.
+fn plan_beside_crd_files(
+    model: &Model,
+    data_prefix: &str,
+) -> (crate::share::Plan, Vec<Vec<OutputFile>>) {
+    std::thread::scope(|threads| {
+        let crd_files = threads.spawn(|| {
+            model
+                .files
+                .iter()
+                .map(|file| rust::crd_files(file, data_prefix))
+                .collect()
+        });
+        let plan = crate::share::plan(model);
+        // A panic there is a bug; it goes on as a panic here.
+        let crd_files = crd_files
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (plan, crd_files)
+    })
 }
 
 /// `crds()`: every kind's CRD, every version, in input order. `prefix` leads from where

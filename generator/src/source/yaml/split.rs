@@ -55,12 +55,12 @@ fn read(text: &str, split_from: usize) -> (Result<Vec<Node>, YamlError>, Read) {
     if text.len() < split_from {
         return (parse(text), Read::Whole);
     }
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let lines = Line::all(text);
     // Directives apply to the documents after them, and `...` ends one: such texts are read
     // whole.
     if lines
         .iter()
-        .any(|line| line.starts_with('%') || is_marker(line, "..."))
+        .any(|line| line.text.starts_with('%') || is_marker(line.text, "..."))
     {
         return (parse(text), Read::Whole);
     }
@@ -80,10 +80,70 @@ fn is_marker(line: &str, marker: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r', '\n']))
 }
 
+/// A line of the text (its line end included), and what the cuts look at in it.
+#[derive(Clone, Copy)]
+struct Line<'t> {
+    text: &'t str,
+    /// Where it starts in the whole text.
+    start: usize,
+    /// How many spaces it starts with.
+    indent: usize,
+    /// Whether it holds more than spaces and a comment.
+    content: bool,
+}
+
+impl<'t> Line<'t> {
+    /// The lines of `text`, each looked at once (the cuts look at every line several
+    /// times, and at its indentation most).
+    fn all(text: &'t str) -> Vec<Self> {
+        let mut start = 0;
+        text.split_inclusive('\n')
+            .map(|text| {
+                let indent = indentation(text);
+                let content = match text.as_bytes().get(indent) {
+                    None | Some(b'#' | b'\n') => false,
+                    Some(b'\r') => text.len() > indent + 2,
+                    Some(_) => true,
+                };
+                let line = Line {
+                    text,
+                    start,
+                    indent,
+                    content,
+                };
+                start += text.len();
+                line
+            })
+            .collect()
+    }
+
+    /// The text after the indentation.
+    fn rest(&self) -> &'t str {
+        // The indentation is spaces: a character boundary follows it.
+        &self.text[self.indent..]
+    }
+}
+
+/// The number of spaces a line starts with, looked at eight bytes at a time (deep YAML is
+/// indented by tens of spaces on every line).
+fn indentation(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    let mut spaces = 0;
+    while bytes.get(spaces..spaces + 8) == Some(b"        ") {
+        spaces += 8;
+    }
+    spaces + bytes[spaces..].iter().take_while(|&&b| b == b' ').count()
+}
+
+/// Where line `i` of `text` starts (the text's end for the line after the last).
+fn offset(text: &str, lines: &[Line], i: usize) -> usize {
+    lines.get(i).map_or(text.len(), |line| line.start)
+}
+
 /// The line ranges of the documents, when there are two or more.
-fn documents(lines: &[&str]) -> Option<Vec<(usize, usize)>> {
+fn documents(lines: &[Line]) -> Option<Vec<(usize, usize)>> {
     let mut starts: Vec<usize> = (0..lines.len())
-        .filter(|&i| is_marker(lines[i], "---"))
+        .filter(|&i| is_marker(lines[i].text, "---"))
         .collect();
     if starts.len() < 2 {
         return None;
@@ -98,14 +158,24 @@ fn documents(lines: &[&str]) -> Option<Vec<(usize, usize)>> {
 
 /// The lines of `lines` from `start` to `end` read alone, `depth` deep, their nodes then
 /// moved down by the lines before them.
-fn piece(text: &str, lines: &[&str], start: usize, end: usize, depth: usize) -> Option<Vec<Node>> {
-    let from: usize = lines[..start].iter().map(|l| l.len()).sum();
-    let length: usize = lines[start..end].iter().map(|l| l.len()).sum();
-    let mut documents = parse_at(text.get(from..from + length)?, depth).ok()?;
+fn piece(text: &str, lines: &[Line], start: usize, end: usize, depth: usize) -> Option<Vec<Node>> {
+    let lines_text = text.get(offset(text, lines, start)..offset(text, lines, end))?;
+    let mut documents = parse_at(lines_text, depth).ok()?;
     for document in &mut documents {
         move_down(document, start);
     }
     Some(documents)
+}
+
+/// The text of `lines` with the lines from `start` to `end` left empty (their line ends
+/// kept, so that every other line keeps its number).
+fn blank(text: &str, lines: &[Line], start: usize, end: usize) -> String {
+    let (from, to) = (offset(text, lines, start), offset(text, lines, end));
+    let mut blanked = String::with_capacity(text.len() - (to - from) + (end - start));
+    blanked.push_str(&text[..from]);
+    blanked.extend(std::iter::repeat_n('\n', end - start));
+    blanked.push_str(&text[to..]);
+    blanked
 }
 
 /// Adds `lines` to the line of every node in `node`.
@@ -122,7 +192,7 @@ fn move_down(node: &mut Node, lines: usize) {
 }
 
 /// Every document, each read on its own.
-fn by_documents(text: &str, lines: &[&str], pieces: &[(usize, usize)]) -> Option<Vec<Node>> {
+fn by_documents(text: &str, lines: &[Line], pieces: &[(usize, usize)]) -> Option<Vec<Node>> {
     let read = crate::parallel::map(
         pieces,
         |(start, end)| (end - start) as u64,
@@ -160,22 +230,18 @@ enum Piece {
 }
 
 /// One CRD, its `spec.versions` items each read on its own, and the rest of the text.
-fn by_versions(text: &str, lines: &[&str]) -> Option<Vec<Node>> {
+fn by_versions(text: &str, lines: &[Line]) -> Option<Vec<Node>> {
     let key = key_line(lines)?;
     let indent = item_indent(lines, key)?;
-    // The first `indent` bytes are looked at as bytes: a line of other text may have a
-    // character across that place.
-    let is_item = |line: &str| {
-        let spaces = line.as_bytes().get(..indent);
-        spaces.is_some_and(|s| s.iter().all(|&b| b == b' '))
-            && (line[indent..].starts_with("- ") || line[indent..].trim_end() == "-")
+    let is_item = |line: &Line| {
+        line.indent == indent && (line.rest().starts_with("- ") || line.rest().trim_end() == "-")
     };
     let mut items: Vec<usize> = Vec::new();
     let mut end = lines.len();
     for (i, line) in lines.iter().enumerate().skip(key + 1) {
         if is_item(line) {
             items.push(i);
-        } else if is_content(line) && indentation(line) <= indent {
+        } else if line.content && line.indent <= indent {
             end = i;
             break;
         }
@@ -199,17 +265,7 @@ fn by_versions(text: &str, lines: &[&str]) -> Option<Vec<Node>> {
             Piece::Version(start, end) => (end - start) as u64,
         },
         |task| match *task {
-            Piece::Rest => {
-                let mut rest = String::new();
-                for (i, line) in lines.iter().enumerate() {
-                    rest.push_str(if (first..end).contains(&i) {
-                        "\n"
-                    } else {
-                        line
-                    });
-                }
-                parse(&rest).ok()
-            }
+            Piece::Rest => parse(&blank(text, lines, first, end)).ok(),
             Piece::Version(start, end) => piece(text, lines, start, end, VERSIONS_DEPTH),
         },
     );
@@ -262,37 +318,22 @@ fn by_versions(text: &str, lines: &[&str]) -> Option<Vec<Node>> {
 }
 
 /// The line of `  versions:` in `spec:`, a CRD's layout as controller-gen writes it.
-fn key_line(lines: &[&str]) -> Option<usize> {
-    let spec = lines.iter().position(|l| l.trim_end() == "spec:")?;
+fn key_line(lines: &[Line]) -> Option<usize> {
+    let spec = lines.iter().position(|l| l.text.trim_end() == "spec:")?;
     let key = spec
         + 1
-        + lines[spec + 1..].iter().position(|l| {
-            l.trim_end() == "  versions:" || (is_content(l) && indentation(l) == 0)
-        })?;
-    (lines[key].trim_end() == "  versions:").then_some(key)
+        + lines[spec + 1..]
+            .iter()
+            .position(|l| l.text.trim_end() == "  versions:" || (l.content && l.indent == 0))?;
+    (lines[key].text.trim_end() == "  versions:").then_some(key)
 }
 
 /// The indentation of the list's items: that of the first line after the key with content,
 /// which must be an item.
-fn item_indent(lines: &[&str], key: usize) -> Option<usize> {
-    let first = lines[key + 1..].iter().find(|l| is_content(l))?;
-    let indent = indentation(first);
-    let under_key = indent == KEY_INDENT || indent == KEY_INDENT + 2;
-    (under_key && first[indent..].starts_with("- ")).then_some(indent)
-}
-
-/// Whether a line holds more than spaces and a comment.
-fn is_content(line: &str) -> bool {
-    match line.as_bytes().get(indentation(line)) {
-        None | Some(b'#' | b'\n') => false,
-        Some(b'\r') => line.len() > indentation(line) + 2,
-        Some(_) => true,
-    }
-}
-
-/// The number of spaces a line starts with.
-fn indentation(line: &str) -> usize {
-    line.bytes().take_while(|&b| b == b' ').count()
+fn item_indent(lines: &[Line], key: usize) -> Option<usize> {
+    let first = lines[key + 1..].iter().find(|l| l.content)?;
+    let under_key = first.indent == KEY_INDENT || first.indent == KEY_INDENT + 2;
+    (under_key && first.rest().starts_with("- ")).then_some(first.indent)
 }
 
 /// The value under the string key `key`, if `node` is a mapping that has it.
