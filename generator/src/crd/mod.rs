@@ -5,6 +5,7 @@
 //! the CRD the generated code returns is the input's; the Rust types are read from each
 //! version's `openAPIV3Schema` by [`types`].
 
+mod api_check;
 pub mod status;
 pub mod types;
 
@@ -12,11 +13,6 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
-
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion,
-};
-use k8s_openapi::serde::Deserialize as _;
 
 use kondition::StatusShape;
 use kondition::shape::ConditionsMerge;
@@ -31,7 +27,6 @@ use crate::profile::Profiles;
 use crate::schema::kind::check_group;
 use crate::schema::module_name;
 use crate::schema::reader::Sink;
-use crate::source::deserialize::NodeDeserializer;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::yaml::{Node, Pos, Value};
 use types::{SchemaReader, TypeNames};
@@ -215,30 +210,6 @@ fn check_names(crd: &Node, spec: &Node, names: &Node, group: &str, plural: &str,
     }
 }
 
-/// Reads `spec` into the API's own types: each version on its own, at its place (a large
-/// CRD's typed tree is then never whole in memory), then the rest with an empty list of
-/// versions. They are read from the YAML nodes, as they would be from the spec's JSON value.
-fn check_with_api_types(spec: &Node, version_nodes: &[Node]) -> Result<(), (Pos, String)> {
-    for node in version_nodes {
-        if let Err(error) =
-            CustomResourceDefinitionVersion::deserialize(NodeDeserializer::new(node))
-        {
-            let name = node.get("name").and_then(Node::as_str).unwrap_or_default();
-            let message = format!(
-                "version `{name}` is not a valid CustomResourceDefinition version: {error}"
-            );
-            return Err((node.pos, message));
-        }
-    }
-    // The versions were read one by one above: the spec is read with an empty list of them.
-    CustomResourceDefinitionSpec::deserialize(NodeDeserializer::with_empty(spec, "versions"))
-        .map(drop)
-        .map_err(|error| {
-            let message = format!("this is not a valid CustomResourceDefinition spec: {error}");
-            (spec.pos, message)
-        })
-}
-
 /// A string under `key` of `node`, or a problem if it is missing or not a string.
 fn required_str<'n>(node: &'n Node, key: &str, what: &str, sink: &Sink) -> Option<&'n str> {
     match node.get(key) {
@@ -359,7 +330,7 @@ fn read_crd(
     let (versions, (source, checked)) = std::thread::scope(|threads| {
         let aside = threads.spawn(|| {
             let source = SourceSpec::of_node(spec);
-            let checked = check_with_api_types(spec, version_nodes);
+            let checked = api_check::check_with_api_types(spec, version_nodes);
             (source, checked)
         });
         let versions =

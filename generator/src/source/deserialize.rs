@@ -66,25 +66,54 @@ impl fmt::Display for AsJson<'_> {
     }
 }
 
-/// A node to read a type from; with `empty`, the value under that key of a mapping is read as
-/// an empty list (the CRD check reads a spec without its versions, already read one by one).
+/// A node to read a type from, its mapping's values under some keys read as something else
+/// (the CRD check reads a spec without its versions, already read one by one, and a schema
+/// without the schemas in it, read one by one after it).
 #[derive(Clone, Copy)]
 pub struct NodeDeserializer<'n> {
     node: &'n Node,
-    empty: Option<&'static str>,
+    hidden: Hidden,
 }
+
+/// What a mapping's values under some keys read as, instead of what they are.
+#[derive(Clone, Copy)]
+enum Hidden {
+    /// Nothing hidden.
+    No,
+    /// The value under this key reads as an empty list.
+    AsEmptyList(&'static str),
+    /// The values under these keys read as null.
+    AsNull(&'static [&'static str]),
+}
+
+/// A null, which hidden values read as.
+static NULL: Node = Node {
+    pos: crate::source::yaml::Pos { line: 0, col: 0 },
+    value: Value::Null,
+};
 
 impl<'n> NodeDeserializer<'n> {
     /// Reads `node` as it is.
     pub fn new(node: &'n Node) -> Self {
-        Self { node, empty: None }
+        Self {
+            node,
+            hidden: Hidden::No,
+        }
     }
 
     /// Reads `node`, a mapping, as if the value under `key` were an empty list.
     pub fn with_empty(node: &'n Node, key: &'static str) -> Self {
         Self {
             node,
-            empty: Some(key),
+            hidden: Hidden::AsEmptyList(key),
+        }
+    }
+
+    /// Reads `node`, a mapping, as if the values under `keys` were null.
+    pub fn with_nulls(node: &'n Node, keys: &'static [&'static str]) -> Self {
+        Self {
+            node,
+            hidden: Hidden::AsNull(keys),
         }
     }
 }
@@ -92,7 +121,7 @@ impl<'n> NodeDeserializer<'n> {
 /// A mapping's entries as a JSON object holds them: keys as text, later duplicates replacing
 /// the earlier value at its place. Only a mapping with a key that is not a string can have
 /// such duplicates; the usual one is read in place.
-fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
+pub fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
     let all_strings = entries
         .iter()
         .all(|(k, _)| matches!(k.value, Value::Str(_)));
@@ -117,13 +146,16 @@ fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
 }
 
 /// A mapping key as JSON text.
-enum KeyText<'n> {
+pub enum KeyText<'n> {
+    /// A string key.
     Borrowed(&'n str),
+    /// Another scalar's text.
     Owned(String),
 }
 
 impl KeyText<'_> {
-    fn as_str(&self) -> &str {
+    /// The text.
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Borrowed(s) => s,
             Self::Owned(s) => s,
@@ -165,7 +197,7 @@ impl<'de, 'n> Deserializer<'de> for NodeDeserializer<'n> {
                 let mut map = Entries {
                     entries: object.into_iter(),
                     value: None,
-                    empty: self.empty,
+                    hidden: self.hidden,
                 };
                 let value = visitor.visit_map(&mut map)?;
                 if map.entries.len() == 0 {
@@ -272,12 +304,12 @@ impl<'de> SeqAccess<'de> for Items<'_> {
     }
 }
 
-/// A mapping's entries, keys as text; the value under `empty` read as an empty list.
+/// A mapping's entries, keys as text; the values `hidden` says read as it says.
 struct Entries<'n> {
     entries: std::vec::IntoIter<(KeyText<'n>, &'n Node)>,
     /// The value of the key just read, with whether it reads as an empty list.
     value: Option<(&'n Node, bool)>,
-    empty: Option<&'static str>,
+    hidden: Hidden,
 }
 
 impl<'de, 'n> MapAccess<'de> for Entries<'n> {
@@ -290,7 +322,12 @@ impl<'de, 'n> MapAccess<'de> for Entries<'n> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
-        self.value = Some((value, self.empty == Some(key.as_str())));
+        let key_text = key.as_str();
+        self.value = Some(match self.hidden {
+            Hidden::AsEmptyList(hidden) if hidden == key_text => (value, true),
+            Hidden::AsNull(hidden) if hidden.contains(&key_text) => (&NULL, false),
+            _ => (value, false),
+        });
         let key: StrDeserializer<'_, Error> = key.as_str().into_deserializer();
         seed.deserialize(key).map(Some)
     }
