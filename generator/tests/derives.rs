@@ -2,6 +2,7 @@
 //! of kondition's needs them, kept where it does, the default output unchanged.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use kondition_gen::Derive;
 use kondition_gen::emit::{self, OutputFile};
@@ -75,7 +76,10 @@ spec:
 }
 
 fn generate(without: &[Derive]) -> Vec<OutputFile> {
-    let dir = std::env::temp_dir().join(format!("kondition-derives-{}", std::process::id()));
+    // A folder per call: the tests run in parallel threads of one process.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("kondition-derives-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch folder");
     let path: PathBuf = dir.join("probe.yaml");
     std::fs::write(&path, crd()).expect("write");
