@@ -118,9 +118,9 @@ pub fn load_with(
     let total: u64 = sized.iter().map(|(_, size)| size).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     let read = std::thread::scope(|threads| {
-        // k8s-openapi's catalog is parsed on first use, which a file's reading would wait
-        // for; it is parsed beside the YAML instead, on a core the reading of one file
-        // leaves idle at first.
+        // k8s-openapi's catalog is parsed on first use, the first file's reading of a
+        // schema, which waits for it: it is parsed on a thread of its own from the start,
+        // beside the YAML's reading.
         if options.reuse_k8s_types {
             threads.spawn(reuse::Catalog::get);
         }

@@ -121,7 +121,7 @@ impl<'n> NodeDeserializer<'n> {
 /// A mapping's entries as a JSON object holds them: keys as text, later duplicates replacing
 /// the earlier value at its place. Only a mapping with a key that is not a string can have
 /// such duplicates; the usual one is read in place.
-pub fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
+pub(crate) fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
     let all_strings = entries
         .iter()
         .all(|(k, _)| matches!(k.value, Value::Str(_)));
@@ -146,7 +146,7 @@ pub fn object_entries(entries: &[(Node, Node)]) -> Vec<(KeyText<'_>, &Node)> {
 }
 
 /// A mapping key as JSON text.
-pub enum KeyText<'n> {
+pub(crate) enum KeyText<'n> {
     /// A string key.
     Borrowed(&'n str),
     /// Another scalar's text.
@@ -155,7 +155,7 @@ pub enum KeyText<'n> {
 
 impl KeyText<'_> {
     /// The text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Self::Borrowed(s) => s,
             Self::Owned(s) => s,

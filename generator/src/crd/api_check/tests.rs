@@ -169,11 +169,6 @@ fn written_errors_are_the_whole_reads_first() {
             "{dependencies: 1}",
             "invalid type: integer `1`, expected a map",
         ),
-        // Values outside the schemas: a version's own, after and before its schema.
-        (
-            "{properties: {a: {type: 1}}}, served: 1",
-            "invalid type: integer `1`, expected a string",
-        ),
     ];
     for (schema, error) in cases {
         let spec = spec_with(schema);
@@ -183,14 +178,25 @@ fn written_errors_are_the_whole_reads_first() {
             "{schema}: {message}, expected … {error}"
         );
     }
-    // A version's own value read before its schema fails first.
-    let spec = yaml::parse(
-        "{group: g.io, names: {kind: K, plural: ks}, scope: Namespaced, versions: [{name: v1, served: 1, storage: true, schema: {openAPIV3Schema: {type: 1}}}]}",
-    )
-    .expect("YAML")
-    .remove(0);
-    let message = agree(&spec).expect_err("served").1;
-    assert!(message.ends_with("expected a boolean"), "{message}");
+    // A version's own value and its schema's: the first in the version's order fails.
+    for (version, error) in [
+        (
+            "{name: v1, served: 1, storage: true, schema: {openAPIV3Schema: {type: 1}}}",
+            "invalid type: integer `1`, expected a boolean",
+        ),
+        (
+            "{name: v1, schema: {openAPIV3Schema: {type: 1}}, served: 1, storage: true}",
+            "invalid type: integer `1`, expected a string",
+        ),
+    ] {
+        let spec = yaml::parse(&format!(
+            "{{group: g.io, names: {{kind: K, plural: ks}}, scope: Namespaced, versions: [{version}]}}"
+        ))
+        .expect("YAML")
+        .remove(0);
+        let message = agree(&spec).expect_err(version).1;
+        assert!(message.ends_with(error), "{version}: {message}");
+    }
 }
 
 #[test]

@@ -83,6 +83,7 @@ fn is_marker(line: &str, marker: &str) -> bool {
 /// A line of the text (its line end included), and what the cuts look at in it.
 #[derive(Clone, Copy)]
 struct Line<'t> {
+    /// The line, its end included.
     text: &'t str,
     /// Where it starts in the whole text.
     start: usize,
