@@ -7,14 +7,18 @@
 /// the same indentation. Runs of `use` items and of associated types stay together.
 pub fn separate_items(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut previous: Option<&str> = None;
+    // Each line's indentation and the rest, found once (a large CRD's module has hundreds of
+    // thousands of lines: finding them again for each pair of lines was a fifth of writing a
+    // file of one CRD on the main thread; issue 28).
+    let mut previous: Option<(usize, &str)> = None;
     for line in text.lines() {
-        if previous.is_some_and(|previous| needs_blank(previous, line)) {
+        let current = indented(line);
+        if previous.is_some_and(|previous| needs_blank(previous, current)) {
             out.push('\n');
         }
         out.push_str(line);
         out.push('\n');
-        previous = Some(line);
+        previous = Some(current);
     }
     out
 }
@@ -26,28 +30,62 @@ const ITEM_STARTS: [&str; 12] = [
     "use ",
 ];
 
-fn needs_blank(previous: &str, line: &str) -> bool {
-    let indent = |l: &str| l.len() - l.trim_start().len();
-    let (before, after) = (previous.trim_start(), line.trim_start());
+/// A line's indentation (its leading whitespace, in bytes) and the rest of it, as
+/// `str::trim_start` divides them; spaces, the only indentation written here, are counted
+/// as bytes.
+fn indented(line: &str) -> (usize, &str) {
+    let spaces = line.bytes().take_while(|&b| b == b' ').count();
+    let rest = &line[spaces..];
+    let rest = if rest.starts_with(char::is_whitespace) {
+        rest.trim_start()
+    } else {
+        rest
+    };
+    (line.len() - rest.len(), rest)
+}
+
+/// Whether a blank line goes between `previous` and `line`, each its indentation and the
+/// rest ([`indented`]).
+fn needs_blank((previous_indent, before): (usize, &str), (indent, after): (usize, &str)) -> bool {
     let commentary = ["//", "#[", "#!["].iter().any(|p| before.starts_with(p));
-    if before.is_empty() || commentary || indent(previous) != indent(line) {
+    if before.is_empty() || commentary || previous_indent != indent {
         return false;
     }
     let ends_item = before == "}"
         || (before.ends_with('}') && !before.starts_with('}'))
         || before.ends_with(';');
+    if !ends_item {
+        return false;
+    }
     let starts_item =
         ITEM_STARTS.iter().any(|start| after.starts_with(start)) || after.starts_with("::");
     let same_run = |prefixes: &[&str]| {
         prefixes.iter().any(|p| before.starts_with(p))
             && prefixes.iter().any(|p| after.starts_with(p))
     };
-    ends_item && starts_item && !same_run(&["use ", "pub use "]) && !same_run(&["type "])
+    starts_item && !same_run(&["use ", "pub use "]) && !same_run(&["type "])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indentation_is_what_trim_start_leaves() {
+        for line in [
+            "",
+            "x",
+            "    x",
+            "        ",
+            " \t x",
+            "\u{a0}x",
+            "  \u{2003} y  ",
+            "é",
+        ] {
+            let rest = line.trim_start();
+            assert_eq!(indented(line), (line.len() - rest.len(), rest), "{line:?}");
+        }
+    }
 
     #[test]
     fn items_are_separated_and_their_insides_are_not() {
