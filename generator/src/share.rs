@@ -354,7 +354,14 @@ pub fn plan(model: &Model) -> Plan {
             texts
         },
     );
-    let mut census = Census::default();
+    // A structure per struct or enum at most, each met as a field's type or a root: the
+    // table of keys is made at that size once (growing it hashed every key, each holding its
+    // fields' docs, again at each step).
+    let most = texts.iter().map(|t| t.ends.len()).sum::<usize>() + roots.len();
+    let mut census = Census {
+        by_key: HashMap::with_capacity(most),
+        structures: Vec::new(),
+    };
     for ((module, version, schema), mut texts) in roots.into_iter().zip(texts) {
         census.visit(module, version, schema, &mut texts);
         debug_assert!(texts.is_done(), "every field text is used");
