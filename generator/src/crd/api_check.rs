@@ -46,8 +46,18 @@ pub(super) fn check_with_api_types(
     spec: &Node,
     version_nodes: &[Node],
 ) -> Result<(), (Pos, String)> {
+    check_reading_versions(spec, version_nodes, version)
+}
+
+/// [`check_with_api_types`], each version read by `read_version`: a schema at a time here,
+/// whole in the tests that compare the two.
+fn check_reading_versions(
+    spec: &Node,
+    version_nodes: &[Node],
+    read_version: impl Fn(&Node) -> Result<(), Error>,
+) -> Result<(), (Pos, String)> {
     for node in version_nodes {
-        if let Err(error) = version(node) {
+        if let Err(error) = read_version(node) {
             let name = node.get("name").and_then(Node::as_str).unwrap_or_default();
             let message = format!(
                 "version `{name}` is not a valid CustomResourceDefinition version: {error}"

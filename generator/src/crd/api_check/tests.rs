@@ -4,37 +4,21 @@
 
 use std::path::Path;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion,
-};
-use k8s_openapi::serde::Deserialize;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersion;
 use proptest::prelude::*;
 
-use super::{SCHEMA_KEYS, check_with_api_types};
-use crate::source::deserialize::NodeDeserializer;
+use super::{SCHEMA_KEYS, check_reading_versions, check_with_api_types, whole};
 use crate::source::yaml::{self, Node, Pos, Value};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus");
 
 /// The check as it read every version whole: what reading a schema at a time must give.
 fn whole_check(spec: &Node, version_nodes: &[Node]) -> Result<(), (Pos, String)> {
-    for node in version_nodes {
-        if let Err(error) =
-            CustomResourceDefinitionVersion::deserialize(NodeDeserializer::new(node))
-        {
-            let name = node.get("name").and_then(Node::as_str).unwrap_or_default();
-            let message = format!(
-                "version `{name}` is not a valid CustomResourceDefinition version: {error}"
-            );
-            return Err((node.pos, message));
-        }
-    }
-    CustomResourceDefinitionSpec::deserialize(NodeDeserializer::with_empty(spec, "versions"))
-        .map(drop)
-        .map_err(|error| {
-            let message = format!("this is not a valid CustomResourceDefinition spec: {error}");
-            (spec.pos, message)
-        })
+    check_reading_versions(
+        spec,
+        version_nodes,
+        whole::<CustomResourceDefinitionVersion>,
+    )
 }
 
 /// Checks `spec` both ways, asserts they agree, and returns the result.
