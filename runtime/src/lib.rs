@@ -41,6 +41,7 @@ mod error;
 pub mod inherit;
 pub mod kstatus;
 pub mod nullable;
+pub mod permissions;
 pub mod profile;
 mod schema;
 pub mod shape;

@@ -74,6 +74,15 @@ pub trait KubeStatus {
 pub trait StatusResource:
     Resource<DynamicType = ()> + HasStatus<Status: KubeStatus + Default>
 {
+    /// Whether the kind's CRD serves a status subresource (`subresources: {status: {}}`), as
+    /// almost every CRD does. The status chokepoint then writes `.../<name>/status`; a kind
+    /// without one (Argo CD's Application, say) keeps its status in the main resource, which
+    /// the chokepoint writes instead, and where every status change also moves
+    /// `metadata.generation` (see the `controller` module on what `observedGeneration` means
+    /// there). `#[derive(KubeStatus)]` sets it from `status_subresource = false`; `kondition
+    /// generate` from the CRD.
+    const STATUS_SUBRESOURCE: bool = true;
+
     /// The server-side apply field manager of this kind's controller; by default
     /// `<group>/<kind, lowercase>-controller`.
     fn field_owner() -> Cow<'static, str> {
