@@ -230,7 +230,11 @@ fn crd(args: &CrdArgs) -> ExitCode {
             print!("{}", emit::crd_stream(&model));
             return Ok(());
         }
-        let files = emit::crd_manifests(&model);
+        let options = emit::Options {
+            inputs_relative_to: Some(args.out.clone()),
+            ..emit::Options::default()
+        };
+        let files = emit::crd_manifests_with(&model, &options);
         report_writes(&output::write_files(&args.out, &files), &args.out)
     })())
 }
@@ -325,7 +329,7 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("generated/src"));
-    let files = match generate(args) {
+    let files = match generate(args, &out) {
         Ok(files) => files,
         Err(message) => {
             eprint!("{message}");
@@ -367,8 +371,8 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
     }
 }
 
-/// Everything `generate` would write, or every problem found (as printed lines).
-fn generate(args: &GenerateArgs) -> Result<Vec<OutputFile>, String> {
+/// Everything `generate` would write into `out`, or every problem found (as printed lines).
+fn generate(args: &GenerateArgs, out: &std::path::Path) -> Result<Vec<OutputFile>, String> {
     let model = load(
         &args.paths,
         args.profiles.as_ref(),
@@ -377,6 +381,9 @@ fn generate(args: &GenerateArgs) -> Result<Vec<OutputFile>, String> {
     )?;
     let options = emit::Options {
         without_derives: args.without_derive.iter().copied().collect(),
+        // The headers name the inputs from the output folder: the same output whatever the
+        // working directory `generate` or `check` runs in.
+        inputs_relative_to: Some(out.to_owned()),
     };
     let files = emit::rust_tree_with(&model, &options).map_err(|e| format!("kondition: {e}\n"));
     // The process ends right after writing: freeing the model node by node took a twentieth

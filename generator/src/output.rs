@@ -222,9 +222,23 @@ pub fn diff_tree(out_dir: &Path, files: &[OutputFile]) -> io::Result<String> {
 }
 
 fn unified(path: &Path, old: &str, new: &str) -> String {
-    let name = path.display().to_string();
+    let name = diff_name(path);
     TextDiff::from_lines(old, new)
         .unified_diff()
         .header(&format!("a/{name}"), &format!("b/{name}"))
         .to_string()
+}
+
+/// A path as a diff header names it after `a/` and `b/`, as git does: with `/` separators,
+/// and an absolute path without its root (`a/tmp/out/lib.rs`, not `a//tmp/out/lib.rs`).
+fn diff_name(path: &Path) -> String {
+    use std::path::Component;
+    let parts: Vec<String> = path
+        .components()
+        .filter_map(|component| match component {
+            Component::Prefix(_) | Component::RootDir => None,
+            other => Some(other.as_os_str().to_string_lossy().into_owned()),
+        })
+        .collect();
+    parts.join("/")
 }

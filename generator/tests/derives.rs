@@ -86,6 +86,7 @@ fn generate(without: &[Derive]) -> Vec<OutputFile> {
     let model = kondition_gen::load(&[path], &Profiles::embedded()).expect("loads");
     let options = emit::Options {
         without_derives: without.iter().copied().collect(),
+        ..emit::Options::default()
     };
     let files = emit::rust_tree_with(&model, &options).expect("emits");
     let _ = std::fs::remove_dir_all(&dir);

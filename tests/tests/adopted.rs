@@ -52,7 +52,12 @@ fn the_adopted_kinds_are_up_to_date() {
         &kondition_gen::crd::Options::default(),
     )
     .expect("the inputs load");
-    let tree: Vec<OutputFile> = kondition_gen::emit::rust_tree(&model).expect("emits");
+    let options = kondition_gen::emit::Options {
+        inputs_relative_to: Some(PathBuf::from("src/adopted")),
+        ..kondition_gen::emit::Options::default()
+    };
+    let tree: Vec<OutputFile> =
+        kondition_gen::emit::rust_tree_with(&model, &options).expect("emits");
     let diff = diff_tree(std::path::Path::new("src/adopted"), &tree).expect("compares");
     assert!(
         diff.is_empty(),
@@ -85,6 +90,7 @@ fn the_kinds_without_optional_derives_are_up_to_date() {
     .expect("the inputs load");
     let options = kondition_gen::emit::Options {
         without_derives: kondition_gen::Derive::ALL.into_iter().collect(),
+        inputs_relative_to: Some(PathBuf::from("src/lean")),
     };
     let tree = kondition_gen::emit::rust_tree_with(&model, &options).expect("emits");
     let diff = diff_tree(std::path::Path::new("src/lean"), &tree).expect("compares");

@@ -8,7 +8,7 @@ mod well_known;
 pub mod yaml;
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use quote::quote;
 
@@ -64,9 +64,77 @@ pub fn display_path(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
+/// An input path as headers show it, as `options` say: from
+/// [`Options::inputs_relative_to`] when set, else as given.
+fn shown_path(path: &Path, options: &Options) -> String {
+    match &options.inputs_relative_to {
+        Some(base) => display_path(&path_from(base, path)),
+        None => display_path(path),
+    }
+}
+
 /// Every input path, as headers show them.
-fn inputs(model: &Model) -> Vec<String> {
-    model.files.iter().map(|f| display_path(&f.path)).collect()
+fn inputs(model: &Model, options: &Options) -> Vec<String> {
+    model
+        .files
+        .iter()
+        .map(|f| shown_path(&f.path, options))
+        .collect()
+}
+
+/// The path that leads from the folder `base` to the file `input`, both relative to the
+/// working directory (or absolute), so that it is the same whatever the working directory:
+/// `../../schemas/widget.yaml` from `generated/src` to `schemas/widget.yaml`, whether they
+/// were given so, as `../generated/src` and `../schemas/widget.yaml` from a folder beside
+/// them, or as absolute paths. Symbolic links in either's folders are followed first (so
+/// the path is the same however the folders were reached); the file's own name is kept.
+/// Where no relative path leads there (another drive) the input's absolute path is the
+/// answer, and where the working directory cannot be read, `input` as given.
+pub fn path_from(base: &Path, input: &Path) -> PathBuf {
+    let (Some(name), Some(folder)) = (input.file_name(), input.parent()) else {
+        return input.to_owned();
+    };
+    let (Some(base), Some(folder)) = (resolved(base), resolved(folder)) else {
+        return input.to_owned();
+    };
+    let input = folder.join(name);
+    let base: Vec<Component<'_>> = base.components().collect();
+    let target: Vec<Component<'_>> = input.components().collect();
+    let common = base
+        .iter()
+        .zip(&target)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return input;
+    }
+    let mut path: PathBuf = base[common..].iter().map(|_| Component::ParentDir).collect();
+    path.extend(&target[common..]);
+    path
+}
+
+/// `path` (relative to the working directory, or absolute) as an absolute path without `.`
+/// or `..`, its longest existing ancestor with symbolic links resolved, the rest as written.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let path = std::env::current_dir().ok()?.join(path);
+    let components: Vec<Component<'_>> = path.components().collect();
+    for existing in (1..=components.len()).rev() {
+        let ancestor: PathBuf = components[..existing].iter().collect();
+        let Ok(mut resolved) = ancestor.canonicalize() else {
+            continue;
+        };
+        for component in &components[existing..] {
+            match component {
+                Component::ParentDir => {
+                    resolved.pop();
+                }
+                Component::Normal(name) => resolved.push(name),
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            }
+        }
+        return Some(resolved);
+    }
+    None
 }
 
 /// How much Rust a file makes, roughly: the length of its CRDs' specs, and for a schema
@@ -81,11 +149,16 @@ fn weight(file: &SchemaFile) -> u64 {
         .sum()
 }
 
-/// How the Rust is written, beyond what the model says.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How the output is written, beyond what the model says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// The derives the data types go without ([`crate::Derive`]; none by default).
     pub without_derives: Derives,
+    /// The folder the headers' input paths lead from ([`path_from`]): the output folder, so
+    /// that the output does not depend on the working directory (`kondition generate` and
+    /// `check` set it). `None` (the default, and [`crate::Builder`]'s: cargo runs build
+    /// scripts in the package's folder) writes them as given.
+    pub inputs_relative_to: Option<PathBuf>,
 }
 
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
@@ -95,7 +168,7 @@ pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
 
 /// [`rust_tree`], written as `options` say.
 pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile>, EmitError> {
-    let inputs = inputs(model);
+    let inputs = inputs(model, options);
     let (plan, mut crd_files) = plan_beside_crd_files(model, "");
     let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
     // Each file's module, laid out, on the cores in parallel; the shared module beside them
@@ -108,7 +181,7 @@ pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile
             &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
             |(file, _)| weight(file),
             |(file, input)| {
-                let module = rust::file_module_with(file, 0, &plan, &derives, "")?;
+                let module = rust::file_module_with(file, input, 0, &plan, &derives, "")?;
                 Ok::<_, EmitError>(OutputFile {
                     path: PathBuf::from(format!("{}.rs", file.module)),
                     contents: rust::separate_items(
@@ -186,12 +259,15 @@ pub fn rust_single_file_with(
 ) -> Result<Vec<OutputFile>, EmitError> {
     let stem = name.strip_suffix(".rs").unwrap_or(name);
     let data_prefix = format!("{stem}.");
-    let mut text = header(&inputs(model));
+    let inputs = inputs(model, options);
+    let mut text = header(&inputs);
     let (plan, crd_files) = plan_beside_crd_files(model, &data_prefix);
     let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
-    let modules = crate::parallel::map(&model.files, weight, |file| {
-        rust::file_module_with(file, 1, &plan, &derives, &data_prefix)
-    });
+    let modules = crate::parallel::map(
+        &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
+        |(file, _)| weight(file),
+        |(file, input)| rust::file_module_with(file, input, 1, &plan, &derives, &data_prefix),
+    );
     for (file, module) in model.files.iter().zip(modules) {
         text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
         text.push_str(&module?);
@@ -256,11 +332,17 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
 /// Every kind's CRD manifest, one file per kind (`<group>_<plural>.yaml`, as controller-gen
 /// names them), each starting with a `#` header naming its input.
 pub fn crd_manifests(model: &Model) -> Vec<OutputFile> {
+    crd_manifests_with(model, &Options::default())
+}
+
+/// [`crd_manifests`], the inputs' paths in the headers as `options` say (the derives do not
+/// concern manifests).
+pub fn crd_manifests_with(model: &Model, options: &Options) -> Vec<OutputFile> {
     model
         .files
         .iter()
         .flat_map(|file| {
-            let input = display_path(&file.path);
+            let input = shown_path(&file.path, options);
             file.kinds.iter().map(move |kind| OutputFile {
                 path: PathBuf::from(format!("{}_{}.yaml", kind.group, kind.names.plural)),
                 contents: format!(

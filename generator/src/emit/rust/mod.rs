@@ -202,12 +202,15 @@ pub fn file_module(
     plan: &Plan,
     data_prefix: &str,
 ) -> Result<String, EmitError> {
-    file_module_with(file, depth, plan, &DerivePlan::default(), data_prefix)
+    let input = super::display_path(&file.path);
+    file_module_with(file, &input, depth, plan, &DerivePlan::default(), data_prefix)
 }
 
-/// [`file_module`], with the derives `derives` gives each data type.
+/// [`file_module`], with the derives `derives` gives each data type, naming its input file
+/// `input` (as the header does).
 pub fn file_module_with(
     file: &SchemaFile,
+    input: &str,
     depth: usize,
     plan: &Plan,
     derives: &DerivePlan,
@@ -222,7 +225,7 @@ pub fn file_module_with(
         }
     }
     let crd_consts = crd_const_names(file);
-    let doc = format!(" Kinds from `{}`.", super::display_path(&file.path));
+    let doc = format!(" Kinds from `{input}`.");
     let reasons = file
         .kinds
         .iter()
