@@ -84,7 +84,12 @@ fn check_does_not_depend_on_the_working_directory() {
     std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
     std::fs::write(dir.join("crds/widget.yaml"), WIDGET).expect("write");
     let generated = kondition(&dir, &["generate", "crds", "--out", "src/gen"]);
-    assert_eq!(generated.status.code(), Some(0), "{}", text(&generated.stderr));
+    assert_eq!(
+        generated.status.code(),
+        Some(0),
+        "{}",
+        text(&generated.stderr)
+    );
     let module = std::fs::read_to_string(dir.join("src/gen/widget.rs")).expect("module");
     let version = env!("CARGO_PKG_VERSION");
     assert!(
@@ -107,10 +112,19 @@ fn check_does_not_depend_on_the_working_directory() {
     let (crds, out) = (absolute("crds"), absolute("src/gen"));
     let root = Path::new("/");
     for (cwd, args) in [
-        (dir.join("sub"), vec!["check", "../crds", "--out", "../src/gen"]),
-        (dir.join("src/gen"), vec!["check", "../../crds/widget.yaml", "--out", "."]),
+        (
+            dir.join("sub"),
+            vec!["check", "../crds", "--out", "../src/gen"],
+        ),
+        (
+            dir.join("src/gen"),
+            vec!["check", "../../crds/widget.yaml", "--out", "."],
+        ),
         (root.to_owned(), vec!["check", &crds, "--out", &out]),
-        (dir.clone(), vec!["check", "./sub/../crds/", "--out", "src/./gen/"]),
+        (
+            dir.clone(),
+            vec!["check", "./sub/../crds/", "--out", "src/./gen/"],
+        ),
     ] {
         let check = kondition(&cwd, &args);
         assert_eq!(
@@ -130,8 +144,11 @@ fn check_does_not_depend_on_the_working_directory() {
     }
 
     // The diff names an absolute path after `a/` and `b/` without doubling the slash.
-    std::fs::write(dir.join("src/gen/widget.rs"), module.replace("Widget", "Gadget"))
-        .expect("edit");
+    std::fs::write(
+        dir.join("src/gen/widget.rs"),
+        module.replace("Widget", "Gadget"),
+    )
+    .expect("edit");
     let drift = kondition(root, &["check", &crds, "--out", &out]);
     assert_eq!(drift.status.code(), Some(1));
     let named = format!("{out}/widget.rs");
@@ -144,7 +161,12 @@ fn check_does_not_depend_on_the_working_directory() {
 
     // CRD manifests name their input from their folder too.
     let manifests = kondition(&dir, &["crd", "crds/widget.yaml", "--out", "manifests"]);
-    assert_eq!(manifests.status.code(), Some(0), "{}", text(&manifests.stderr));
+    assert_eq!(
+        manifests.status.code(),
+        Some(0),
+        "{}",
+        text(&manifests.stderr)
+    );
     let manifest =
         std::fs::read_to_string(dir.join("manifests/example.com_widgets.yaml")).expect("written");
     assert!(
@@ -153,7 +175,10 @@ fn check_does_not_depend_on_the_working_directory() {
         )),
         "{manifest}"
     );
-    let again = kondition(&dir.join("sub"), &["crd", "../crds", "--out", "../manifests"]);
+    let again = kondition(
+        &dir.join("sub"),
+        &["crd", "../crds", "--out", "../manifests"],
+    );
     assert_eq!(
         (again.status.code(), text(&again.stderr)),
         (Some(0), String::new()),

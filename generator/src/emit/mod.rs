@@ -100,15 +100,14 @@ pub fn path_from(base: &Path, input: &Path) -> PathBuf {
     let input = folder.join(name);
     let base: Vec<Component<'_>> = base.components().collect();
     let target: Vec<Component<'_>> = input.components().collect();
-    let common = base
-        .iter()
-        .zip(&target)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
     if common == 0 {
         return input;
     }
-    let mut path: PathBuf = base[common..].iter().map(|_| Component::ParentDir).collect();
+    let mut path: PathBuf = base[common..]
+        .iter()
+        .map(|_| Component::ParentDir)
+        .collect();
     path.extend(&target[common..]);
     path
 }

@@ -203,7 +203,14 @@ pub fn file_module(
     data_prefix: &str,
 ) -> Result<String, EmitError> {
     let input = super::display_path(&file.path);
-    file_module_with(file, &input, depth, plan, &DerivePlan::default(), data_prefix)
+    file_module_with(
+        file,
+        &input,
+        depth,
+        plan,
+        &DerivePlan::default(),
+        data_prefix,
+    )
 }
 
 /// [`file_module`], with the derives `derives` gives each data type, naming its input file
