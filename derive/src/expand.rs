@@ -2,20 +2,18 @@
 //! configuration, and the `KubeStatus` and `StatusResource` impls.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 
 use crate::model::{ApplyField, FieldKind, StandardBlock, Status};
 
 /// Everything the derive writes for one status struct.
 pub fn expand(status: &Status) -> TokenStream {
-    let checks = condition_type_checks(status);
     let condition_enum = condition_type_enum(status);
     let accessors = accessors(status);
     let apply = apply_configuration(status);
     let kube_status = kube_status_impl(status);
     let status_resource = status_resource_impl(status);
     quote! {
-        #checks
         #condition_enum
         #accessors
         #apply
@@ -30,32 +28,6 @@ fn enum_ident(status: &Status) -> syn::Ident {
 
 fn apply_ident(status: &Status) -> syn::Ident {
     format_ident!("{}Apply", status.ident)
-}
-
-/// Each declared type is checked against the API server's pattern at compile time, by the
-/// runtime's own validator, with the error on the declaration.
-fn condition_type_checks(status: &Status) -> TokenStream {
-    let krate = &status.krate;
-    let checks = status.condition_types.iter().map(|t| {
-        let name = &t.name;
-        let message = format!(
-            "condition type {name:?} is not valid for the API server: use letters, digits, '-', '_' and '.', starting and ending with a letter or digit, optionally after a lowercase DNS prefix and '/' (such as example.com/Ready), at most 316 characters"
-        );
-        // One constant per type, so that every invalid type is reported, not only the first.
-        quote_spanned! {t.span=>
-            const _: () = ::core::assert!(#krate::validation::is_valid_type(#name), #message);
-        }
-    });
-    let reason_check = status.success_reason.as_ref().map(|reason| {
-        let message = format!(
-            "success_reason {:?} is not valid for the API server: a letter, then letters, digits, '_', ',' or ':', not ending in ',' or ':', at most 1024 characters",
-            reason.value()
-        );
-        quote_spanned! {reason.span()=>
-            const _: () = ::core::assert!(#krate::validation::is_valid_reason(#reason), #message);
-        }
-    });
-    quote!(#(#checks)* #reason_check)
 }
 
 fn condition_type_enum(status: &Status) -> TokenStream {

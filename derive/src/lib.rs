@@ -63,6 +63,7 @@
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
+mod api_rules;
 mod attrs;
 mod case;
 mod errors;

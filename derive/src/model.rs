@@ -8,6 +8,7 @@ use syn::{
     Visibility,
 };
 
+use crate::api_rules;
 use crate::attrs::{self, DeclaredCondition};
 use crate::case;
 use crate::errors::Errors;
@@ -235,6 +236,7 @@ impl Status {
             _ => None,
         };
         let condition_types = condition_types(attrs.conditions, errors);
+        check_success_reason(attrs.success_reason.as_ref(), errors);
         check_summary(
             &attrs.summary,
             &attrs.profile,
@@ -421,12 +423,38 @@ fn check_summary(
     }
 }
 
-/// Checks declared condition types for duplicates and name clashes, and names them.
-/// (Whether each matches the API server's pattern is checked at compile time by the
-/// generated code, with the runtime's own validator.)
+/// `success_reason = "..."` is a reason the API server accepts.
+fn check_success_reason(reason: Option<&LitStr>, errors: &mut Errors) {
+    if let Some(reason) = reason.filter(|r| !api_rules::is_valid_reason(&r.value())) {
+        errors.spanned(
+            reason,
+            format!(
+                "success_reason {:?} is not valid for the API server: {}",
+                reason.value(),
+                api_rules::REASON_RULE
+            ),
+        );
+    }
+}
+
+/// Checks declared condition types against the API server's rules, for duplicates and for
+/// name clashes, and names them.
 fn condition_types(declared: Vec<DeclaredCondition>, errors: &mut Errors) -> Vec<ConditionType> {
     let mut types: Vec<ConditionType> = Vec::new();
     for DeclaredCondition { name, span } in declared {
+        if !api_rules::is_valid_type(&name) {
+            let hint = api_rules::suggested_type(&name)
+                .map(|t| format!("; did you mean {t}?"))
+                .unwrap_or_default();
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "condition type {name:?} is not valid for the API server: {}{hint}",
+                    api_rules::TYPE_RULE
+                ),
+            ));
+            continue;
+        }
         if types.iter().any(|t| t.name == name) {
             errors.push(syn::Error::new(
                 span,
@@ -435,7 +463,7 @@ fn condition_types(declared: Vec<DeclaredCondition>, errors: &mut Errors) -> Vec
             continue;
         }
         let (Some(method_stem), Some(variant)) = (case::snake(&name), case::pascal(&name)) else {
-            // Not a valid type either; the generated pattern check reports it.
+            // A valid type holds a letter or digit: not reached.
             continue;
         };
         if let Some(other) = types

@@ -4,7 +4,7 @@
 //! the API server enforces on a custom resource's status): the `type` and `reason` patterns
 //! and lengths, the message length, `observedGeneration >= 0`, and types unique in a list.
 //! The patterns are matched by hand: they are simple, a regex engine would be the heaviest
-//! dependency of this crate, and hand-written matchers can be `const` for the derive.
+//! dependency of this crate, and hand-written matchers can be `const`.
 
 use std::fmt;
 
@@ -27,7 +27,8 @@ pub const REASON_PATTERN: &str = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$";
 
 /// Whether `value` is a condition type the API server accepts (pattern and length).
 ///
-/// A `const fn`, so `#[derive(KubeStatus)]` checks declared condition types at compile time.
+/// A `const fn`, for checks in constants. `#[derive(KubeStatus)]` checks declared condition
+/// types by the same rule while it expands (its tests hold the two to the same answers).
 pub const fn is_valid_type(value: &str) -> bool {
     value.len() <= MAX_TYPE_LEN && matches_type_pattern(value.as_bytes())
 }

@@ -13,7 +13,7 @@ fn derive_ui() {
 /// The cases of `ui/fail/` that make more than one mistake, and how many each makes; every
 /// other case makes one.
 const MISTAKES: &[(&str, usize)] = &[
-    ("invalid_condition_type", 2),
+    ("invalid_condition_type", 3),
     ("many_errors_at_once", 5),
     ("misspelt_shape", 2),
     ("wrong_field_types", 2),
