@@ -201,15 +201,32 @@ fn lower_version(kind: &Kind, version: &Version, named: &[NamedType]) -> Json {
     Json::Object(out)
 }
 
-/// Ready, Reason and Age (from the summary condition), then the kind's own columns.
+/// The printer columns a kind with the standard status gets before its own: Ready and Reason
+/// (of the summary condition `summary`), and Age.
+pub fn default_printer_columns(summary: &str) -> [Json; 3] {
+    [
+        json!({"name": "Ready", "type": "string", "jsonPath": format!(".status.conditions[?(@.type==\"{summary}\")].status")}),
+        json!({"name": "Reason", "type": "string", "jsonPath": format!(".status.conditions[?(@.type==\"{summary}\")].reason")}),
+        json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}),
+    ]
+}
+
+/// Ready, Reason and Age (from the summary condition), then the kind's own columns; a column
+/// of the kind's own named like a default one (as kubectl shows names, in capitals) takes
+/// its place.
 fn printer_columns(kind: &Kind, version: &Version) -> Vec<Json> {
     let mut columns = Vec::new();
     if let Some(status) = &kind.status {
-        let summary = &status.summary;
-        columns.push(json!({"name": "Ready", "type": "string", "jsonPath": format!(".status.conditions[?(@.type==\"{summary}\")].status")}));
-        columns.push(json!({"name": "Reason", "type": "string", "jsonPath": format!(".status.conditions[?(@.type==\"{summary}\")].reason")}));
-        columns.push(
-            json!({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}),
+        columns.extend(
+            default_printer_columns(&status.summary)
+                .into_iter()
+                .filter(|default| {
+                    let name = default["name"].as_str().unwrap_or_default();
+                    !version
+                        .printer_columns
+                        .iter()
+                        .any(|own| own.name.eq_ignore_ascii_case(name))
+                }),
         );
     }
     for column in &version.printer_columns {

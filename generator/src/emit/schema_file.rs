@@ -65,10 +65,30 @@ pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
                 v.insert("deprecationWarning".into(), warning.clone().into());
             }
             writer.body(&version.body, &version.name, &mut v);
+            // The standard status's columns are the format's own; a column of the CRD's named
+            // like one of them but showing something else is kept, and takes its place.
+            let defaults = super::crd::default_printer_columns("Ready");
+            let own = |c: &&crate::model::PrinterColumn| {
+                let column = json!({"name": c.name, "type": c.type_, "jsonPath": c.json_path});
+                let plain = c.description.is_none() && c.priority.is_none() && c.format.is_none();
+                !(plain && defaults.contains(&column))
+            };
+            for column in version.printer_columns.iter().filter(own) {
+                if let Some(default) = defaults.iter().find(|d| same_column_name(d, &column.name)) {
+                    writer.notes.push(format!(
+                        "version {}: the CRD's printer column `{}` (`{}`) is kept, in place of the standard status's `{}` column (`{}`)",
+                        version.name,
+                        column.name,
+                        column.json_path,
+                        default["name"].as_str().unwrap_or_default(),
+                        default["jsonPath"].as_str().unwrap_or_default(),
+                    ));
+                }
+            }
             let columns: Vec<Json> = version
                 .printer_columns
                 .iter()
-                .filter(|c| !matches!(c.name.as_str(), "Ready" | "Reason" | "Age"))
+                .filter(own)
                 .map(|c| {
                     let mut column =
                         json!({"name": c.name, "type": c.type_, "jsonPath": c.json_path});
@@ -109,6 +129,18 @@ pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
     );
     (text, writer.notes)
 }
+
+/// Whether a printer column of the name `name` would show under `column`'s heading (kubectl
+/// shows headings in capitals).
+fn same_column_name(column: &Json, name: &str) -> bool {
+    column["name"]
+        .as_str()
+        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// The root fields every object has (the API server requires them of every request), so
+/// that requiring them says nothing.
+const KUBERNETES_OWN: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 #[derive(Default)]
 struct Writer {
@@ -354,11 +386,18 @@ impl LeftOut<'_> {
         if root["description"].as_str() == docs {
             carried.push("description");
         }
-        // A schema-format kind always requires `spec`, and nothing else at the root.
-        let required = root["required"].as_array().map(Vec::as_slice);
-        if required == Some(&[json!("spec")]) {
+        // A schema-format kind always requires `spec`, and nothing else at the root but what
+        // every object has anyway (`required: [metadata, spec]` says the same).
+        let required: Vec<&str> = root["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Json::as_str)
+            .filter(|name| !KUBERNETES_OWN.contains(name))
+            .collect();
+        if required == ["spec"] {
             carried.push("required");
-        } else if !root["properties"]["spec"].is_null() {
+        } else if !required.contains(&"spec") && !root["properties"]["spec"].is_null() {
             self.notes.push(format!(
                 "version {}: the root: the schema format requires `spec`, which the CRD does not",
                 self.version
@@ -560,5 +599,135 @@ spec:
             ]
         );
         assert!(schema.contains("\nkind: W\n"), "{schema}");
+    }
+
+    /// CloudNativePG's Cluster, in what matters here (issue 37, item 6): the root requires
+    /// `metadata` and `spec`, which is the format's own requirement; its `Ready` column shows
+    /// the ready instances, not the Ready condition. The column is kept and said so, and the
+    /// CRD made from the file shows it in place of the condition's; the CRD's `Reason` and
+    /// `Age` columns, the format's own, go silently.
+    #[test]
+    fn the_root_requiring_metadata_and_a_column_of_the_crds_own_named_ready() {
+        let text = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: clusters.postgresql.cnpg.io}
+spec:
+  group: postgresql.cnpg.io
+  names: {kind: Cluster, plural: clusters}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - {name: Instances, type: integer, jsonPath: .status.instances}
+    - {name: Ready, type: integer, jsonPath: .status.readyInstances}
+    - {name: Reason, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].reason'}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [metadata, spec]
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {type: object}
+          spec:
+            type: object
+            properties:
+              instances: {type: integer}
+          status:
+            type: object
+            properties:
+              instances: {type: integer}
+              readyInstances: {type: integer}
+    subresources: {status: {}}
+"#;
+        let (file, _) = crate::read_crd_text(std::path::Path::new("cluster.yaml"), text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (schema, notes) = schema_file(&file.kinds[0]);
+        assert_eq!(
+            notes,
+            [
+                "version v1: the CRD's printer column `Ready` (`.status.readyInstances`) is kept, in place of the standard status's `Ready` column (`.status.conditions[?(@.type==\"Ready\")].status`)",
+            ]
+        );
+        assert!(
+            schema.ends_with(
+                "  printerColumns:\n  - name: Instances\n    type: integer\n    jsonPath: \".status.instances\"\n  - name: Ready\n    type: integer\n    jsonPath: \".status.readyInstances\"\n"
+            ),
+            "{schema}"
+        );
+        let path = std::path::Path::new("cluster.schema.yaml");
+        let read = crate::schema::read_file(path, &schema, &crate::profile::Profiles::embedded())
+            .unwrap_or_else(|e| panic!("{e}\n{schema}"));
+        let crd = super::super::crd::crd(&read.kinds[0], &read.types);
+        let version = &crd["spec"]["versions"][0];
+        assert_eq!(
+            version["additionalPrinterColumns"],
+            json!([
+                {"name": "Reason", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"},
+                {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+                {"name": "Instances", "type": "integer", "jsonPath": ".status.instances"},
+                {"name": "Ready", "type": "integer", "jsonPath": ".status.readyInstances"},
+            ])
+        );
+        assert_eq!(
+            version["schema"]["openAPIV3Schema"]["required"],
+            json!(["spec"])
+        );
+    }
+
+    /// A root that requires `spec` and `status` is told as such, not as lacking `spec`.
+    #[test]
+    fn a_root_requiring_more_than_spec_is_noted_as_it_is() {
+        let crd = |required: &str| {
+            format!(
+                "
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: ws.example.com}}
+spec:
+  group: example.com
+  names: {{kind: W, plural: ws}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        {required}
+        properties:
+          spec: {{type: object, properties: {{a: {{type: string}}}}}}
+          status: {{type: object, properties: {{b: {{type: string}}}}}}
+"
+            )
+        };
+        let lacks_spec =
+            "version v1: the root: the schema format requires `spec`, which the CRD does not";
+        let left_out =
+            "version v1: the root: `required` has no place in the schema format; it was left out";
+        for (required, expected) in [
+            ("required: [spec]", vec![]),
+            ("required: [metadata, spec]", vec![]),
+            ("required: [spec, kind, apiVersion, metadata]", vec![]),
+            ("required: [spec, status]", vec![left_out]),
+            ("required: [metadata]", vec![lacks_spec, left_out]),
+            ("", vec![lacks_spec]),
+        ] {
+            let text = crd(required);
+            let (file, _) = crate::read_crd_text(std::path::Path::new("w.yaml"), &text)
+                .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let (_, notes) = schema_file(&file.kinds[0]);
+            let notes: Vec<&str> = notes
+                .iter()
+                .map(String::as_str)
+                .filter(|n| n.contains("the root"))
+                .collect();
+            assert_eq!(notes, expected, "{required}");
+        }
     }
 }
