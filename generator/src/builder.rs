@@ -151,6 +151,21 @@ impl Builder {
         self
     }
 
+    /// Says you know what the status chokepoint can and cannot do with these kinds' atomic
+    /// `conditions` lists (README, "Another operator's status as it is"): the note that says
+    /// it, a `cargo:warning` that cargo shows on every build (a no-op one included, from the
+    /// build script's last run), is not printed for them.
+    #[must_use]
+    pub fn acknowledge_atomic_list<S: Into<String>>(
+        mut self,
+        kinds: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.crd_options
+            .acknowledged_atomic_lists
+            .extend(kinds.into_iter().map(Into::into));
+        self
+    }
+
     /// The output file's name (default `kondition.rs`).
     #[must_use]
     pub fn file_name(mut self, name: impl Into<String>) -> Self {
@@ -301,6 +316,23 @@ mod tests {
             )),
             "{printed}"
         );
+        // It says how to acknowledge it, in the build script's words; acknowledged, it is
+        // gone.
+        assert!(
+            warnings[0].ends_with(
+                "; `Builder::acknowledge_atomic_list([\"Kafka\"])` says you know, and ends this note"
+            ),
+            "{printed}"
+        );
+        let mut cargo = Vec::new();
+        Builder::new()
+            .schemas([kafka])
+            .acknowledge_atomic_list(["Kafka"])
+            .out_dir(dir.join("out"))
+            .generate_to(&mut cargo)
+            .expect("generates");
+        let printed = String::from_utf8(cargo).expect("UTF-8");
+        assert!(!printed.contains("cargo:warning"), "{printed}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

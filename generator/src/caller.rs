@@ -56,4 +56,12 @@ impl Caller {
             Self::BuildScript => format!("`Builder::conditions({kind:?}, ...)`"),
         }
     }
+
+    /// How the caller acknowledges what an atomic `conditions` list of `kind` means.
+    pub fn acknowledge_atomic_list(self, kind: &str) -> String {
+        match self {
+            Self::CommandLine => format!("`--acknowledge-atomic-list {kind}`"),
+            Self::BuildScript => format!("`Builder::acknowledge_atomic_list([{kind:?}])`"),
+        }
+    }
 }

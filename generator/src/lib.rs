@@ -181,12 +181,12 @@ pub fn read_crd_text(
 ) -> Result<(model::SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let documents = source::yaml::parse(text)
         .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
-    crd::read_documents(
-        path,
-        &documents,
-        &crd::Options::default(),
-        &Profiles::embedded(),
-    )
+    // What an atomic conditions list means concerns the generated Rust, not the model read.
+    let options = crd::Options {
+        atomic_list_notes: false,
+        ..crd::Options::default()
+    };
+    crd::read_documents(path, &documents, &options, &Profiles::embedded())
 }
 
 /// The generated crate's own modules (`lib.rs`, `crds.rs`, `shared.rs`), which no input's module may be.

@@ -87,6 +87,10 @@ struct GenerateArgs {
         value_parser = clap::builder::ValueParser::new(derive_name)
     )]
     without_derive: Vec<kondition_gen::Derive>,
+    /// Say you know what the status chokepoint can and cannot do with KIND's atomic
+    /// `conditions` list (repeatable): the note that says it is not printed for KIND.
+    #[arg(long = "acknowledge-atomic-list", value_name = "KIND")]
+    acknowledged_atomic_lists: Vec<String>,
 }
 
 impl GenerateArgs {
@@ -94,6 +98,7 @@ impl GenerateArgs {
     fn crd_options(&self) -> kondition_gen::crd::Options {
         let mut options = kondition_gen::crd::Options {
             reuse_k8s_types: !self.no_well_known,
+            acknowledged_atomic_lists: self.acknowledged_atomic_lists.clone(),
             ..Default::default()
         };
         for (kind, types) in &self.conditions {
@@ -220,12 +225,13 @@ fn finish(result: Result<(), String>) -> ExitCode {
 
 fn crd(args: &CrdArgs) -> ExitCode {
     finish((|| {
-        let model = load(
-            &args.paths,
-            args.profiles.as_ref(),
-            &args.kinds,
-            &kondition_gen::crd::Options::default(),
-        )?;
+        // The manifests are the CRDs: what an atomic conditions list means for the status
+        // chokepoint does not concern them.
+        let options = kondition_gen::crd::Options {
+            atomic_list_notes: false,
+            ..kondition_gen::crd::Options::default()
+        };
+        let model = load(&args.paths, args.profiles.as_ref(), &args.kinds, &options)?;
         if args.out.as_os_str() == "-" {
             print!("{}", emit::crd_stream(&model));
             return Ok(());

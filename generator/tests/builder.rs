@@ -142,3 +142,87 @@ fn user_profiles_can_be_named() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A CRD whose status kondition drives with an atomic `conditions` list (Kafka's shape).
+const KAFKA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/status_choices/kafka.yaml"
+);
+
+/// Cargo shows a build script's warnings again on every build, a no-op one included, from
+/// the script's last run (issue 37, item 2): a note the user has acknowledged is not one of
+/// them, so a no-op build of a crate generating from an atomic-list CRD prints nothing but
+/// cargo's `Finished` line; one not acknowledged is printed on every build.
+#[test]
+fn a_no_op_build_with_an_acknowledged_atomic_list_prints_nothing() {
+    let dir = scratch("noop");
+    let workspace =
+        std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).expect("workspace");
+    std::fs::create_dir_all(dir.join("src")).expect("src");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "atomic-list-acknowledged"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[build-dependencies]
+k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
+kondition-gen = {{ path = "{}" }}
+"#,
+            workspace.join("generator").display()
+        ),
+    )
+    .expect("manifest");
+    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
+    std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").expect("main");
+    let build_script = |acknowledge: &str| {
+        format!(
+            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{KAFKA:?}])\n{acknowledge}        .generate()\n        .expect(\"generates\");\n}}\n"
+        )
+    };
+    let build = || {
+        let output = std::process::Command::new(env!("CARGO"))
+            // Not `--quiet`, which hides build scripts' warnings too.
+            .args(["build", "--offline", "--color", "never", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .env(
+                "CARGO_TARGET_DIR",
+                workspace.join("target/atomic-list-acknowledged"),
+            )
+            .output()
+            .expect("run cargo");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+
+    std::fs::write(
+        dir.join("build.rs"),
+        build_script("        .acknowledge_atomic_list([\"Kafka\"])\n"),
+    )
+    .expect("build.rs");
+    let first = build();
+    assert!(!first.contains("warning"), "the first build: {first}");
+    let no_op = build();
+    assert!(
+        no_op.lines().count() == 1 && no_op.trim_start().starts_with("Finished "),
+        "a no-op build prints nothing but cargo's own line: {no_op}"
+    );
+
+    // Not acknowledged, the note is a warning on every build, the no-op one too.
+    std::fs::write(dir.join("build.rs"), build_script("")).expect("build.rs");
+    let note = "note: Kafka v1beta2: `status.conditions` is an atomic list";
+    let acknowledge =
+        "`Builder::acknowledge_atomic_list([\"Kafka\"])` says you know, and ends this note";
+    for build in [build(), build()] {
+        assert!(
+            build.contains(note) && build.contains(acknowledge),
+            "{build}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -54,6 +54,12 @@ pub struct Options {
     pub statuses: status::StatusChoices,
     /// Who chose these options, for the words of an error about them.
     pub caller: Caller,
+    /// Whether a driven status with an atomic `conditions` list gets a note of what the
+    /// chokepoint can and cannot do with it: on by default, off where the output does not
+    /// concern the chokepoint (CRD manifests, imported schema files).
+    pub atomic_list_notes: bool,
+    /// The kinds whose atomic `conditions` list the user knows of: no note for them.
+    pub acknowledged_atomic_lists: Vec<String>,
 }
 
 impl Default for Options {
@@ -62,6 +68,8 @@ impl Default for Options {
             reuse_k8s_types: true,
             statuses: status::StatusChoices::new(),
             caller: Caller::default(),
+            atomic_list_notes: true,
+            acknowledged_atomic_lists: Vec::new(),
         }
     }
 }
@@ -594,13 +602,19 @@ fn kind_status(
 }
 
 /// A note for each version whose driven status has an atomic `conditions` list: what the
-/// chokepoint can and cannot do with it is the user's to know.
+/// chokepoint can and cannot do with it is the user's to know, until they say they do
+/// ([`Options::acknowledged_atomic_lists`]).
 fn note_atomic_conditions(
     crd: &Node,
     kind: &str,
     driven: &[(&str, StatusShape)],
     context: &Context<'_>,
 ) {
+    let options = context.options;
+    if !options.atomic_list_notes || options.acknowledged_atomic_lists.iter().any(|k| k == kind) {
+        return;
+    }
+    let acknowledge = options.caller.acknowledge_atomic_list(kind);
     let atomic = driven
         .iter()
         .filter(|(_, shape)| shape.merge == ConditionsMerge::Atomic);
@@ -609,7 +623,7 @@ fn note_atomic_conditions(
             context.sink.path(),
             crd.pos,
             format!(
-                "note: {kind} {version}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced"
+                "note: {kind} {version}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced; {acknowledge} says you know, and ends this note"
             ),
         ));
     }
