@@ -289,7 +289,34 @@ where
         request.patch(&metadata.name, &params, &patch)
     }
     .map_err(kube::Error::BuildRequest)?;
-    send(client, request).await
+    send(client, request.map(escape_for_yaml)).await
+}
+
+/// The JSON body with every character that YAML forbids in its input written as a `\uXXXX`
+/// escape. An apply body goes out as `application/apply-patch+yaml`, read by a YAML parser,
+/// which refuses DEL (U+007F), the C1 controls but NEL (U+0080 to U+009F) and U+FFFE and
+/// U+FFFF with 400 `yaml: control characters are not allowed`; serde_json writes them as
+/// they are. Such a character in any status text (a cloud API's error message, say) would
+/// make the status, and its conditions-only fallback, impossible to write. They occur only
+/// inside JSON strings, where the escape means the same character.
+fn escape_for_yaml(body: Vec<u8>) -> Vec<u8> {
+    let forbidden =
+        |c: char| matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}') && c != '\u{85}';
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return body;
+    };
+    if !text.chars().any(forbidden) {
+        return body;
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if forbidden(c) {
+            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped.into_bytes()
 }
 
 /// Sends `request` and reads the answer as `T`, or as the API server's error: its Status
@@ -479,6 +506,23 @@ mod tests {
                 "k:{\"type\":\"BackedUp\"}": {".": {}, "f:status": {}}}})),
         ]}}))
         .expect("an object")
+    }
+
+    /// What YAML refuses is escaped; the JSON means the same; the rest is left as it is.
+    #[test]
+    fn characters_yaml_refuses_are_escaped() {
+        let text = "a\u{7f}b\u{80}\u{85}\u{9f}\u{a0}\u{fffe}\u{ffff}é\"\\";
+        let body = serde_json::to_vec(&json!({"message": text})).expect("JSON");
+        let escaped = super::escape_for_yaml(body.clone());
+        let escaped_text = String::from_utf8(escaped.clone()).expect("UTF-8");
+        assert_eq!(
+            escaped_text,
+            "{\"message\":\"a\\u007fb\\u0080\u{85}\\u009f\u{a0}\\ufffe\\uffffé\\\"\\\\\"}"
+        );
+        let read: serde_json::Value = serde_json::from_slice(&escaped).expect("still JSON");
+        assert_eq!(read["message"], text);
+        let plain = serde_json::to_vec(&json!({"message": "plain é"})).expect("JSON");
+        assert_eq!(super::escape_for_yaml(plain.clone()), plain);
     }
 
     #[test]
