@@ -196,3 +196,82 @@ async fn real_throttling_is_waited_out_as_its_header_says() {
     let stored = api.get("w1").await.expect("read");
     assert!(stored.status.is_some_and(|s| s.is_ready()));
 }
+
+/// An identity the API server no longer knows (its ServiceAccount deleted, so its token no
+/// longer authenticates): 401 on every write. Not a rejection (the status is not at fault; no
+/// fallback): the reconcile's error, a Warning Event at once and only once, a backoff that
+/// doubles.
+#[tokio::test(start_paused = true)]
+async fn an_identity_the_server_no_longer_knows() {
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    let api: Api<StandardWidget> = env.api();
+    api.create(
+        &PostParams::default(),
+        &StandardWidget::new("w1", StandardWidgetSpec { size: 1 }),
+    )
+    .await
+    .expect("created");
+    let gone = env.identity("gone", env.rules()).await;
+    let (client, requests) = gone.recorded_without_retry();
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> = env.api();
+    accounts
+        .delete(&gone.name, &Default::default())
+        .await
+        .expect("deleted");
+    // The authenticator reads ServiceAccounts through a cache: polled, with a bound, on the
+    // real clock, until a request of the identity is refused.
+    let probe: Api<StandardWidget> = Api::namespaced(gone.unrecorded(), &env.namespace);
+    let mut refused = false;
+    for _ in 0..600 {
+        if let Err(kube::Error::Api(status)) = probe.get("w1").await
+            && status.code == 401
+        {
+            refused = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        refused,
+        "the deleted ServiceAccount's token still authenticates"
+    );
+    // Events go out as the controller's own (valid) identity.
+    let reporter = Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
+    let reconciler = StatusReconciler::<StandardWidget>::new(client)
+        .recorder(Recorder::new(env.client.clone(), reporter))
+        .requeue_policy(POLICY);
+
+    let mut backoffs = Vec::new();
+    for _ in 0..4 {
+        let object = api.get("w1").await.expect("read");
+        let error = reconciler
+            .reconcile(Arc::new(object), async |_: &mut StandardWidget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect_err("unauthorized");
+        assert_eq!(error.status_code(), Some(401), "{error}");
+        backoffs.push(error.backoff().map(|b| b.as_secs()));
+    }
+    assert_eq!(backoffs, [Some(1), Some(2), Some(4), Some(8)]);
+    let sent: Vec<_> = requests
+        .all()
+        .into_iter()
+        .map(|r| (r.method, r.status))
+        .collect();
+    assert_eq!(
+        sent,
+        vec![("PATCH".to_owned(), Some(401)); 4],
+        "no fallback"
+    );
+    let events = recorded_events(&env.admin, &env.namespace).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0].type_.as_deref(), Some("Warning"));
+    assert_eq!(
+        events[0].reason.as_deref(),
+        Some(kondition::controller::REASON_STATUS_WRITE_FAILED)
+    );
+}
