@@ -31,9 +31,31 @@
 //! (the backoff counts and the rejections) is bounded: see
 //! [`StatusReconciler::max_tracked_objects`].
 //!
+//! A status the API server stores differently from how it was sent (a CRD default on a field
+//! the struct leaves out, a MutatingAdmissionPolicy) is not sent again: what the server made
+//! of the last status written is remembered, and the same status computed again counts as
+//! stored.
+//!
+//! A write that fails for another reason than its content (401, 403 on the fallback too, 404
+//! while the object exists, 429, a 5xx, a transport error) is the reconcile's [`Error`]: it
+//! carries a backoff that doubles with each failed write of the object ([`Error::backoff`],
+//! which [`error_policy`] follows, with the server's `Retry-After`), an error log line names
+//! the request and the answer, and a Warning Event (`StatusWriteFailed`) says it once per
+//! answer (a refusal at once, any other answer when it repeats). The transition Event of a
+//! write whose answer was lost is recorded by the reconcile that finds it stored.
+//!
+//! A kind whose CRD serves no status subresource ([`StatusResource::STATUS_SUBRESOURCE`]) is
+//! written through its main resource, with the same bodies, precondition and fallback. Every
+//! change of the status moves `metadata.generation` there, so `observedGeneration` (and the
+//! `observedGeneration` of each condition this reconcile stamped) is written as the generation
+//! the write gives the object, one more than the one read: after the write the two are equal
+//! (the status is current, as kstatus reads it), and the next reconcile, which computes the
+//! same status at that generation, sends nothing. A change of the spec still moves the
+//! generation past it, as anywhere.
+//!
 //! While the object is being deleted (its finalizers run), a successful body leaves the
-//! summary False with reason `Deleting` (Info); a write after the object is gone (404) is not
-//! an error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
+//! summary False with reason `Deleting` (Info); a write after the object is gone (404, the
+//! object read back to tell it from a kind without a status subresource) is not an error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
 //! status changes of applying or cleaning up reach the write.
 //!
 //! ```no_run
