@@ -131,6 +131,14 @@ impl Setup {
         }
     }
 
+    /// The Widget CRD, and a controller identity also allowed what
+    /// `kondition::controller::with_finalizer` needs.
+    async fn with_finalizer() -> Self {
+        Self {
+            env: TestEnv::with_finalizer([Widget::crd()]).await,
+        }
+    }
+
     fn ns(&self) -> &str {
         &self.env.namespace
     }
@@ -1394,7 +1402,7 @@ async fn throttling_reaches_the_error_policy_without_a_fallback() {
 
 #[tokio::test]
 async fn finalizers_clean_up_while_ready_says_deleting() {
-    let setup = Setup::new().await;
+    let setup = Setup::with_finalizer().await;
     setup.create("w1", 6, &["example.com/cleanup"]).await;
     let object = delete_held(&setup, "w1").await;
     let uid = object.uid().expect("a uid");
@@ -1454,7 +1462,7 @@ async fn finalizers_clean_up_while_ready_says_deleting() {
 /// before the patch, every new object's first status write was refused with 409.)
 #[tokio::test]
 async fn a_new_object_gets_its_finalizer_and_its_status_in_one_reconcile() {
-    let setup = Setup::new().await;
+    let setup = Setup::with_finalizer().await;
     let created = setup.create("w1", 1, &[]).await;
     let api: Api<Widget> = Api::namespaced(setup.env.client.clone(), setup.ns());
     let reconciler = setup.reconciler();
