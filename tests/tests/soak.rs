@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::events::v1::Event;
-use kondition::controller::{StatusReconciler, error_policy};
+use kondition::controller::{REASON_STATUS_REJECTED, StatusReconciler, error_policy};
 use kondition::{Failure, RequeuePolicy, StatusResource};
 use kondition_tests::cluster::{HARNESS, TestEnv, cluster};
 use kondition_tests::faults::{
@@ -178,8 +178,9 @@ async fn hundreds_of_objects_under_api_faults_end_with_their_latest_status() {
     let figures = Figures::of(&run);
     eprintln!("{figures:#?}\nwall time: {:?}", started.elapsed());
 
-    // The rejected cohort: one write each (its first fallback), one event (never repeated),
-    // however often it was reconciled.
+    // The rejected cohort: one write each (its first fallback), one StatusRejected Event
+    // (never repeated), however often it was reconciled. (A fault repeated on its writes may
+    // add a StatusWriteFailed Event of its own.)
     let events: Api<Event> = Api::namespaced(run.env.admin.clone(), &run.env.namespace);
     let events = events.list(&ListParams::default()).await.expect("events");
     for i in 0..REJECTED {
@@ -197,10 +198,12 @@ async fn hundreds_of_objects_under_api_faults_end_with_their_latest_status() {
             .items
             .iter()
             .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(&name))
+            .filter(|e| e.reason.as_deref() == Some(REASON_STATUS_REJECTED))
             .collect();
         assert!(
             reported.len() == 1 && reported[0].series.is_none(),
-            "{name} has not one event but {reported:#?}"
+            "{name} has not one {REASON_STATUS_REJECTED} Event but {reported:#?}; its requests:\n{}",
+            requests_about(&run.faults, &name)
         );
     }
     assert_eq!(run.objects.len(), objects + REJECTED);
@@ -505,6 +508,32 @@ fn inject_each_kind_once(faults: &Faults, env: &TestEnv) {
     );
 }
 
+/// The journal's requests about object `name` (to it, or Events regarding it), one line each:
+/// what was sent, the fault, the server's and the client's status codes.
+fn requests_about(faults: &Faults, name: &str) -> String {
+    faults.inspect(|journal| {
+        journal
+            .iter()
+            .filter(|e| {
+                e.sent.name() == Some(name)
+                    || e.sent.body["regarding"]["name"].as_str() == Some(name)
+            })
+            .map(|e| {
+                format!(
+                    "{} {} manager={:?} fault={:?} server={:?} client={:?}",
+                    e.sent.method,
+                    e.sent.path,
+                    e.sent.manager(),
+                    e.fault,
+                    e.server,
+                    e.client
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
 /// A second client's merge patch of widget `name`; returns the object after it.
 async fn patch(widgets: &Api<Widget>, name: &str, patch: Value) -> Widget {
     let params = PatchParams {
@@ -621,7 +650,7 @@ fn rejected(object: &Widget) -> bool {
         && status.observed_generation.is_none()
         && status.conditions.get("Ready").is_some_and(|ready| {
             ready.status == kondition::ConditionStatus::False
-                && ready.reason == kondition::controller::REASON_STATUS_REJECTED
+                && ready.reason == REASON_STATUS_REJECTED
                 && ready.observed_generation == object.metadata.generation
         })
 }
