@@ -12,10 +12,11 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kondition::controller::{
     Error, REASON_STATUS_REJECTED, REASON_STATUS_WRITE_FAILED, StatusReconciler, error_policy,
 };
+use kondition::permissions::KindAccess;
 use kondition::{Conditions, Failure, KubeStatus, RequeuePolicy, StatusResource};
 use kondition_tests::cluster::{TestEnv, recorded_events};
 use kondition_tests::faults::{Fault, Sent, faulty};
-use kondition_tests::recording::Received;
+use kondition_tests::recording::{Received, Requests};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::runtime::controller::Action;
@@ -175,13 +176,35 @@ const POLICY: RequeuePolicy = RequeuePolicy {
 struct Harness<K> {
     env: TestEnv,
     reconciler: StatusReconciler<K>,
+    /// What the reconciler's client sent.
+    requests: Requests,
 }
 
 impl<K: Kind> Harness<K> {
     async fn new(crd: CustomResourceDefinition) -> Self {
         let env = TestEnv::new([crd]).await;
         let reconciler = Self::reconciler(&env, env.client.clone());
-        Self { env, reconciler }
+        let requests = env.requests.clone();
+        Self {
+            env,
+            reconciler,
+            requests,
+        }
+    }
+
+    /// As [`Harness::new`], the reconciler speaking as an identity bound to the rules
+    /// `kondition::permissions` gives for `K` as its Rust type declares it (rather than as
+    /// the installed CRD has it).
+    async fn as_declared(crd: CustomResourceDefinition) -> Self {
+        let env = TestEnv::new([crd]).await;
+        let rules = kondition::permissions::rules([&KindAccess::of::<K>()]);
+        let identity = env.identity("operator", rules).await;
+        let reconciler = Self::reconciler(&env, identity.client.clone());
+        Self {
+            requests: identity.requests.clone(),
+            env,
+            reconciler,
+        }
     }
 
     fn reconciler(env: &TestEnv, client: kube::Client) -> StatusReconciler<K> {
@@ -236,8 +259,7 @@ impl<K: Kind> Harness<K> {
             self.env.namespace,
             K::plural(&())
         );
-        self.env
-            .requests
+        self.requests
             .all()
             .into_iter()
             .filter_map(|r: Received| {
@@ -371,7 +393,11 @@ async fn a_kind_without_a_status_subresource_is_written_once_then_never() {
 /// error, backed off, never "deleted".
 #[tokio::test(start_paused = true)]
 async fn a_404_on_status_for_an_existing_object_is_an_error_not_a_deletion() {
-    let harness = Harness::<LostWidget>::new(without_status_subresource(LostWidget::crd())).await;
+    // The operator's rules follow its type (patch on lostwidgets/status): with the installed
+    // CRD's (patch on lostwidgets), RBAC would refuse the write before it reaches the missing
+    // subresource, a 403 reported as a status nothing of which can be written.
+    let harness =
+        Harness::<LostWidget>::as_declared(without_status_subresource(LostWidget::crd())).await;
     harness.create("l1").await;
 
     let mut backoffs = Vec::new();
@@ -540,7 +566,6 @@ async fn denied_by_a_policy<K: Kind>(reason: Option<&str>, code: u16) {
         .expect("fallen back from");
     let owner = K::field_owner().into_owned();
     let sent: Vec<(String, u16)> = harness
-        .env
         .requests
         .all()
         .iter()
@@ -586,7 +611,7 @@ async fn denied_by_a_policy<K: Kind>(reason: Option<&str>, code: u16) {
     assert_eq!(harness.requests().len(), before, "{:?}", harness.requests());
     // Each backoff, one full apply: 1 s, 2 s, 4 s, 8 s, 16 s, 16 s.
     for wait in [1, 2, 4, 8, 16, 16] {
-        harness.env.requests.clear();
+        harness.requests.clear();
         tokio::time::advance(Duration::from_secs(wait) - Duration::from_millis(1)).await;
         harness.reconcile("d1", deny).await.expect("nothing sent");
         assert_eq!(harness.requests(), [], "not before the backoff ({wait} s)");
@@ -666,7 +691,7 @@ async fn a_mutating_admission_policy_that_overrides_a_field() {
             .as_deref(),
         Some("mutated")
     );
-    harness.env.requests.clear();
+    harness.requests.clear();
     steady_after_one_write(&harness, |w| *w.endpoint() = Some("other".into())).await;
 }
 
@@ -759,5 +784,63 @@ async fn status_text_with_control_characters_is_written() {
     assert_eq!(
         status.conditions().get("Ready").map(|c| c.message.as_str()),
         Some(text)
+    );
+}
+
+/// The transition Event itself is lost (the connection resets as it is posted): the next
+/// reconcile, which finds the status stored and writes nothing, records it; then nothing
+/// more.
+#[tokio::test]
+async fn a_transition_event_that_could_not_be_posted_is_posted_by_the_next_reconcile() {
+    let env = TestEnv::new([LostWidget::crd()]).await;
+    let (client, faults) = faulty(env.client.clone());
+    let reporter = Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
+    let reconciler = StatusReconciler::<LostWidget>::new(env.client.clone())
+        .recorder(Recorder::new(client, reporter))
+        .requeue_policy(POLICY);
+    let api: Api<LostWidget> = Api::namespaced(env.admin.clone(), &env.namespace);
+    api.create(&PostParams::default(), &LostWidget::named("e1"))
+        .await
+        .expect("created");
+    let reconcile = async || {
+        let object = api.get("e1").await.expect("read");
+        reconciler
+            .reconcile(Arc::new(object), async |_: &mut LostWidget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("written, or nothing to write")
+    };
+
+    faults.next(
+        |sent: &Sent| sent.resource() == Some("events"),
+        Fault::Reset,
+    );
+    reconcile().await;
+    assert!(
+        recorded_events(&env.admin, &env.namespace).await.is_empty(),
+        "lost"
+    );
+    for _ in 0..3 {
+        reconcile().await;
+    }
+    let events = recorded_events(&env.admin, &env.namespace).await;
+    assert_eq!(
+        events.len(),
+        1,
+        "posted once, by the next reconcile: {events:#?}"
+    );
+    assert_eq!(events[0].reason.as_deref(), Some("ReconciliationSuccess"));
+    let writes = env.requests.writes();
+    assert_eq!(
+        writes
+            .iter()
+            .filter(|r| r.path.ends_with("/status"))
+            .count(),
+        1,
+        "one status write"
     );
 }

@@ -60,13 +60,13 @@ pub(crate) enum Fallback {
     Sent(Conditions),
     /// The stored conditions already say the same: nothing was sent.
     Stored,
-    /// The API server rejected it too (now when `now`, or an earlier reconcile of the same
-    /// status): nothing of the status can be written.
+    /// The API server rejected it too (now, or an earlier reconcile of the same status):
+    /// nothing of the status can be written.
     Refused {
         /// The API server's answer to the fallback.
         answer: Answer,
-        /// Whether this reconcile's fallback was refused (rather than one remembered).
-        now: bool,
+        /// Whether a Warning Event is still to say so (none was recorded yet).
+        announce: bool,
     },
 }
 

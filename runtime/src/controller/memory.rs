@@ -88,6 +88,8 @@ pub(crate) struct Rejection {
     /// The API server's answer when it rejected the conditions-only fallback of this
     /// status too: that fallback is not sent again either until the status changes.
     pub fallback_rejected: Option<Answer>,
+    /// Whether the Event saying that nothing could be written was recorded.
+    pub fallback_announced: bool,
 }
 
 impl Memory {
@@ -147,12 +149,13 @@ impl Memory {
         retry_after: impl FnOnce(u32) -> Duration,
     ) -> &Rejection {
         let entry = self.entry(key, now);
-        let (attempts, fallback_rejected) = match &entry.rejection {
+        let (attempts, fallback_rejected, fallback_announced) = match &entry.rejection {
             Some(previous) if previous.fingerprint == fingerprint => (
                 previous.attempts.saturating_add(1),
                 previous.fallback_rejected.clone(),
+                previous.fallback_announced,
             ),
-            _ => (1, None),
+            _ => (1, None, false),
         };
         entry.rejection.insert(Rejection {
             fingerprint,
@@ -160,6 +163,7 @@ impl Memory {
             attempts,
             retry_at: now + retry_after(attempts),
             fallback_rejected,
+            fallback_announced,
         })
     }
 
@@ -168,6 +172,25 @@ impl Memory {
     pub(crate) fn reject_fallback(&mut self, key: &str, answer: Answer) {
         if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
             rejection.fallback_rejected = Some(answer);
+            rejection.fallback_announced = false;
+        }
+    }
+
+    /// Remembers that the Event saying nothing of `key`'s status could be written was recorded.
+    pub(crate) fn fallback_announced(&mut self, key: &str) {
+        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
+            rejection.fallback_announced = true;
+        }
+    }
+
+    /// Forgets that the last failed write was announced: its Event could not be recorded.
+    pub(crate) fn write_failure_unannounced(&mut self, key: &str) {
+        if let Some(failure) = self
+            .entries
+            .get_mut(key)
+            .and_then(|e| e.write_failure.as_mut())
+        {
+            failure.announced = false;
         }
     }
 

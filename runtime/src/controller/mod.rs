@@ -341,7 +341,14 @@ where
             if let Some(after) = after {
                 let before =
                     unannounced.unwrap_or_else(|| summary_of(&object).as_ref().map(summary_key));
-                self.record_transition(&object, before, &after).await;
+                if !self
+                    .record_transition(&object, before.clone(), &after)
+                    .await
+                {
+                    // The Event could not be recorded (the API server or the connection
+                    // failed): the next reconcile tries again from the same summary.
+                    self.memory().unannounced(&key, before, now);
+                }
             }
             let leaving =
                 matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
@@ -399,21 +406,25 @@ where
                 tracing::warn!(%message, fallback_sent = false, "status rejected; its conditions kept");
                 None
             }
-            Fallback::Refused { answer, now } => {
+            Fallback::Refused { answer, announce } => {
                 let fallback_message = &answer.message;
                 tracing::error!(%message, %fallback_message, "status and its fallback rejected; nothing written");
-                if *now {
+                if *announce {
                     let note = format!(
                         "the status was rejected ({message}) and so were its conditions \
                          alone ({fallback_message}): nothing could be written"
                     );
-                    self.publish(
-                        object,
-                        EventType::Warning,
-                        apply::REASON_STATUS_REJECTED,
-                        note,
-                    )
-                    .await;
+                    let recorded = self
+                        .publish(
+                            object,
+                            EventType::Warning,
+                            apply::REASON_STATUS_REJECTED,
+                            note,
+                        )
+                        .await;
+                    if recorded {
+                        self.memory().fallback_announced(&memory_key(object));
+                    }
                 }
                 None
             }
@@ -455,8 +466,13 @@ where
         }
         if announce {
             let note = format!("{request} failed ({attempts} in a row): {answer}");
-            self.publish(object, EventType::Warning, REASON_STATUS_WRITE_FAILED, note)
+            let recorded = self
+                .publish(object, EventType::Warning, REASON_STATUS_WRITE_FAILED, note)
                 .await;
+            if !recorded {
+                // Said at the next failure with the same answer instead.
+                self.memory().write_failure_unannounced(key);
+            }
         }
         Error::new(CONTEXT, failure, backoff)
     }
@@ -496,14 +512,19 @@ where
             Some(rejection) => (
                 rejection.message,
                 rejection.retry_at,
-                rejection.fallback_rejected,
+                rejection
+                    .fallback_rejected
+                    .map(|a| (a, rejection.fallback_announced)),
             ),
             None => {
                 let sent = self.as_written(desired);
                 let sent_body = sent.status_apply();
                 match apply::full(&self.client, stored, &sent, sent_body.clone()).await {
                     Ok(stored_now) => {
-                        self.remember_stored(key, &sent_body, &stored_now, now);
+                        // After a release the object is not what this apply's answer holds
+                        // (the fallback's own fields go): nothing to remember of it.
+                        let stored_now = (!fallback_holds).then_some(&stored_now);
+                        self.remember_stored(key, &sent_body, stored_now, now);
                         let release = if fallback_holds {
                             apply::release_fallback(&self.client, desired).await.err()
                         } else {
@@ -528,10 +549,11 @@ where
                                     .delay(Requeue::Backoff, attempts)
                                     .unwrap_or(policy.backoff_max)
                             });
+                        let announced = rejection.fallback_announced;
                         (
                             message,
                             rejection.retry_at,
-                            rejection.fallback_rejected.clone(),
+                            rejection.fallback_rejected.clone().map(|a| (a, announced)),
                         )
                     }
                     Err(error) => {
@@ -560,8 +582,11 @@ where
             release: None,
         };
         // Its fallback was rejected too: the same conditions would be again.
-        if let Some(answer) = fallback_rejected {
-            return Ok(rejected(Fallback::Refused { answer, now: false }));
+        if let Some((answer, announced)) = fallback_rejected {
+            return Ok(rejected(Fallback::Refused {
+                answer,
+                announce: !announced,
+            }));
         }
         let conditions = self.report.fallback(stored, desired, &message);
         let stored_conditions = stored.status().map(|s| s.conditions().clone());
@@ -577,7 +602,10 @@ where
             Err(error) if apply::is_rejection(&error.error) => {
                 let answer = apply::answer(&error.error);
                 self.memory().reject_fallback(key, answer.clone());
-                Ok(rejected(Fallback::Refused { answer, now: true }))
+                Ok(rejected(Fallback::Refused {
+                    answer,
+                    announce: true,
+                }))
             }
             Err(error) => Err(error),
         }
@@ -605,19 +633,21 @@ where
     }
 
     /// Remembers what the API server stored of the status sent, when it is not what was
-    /// sent.
+    /// sent (and forgets what was remembered before).
     fn remember_stored(
         &self,
         key: &str,
         sent: &StatusApply<<K::Status as KubeStatus>::Apply>,
-        stored_now: &K,
+        stored_now: Option<&K>,
         now: Instant,
     ) {
-        let stored_body = stored_now.status_apply();
-        let stored_as = (*sent != stored_body).then(|| StoredAs {
-            sent: exact_hash(sent),
-            stored: exact_hash(&stored_body),
-        });
+        let stored_as = stored_now
+            .map(StatusResource::status_apply)
+            .filter(|stored_body| sent != stored_body)
+            .map(|stored_body| StoredAs {
+                sent: exact_hash(sent),
+                stored: exact_hash(&stored_body),
+            });
         let mut memory = self.memory();
         memory.accepted(key, now);
         memory.set_stored_as(key, stored_as, now);
@@ -714,10 +744,16 @@ where
         }
     }
 
-    /// An Event when the summary condition's status or reason changed from `before`.
-    async fn record_transition(&self, object: &K, before: Option<Summary>, after: &Condition) {
+    /// An Event when the summary condition's status or reason changed from `before`. Returns
+    /// whether nothing is left to announce (no transition, or its Event recorded).
+    async fn record_transition(
+        &self,
+        object: &K,
+        before: Option<Summary>,
+        after: &Condition,
+    ) -> bool {
         if before.is_some_and(|(status, reason)| status == after.status && reason == after.reason) {
-            return;
+            return true;
         }
         let stored = object;
         let type_ = if after.status == ConditionStatus::False && after.severity >= Severity::Warning
@@ -730,15 +766,18 @@ where
             "{} is {}: {}",
             self.report.summary, after.status, after.message
         );
-        self.publish(stored, type_, &after.reason, note).await;
+        self.publish(stored, type_, &after.reason, note).await
     }
 
     /// Publishes an Event about `object`, if a recorder was given. The note is cut to the
     /// API server's limit (1 KiB for an events.k8s.io Event), which a condition's message
     /// (up to 32 KiB) or an API server's rejection can pass: a longer one loses the Event.
-    async fn publish(&self, object: &K, type_: EventType, reason: &str, mut note: String) {
+    ///
+    /// Returns whether the Event was recorded (or there is no recorder): false when the API
+    /// server or the connection failed.
+    async fn publish(&self, object: &K, type_: EventType, reason: &str, mut note: String) -> bool {
         let Some(recorder) = &self.recorder else {
-            return;
+            return true;
         };
         crate::validation::truncate_to(&mut note, MAX_EVENT_NOTE_BYTES);
         let event = Event {
@@ -748,8 +787,12 @@ where
             action: "Reconcile".to_owned(),
             secondary: None,
         };
-        if let Err(error) = recorder.publish(&event, &object.object_ref(&())).await {
-            tracing::warn!(%error, "could not record an event");
+        match recorder.publish(&event, &object.object_ref(&())).await {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::warn!(%error, "could not record an event");
+                false
+            }
         }
     }
 
