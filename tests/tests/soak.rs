@@ -180,7 +180,9 @@ async fn hundreds_of_objects_under_api_faults_end_with_their_latest_status() {
 
     // The rejected cohort: one write each (its first fallback), one StatusRejected Event
     // (never repeated), however often it was reconciled. (A fault repeated on its writes may
-    // add a StatusWriteFailed Event of its own.)
+    // add a StatusWriteFailed Event of its own.) An Event is never lost: one whose post failed
+    // is posted again; so one whose answer was lost after the server recorded it is there
+    // twice (the chokepoint cannot tell it landed), and only then.
     let events: Api<Event> = Api::namespaced(run.env.admin.clone(), &run.env.namespace);
     let events = events.list(&ListParams::default()).await.expect("events");
     for i in 0..REJECTED {
@@ -200,9 +202,19 @@ async fn hundreds_of_objects_under_api_faults_end_with_their_latest_status() {
             .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(&name))
             .filter(|e| e.reason.as_deref() == Some(REASON_STATUS_REJECTED))
             .collect();
+        let lost_answers = run.faults.inspect(|journal| {
+            journal
+                .iter()
+                .filter(|e| e.sent.body["regarding"]["name"].as_str() == Some(name.as_str()))
+                .filter(|e| e.sent.body["reason"] == REASON_STATUS_REJECTED)
+                .filter(|e| e.server.is_some() && e.client.is_none())
+                .count()
+        });
         assert!(
-            reported.len() == 1 && reported[0].series.is_none(),
-            "{name} has not one {REASON_STATUS_REJECTED} Event but {reported:#?}; its requests:\n{}",
+            (1..=1 + lost_answers).contains(&reported.len())
+                && reported.iter().all(|e| e.series.is_none()),
+            "{name} has not one {REASON_STATUS_REJECTED} Event ({lost_answers} lost answers) but \
+             {reported:#?}; its requests:\n{}",
             requests_about(&run.faults, &name)
         );
     }

@@ -42,9 +42,9 @@ struct Entry {
     failures: u32,
     rejection: Option<Rejection>,
     write_failure: Option<WriteFailure>,
-    /// The summary (status and reason; `None` for none) stored before a full apply whose
-    /// answer never came: it may have landed, and its transition not been announced.
-    unannounced: Option<Option<Summary>>,
+    /// A transition not announced yet: of a full apply whose answer never came (it may have
+    /// landed), or whose Event could not be posted.
+    unannounced: Option<Unannounced>,
     stored_as: Option<StoredAs>,
     /// The last reconcile of the object.
     seen: Option<Instant>,
@@ -52,6 +52,19 @@ struct Entry {
 
 /// The summary condition's status and reason, what a transition Event is about.
 pub(crate) type Summary = (ConditionStatus, String);
+
+/// Transitions of the summary that may have been written but were not announced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unannounced {
+    /// The summary stored before them (`None` for none): the last one announced.
+    pub before: Option<Summary>,
+    /// The summaries written, latest last (at most [`MAX_UNANNOUNCED`]): once an object read
+    /// holds one of them, its write landed.
+    pub afters: Vec<Summary>,
+}
+
+/// The most unannounced summaries kept per object.
+const MAX_UNANNOUNCED: usize = 4;
 
 /// Consecutive status writes that failed (not rejections: the request's circumstances, a
 /// refusal of the identity, a fault of the server).
@@ -226,15 +239,36 @@ impl Memory {
         self.update(key, now, |entry| entry.write_failure = None);
     }
 
-    /// Remembers the summary stored before a write whose answer never came (the first such,
-    /// until a later write settles it).
-    pub(crate) fn unannounced(&mut self, key: &str, before: Option<Summary>, now: Instant) {
-        self.entry(key, now).unannounced.get_or_insert(before);
+    /// Remembers a transition from `before` to `after` that may have been written and was not
+    /// announced. The `before` of the first such is kept (the last one announced); each
+    /// `after` is added, the oldest dropped past a few.
+    pub(crate) fn unannounced(
+        &mut self,
+        key: &str,
+        before: Option<Summary>,
+        after: Summary,
+        now: Instant,
+    ) {
+        let entry = self.entry(key, now);
+        let pending = entry.unannounced.get_or_insert(Unannounced {
+            before,
+            afters: Vec::new(),
+        });
+        pending.afters.retain(|a| *a != after);
+        pending.afters.push(after);
+        if pending.afters.len() > MAX_UNANNOUNCED {
+            pending.afters.remove(0);
+        }
     }
 
-    /// The summary before a write whose answer never came, forgotten: its transition is
-    /// announced now.
-    pub(crate) fn take_unannounced(&mut self, key: &str, now: Instant) -> Option<Option<Summary>> {
+    /// Puts back transitions taken with [`take_unannounced`](Self::take_unannounced) and not
+    /// announced.
+    pub(crate) fn keep_unannounced(&mut self, key: &str, pending: Unannounced, now: Instant) {
+        self.entry(key, now).unannounced = Some(pending);
+    }
+
+    /// The transition not announced yet, forgotten (to announce it now, or put it back).
+    pub(crate) fn take_unannounced(&mut self, key: &str, now: Instant) -> Option<Unannounced> {
         let mut taken = None;
         self.update(key, now, |entry| taken = entry.unannounced.take());
         taken
@@ -383,11 +417,22 @@ mod tests {
     fn the_summary_before_a_lost_answer_is_kept_until_taken() {
         let now = Instant::now();
         let mut memory = Memory::new(MINUTE, 10);
-        let before = Some((ConditionStatus::False, "Reconciling".to_owned()));
-        memory.unannounced("a", before.clone(), now);
-        // A second lost answer keeps the first summary: the one last announced.
-        memory.unannounced("a", None, now);
-        assert_eq!(memory.take_unannounced("a", now), Some(before));
+        let summary = |status, reason: &str| (status, reason.to_owned());
+        let before = Some(summary(ConditionStatus::False, "Reconciling"));
+        let first = summary(ConditionStatus::True, "Succeeded");
+        let second = summary(ConditionStatus::False, "Failed");
+        memory.unannounced("a", before.clone(), first.clone(), now);
+        // A second lost answer keeps the first summary before (the one last announced) and
+        // adds its own after.
+        memory.unannounced("a", None, second.clone(), now);
+        memory.unannounced("a", None, second.clone(), now);
+        assert_eq!(
+            memory.take_unannounced("a", now),
+            Some(Unannounced {
+                before,
+                afters: vec![first, second]
+            })
+        );
         assert_eq!(memory.take_unannounced("a", now), None);
         assert_eq!(memory.len(), 0);
     }

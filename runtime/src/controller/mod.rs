@@ -318,37 +318,49 @@ where
                 Ok(write) => write,
                 Err(failure) => return Err(self.write_failed(&object, &key, failure, now).await),
             };
-            // A summary stored before a write whose answer never came: that write may have
-            // landed, so its transition is announced from there.
-            let unannounced = self.memory().take_unannounced(&key, now);
             let summary_of = |object: &K| {
                 object
                     .status()
                     .and_then(|s| s.conditions().get(&self.report.summary))
                     .cloned()
             };
-            // What the summary now says, if this reconcile wrote it (or an earlier one whose
-            // answer was lost did).
+            let stored_summary = summary_of(&object);
+            // A transition written by an earlier reconcile and not announced (its answer was
+            // lost, or its Event could not be posted): once a copy holds what it wrote, it
+            // landed, and is announced now; until then it waits (the copy may be older than
+            // the write), unless this reconcile writes anew.
+            let wrote = matches!(
+                write.written,
+                Written::Full
+                    | Written::Rejected {
+                        fallback: Fallback::Sent(_),
+                        ..
+                    }
+            );
+            let pending = self.memory().take_unannounced(&key, now);
+            if let Some(pending) = pending {
+                match &stored_summary {
+                    Some(landed) if pending.afters.contains(&summary_key(landed)) => {
+                        self.announce(&object, &key, pending.before, landed, now)
+                            .await;
+                    }
+                    _ if !wrote => self.memory().keep_unannounced(&key, pending, now),
+                    _ => {}
+                }
+            }
+            // What the summary now says, if this reconcile wrote it. The copy it started from
+            // is the stored object (the writes carry its resourceVersion as a precondition):
+            // the summary before is the copy's.
             let after = match &write.written {
                 Written::Full => summary_of(&working),
-                Written::Rejected { message, fallback } => self
-                    .report_rejection(&object, message, fallback)
-                    .await
-                    .or_else(|| unannounced.as_ref().and_then(|_| summary_of(&object))),
-                Written::Unchanged if unannounced.is_some() => summary_of(&object),
+                Written::Rejected { message, fallback } => {
+                    self.report_rejection(&object, message, fallback).await
+                }
                 Written::Unchanged | Written::NotFound => None,
             };
             if let Some(after) = after {
-                let before =
-                    unannounced.unwrap_or_else(|| summary_of(&object).as_ref().map(summary_key));
-                if !self
-                    .record_transition(&object, before.clone(), &after)
-                    .await
-                {
-                    // The Event could not be recorded (the API server or the connection
-                    // failed): the next reconcile tries again from the same summary.
-                    self.memory().unannounced(&key, before, now);
-                }
+                let before = stored_summary.as_ref().map(summary_key);
+                self.announce(&object, &key, before, &after, now).await;
             }
             let leaving =
                 matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
@@ -560,13 +572,8 @@ where
                         // A transport error or a fault of the server: the apply may have
                         // landed. If it did, the next reconcile finds it stored; the
                         // transition it made is announced then.
-                        if apply::status_code(&error.error).is_none_or(|code| code >= 500) {
-                            let before = stored
-                                .status()
-                                .and_then(|s| s.conditions().get(&self.report.summary))
-                                .map(summary_key);
-                            self.memory().unannounced(key, before, now);
-                        }
+                        let written = desired.status().map(KubeStatus::conditions);
+                        self.may_have_landed(key, stored, written, &error, now);
                         return Err(error);
                     }
                 }
@@ -607,7 +614,33 @@ where
                     announce: true,
                 }))
             }
-            Err(error) => Err(error),
+            Err(error) => {
+                self.may_have_landed(key, stored, Some(&conditions), &error, now);
+                Err(error)
+            }
+        }
+    }
+
+    /// After a write that failed without an answer saying it did not land (a transport
+    /// error, a 5xx), the transition of the summary it wrote (in `written`) is remembered:
+    /// if it landed, the next reconcile finds it stored and announces it.
+    fn may_have_landed(
+        &self,
+        key: &str,
+        stored: &K,
+        written: Option<&Conditions>,
+        error: &WriteError,
+        now: Instant,
+    ) {
+        let may_have_landed = apply::status_code(&error.error).is_none_or(|code| code >= 500);
+        let summary = |conditions: Option<&Conditions>| {
+            conditions
+                .and_then(|c| c.get(&self.report.summary))
+                .map(summary_key)
+        };
+        if let Some(after) = summary(written).filter(|_| may_have_landed) {
+            let before = summary(stored.status().map(KubeStatus::conditions));
+            self.memory().unannounced(key, before, after, now);
         }
     }
 
@@ -741,6 +774,22 @@ where
                 }
                 Outcome::Succeeded
             }
+        }
+    }
+
+    /// Records the transition from `before` to `after` (if it is one), or remembers it to
+    /// record it at the next reconcile when its Event could not be posted.
+    async fn announce(
+        &self,
+        object: &K,
+        key: &str,
+        before: Option<Summary>,
+        after: &Condition,
+        now: Instant,
+    ) {
+        if !self.record_transition(object, before.clone(), after).await {
+            self.memory()
+                .unannounced(key, before, summary_key(after), now);
         }
     }
 
