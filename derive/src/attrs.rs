@@ -8,6 +8,7 @@
 //! #[kondition(crate = "my_api::kondition", profile = "standard")]
 //! #[kondition(profile = "standard", observed_generation = "conditions", conditions_without(severity))]
 //! #[kondition(profile = "standard", conditions_list = "atomic")]
+//! #[kondition(resource = Widget, profile = "standard", status_subresource = false)]
 //! ```
 
 use proc_macro2::Span;
@@ -15,7 +16,7 @@ use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Ident, LitStr, Path, Token, parenthesized};
+use syn::{Attribute, Ident, LitBool, LitStr, Path, Token, parenthesized};
 
 use crate::errors::Errors;
 use crate::profiles;
@@ -65,6 +66,9 @@ pub struct KonditionAttrs {
     /// `conditions_without(...)`: the condition fields the schema does not store, each one
     /// of [`CONDITION_FIELDS`].
     pub conditions_without: Vec<Ident>,
+    /// `status_subresource = false` (or `true`, the default): whether the kind's CRD serves a
+    /// status subresource; it needs `resource = Kind` (checked when the attributes are read).
+    pub status_subresource: Option<LitBool>,
 }
 
 /// One declared condition type and where it was declared.
@@ -107,6 +111,7 @@ const KEYS: &[&str] = &[
     "observed_generation",
     "conditions_list",
     "conditions_without",
+    "status_subresource",
 ];
 
 /// Reads every `#[kondition(...)]` attribute; problems go to `errors`.
@@ -146,6 +151,9 @@ struct Reader {
     /// failed one is its own error, not a missing declaration.
     seen_conditions: bool,
     seen_profile: bool,
+    /// Whether `resource` was given, even if it failed to read (so `status_subresource`
+    /// gives no second error for it).
+    seen_resource: bool,
 }
 
 impl Reader {
@@ -162,7 +170,7 @@ impl Reader {
         let near = kondition_names::suggest(&written, KEYS);
         let hint = near.map_or_else(
             || {
-                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"` or `conditions_without(...)`".to_owned()
+                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)` or `status_subresource = false`".to_owned()
             },
             |near| format!("; did you mean `{near}`?"),
         );
@@ -176,6 +184,7 @@ impl Reader {
         let parsed = &mut self.parsed;
         match key {
             "resource" => {
+                self.seen_resource = true;
                 let path: Path = meta.value()?.parse()?;
                 // The kind is named as a type in the code written for it: a path that is no
                 // type (a reserved word some syn versions take for a path, such as `try`,
@@ -254,6 +263,16 @@ impl Reader {
                 };
                 set_once(&mut parsed.conditions_list, list, meta)
             }
+            "status_subresource" => {
+                let value = meta.value()?;
+                let flag: LitBool = value.parse().map_err(|error| {
+                    syn::Error::new(
+                        error.span(),
+                        "`status_subresource` takes `true` or `false`: `status_subresource = false` for a kind whose CRD serves no status subresource",
+                    )
+                })?;
+                set_once(&mut parsed.status_subresource, flag, meta)
+            }
             "conditions_without" => {
                 if !parsed.conditions_without.is_empty() {
                     return Err(
@@ -308,6 +327,12 @@ impl Reader {
                 }));
         }
         parsed.conditions.append(&mut self.explicit);
+        if let (Some(flag), false) = (&parsed.status_subresource, self.seen_resource) {
+            errors.push(syn::Error::new(
+                flag.span(),
+                "`status_subresource` says how the status chokepoint writes the status of the kind named by `resource = Kind`; add `resource = Kind`, or remove it",
+            ));
+        }
         if parsed.conditions.is_empty() && !self.seen_conditions && !self.seen_profile {
             errors.push(syn::Error::new(
                 item.span(),
@@ -382,4 +407,123 @@ fn check_field_owner(owner: &LitStr) -> syn::Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads the `#[kondition(...)]` of `input`: what was read, and every error's message.
+    fn read(input: syn::DeriveInput) -> (KonditionAttrs, Vec<String>) {
+        let mut errors = Errors::default();
+        let attrs = parse(&input.attrs, &input.ident, &mut errors);
+        let messages = errors
+            .finish()
+            .err()
+            .map(|error| error.into_iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default();
+        (attrs, messages)
+    }
+
+    fn flag(attrs: &KonditionAttrs) -> Option<bool> {
+        attrs.status_subresource.as_ref().map(LitBool::value)
+    }
+
+    #[test]
+    fn status_subresource_is_read_as_written() {
+        let (attrs, errors) = read(syn::parse_quote! {
+            #[kondition(resource = Widget, profile = "standard", status_subresource = false)]
+            struct WidgetStatus;
+        });
+        assert_eq!((flag(&attrs), errors), (Some(false), Vec::<String>::new()));
+        let (attrs, errors) = read(syn::parse_quote! {
+            #[kondition(status_subresource = true, resource = Widget, profile = "standard")]
+            struct WidgetStatus;
+        });
+        assert_eq!((flag(&attrs), errors), (Some(true), Vec::<String>::new()));
+        let (attrs, errors) = read(syn::parse_quote! {
+            #[kondition(resource = Widget, profile = "standard")]
+            struct WidgetStatus;
+        });
+        assert_eq!((flag(&attrs), errors), (None, Vec::<String>::new()));
+    }
+
+    #[test]
+    fn status_subresource_takes_a_bool() {
+        for value in [quote::quote!("false"), quote::quote!(no), quote::quote!(0)] {
+            let (attrs, errors) = read(syn::parse_quote! {
+                #[kondition(resource = Widget, status_subresource = #value, profile = "standard")]
+                struct WidgetStatus;
+            });
+            assert_eq!(
+                errors,
+                [
+                    "`status_subresource` takes `true` or `false`: `status_subresource = false` for a kind whose CRD serves no status subresource"
+                ],
+                "{value}"
+            );
+            // The keys after it are still read.
+            assert_eq!(
+                attrs.profile.map(|p| p.value()).as_deref(),
+                Some("standard")
+            );
+        }
+    }
+
+    #[test]
+    fn status_subresource_once() {
+        let (attrs, errors) = read(syn::parse_quote! {
+            #[kondition(resource = Widget, profile = "standard", status_subresource = false)]
+            #[kondition(status_subresource = false)]
+            struct WidgetStatus;
+        });
+        assert_eq!(errors, ["duplicate `status_subresource`"]);
+        assert_eq!(flag(&attrs), Some(false));
+    }
+
+    #[test]
+    fn status_subresource_needs_a_resource() {
+        let (_, errors) = read(syn::parse_quote! {
+            #[kondition(profile = "standard", status_subresource = false)]
+            struct WidgetStatus;
+        });
+        assert_eq!(
+            errors,
+            [
+                "`status_subresource` says how the status chokepoint writes the status of the kind named by `resource = Kind`; add `resource = Kind`, or remove it"
+            ]
+        );
+        // A `resource` that failed to read is its own error, and the only one.
+        let (_, errors) = read(syn::parse_quote! {
+            #[kondition(resource = "Widget", profile = "standard", status_subresource = false)]
+            struct WidgetStatus;
+        });
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(!errors[0].contains("status_subresource"), "{errors:?}");
+    }
+
+    #[test]
+    fn status_subresource_is_a_key_the_errors_know() {
+        let (attrs, errors) = read(syn::parse_quote! {
+            #[kondition(resource = Widget, profile = "standard", status_subresources = false)]
+            struct WidgetStatus;
+        });
+        assert_eq!(
+            errors,
+            [
+                "unknown kondition attribute `status_subresources`; did you mean `status_subresource`?"
+            ]
+        );
+        assert_eq!(flag(&attrs), Some(false), "read as its likely meaning");
+        let (_, errors) = read(syn::parse_quote! {
+            #[kondition(profile = "standard", owner = "me")]
+            struct WidgetStatus;
+        });
+        assert_eq!(
+            errors,
+            [
+                "unknown kondition attribute `owner`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)` or `status_subresource = false`"
+            ]
+        );
+    }
 }

@@ -565,10 +565,17 @@ fn status_resource_impl(status: &Status) -> TokenStream {
             }
         }
     });
+    // Written only for a kind without one: the trait's default says it has one.
+    let status_subresource = (!status.status_subresource).then(|| {
+        quote! {
+            const STATUS_SUBRESOURCE: bool = false;
+        }
+    });
     // The kind's status is kube's `HasStatus::Status`; it must be this struct, or the
     // accessors and the chokepoint would work on another type than the one declared here.
     quote! {
         impl #krate::StatusResource for #resource {
+            #status_subresource
             #field_owner
         }
 
@@ -633,5 +640,92 @@ mod tests {
             }
         });
         assert!(default.contains("impl :: kondition :: KubeStatus for GadgetStatus"));
+    }
+
+    /// The `StatusResource` impl written for `input`, as text.
+    fn status_resource(input: syn::DeriveInput) -> String {
+        let derived = crate::model::Derived::from_input(&input);
+        if let Err(error) = derived.errors.finish() {
+            panic!("{error}");
+        }
+        let status = derived.status.unwrap_or_else(|| panic!("no status"));
+        status_resource_impl(&status).to_string()
+    }
+
+    /// The impl the derive writes for `WidgetStatus` of `Widget`, with `items` inside.
+    fn widget_impl(items: TokenStream) -> String {
+        quote! {
+            impl ::kondition::StatusResource for Widget {
+                #items
+            }
+
+            const _: fn() = || {
+                fn the_status_of<K, S>()
+                where
+                    K: ::kondition::__private::kube_core::object::HasStatus<Status = S>,
+                {
+                }
+                the_status_of::<Widget, WidgetStatus>();
+            };
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_kind_without_a_status_subresource_says_so() {
+        let code = status_resource(syn::parse_quote! {
+            #[kondition(resource = Widget, profile = "standard", status_subresource = false)]
+            #[serde(rename_all = "camelCase")]
+            pub struct WidgetStatus {
+                #[serde(default)]
+                pub conditions: Conditions,
+                pub observed_generation: Option<i64>,
+            }
+        });
+        assert_eq!(
+            code,
+            widget_impl(quote!(
+                const STATUS_SUBRESOURCE: bool = false;
+            ))
+        );
+        let with_owner = status_resource(syn::parse_quote! {
+            #[kondition(resource = Widget, profile = "standard")]
+            #[kondition(status_subresource = false, field_owner = "me")]
+            #[serde(rename_all = "camelCase")]
+            pub struct WidgetStatus {
+                #[serde(default)]
+                pub conditions: Conditions,
+                pub observed_generation: Option<i64>,
+            }
+        });
+        assert_eq!(
+            with_owner,
+            widget_impl(quote! {
+                const STATUS_SUBRESOURCE: bool = false;
+                #[inline]
+                fn field_owner() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed("me")
+                }
+            })
+        );
+    }
+
+    #[test]
+    fn a_kind_with_a_status_subresource_keeps_the_default() {
+        for attr in [
+            quote!(#[kondition(resource = Widget, profile = "standard")]),
+            quote!(#[kondition(resource = Widget, profile = "standard", status_subresource = true)]),
+        ] {
+            let code = status_resource(syn::parse_quote! {
+                #attr
+                #[serde(rename_all = "camelCase")]
+                pub struct WidgetStatus {
+                    #[serde(default)]
+                    pub conditions: Conditions,
+                    pub observed_generation: Option<i64>,
+                }
+            });
+            assert_eq!(code, widget_impl(TokenStream::new()), "{attr}");
+        }
     }
 }

@@ -41,6 +41,9 @@ pub struct Status {
     pub success_reason: Option<LitStr>,
     /// `transition_rule = "..."`, overriding the profile's: a `TransitionRule` variant.
     pub transition_rule: Option<Ident>,
+    /// Whether the kind's CRD serves a status subresource: `false` for
+    /// `status_subresource = false`, else `true` (`StatusResource::STATUS_SUBRESOURCE`).
+    pub status_subresource: bool,
     /// The standard block; `None` when a field of it is missing or of another type, an
     /// error the derive has reported (see [`Derived`]).
     pub block: Option<StandardBlock>,
@@ -260,6 +263,7 @@ impl Status {
             summary: attrs.summary,
             success_reason: attrs.success_reason,
             transition_rule: attrs.transition_rule,
+            status_subresource: attrs.status_subresource.is_none_or(|flag| flag.value),
             block,
             shape,
             fields,

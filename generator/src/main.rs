@@ -35,6 +35,9 @@ enum Command {
     Crd(CrdArgs),
     /// Turn CRD YAML into schema files, one per kind (or all to stdout, the default).
     Import(ImportArgs),
+    /// Print the ClusterRole the status chokepoint needs for the kinds of schema or CRD
+    /// files (or write it to a file with `--out FILE`).
+    Rbac(RbacArgs),
     /// Print the JSON Schema of the schema format.
     Schema,
     /// Print a completion script for a shell (bash, zsh, fish, elvish or powershell).
@@ -149,6 +152,40 @@ struct CrdArgs {
 }
 
 #[derive(clap::Args)]
+struct RbacArgs {
+    /// Schema files, CRD files or folders of them (default: schemas/).
+    paths: Vec<PathBuf>,
+    /// The ClusterRole's name (default: `<group>-status-writer` when every kind is of one API
+    /// group, else `kondition-status-writer`).
+    #[arg(long, value_name = "NAME", value_parser = role_name)]
+    name: Option<String>,
+    /// Also grant what a reconciler with kondition's finalizer (`with_finalizer`) needs:
+    /// `patch` on each kind.
+    #[arg(long)]
+    finalizer: bool,
+    /// The output file, or `-` for stdout.
+    #[arg(long, value_name = "FILE", default_value = "-")]
+    out: PathBuf,
+    /// A folder of additional status profiles.
+    #[arg(long, value_name = "DIR")]
+    profiles: Option<PathBuf>,
+    /// Only this kind (repeatable): `Kind` or `Kind.group`.
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<String>,
+}
+
+/// A ClusterRole's name as the API server takes it: a path segment (not empty, `.` or `..`,
+/// without `/` or `%`).
+fn role_name(text: &str) -> Result<String, String> {
+    if text.is_empty() || text == "." || text == ".." || text.contains(['/', '%']) {
+        return Err(
+            "a ClusterRole's name cannot be empty, `.` or `..`, or contain `/` or `%`".to_owned(),
+        );
+    }
+    Ok(text.to_owned())
+}
+
+#[derive(clap::Args)]
 struct ImportArgs {
     /// A CRD file, or `-` for stdin.
     file: PathBuf,
@@ -177,6 +214,7 @@ fn main() -> ExitCode {
         Command::Check(args) => run(&args, true),
         Command::Crd(args) => crd(&args),
         Command::Import(args) => import(&args),
+        Command::Rbac(args) => rbac(&args),
         Command::Completions { shell } => {
             // Written to memory first: clap_complete panics when its writer fails (a closed
             // pipe), and the page is small.
@@ -242,6 +280,54 @@ fn crd(args: &CrdArgs) -> ExitCode {
         };
         let files = emit::crd_manifests_with(&model, &options);
         report_writes(&output::write_files(&args.out, &files), &args.out)
+    })())
+}
+
+fn rbac(args: &RbacArgs) -> ExitCode {
+    finish((|| {
+        let model = load(
+            &args.paths,
+            args.profiles.as_ref(),
+            &args.kinds,
+            &kondition_gen::crd::Options::default(),
+        )?;
+        let name = args
+            .name
+            .clone()
+            .unwrap_or_else(|| emit::rbac::default_name(&model));
+        let yaml = emit::rbac::cluster_role_yaml(&model, &name, args.finalizer)
+            .map_err(|d| format!("{d}\n"))?;
+        if args.out.as_os_str() == "-" {
+            // A closed pipe is reported, not a panic.
+            let mut out = std::io::stdout().lock();
+            return out
+                .write_all(yaml.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("stdout: {e}\n"));
+        }
+        let Some(file_name) = args.out.file_name() else {
+            return Err(format!(
+                "`--out {}`: not a file path; name a file, or `-` for stdout\n",
+                args.out.display()
+            ));
+        };
+        let dir = match args.out.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => std::path::Path::new("."),
+        };
+        let file = OutputFile {
+            path: PathBuf::from(file_name),
+            contents: yaml,
+        };
+        match output::write_files(dir, &[file]) {
+            // Written only when it changed, as `generate` and `crd` write.
+            Ok(written) if written.is_empty() => Ok(()),
+            Ok(_) => {
+                eprintln!("wrote {}", args.out.display());
+                Ok(())
+            }
+            Err(error) => Err(format!("cannot write {}: {error}\n", args.out.display())),
+        }
     })())
 }
 

@@ -286,6 +286,10 @@ pub struct Version {
     pub printer_columns: Vec<PrinterColumn>,
     /// The scale subresource.
     pub scale: Option<Scale>,
+    /// Whether the version serves a status subresource (`subresources.status`), as every
+    /// schema-format kind does. Without one the status is part of the main resource, which
+    /// the status chokepoint then writes (`StatusResource::STATUS_SUBRESOURCE`).
+    pub status_subresource: bool,
     /// The root object preserves unknown fields (`x-kubernetes-preserve-unknown-fields`): the
     /// object type keeps the keys it does not name and writes them back.
     pub preserve_unknown: bool,

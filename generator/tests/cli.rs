@@ -492,6 +492,7 @@ fn completions_print_a_script_for_each_shell() {
             "check",
             "crd",
             "import",
+            "rbac",
             "schema",
             "completions",
             "man",
@@ -556,6 +557,7 @@ fn man_prints_the_manual_page() {
         "check",
         "crd",
         "import",
+        "rbac",
         "schema",
         "completions",
         "man",
@@ -593,6 +595,7 @@ fn man_prints_the_manual_page() {
             "kondition-generate.1",
             "kondition-import.1",
             "kondition-man.1",
+            "kondition-rbac.1",
             "kondition-schema.1",
             "kondition.1",
         ]

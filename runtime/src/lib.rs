@@ -80,9 +80,10 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 /// | `observed_generation = "conditions"` | the status keeps the generation only on its conditions, and has no `observedGeneration` field ([`shape::GenerationField::Conditions`]); by default `"status"` |
 /// | `conditions_list = "atomic"` | the CRD's `conditions` list has no `x-kubernetes-list-type: map`: applied whole ([`shape::ConditionsMerge::Atomic`]); by default `"map"` |
 /// | `conditions_without(severity, observed_generation)` | condition fields the CRD's schema does not store, which the chokepoint then never writes ([`shape::ConditionFields`]) |
+/// | `status_subresource = false` | the kind's CRD serves no status subresource (`subresources: {}`): the chokepoint writes the status through the main resource ([`StatusResource::STATUS_SUBRESOURCE`]); needs `resource`; by default `true` |
 ///
-/// The last three describe another operator's CRD as it is (see [`shape`]); a CRD made from
-/// the struct itself has the standard shape, their default.
+/// The three before the last describe another operator's CRD as it is (see [`shape`]); a
+/// CRD made from the struct itself has the standard shape, their default.
 ///
 /// The struct needs a `conditions` field (wire name `conditions`) of type [`Conditions`] or
 /// `Option<Conditions>`, and (unless `observed_generation = "conditions"`) an

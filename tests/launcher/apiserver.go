@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -46,6 +47,11 @@ func startAPIServer(dir string, certs *pki, etcdURL, address string) (*apiServer
 		// No controller manager makes service accounts: pods may be created without one.
 		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
+		// How long a request other than a watch may run before the server answers 504 (60 s by
+		// default). The tests' throttled identities (tests/src/identity.rs) are throttled by a
+		// request of theirs that holds their priority level's only seat while its body never
+		// ends: the throttle lasts as long as that request, so longer than any test runs.
+		"--request-timeout=30m",
 		// The kubernetes Service's endpoints would name the advertised address, which may
 		// not be loopback; nothing here reaches the API server through that Service.
 		"--endpoint-reconciler-type=none",
@@ -57,8 +63,9 @@ func startAPIServer(dir string, certs *pki, etcdURL, address string) (*apiServer
 }
 
 // waitReady polls /readyz as the admin until it answers 200 (every post-start hook done: RBAC
-// bootstrapped, the CRD controllers running), or fails when the server stops first.
-func (s *apiServer) waitReady(certs *pki) error {
+// bootstrapped, the CRD controllers running), or fails when the server stops first. It
+// returns errStopped as soon as ctx ends.
+func (s *apiServer) waitReady(ctx context.Context, certs *pki) error {
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(certs.caPEM)
 	admin, err := tls.X509KeyPair(certs.adminCertPEM, certs.adminKeyPEM)
@@ -79,9 +86,15 @@ func (s *apiServer) waitReady(certs *pki) error {
 		select {
 		case err := <-s.exited:
 			return fmt.Errorf("kube-apiserver stopped before it was ready: %v", err)
+		case <-ctx.Done():
+			return errStopped
 		case <-time.After(100 * time.Millisecond):
 		}
-		response, err := client.Get(s.url + "/readyz")
+		request, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/readyz", nil)
+		if err != nil {
+			return err
+		}
+		response, err := client.Do(request)
 		if err != nil {
 			last = err.Error()
 			continue

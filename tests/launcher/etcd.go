@@ -22,8 +22,9 @@ type etcd struct {
 
 // startEtcd starts etcd on the loopback addresses given with its data in dir/etcd, without
 // fsync (the data is a test's: a restart of the launcher keeps it, a crash of the machine
-// need not), and waits until it serves.
-func startEtcd(dir string, ports *addresses) (*etcd, error) {
+// need not), and waits until it serves, or until ctx ends (then it is closed again and
+// errStopped returned).
+func startEtcd(ctx context.Context, dir string, ports *addresses) (*etcd, error) {
 	clientURL := &url.URL{Scheme: "http", Host: ports.EtcdClient}
 	peerURL := &url.URL{Scheme: "http", Host: ports.EtcdPeer}
 	cfg := embed.NewConfig()
@@ -46,6 +47,9 @@ func startEtcd(dir string, ports *addresses) (*etcd, error) {
 	case err := <-server.Err():
 		server.Close()
 		return nil, err
+	case <-ctx.Done():
+		server.Close()
+		return nil, errStopped
 	case <-time.After(5 * time.Minute):
 		server.Close()
 		return nil, fmt.Errorf("not ready after 5 minutes")

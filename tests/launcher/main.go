@@ -8,8 +8,12 @@
 //	compact    compacts etcd at its current revision (watches from before then get 410 Gone,
 //	           where the API server's watch cache does not answer them first)
 //
-// and answers each on stdout. When stdin closes (the test process ended, however it ended),
-// it removes its files and exits, so nothing is left running.
+// and answers each on stdout. A command sent before READY waits for it.
+//
+// It stops, removing its files, when stdin closes (the test process ended, however it ended)
+// or on SIGTERM or SIGINT, at any point: while etcd or kube-apiserver are still starting as
+// well as after READY. Stdin is watched from the start, so a test process that dies before
+// READY leaves neither a launcher nor its etcd folder behind.
 //
 // With -state DIR its files live in DIR (etcd's data, the certificates, the kubeconfig and
 // the ports chosen) and stay there when it exits: a launcher started again with the same
@@ -20,11 +24,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 )
 
 func main() {
@@ -34,27 +41,67 @@ func main() {
 	}
 }
 
+// errStopped says that the launcher was asked to stop (stdin closed, or a signal) before it
+// was ready: not a failure.
+var errStopped = errors.New("stopped before ready")
+
 func run() error {
 	state := flag.String("state", "", "a folder that keeps etcd's data, the certificates and the addresses between runs (default: a temporary folder, removed on exit)")
 	flag.Parse()
+
+	// Before anything starts: the ways to be told to stop. kube-apiserver adds its own
+	// handler of SIGTERM and SIGINT when its command is made, which starts its graceful
+	// shutdown; this one removes the state and exits, whichever comes first.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	// A write to a closed stdout (the test process is gone) fails with EPIPE instead of
+	// killing the launcher before it removes its files.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	lines, closed := readLines(os.Stdin)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var reason string
+	go func() {
+		select {
+		case <-closed:
+			reason = "stdin closed"
+		case got := <-signals:
+			reason = got.String()
+		}
+		stop()
+	}()
+
 	dir := *state
 	if dir == "" {
 		temporary, err := os.MkdirTemp("", "kondition-apiserver-")
 		if err != nil {
 			return err
 		}
-		// Every way out removes the folder: a normal return, a failed start, stdin closing.
+		// Every way out removes the folder: a normal return, a failed start, stdin closing, a
+		// signal. It runs last, after etcd is closed.
 		defer os.RemoveAll(temporary)
 		dir = temporary
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 
+	err := serve(ctx, dir, lines)
+	if ctx.Err() != nil {
+		fmt.Fprintf(os.Stderr, "launcher: stopping (%s)\n", reason)
+		return nil
+	}
+	return err
+}
+
+// serve starts etcd and kube-apiserver with their files in dir, prints READY, and runs the
+// commands of lines until ctx ends (stdin closed, or a signal) or kube-apiserver stops. Every
+// step of the start gives up as soon as ctx ends.
+func serve(ctx context.Context, dir string, lines <-chan string) error {
 	ports, err := loadOrPickAddresses(dir)
 	if err != nil {
 		return fmt.Errorf("addresses: %w", err)
 	}
-	store, err := startEtcd(dir, ports)
+	store, err := startEtcd(ctx, dir, ports)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
 	}
@@ -64,6 +111,9 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("certificates: %w", err)
 	}
+	if ctx.Err() != nil {
+		return errStopped
+	}
 	server, err := startAPIServer(dir, certs, store.clientURL, ports.APIServer)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
@@ -72,25 +122,27 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := server.waitReady(certs); err != nil {
+	if err := server.waitReady(ctx, certs); err != nil {
 		return err
 	}
-	fmt.Printf("READY %s\n", kubeconfig)
+	if _, err := fmt.Printf("READY %s\n", kubeconfig); err != nil {
+		return fmt.Errorf("stdout: %w", err)
+	}
 
-	lines := readLines(os.Stdin)
 	for {
 		select {
+		case <-ctx.Done():
+			return nil
 		case err := <-server.exited:
 			// It returns only when it fails, or after SIGTERM or SIGINT asked it to stop.
 			if err != nil {
 				return fmt.Errorf("kube-apiserver stopped: %w", err)
 			}
 			return nil
-		case line, open := <-lines:
-			if !open {
-				return nil
+		case line := <-lines:
+			if _, err := fmt.Println(command(store, strings.TrimSpace(line))); err != nil {
+				return fmt.Errorf("stdout: %w", err)
 			}
-			fmt.Println(command(store, strings.TrimSpace(line)))
 		}
 	}
 }
@@ -109,15 +161,18 @@ func command(store *etcd, line string) string {
 	}
 }
 
-// readLines sends each line of input on the channel, which closes at the end of input.
-func readLines(input io.Reader) <-chan string {
-	lines := make(chan string)
+// readLines sends each line of input on lines, and closes closed at the end of input (after
+// the last line was taken). Lines are buffered, so the end of input is seen even while no one
+// takes them (before READY).
+func readLines(input io.Reader) (lines <-chan string, closed <-chan struct{}) {
+	out := make(chan string, 64)
+	end := make(chan struct{})
 	go func() {
 		scanner := bufio.NewScanner(input)
 		for scanner.Scan() {
-			lines <- scanner.Text()
+			out <- scanner.Text()
 		}
-		close(lines)
+		close(end)
 	}()
-	return lines
+	return out, end
 }

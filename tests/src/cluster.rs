@@ -4,9 +4,14 @@
 //! when its stdin closes, which the kernel does for a process however it ends).
 //!
 //! [`TestEnv::new`] gives a test a namespace of its own, named after the test, with its CRDs
-//! installed and Established, and a `kube::Client` whose requests are recorded
+//! installed and Established, an administrator's client for the test's own reads and writes,
+//! and a `kube::Client` for the controller under test whose requests are recorded
 //! ([`Requests`]): tests assert the exact requests a controller sends and what the real
-//! server then holds.
+//! server then holds. The controller's client speaks as a ServiceAccount allowed exactly what
+//! `kondition::permissions` says the status chokepoint needs for those kinds
+//! ([`crate::identity`]), so a rule missing from kondition's list fails the suite;
+//! [`TestEnv::identity`] makes identities with other rules, [`TestEnv::throttled`] one that
+//! API Priority and Fairness throttles ([`crate::throttle`]).
 //!
 //! The launcher is built by the README's test command (`bash tests/run.sh`) into
 //! `target/launcher/kondition-apiserver`; `KONDITION_APISERVER` names another binary. A
@@ -21,13 +26,18 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::rbac::v1::PolicyRule;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use kondition::permissions::KindAccess;
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::runtime::wait::{await_condition, conditions};
 use kube::{Api, Client, Config, ResourceExt};
 
+use crate::identity::{Identity, service_account};
 use crate::recording::{Requests, recorded};
+use crate::throttle::Throttled;
 
 /// Where the README's test command puts the launcher.
 const DEFAULT_LAUNCHER: &str = concat!(
@@ -105,8 +115,13 @@ impl Cluster {
             .build()
     }
 
-    /// A client as [`Cluster::client`], with `namespace` its default, whose requests are
-    /// recorded.
+    /// The kubeconfig of the cluster's admin, read.
+    pub(crate) fn kubeconfig(&self) -> &Kubeconfig {
+        &self.kubeconfig
+    }
+
+    /// A client as [`Cluster::client`] (the admin), with `namespace` its default, whose
+    /// requests are recorded.
     pub async fn recording_client(&self, namespace: &str) -> (Client, Requests) {
         let client = kube::client::ClientBuilder::try_from(self.config(namespace).await)
             .expect("a client for the test API server")
@@ -147,37 +162,95 @@ impl Cluster {
     }
 }
 
+/// The name of the ServiceAccount that [`TestEnv::client`] speaks as, in the test's namespace.
+pub const CONTROLLER: &str = "controller";
+
 /// A test's own corner of the cluster: a namespace named after the test, its CRDs installed
-/// and Established, and a recorded client.
+/// and Established, a least-privileged recorded client for the controller under test, and an
+/// administrator's client for the test itself.
 pub struct TestEnv {
     /// The namespace, created for this test.
     pub namespace: String,
-    /// A client whose requests are recorded in [`TestEnv::requests`]; its default namespace
-    /// is [`TestEnv::namespace`].
+    /// The controller's client: it speaks as ServiceAccount [`CONTROLLER`] of the test's
+    /// namespace, bound to exactly [`TestEnv::rules`] (what `kondition::permissions` says the
+    /// status chokepoint needs for the kinds installed), and its requests are recorded in
+    /// [`TestEnv::requests`]; its default namespace is [`TestEnv::namespace`]. For the
+    /// chokepoint and its Recorder, never for the test's own reads and writes.
     pub client: Client,
-    /// What [`TestEnv::client`] sent, in order.
+    /// What [`TestEnv::client`] sent, in order (each of kube's own retries included).
     pub requests: Requests,
-    /// A client that is not recorded, for the test's own reads and writes (another manager,
-    /// or the test looking at what the server holds).
+    /// A client of the cluster's administrator that is not recorded, for the test's own reads
+    /// and writes (creating objects, another manager, the test looking at what the server
+    /// holds) and for setting a test up.
     pub admin: Client,
+    /// What the controller does with each kind installed, from which [`TestEnv::rules`] follow.
+    pub kinds: Vec<KindAccess>,
 }
 
 impl TestEnv {
     /// Installs `crds` (server-side apply; the same CRD installed by another test of this
-    /// binary is no change), waits until each is Established, and creates a namespace named
-    /// after the calling test.
+    /// binary is no change), waits until each is Established, creates a namespace named after
+    /// the calling test, and the controller's identity: a ServiceAccount bound to the rules
+    /// `kondition::permissions` gives for each CRD's kind (`KindAccess::from_crd`), no
+    /// finalizer.
     pub async fn new(crds: impl IntoIterator<Item = CustomResourceDefinition>) -> TestEnv {
+        Self::with_access(crds, |kind| kind).await
+    }
+
+    /// As [`TestEnv::new`], for a controller that runs `kondition::controller::with_finalizer`:
+    /// its identity is also allowed what the finalizer needs (`KindAccess::with_finalizer`).
+    pub async fn with_finalizer(
+        crds: impl IntoIterator<Item = CustomResourceDefinition>,
+    ) -> TestEnv {
+        Self::with_access(crds, KindAccess::with_finalizer).await
+    }
+
+    async fn with_access(
+        crds: impl IntoIterator<Item = CustomResourceDefinition>,
+        access: impl Fn(KindAccess) -> KindAccess,
+    ) -> TestEnv {
         let cluster = cluster();
         let admin = cluster.client().await;
+        let crds: Vec<CustomResourceDefinition> = crds.into_iter().collect();
+        let kinds: Vec<KindAccess> = crds
+            .iter()
+            .map(|crd| access(KindAccess::from_crd(crd)))
+            .collect();
         install(&admin, crds).await;
         let namespace = create_namespace(&admin, &test_name()).await;
-        let (client, requests) = cluster.recording_client(&namespace).await;
+        let rules = kondition::permissions::rules(&kinds);
+        let Identity {
+            client, requests, ..
+        } = service_account(cluster, &admin, &namespace, CONTROLLER, rules).await;
         TestEnv {
             namespace,
             client,
             requests,
             admin,
+            kinds,
         }
+    }
+
+    /// The rules [`TestEnv::client`] is bound to: `kondition::permissions::rules` of
+    /// [`TestEnv::kinds`].
+    pub fn rules(&self) -> Vec<PolicyRule> {
+        kondition::permissions::rules(&self.kinds)
+    }
+
+    /// Another identity in the test's namespace: ServiceAccount `name` bound to exactly
+    /// `rules` (for instance [`TestEnv::rules`] less one, or with an operator's own added),
+    /// with a recorded client of its own.
+    pub async fn identity(&self, name: &str, rules: Vec<PolicyRule>) -> Identity {
+        service_account(cluster(), &self.admin, &self.namespace, name, rules).await
+    }
+
+    /// An identity that the API server throttles: ServiceAccount `name`, bound to
+    /// [`TestEnv::rules`], whose every request API Priority and Fairness answers `429` with a
+    /// `Retry-After` header until [`Throttled::release`]. Returns once a request of it was
+    /// answered so (see [`crate::throttle`] for how, and what the answer is).
+    pub async fn throttled(&self, name: &str) -> Throttled {
+        let identity = self.identity(name, self.rules()).await;
+        Throttled::new(self.admin.clone(), identity).await
     }
 
     /// An `Api` of `K` in this test's namespace, through the unrecorded client.
@@ -209,6 +282,28 @@ pub async fn recorded_events(
             std::iter::repeat_n(event, usize::try_from(count).unwrap_or(1))
         })
         .collect()
+}
+
+/// Waits until kondition's clock (`kondition::now()`: the wall clock in whole seconds, which
+/// stamps `lastTransitionTime`) is past `time`. A reconcile after this that keeps a time
+/// stamped at `time` did keep it, where one within the same second could not be told from one
+/// that stamped the time again. Polls the wall clock on a thread of its own (tokio's clock,
+/// which a test may pause, does not move it): a wait for a state, under a second, bounded so
+/// that a clock that never moves fails the test.
+pub async fn past_the_second_of(time: &Time) {
+    let time = time.clone();
+    tokio::task::spawn_blocking(move || {
+        let bound = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while kondition::now() <= time {
+            assert!(
+                std::time::Instant::now() < bound,
+                "kondition::now() still at or before {time:?} after a minute"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    })
+    .await
+    .expect("the clock's thread");
 }
 
 /// Applies each CRD and waits until the API server says it is Established (it then serves
@@ -296,28 +391,10 @@ pub(crate) struct Started {
 /// output to `log`, and waits until it is ready. The error says why not, with the log's end,
 /// or how to build a missing launcher.
 pub(crate) fn spawn_launcher(args: &[&str], log: &Path) -> Result<Started, String> {
-    let binary = std::env::var_os("KONDITION_APISERVER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_LAUNCHER));
-    if !binary.is_file() {
-        return Err(format!(
-            "no launcher at {}: build it with `bash tests/run.sh` (the README's test \
-             command), or `go build -o target/launcher/kondition-apiserver .` in \
-             tests/launcher/ with GOTOOLCHAIN=local CGO_ENABLED=0",
-            binary.display()
-        ));
-    }
-    if let Some(folder) = log.parent() {
-        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
-    }
-    let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
-    let mut child = Command::new(&binary)
+    let mut child = launcher_command(log)?
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(log_file)
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+        .map_err(|e| format!("cannot run the launcher: {e}"))?;
     let stdin = child.stdin.take().ok_or("no stdin")?;
     let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
     let mut line = String::new();
@@ -343,6 +420,64 @@ pub(crate) fn spawn_launcher(args: &[&str], log: &Path) -> Result<Started, Strin
         stdout,
         kubeconfig_path: PathBuf::from(path),
     })
+}
+
+/// A command that runs the launcher (`KONDITION_APISERVER`, or the test command's build) with
+/// stdin and stdout piped and its output (stderr) to `log`, a new file (`*.log`, under
+/// `target/launcher/logs/` as [`log_path`] names them): the older logs there are pruned
+/// ([`prune_logs`]). The error says how to build a missing launcher.
+pub(crate) fn launcher_command(log: &Path) -> Result<Command, String> {
+    let binary = std::env::var_os("KONDITION_APISERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_LAUNCHER));
+    if !binary.is_file() {
+        return Err(format!(
+            "no launcher at {}: build it with `bash tests/run.sh` (the README's test \
+             command), or `go build -o target/launcher/kondition-apiserver .` in \
+             tests/launcher/ with GOTOOLCHAIN=local CGO_ENABLED=0",
+            binary.display()
+        ));
+    }
+    if let Some(folder) = log.parent() {
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    }
+    let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+    if let Some(folder) = log.parent() {
+        prune_logs(folder, KEPT_LOGS);
+    }
+    let mut command = Command::new(&binary);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(log_file);
+    Ok(command)
+}
+
+/// How many launcher logs [`prune_logs`] keeps: those of a few whole runs of the suite (which
+/// starts some twenty launchers), so that the logs of a failed run are still there to read
+/// after the next one.
+const KEPT_LOGS: usize = 50;
+
+/// Removes the launcher logs (`*.log`) of `folder` but the `keep` last written, so that the
+/// folder does not grow without bound: run by each launcher start. The newest are kept rather
+/// than those of live processes, because a run's logs matter most once its processes are gone
+/// (a failed test binary's). A log removed while its launcher still writes (another suite's,
+/// more than `keep` starts ago) only loses its name: the launcher writes on.
+fn prune_logs(folder: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let mut logs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|e| e == "log"))
+        .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+        .collect();
+    // Newest first; equal times by name, so that two starts agree on the order.
+    logs.sort_by(|a, b| b.cmp(a));
+    for (_, path) in logs.into_iter().skip(keep) {
+        // Another start may have removed it first.
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// `target/launcher/logs/<test binary>-<pid>.log`: where the launcher's output goes.

@@ -1,8 +1,10 @@
 //! Workspace-level integration tests: they live in `tests/tests/` and check that kondition's
 //! crates work together with kube-rs as an operator uses them, on the real Kubernetes API
 //! server. What they share is here: the server of each test binary and a test's corner of it
-//! (`cluster`, started from the launcher in `tests/launcher/`), the recording client
-//! (`recording`), faults between the client and the server (`faults`), a server of a test's own that
+//! (`cluster`, started from the launcher in `tests/launcher/`), the identities the tests speak
+//! as (`identity`: least-privileged ServiceAccounts; `throttle`: one that API Priority and
+//! Fairness throttles), the recording client (`recording`), faults between the client and the
+//! server (`faults`), a server of a test's own that
 //! restarts on the same data (`restart`), the test kinds (`kinds`), the kinds generated from
 //! CRDs whose status is not the standard one's shape (`adopted`) and the same kinds generated
 //! without the derives that can be left out (`lean`).
@@ -21,6 +23,7 @@ struct ReadmeExamples;
 pub mod adopted;
 pub mod cluster;
 pub mod faults;
+pub mod identity;
 pub mod kinds;
 /// The kinds of `adopted` and of `schemas/promotionstrategy.yaml` generated without every
 /// derive that can be left out (`kondition generate --without-derive PartialEq,Eq,Hash,Default`):
@@ -32,3 +35,4 @@ pub mod kinds;
 pub mod lean;
 pub mod recording;
 pub mod restart;
+pub mod throttle;

@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use http_body_util::BodyExt;
-use kube::Client;
 use kube::client::Body;
+use kube::client::retry::RetryPolicy;
+use kube::{Client, Config};
 use serde_json::Value;
 use tower::{BoxError, Service};
 
@@ -92,6 +93,40 @@ impl Requests {
             r.status = Some(status);
         }
     }
+}
+
+/// A client of `config` whose every request is recorded, each attempt of kube's own retry
+/// included: the record sits under the retry layer that kube's client adds when
+/// `config.default_retry` is set (it retries 429, 503 and 504 up to 15 times, waiting as long
+/// as a `Retry-After` header says when that is longer than its own backoff), where
+/// [`recorded`] of a client built from `config` would record one request for all its attempts.
+pub fn recorded_config(config: Config) -> (Client, Requests) {
+    let retry = config.default_retry;
+    let namespace = config.default_namespace.clone();
+    let base = kube::client::ClientBuilder::try_from(without_retry(config))
+        .expect("a client for the test API server")
+        .build();
+    let requests = Requests::default();
+    let record = Record {
+        client: base,
+        requests: requests.clone(),
+    };
+    let client = if retry {
+        let retrying = tower::ServiceBuilder::new()
+            .layer(tower::retry::RetryLayer::new(RetryPolicy::server_retry()))
+            .service(record);
+        Client::new(retrying, namespace)
+    } else {
+        Client::new(record, namespace)
+    };
+    (client, requests)
+}
+
+/// `config` with kube's retry layer off: a 429, 503 or 504 reaches the caller as the server
+/// sent it.
+pub fn without_retry(mut config: Config) -> Config {
+    config.default_retry = false;
+    config
 }
 
 /// `client` with its requests recorded: a client that records each request into the

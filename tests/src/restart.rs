@@ -2,7 +2,8 @@
 //! one restarted in place: the launcher runs with `-state DIR`, which keeps etcd's data, the
 //! certificates and the addresses, so a client made before the restart reaches the new
 //! process at the same address and trusts it. The shared server of [`crate::cluster`] is
-//! never restarted: the other tests of the binary use it.
+//! never restarted: the other tests of the binary use it. [`LauncherProcess`] runs a launcher
+//! by hand, for tests of how it stops.
 
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin};
@@ -11,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use kube::Client;
 use kube::config::Kubeconfig;
 
-use crate::cluster::{config_of, log_path, spawn_launcher};
+use crate::cluster::{config_of, launcher_command, log_path, spawn_launcher};
 
 /// A launcher on a state folder of its own; the folder is removed when this is dropped.
 pub struct RestartableServer {
@@ -104,5 +105,86 @@ impl Drop for RestartableServer {
             let _ = child.wait();
         }
         let _ = std::fs::remove_dir_all(&self.state);
+    }
+}
+
+/// A launcher run by hand, for tests of the launcher's own life (stdin closing before READY, a
+/// signal): its temporary folder made in a scratch folder of its own (`TMPDIR`), or its state
+/// in the scratch folder's `state` (`-state`), its stdin and stdout piped, its output to a log
+/// named after `what`. The scratch folder is removed when this is dropped; the process is
+/// killed if still running.
+pub struct LauncherProcess {
+    /// The process.
+    pub child: Child,
+    /// The scratch folder the launcher makes its temporary folder in: empty once it is gone.
+    pub tmpdir: PathBuf,
+}
+
+impl LauncherProcess {
+    /// Starts the launcher, with `-state <scratch folder>/state` if `state` (it is not waited
+    /// for). Panics if it cannot run.
+    pub fn spawn(what: &str, state: bool) -> LauncherProcess {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        let tmpdir = std::env::temp_dir().join(format!(
+            "kondition-launcher-{what}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&tmpdir);
+        std::fs::create_dir_all(&tmpdir).expect("a scratch folder");
+        let log = log_path().with_extension(format!("{what}.log"));
+        let state_folder = tmpdir.join("state").to_string_lossy().into_owned();
+        let args: &[&str] = if state {
+            &["-state", &state_folder]
+        } else {
+            &[]
+        };
+        let child = launcher_command(&log)
+            .unwrap_or_else(|reason| panic!("{reason}"))
+            .args(args)
+            .env("TMPDIR", &tmpdir)
+            .spawn()
+            .expect("the launcher runs");
+        LauncherProcess { child, tmpdir }
+    }
+
+    /// What the scratch folder holds, by name.
+    pub fn leftovers(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.tmpdir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Waits (polling, with a generous bound) until the process has exited; its exit status.
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let bound = std::time::Instant::now() + std::time::Duration::from_secs(600);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the launcher's status") {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < bound,
+                "the launcher (pid {}) still runs after 10 minutes",
+                self.child.id()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for LauncherProcess {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.tmpdir);
     }
 }

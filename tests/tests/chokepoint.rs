@@ -131,6 +131,14 @@ impl Setup {
         }
     }
 
+    /// The Widget CRD, and a controller identity also allowed what
+    /// `kondition::controller::with_finalizer` needs.
+    async fn with_finalizer() -> Self {
+        Self {
+            env: TestEnv::with_finalizer([Widget::crd()]).await,
+        }
+    }
+
     fn ns(&self) -> &str {
         &self.env.namespace
     }
@@ -828,9 +836,16 @@ async fn a_vanished_object_is_not_an_error() {
         .await;
     assert_eq!(action.expect("not an error"), Action::await_change());
     let requests = setup.env.requests.all();
-    assert_eq!(requests.len(), 1, "{requests:#?}");
+    assert_eq!(requests.len(), 2, "{requests:#?}");
     assert_apply(&requests[0], &setup.status_path("w1"), OWNER);
     assert_eq!(requests[0].status, Some(404), "the server's answer");
+    // A 404 on /status is also what a kind without a status subresource gets: the object is
+    // read to tell.
+    assert_eq!(
+        (requests[1].method.as_str(), requests[1].status),
+        ("GET", Some(404)),
+        "gone"
+    );
     let gone = setup.widgets().get_opt("w1").await.expect("a read");
     assert!(gone.is_none(), "the apply made no object: {gone:?}");
     assert!(
@@ -1394,7 +1409,7 @@ async fn throttling_reaches_the_error_policy_without_a_fallback() {
 
 #[tokio::test]
 async fn finalizers_clean_up_while_ready_says_deleting() {
-    let setup = Setup::new().await;
+    let setup = Setup::with_finalizer().await;
     setup.create("w1", 6, &["example.com/cleanup"]).await;
     let object = delete_held(&setup, "w1").await;
     let uid = object.uid().expect("a uid");
@@ -1421,7 +1436,7 @@ async fn finalizers_clean_up_while_ready_says_deleting() {
     assert!(cleaned.load(Ordering::SeqCst));
     assert_eq!(action, Action::await_change());
     let requests = setup.env.requests.all();
-    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(requests.len(), 3, "{requests:#?}");
     assert_eq!(requests[0].method, "PATCH");
     assert_eq!(
         requests[0].path,
@@ -1442,6 +1457,11 @@ async fn finalizers_clean_up_while_ready_says_deleting() {
         "Deleting"
     );
     assert_eq!(requests[1].status, Some(404));
+    assert_eq!(
+        (requests[2].method.as_str(), requests[2].status),
+        ("GET", Some(404)),
+        "read back: gone"
+    );
     let gone = setup.widgets().get_opt("w1").await.expect("a read");
     assert!(gone.is_none_or(|w| w.uid().as_ref() != Some(&uid)));
 }
@@ -1454,7 +1474,7 @@ async fn finalizers_clean_up_while_ready_says_deleting() {
 /// before the patch, every new object's first status write was refused with 409.)
 #[tokio::test]
 async fn a_new_object_gets_its_finalizer_and_its_status_in_one_reconcile() {
-    let setup = Setup::new().await;
+    let setup = Setup::with_finalizer().await;
     let created = setup.create("w1", 1, &[]).await;
     let api: Api<Widget> = Api::namespaced(setup.env.client.clone(), setup.ns());
     let reconciler = setup.reconciler();

@@ -4,7 +4,9 @@
 //! (`runtime/examples/securitygroup_operator/operator.rs`, this very file of it) running as a
 //! `kube::runtime::Controller` while the test plays the rest of the cluster: no controller
 //! manager runs beside the API server, so the test reports the agents' Deployment rolled out
-//! by writing its status, as the Deployment controller would.
+//! by writing its status, as the Deployment controller would. The operator runs as a
+//! ServiceAccount bound to the ClusterRoles it ships (`clusterrole.yaml` beside it), the first
+//! of which is checked to be exactly what `kondition::permissions` gives for its kind.
 //!
 //! `KONDITION_TEST_KUBECONFIG` runs it against a cluster of one's own (see the README).
 
@@ -16,6 +18,7 @@ use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
 use kondition::ConditionStatus;
 use kondition::controller::StatusReconciler;
 use kondition::profile::orc;
@@ -24,7 +27,49 @@ use kondition_generated::securitygroup::v1alpha1::SecurityGroup;
 use kondition_tests::cluster::TestEnv;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition, conditions};
-use kube::{Api, ResourceExt};
+use kube::{Api, CustomResourceExt, ResourceExt};
+
+/// The ClusterRoles the example operator ships, as its file has them.
+const OPERATOR_ROLES: &str = "runtime/examples/securitygroup_operator/clusterrole.yaml";
+
+/// The ClusterRoles of [`OPERATOR_ROLES`], in order.
+fn operator_roles() -> Vec<ClusterRole> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(OPERATOR_ROLES);
+    let text = std::fs::read_to_string(&path).expect("the operator's ClusterRoles");
+    kondition_gen::source::yaml::parse(&text)
+        .unwrap_or_else(|e| panic!("{OPERATOR_ROLES}: {e:?}"))
+        .iter()
+        .map(|document| {
+            serde_json::from_value(document.to_json())
+                .unwrap_or_else(|e| panic!("{OPERATOR_ROLES}: not a ClusterRole: {e}"))
+        })
+        .collect()
+}
+
+/// The operator's first ClusterRole is what kondition says the status chokepoint needs for
+/// SecurityGroup, whose reconciler runs a finalizer: exactly, so that the operator's own
+/// role can neither miss a rule kondition lists nor grant the chokepoint more.
+#[test]
+fn the_example_operator_ships_the_cluster_role_kondition_prints_for_its_kind() {
+    let access =
+        kondition::permissions::KindAccess::from_crd(&SecurityGroup::crd()).with_finalizer();
+    let expected = kondition::permissions::cluster_role("securitygroup-operator-status", [&access]);
+    let roles = operator_roles();
+    assert_eq!(
+        roles.len(),
+        2,
+        "the status role and the operator's own: {roles:#?}"
+    );
+    let json = |role: &ClusterRole| serde_json::to_value(role).expect("JSON");
+    assert_eq!(
+        json(&roles[0]),
+        json(&expected),
+        "{OPERATOR_ROLES} should start with:\n{}",
+        kondition_gen::emit::yaml::to_yaml(&json(&expected))
+    );
+}
 
 #[tokio::test]
 async fn a_security_group_is_reconciled_and_its_status_read_back() {
@@ -93,9 +138,15 @@ fn condition_of(group: &SecurityGroup, type_: &str) -> Option<(ConditionStatus, 
 #[tokio::test]
 async fn the_example_operator_runs_end_to_end() {
     let env = TestEnv::new(kondition_generated::crds()).await;
+    // The operator speaks as a ServiceAccount allowed what its ClusterRoles grant, no more.
+    let rules: Vec<PolicyRule> = operator_roles()
+        .into_iter()
+        .flat_map(|role| role.rules.unwrap_or_default())
+        .collect();
+    let identity = env.identity("securitygroup-operator", rules).await;
     let operator = tokio::spawn(operator::run(
-        operator::controller(&env.client, Some(&env.namespace)),
-        env.client.clone(),
+        operator::controller(&identity.client, Some(&env.namespace)),
+        identity.client.clone(),
     ));
     let groups = env.api::<SecurityGroup>();
     let group: SecurityGroup = serde_json::from_value(serde_json::json!({

@@ -376,18 +376,115 @@ async fn throttling_waits_as_long_as_the_server_asks() {
     );
 }
 
+/// The answer API Priority and Fairness itself gives an identity it throttles (no fault layer:
+/// `kondition_tests::throttle`), and what kube's client makes of it: a plain-text body, so
+/// `kube::Error::Api` with a `Status` made up from the text, without `details`, and the
+/// `Retry-After` header lost; and kube's own retry layer, on by default, sends a refused
+/// request 15 times more (after `Retry-After` each time; tokio's paused clock lets those waits
+/// pass at once) before the caller sees the 429.
+#[tokio::test(start_paused = true)]
+async fn the_servers_own_429_is_plain_text_with_retry_after_and_kube_retries_it() {
+    let env = TestEnv::new([widget_crd()]).await;
+    let throttled = env.throttled("throttled").await;
+    let answer = throttled.probe().await;
+    assert_eq!(answer.status, 429);
+    assert_eq!(
+        answer.content_type.as_deref(),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(answer.body, "Too many requests, please try again later.\n");
+    assert_eq!(
+        answer.flow_schema_uid.as_deref(),
+        Some(throttled.flow_schema_uid.as_str())
+    );
+    let seconds: u32 = answer
+        .retry_after
+        .as_deref()
+        .expect("a Retry-After header")
+        .parse()
+        .expect("whole seconds");
+    assert!((1..=32).contains(&seconds), "{answer:?}");
+
+    let throttled_error = |error: kube::Error| {
+        let kube::Error::Api(status) = error else {
+            panic!("not an answer of the server: {error:?}");
+        };
+        assert_eq!(
+            (
+                status.status,
+                status.code,
+                status.message.as_str(),
+                status.reason.as_str(),
+                &status.details,
+            ),
+            (
+                Some(kube::core::response::StatusSummary::Failure),
+                429,
+                "Too many requests, please try again later.",
+                "Failed to parse error data",
+                &None,
+            ),
+            "{status:?}"
+        );
+    };
+    // Without kube's retry layer: one request, its 429 as kube reads it.
+    let (client, requests) = throttled.identity.recorded_without_retry();
+    let widgets: Api<Widget> = Api::namespaced(client, &env.namespace);
+    throttled_error(
+        widgets
+            .list(&Default::default())
+            .await
+            .expect_err("throttled"),
+    );
+    let statuses: Vec<Option<u16>> = requests.all().iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [Some(429)]);
+    // With it (kube's default, the identity's own client): 16 requests, then the same error.
+    let widgets: Api<Widget> = Api::namespaced(throttled.identity.client.clone(), &env.namespace);
+    throttled_error(
+        widgets
+            .list(&Default::default())
+            .await
+            .expect_err("throttled"),
+    );
+    let statuses: Vec<Option<u16>> = throttled
+        .identity
+        .requests
+        .all()
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(statuses, [Some(429); 16]);
+
+    // Released, the identity lists what its rules allow.
+    throttled.release().await;
+    let listed = widgets.list(&Default::default()).await.expect("a list");
+    assert!(listed.items.is_empty());
+}
+
+/// A 500 whose wording says nothing (made up: kube-apiserver gives a plain 500 only under a
+/// fault of etcd): a failed write, retried after the reconciler's backoff, which doubles with
+/// each failure in a row (the default policy: 5 s, 10 s...), or the error policy's own delay
+/// when that is longer. Never a fixed delay for ever.
 #[tokio::test]
-async fn a_server_error_without_retry_after_uses_the_policy_delay() {
+async fn a_server_error_without_retry_after_backs_off() {
     let f = fixture().await;
     let copy = f.create("w1", 3).await;
-    f.faults.next(Sent::is_status_apply, Fault::ServerError);
-    let error = f.reconcile(&copy, Body::Sees).await.expect_err("failed");
-    assert_eq!(
-        (error.status_code(), error.retry_after()),
-        (Some(500), None)
-    );
-    let action = error_policy(Arc::new(copy.clone()), &error, Duration::from_secs(2));
-    assert_eq!(action, Action::requeue(Duration::from_secs(2)));
+    let mut backoffs = Vec::new();
+    for _ in 0..3 {
+        f.faults.next(Sent::is_status_apply, Fault::ServerError);
+        let error = f.reconcile(&copy, Body::Sees).await.expect_err("failed");
+        assert_eq!(
+            (error.status_code(), error.retry_after()),
+            (Some(500), None)
+        );
+        backoffs.push(error.backoff());
+        let action = error_policy(Arc::new(copy.clone()), &error, Duration::from_secs(2));
+        assert_eq!(action, Action::requeue(error.backoff().expect("a backoff")));
+        let action = error_policy(Arc::new(copy.clone()), &error, Duration::from_secs(3600));
+        assert_eq!(action, Action::requeue(Duration::from_secs(3600)));
+    }
+    let secs = |s| Some(Duration::from_secs(s));
+    assert_eq!(backoffs, [secs(5), secs(10), secs(20)]);
     assert!(f.env.requests.is_empty(), "made up, not forwarded");
     let stored = f.stored("w1").await;
     assert_eq!(
@@ -898,7 +995,19 @@ async fn a_compaction_gives_410_to_a_watch_served_from_etcd_not_to_one_served_fr
 #[tokio::test]
 async fn kubes_watcher_lists_again_after_a_real_410_from_a_compaction_under_its_watch() {
     let f = fixture().await;
-    let events: Api<Event> = Api::namespaced(f.client.clone(), &f.env.namespace);
+    // The watcher lists and watches Events, which the chokepoint's rules do not allow: an
+    // identity of its own, through a fault layer of its own.
+    let mut rules = f.env.rules();
+    rules.push(
+        serde_json::from_value(
+            json!({"apiGroups": ["events.k8s.io"], "resources": ["events"],
+                                      "verbs": ["list", "watch"]}),
+        )
+        .expect("a rule"),
+    );
+    let watcher_identity = f.env.identity("event-watcher", rules).await;
+    let (client, faults) = faulty(watcher_identity.client.clone());
+    let events: Api<Event> = Api::namespaced(client, &f.env.namespace);
     let admin_events: Api<Event> = Api::namespaced(f.env.admin.clone(), &f.env.namespace);
     f.create("w1", 3).await;
     admin_events
@@ -917,7 +1026,7 @@ async fn kubes_watcher_lists_again_after_a_real_410_from_a_compaction_under_its_
         },
     ));
     assert_eq!(names.recv().await.as_deref(), Some("before"));
-    f.faults
+    faults
         .wait_for(|journal| {
             journal
                 .iter()
@@ -928,7 +1037,7 @@ async fn kubes_watcher_lists_again_after_a_real_410_from_a_compaction_under_its_
     // Its watch is cut, and its next watch held until etcd has moved on twice and been
     // compacted: it resumes from a version that is gone.
     let (open, gate) = tokio::sync::oneshot::channel::<()>();
-    let held = f.faults.cut_and_hold(is_event_watch, async move {
+    let held = faults.cut_and_hold(is_event_watch, async move {
         let _ = gate.await;
     });
     assert_eq!(held, 1, "one watch cut");
@@ -939,7 +1048,7 @@ async fn kubes_watcher_lists_again_after_a_real_410_from_a_compaction_under_its_
 
     // The server answers the resumed watch 410 Gone; the watcher lists again and watches
     // from the list's version, and sees what is created next.
-    f.faults
+    faults
         .wait_for(|journal| journal.iter().any(|e| e.watch_errors.contains(&410)))
         .await;
     admin_events
@@ -952,7 +1061,7 @@ async fn kubes_watcher_lists_again_after_a_real_410_from_a_compaction_under_its_
         }
     }
     watching.abort();
-    let journal = f.faults.journal();
+    let journal = faults.journal();
     let gone = journal
         .iter()
         .position(|e| e.watch_errors.contains(&410))
@@ -966,12 +1075,21 @@ async fn kubes_watcher_lists_again_after_a_real_410_from_a_compaction_under_its_
 }
 
 /// Returns once the API server's watch cache of `api`'s kind serves watches: until then it
-/// answers 429 (`storage is (re)initializing`), and the test asks again.
+/// answers 429 (`storage is (re)initializing`), and the test asks again after a short pause.
+/// The bound only makes a cache that never becomes ready fail the test instead of hanging
+/// it: it takes well under a second.
 async fn watch_cache_ready(api: &Api<Widget>) {
+    let bound = std::time::Instant::now() + Duration::from_secs(300);
     loop {
         match api.watch(&WatchParams::default(), "0").await {
             Ok(_) => return,
-            Err(kube::Error::Api(status)) if status.code == 429 => continue,
+            Err(kube::Error::Api(status)) if status.code == 429 => {
+                assert!(
+                    std::time::Instant::now() < bound,
+                    "the watch cache still answers 429 after 5 minutes: {status:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
             Err(error) => panic!("watching {error}"),
         }
     }

@@ -195,7 +195,11 @@ async fn a_status_rejected_every_time_writes_once() {
     assert_eq!(cluster.stats().requests, stats.requests, "no request");
 
     // Then each requeue retries the full apply once, on a growing backoff, and writes
-    // nothing: the fallback already stored says the same.
+    // nothing: the fallback already stored says the same. Past the second of the stored
+    // transition, so that a time stamped again would differ and be written.
+    let stamped = serde_json::from_value(ready(&first)["lastTransitionTime"].clone())
+        .expect("a lastTransitionTime");
+    kondition_tests::cluster::past_the_second_of(&stamped).await;
     let mut delay = Duration::from_secs(5);
     for next in [10, 20, 40, 80, 160, 300, 300, 300, 300, 300] {
         tokio::time::advance(delay).await;

@@ -12,10 +12,14 @@
 //! | a CEL rule on the status | 422 Invalid |
 //! | a pattern of the schema | 422 Invalid |
 //! | a status over etcd's limit (1.5 MiB) | 500 `etcdserver: request is too large` |
+//! | a status over the API server's etcd client's limit (2 MiB) | 500 `trying to send message larger than max` |
 //! | a body over the request limit (3 MiB) | 413 Request Entity Too Large |
+//! | a body the API server cannot read (nested deeper than 10,000) | 400 Bad Request |
 //!
 //! and when the fallback is rejected too (a CEL rule that conditions alone cannot satisfy),
-//! nothing is written at all: one Warning Event says so, then nothing. Time is tokio's paused
+//! nothing is written at all: one Warning Event says so, the reconcile fails with the
+//! backoff, then nothing. A 403 (an admission policy that says Forbidden) is in
+//! `tests/tests/deployed.rs`, with the admission policies. Time is tokio's paused
 //! clock (the clients have no timers, so it moves only when the test advances it).
 
 #![allow(missing_docs)] // The derives write undocumented items (the CustomResource types).
@@ -29,6 +33,7 @@ use kondition::controller::{REASON_STATUS_REJECTED, StatusReconciler, fallback_o
 use kondition::{Conditions, Failure, KubeStatus, StatusResource};
 use kondition_tests::cluster::TestEnv;
 use kube::api::PostParams;
+use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, CustomResource, CustomResourceExt, ResourceExt};
 use schemars::JsonSchema;
@@ -71,6 +76,9 @@ pub struct GizmoStatus {
     /// Listeners, a list keyed by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub listeners: Option<Vec<Listener>>,
+    /// Anything (the CRD preserves unknown fields here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Value>,
 }
 
 /// One listener.
@@ -95,6 +103,7 @@ fn gizmo_crd() -> CustomResourceDefinition {
     properties["endpoint"]["pattern"] = json!("^[a-z0-9.:-]*$");
     properties["listeners"]["x-kubernetes-list-type"] = json!("map");
     properties["listeners"]["x-kubernetes-list-map-keys"] = json!(["name"]);
+    properties["extra"] = json!({"x-kubernetes-preserve-unknown-fields": true});
     status["x-kubernetes-validations"] = json!([{
         "rule": "!has(self.endpoint) || self.endpoint != 'forbidden'",
         "message": "endpoint must not be forbidden"
@@ -208,6 +217,17 @@ impl<K: Kind> Harness<K> {
 
     /// One reconcile of the stored object, the body changing its status with `set`.
     async fn reconcile(&self, name: &str, set: impl FnOnce(&mut K) + Send) {
+        self.try_reconcile(name, set)
+            .await
+            .expect("the chokepoint handles the rejection");
+    }
+
+    /// The same, for a status of which nothing can be written: the reconcile's error.
+    async fn try_reconcile(
+        &self,
+        name: &str,
+        set: impl FnOnce(&mut K) + Send,
+    ) -> Result<Action, kondition::controller::Error> {
         let object = self.stored(name).await;
         self.reconciler
             .reconcile(Arc::new(object), async |o: &mut K| {
@@ -215,7 +235,6 @@ impl<K: Kind> Harness<K> {
                 Ok::<(), Failure>(())
             })
             .await
-            .expect("the chokepoint handles the rejection");
     }
 
     async fn events(&self) -> Vec<Event> {
@@ -253,11 +272,24 @@ async fn assert_steady<K: Kind>(
     harness: &Harness<K>,
     name: &str,
     set: impl Fn(&mut K) + Send + Sync,
+    nothing_written: bool,
 ) {
     let version = harness.stored(name).await.resource_version();
     let events = harness.events().await.len();
     let patches = harness.status_patches().len();
-    harness.reconcile(name, &set).await;
+    let reconcile = async || {
+        let result = harness.try_reconcile(name, &set).await;
+        match result {
+            Err(error) if nothing_written => {
+                assert_eq!(error.status_code(), Some(422), "{error}");
+                assert!(error.backoff().is_some(), "retried on the backoff");
+            }
+            other => {
+                other.expect("the chokepoint handles the rejection");
+            }
+        }
+    };
+    reconcile().await;
     assert_eq!(
         harness.status_patches().len(),
         patches,
@@ -265,7 +297,7 @@ async fn assert_steady<K: Kind>(
     );
     for _ in 0..10 {
         tokio::time::advance(Duration::from_secs(300)).await;
-        harness.reconcile(name, &set).await;
+        reconcile().await;
     }
     let stored = harness.stored(name).await;
     assert_eq!(stored.resource_version(), version, "nothing written");
@@ -314,7 +346,7 @@ async fn rejected_once(code: u16, message_part: &str, set: impl Fn(&mut Gizmo) +
         "the note fits the API server's limit"
     );
 
-    assert_steady(&harness, "g1", &set).await;
+    assert_steady(&harness, "g1", &set, false).await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -365,6 +397,46 @@ async fn a_status_over_the_storage_limit() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_status_over_the_etcd_clients_limit() {
+    // 2.5 MiB: under the 3 MiB request limit, over the 2 MiB the API server's etcd client
+    // sends (checked before etcd's own 1.5 MiB).
+    rejected_once(500, "trying to send message larger than max", |g| {
+        g.status_or_insert().endpoint = Some("a".repeat(2_560 * 1024));
+    })
+    .await;
+}
+
+/// A body the API server cannot read: YAML (an apply body is read as YAML) nested deeper
+/// than 10,000 levels. Serializing, comparing and dropping such a value recurses once per
+/// level, so the test runs on a thread with a large stack.
+#[test]
+fn a_body_the_server_cannot_read() {
+    let thread = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(|| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(true)
+                .build()
+                .expect("a runtime");
+            runtime.block_on(rejected_once(400, "exceeded max depth", |g| {
+                // Built level by level (`json!` would copy the whole value at each level).
+                let mut deep = json!(1);
+                for _ in 0..10_001 {
+                    let mut level = serde_json::Map::new();
+                    level.insert("x".to_owned(), deep);
+                    deep = Value::Object(level);
+                }
+                g.status_or_insert().extra = Some(deep);
+            }));
+        })
+        .expect("a thread");
+    if let Err(panic) = thread.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_body_over_the_request_limit() {
     rejected_once(413, "Request entity too large", |g| {
         g.status_or_insert().endpoint = Some("a".repeat(3 * 1024 * 1024));
@@ -379,7 +451,16 @@ async fn the_fallback_rejected_too_writes_nothing_and_says_so_once() {
     let created = harness.stored("s1").await;
     let set = |s: &mut Sprocket| s.status_or_insert().endpoint = Some("Not A Host!".into());
 
-    harness.reconcile("s1", set).await;
+    let error = harness
+        .try_reconcile("s1", set)
+        .await
+        .expect_err("nothing could be written");
+    assert_eq!(error.status_code(), Some(422), "{error}");
+    assert_eq!(
+        error.backoff(),
+        Some(Duration::from_secs(5)),
+        "the first backoff"
+    );
     let owner = Sprocket::field_owner().into_owned();
     assert_eq!(
         harness.status_patches(),
@@ -398,7 +479,7 @@ async fn the_fallback_rejected_too_writes_nothing_and_says_so_once() {
         "{note}"
     );
 
-    assert_steady(&harness, "s1", set).await;
+    assert_steady(&harness, "s1", set, true).await;
 
     // The status changes to one the server takes: written at once, Ready True, and the
     // transition is the second Event.

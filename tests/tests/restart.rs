@@ -7,6 +7,10 @@
 //! Nothing waits for a time: every wait is for the server's state (a watch of the test's
 //! own), and a request retried after the restart is retried a counted number of times, for a
 //! connection the client pooled before the restart.
+//!
+//! And how the launcher stops: when its stdin closes while it is still starting (the test
+//! process died before READY), and on SIGTERM, removing its temporary folder but keeping a
+//! `-state` folder.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -19,7 +23,7 @@ use kondition::{ConditionStatus, Failure, StatusResource};
 use kondition_tests::cluster::install;
 use kondition_tests::faults::widget_crd;
 use kondition_tests::kinds::Widget;
-use kondition_tests::restart::RestartableServer;
+use kondition_tests::restart::{LauncherProcess, RestartableServer};
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition};
 use kube::runtime::{Controller, watcher};
@@ -297,5 +301,71 @@ where
     async fn map_ok_kube(self) -> kube::Result<T> {
         self.await
             .map_err(|error| kube::Error::Service(error.to_string().into()))
+    }
+}
+
+/// Whether a launcher's temporary folder in `tmpdir` holds etcd's folder: etcd is starting.
+fn etcd_started(tmpdir: &std::path::Path) -> bool {
+    std::fs::read_dir(tmpdir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("kondition-apiserver-")
+                && entry.path().join("etcd").is_dir()
+        })
+    })
+}
+
+/// A test process that dies while its launcher is still starting closes the launcher's stdin
+/// and stdout: the launcher stops then, without waiting to be ready, and removes its temporary
+/// folder, etcd's data with it. (It used to read stdin only after READY, whose write to the
+/// closed stdout then killed it, SIGPIPE, with the folder left behind.)
+#[test]
+fn a_launcher_whose_stdin_closes_before_ready_stops_and_leaves_nothing() {
+    let mut launcher = LauncherProcess::spawn("abandoned", false);
+    let bound = std::time::Instant::now() + Duration::from_secs(600);
+    while !etcd_started(&launcher.tmpdir) {
+        let exited = launcher.child.try_wait().expect("its status");
+        assert!(exited.is_none(), "the launcher ended first: {exited:?}");
+        assert!(
+            std::time::Instant::now() < bound,
+            "etcd not started after 10 minutes: {:?}",
+            launcher.leftovers()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(launcher.child.stdin.take());
+    drop(launcher.child.stdout.take());
+    let status = launcher.wait_exit();
+    assert!(status.success(), "{status}");
+    assert_eq!(launcher.leftovers(), Vec::<String>::new());
+}
+
+/// SIGTERM stops a ready launcher, whose stdin is still open: it removes its temporary folder
+/// and exits; with `-state DIR` it keeps DIR (etcd's data, the kubeconfig) for a restart.
+#[test]
+fn sigterm_stops_a_launcher_removing_its_temporary_folder_but_not_its_state() {
+    for kept in [false, true] {
+        let mut launcher = LauncherProcess::spawn("sigterm", kept);
+        let stdout = launcher.child.stdout.take().expect("its stdout");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)
+            .expect("the launcher's stdout");
+        assert!(line.starts_with("READY "), "{line:?}");
+        let signalled = std::process::Command::new("kill")
+            .args(["-TERM", &launcher.child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(signalled.success());
+        let status = launcher.wait_exit();
+        assert!(status.success(), "{status}");
+        if kept {
+            assert_eq!(launcher.leftovers(), ["state"]);
+            let state = launcher.tmpdir.join("state");
+            assert!(state.join("etcd").is_dir() && state.join("kubeconfig").is_file());
+        } else {
+            assert_eq!(launcher.leftovers(), Vec::<String>::new());
+        }
     }
 }

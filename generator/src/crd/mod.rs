@@ -751,6 +751,10 @@ fn read_version(
         body: Body::Root(fields),
         printer_columns,
         scale,
+        // `status: null` is no status subresource to the API server, as no `status` is.
+        status_subresource: subresources
+            .and_then(|s| s.get("status"))
+            .is_some_and(|status| !matches!(status.value, Value::Null)),
         preserve_unknown: root.is_some_and(|root| {
             root.get("x-kubernetes-preserve-unknown-fields")
                 .is_some_and(|v| v.value == Value::Bool(true))

@@ -182,7 +182,9 @@ fn lower_version(kind: &Kind, version: &Version, named: &[NamedType]) -> Json {
     schema.insert("openAPIV3Schema".into(), Json::Object(root));
     out.insert("schema".into(), Json::Object(schema));
     let mut subresources = Map::new();
-    subresources.insert("status".into(), json!({}));
+    if version.status_subresource {
+        subresources.insert("status".into(), json!({}));
+    }
     if let Some(scale) = &version.scale {
         let mut value = json!({
             "specReplicasPath": scale.spec_replicas_path,

@@ -2,6 +2,7 @@
 
 pub mod crd;
 pub mod docs;
+pub mod rbac;
 pub mod rust;
 pub mod schema_file;
 mod well_known;

@@ -348,6 +348,7 @@ fn read_versions(
                 },
                 printer_columns: read_columns(map.list("printerColumns"), sink),
                 scale: shared_scale,
+                status_subresource: true,
                 preserve_unknown: false,
             }]
         }
@@ -387,6 +388,7 @@ fn read_versions(
                             .get("scale")
                             .and_then(|n| read_scale(n, sink))
                             .or_else(|| shared_scale.clone()),
+                        status_subresource: true,
                         preserve_unknown: false,
                         name,
                     })

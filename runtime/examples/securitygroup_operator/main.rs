@@ -14,8 +14,11 @@
 //! ```
 //!
 //! with `KUBECONFIG` pointing at a cluster (`--install` applies `kondition_generated::crds()`
-//! first). The test suite runs this operator end to end on the real API server
-//! (`tests/tests/e2e.rs`).
+//! first). Deployed, it runs as a ServiceAccount bound to the two ClusterRoles of
+//! `clusterrole.yaml` beside this file: what kondition's status chokepoint needs for
+//! SecurityGroup (as `kondition::permissions` gives it), and what the operator does with the
+//! objects it owns. The test suite runs this operator end to end on the real API server, as
+//! such a ServiceAccount (`tests/tests/e2e.rs`).
 
 mod operator;
 

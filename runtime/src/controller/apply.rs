@@ -4,11 +4,22 @@
 //! precondition, so a status computed from a stale copy never overwrites a newer one: the
 //! API server answers 409 Conflict, and the next reconcile starts from the newer object.
 //! Which of them a reconcile sends is decided in the reconciler.
+//!
+//! A kind whose CRD serves a status subresource is written at `.../<name>/status`; one
+//! without ([`StatusResource::STATUS_SUBRESOURCE`] false) at `.../<name>`, the main resource,
+//! with the same bodies: they hold the object's identity and its status, nothing else, so
+//! the field managers own nothing of the spec or the metadata.
+//!
+//! Requests go out through [`Client::send`] rather than `Client::request`, whose errors
+//! lose the answer's headers: a server that throttles (API Priority and Fairness) says how
+//! long to wait in a `Retry-After` header beside a plain-text body, and that wait is kept.
 
-use std::fmt::Debug;
+use std::fmt::{self, Debug};
+use std::time::Duration;
 
 use kube::api::{Patch, PatchParams};
-use kube::core::Request;
+use kube::client::Body;
+use kube::core::{Request, Status};
 use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -25,25 +36,92 @@ pub fn fallback_owner<K: StatusResource>() -> String {
 /// What the status write of a reconcile did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Written {
-    /// The status to apply equals the stored one: nothing was sent.
+    /// The status to apply equals the stored one (or is what the server made of the same
+    /// status last time): nothing was sent.
     Unchanged,
     /// The full status was applied.
     Full,
     /// The full status is rejected by the API server (with this message), now or by an
-    /// earlier reconcile of the same status; `fallback` holds the conditions applied under
-    /// the fallback manager, if any were (none are when the stored conditions already say
-    /// the same).
+    /// earlier reconcile of the same status.
     Rejected {
         /// The API server's message.
         message: String,
-        /// The conditions of the fallback apply, if one was sent.
-        fallback: Option<Conditions>,
-        /// The API server's message when this reconcile's fallback was rejected too: nothing
-        /// could be written.
-        fallback_rejected: Option<String>,
+        /// What became of its conditions-only fallback.
+        fallback: Fallback,
     },
     /// The object is gone.
     NotFound,
+}
+
+/// What became of the fallback of a rejected status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Fallback {
+    /// These conditions were applied under the fallback manager.
+    Sent(Conditions),
+    /// The stored conditions already say the same: nothing was sent.
+    Stored,
+    /// The API server rejected it too (now, or an earlier reconcile of the same status):
+    /// nothing of the status can be written.
+    Refused {
+        /// The API server's answer to the fallback.
+        answer: Answer,
+        /// Whether a Warning Event is still to say so (none was recorded yet).
+        announce: bool,
+    },
+}
+
+/// An answer of the API server that refused a write, as kept to report it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Answer {
+    /// The HTTP status code.
+    pub code: u16,
+    /// The API server's message.
+    pub message: String,
+}
+
+impl Answer {
+    /// The answer as kube's error, for the reconcile's [`Error`](super::Error).
+    pub(crate) fn to_error(&self) -> kube::Error {
+        kube::Error::Api(
+            Status::failure(&self.message, "StatusRejected")
+                .with_code(self.code)
+                .boxed(),
+        )
+    }
+}
+
+/// A write that failed: kube's error and how long the API server asked to wait (its
+/// `Retry-After` header, or a Status's `details.retryAfterSeconds`).
+#[derive(Debug)]
+pub(crate) struct WriteError {
+    pub error: kube::Error,
+    pub retry_after: Option<Duration>,
+}
+
+impl From<kube::Error> for WriteError {
+    fn from(error: kube::Error) -> Self {
+        let retry_after = retry_after_seconds(&error);
+        Self { error, retry_after }
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.error, f)
+    }
+}
+
+/// `details.retryAfterSeconds` of an API server's Status, when it sets one.
+fn retry_after_seconds(error: &kube::Error) -> Option<Duration> {
+    match error {
+        kube::Error::Api(status) => status
+            .details
+            .as_ref()
+            .map(|d| d.retry_after_seconds)
+            .filter(|seconds| *seconds > 0)
+            .map(|seconds| Duration::from_secs(seconds.into())),
+        _ => None,
+    }
 }
 
 /// The reason the summary condition carries when the API server rejected a status that the
@@ -57,12 +135,15 @@ pub const REASON_STATUS_REJECTED: &str = "StatusRejected";
 /// condition that another manager set, which this reconcile left as it was stored, is left
 /// out (see [`Owned::prune`]). Applied whole, the controller would share its ownership, and
 /// the other manager could then never remove it.
+///
+/// Returns the object as the API server stored it: what it made of the status (its
+/// defaults, a mutating admission policy) may differ from what was sent.
 pub(crate) async fn full<K>(
     client: &Client,
     stored: &K,
     read: &K,
     body: StatusApply<<K::Status as KubeStatus>::Apply>,
-) -> Result<(), kube::Error>
+) -> Result<K, WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
 {
@@ -91,12 +172,14 @@ pub(crate) async fn fallback<K>(
     client: &Client,
     read: &K,
     conditions: Conditions,
-) -> Result<(), kube::Error>
+) -> Result<(), WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
     let body = read.conditions_apply(conditions).precondition(read);
-    apply::<K, _>(client, &body.metadata, &fallback_owner::<K>(), &body).await
+    apply::<K, _>(client, &body.metadata, &fallback_owner::<K>(), &body)
+        .await
+        .map(drop)
 }
 
 /// The status fields and condition types that some managers own, per the object's
@@ -183,24 +266,106 @@ impl Owned {
     }
 }
 
-/// `PATCH .../<name>/status` with the apply body, forced, as `owner`; works for namespaced
-/// and cluster-scoped kinds alike (`metadata` says which).
+/// `PATCH .../<name>/status` (or `.../<name>` for a kind without a status subresource) with
+/// the apply body, forced, as `owner`; works for namespaced and cluster-scoped kinds alike
+/// (`metadata` says which). Returns the object as stored.
 async fn apply<K, B>(
     client: &Client,
     metadata: &ApplyMetadata,
     owner: &str,
     body: &B,
-) -> Result<(), kube::Error>
+) -> Result<K, WriteError>
 where
-    K: Resource<DynamicType = ()> + Clone + Debug + DeserializeOwned,
+    K: StatusResource + Clone + Debug + DeserializeOwned,
     B: Serialize + Debug,
 {
     let params = PatchParams::apply(owner).force();
     let url = K::url_path(&(), metadata.namespace.as_deref());
+    let request = Request::new(url);
+    let patch = Patch::Apply(body);
+    let request = if K::STATUS_SUBRESOURCE {
+        request.patch_subresource("status", &metadata.name, &params, &patch)
+    } else {
+        request.patch(&metadata.name, &params, &patch)
+    }
+    .map_err(kube::Error::BuildRequest)?;
+    send(client, request.map(escape_for_yaml)).await
+}
+
+/// The JSON body with every character that YAML forbids in its input written as a `\uXXXX`
+/// escape. An apply body goes out as `application/apply-patch+yaml`, read by a YAML parser,
+/// which refuses DEL (U+007F), the C1 controls but NEL (U+0080 to U+009F) and U+FFFE and
+/// U+FFFF with 400 `yaml: control characters are not allowed`; serde_json writes them as
+/// they are. Such a character in any status text (a cloud API's error message, say) would
+/// make the status, and its conditions-only fallback, impossible to write. They occur only
+/// inside JSON strings, where the escape means the same character.
+fn escape_for_yaml(body: Vec<u8>) -> Vec<u8> {
+    let forbidden =
+        |c: char| matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}') && c != '\u{85}';
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return body;
+    };
+    if !text.chars().any(forbidden) {
+        return body;
+    }
+    let mut escaped = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if forbidden(c) {
+            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped.into_bytes()
+}
+
+/// Sends `request` and reads the answer as `T`, or as the API server's error: its Status
+/// (a plain-text body, as API Priority and Fairness sends with 429, becomes a Status of that
+/// text, as kube's client makes it) and its `Retry-After` header.
+pub(crate) async fn send<T: DeserializeOwned>(
+    client: &Client,
+    request: http::Request<Vec<u8>>,
+) -> Result<T, WriteError> {
+    let response = client.send(request.map(Body::from)).await?;
+    let code = response.status();
+    let retry_after = response
+        .headers()
+        .get(http::header::RETRY_AFTER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .filter(|seconds| *seconds > 0)
+        .map(Duration::from_secs);
+    let bytes = response.into_body().collect_bytes().await?;
+    if code.is_success() {
+        return serde_json::from_slice(&bytes).map_err(|e| kube::Error::SerdeError(e).into());
+    }
+    let status = serde_json::from_slice::<Status>(&bytes).unwrap_or_else(|_| {
+        let text = String::from_utf8_lossy(&bytes);
+        Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
+    });
+    let error = kube::Error::Api(status.boxed());
+    let retry_after = retry_after.or_else(|| retry_after_seconds(&error));
+    Err(WriteError { error, retry_after })
+}
+
+/// Whether the object `read` still exists (the same uid), read from the API server: a 404 on
+/// a status write means either the object is gone or the kind serves no status
+/// subresource, which the API server words alike.
+pub(crate) async fn still_exists<K>(client: &Client, read: &K) -> Result<bool, WriteError>
+where
+    K: StatusResource + DeserializeOwned,
+{
+    let meta = read.meta();
+    let url = K::url_path(&(), meta.namespace.as_deref());
+    let name = meta.name.as_deref().unwrap_or_default();
     let request = Request::new(url)
-        .patch_subresource("status", &metadata.name, &params, &Patch::Apply(body))
+        .get(name, &kube::api::GetParams::default())
         .map_err(kube::Error::BuildRequest)?;
-    client.request::<K>(request).await.map(drop)
+    match send::<K>(client, request).await {
+        Ok(found) => Ok(meta.uid.is_none() || found.meta().uid == meta.uid),
+        Err(error) if is_not_found(&error.error) => Ok(false),
+        Err(error) => Err(error),
+    }
 }
 
 /// The body of the release: the object's identity and no `status` at all. An empty
@@ -219,7 +384,7 @@ struct Identity<'a> {
 /// its `managedFields` entry), conditions only it kept (stale ones) go, while those the main
 /// manager applied stay. Sent right after a full apply changed the object, so without a
 /// precondition: it writes no value.
-pub(crate) async fn release_fallback<K>(client: &Client, object: &K) -> Result<(), kube::Error>
+pub(crate) async fn release_fallback<K>(client: &Client, object: &K) -> Result<(), WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
@@ -230,8 +395,8 @@ where
         metadata: &empty.metadata,
     };
     match apply::<K, _>(client, &empty.metadata, &fallback_owner::<K>(), &body).await {
-        Err(error) if is_not_found(&error) => Ok(()),
-        other => other,
+        Err(error) if is_not_found(&error.error) => Ok(()),
+        other => other.map(drop),
     }
 }
 
@@ -263,6 +428,9 @@ pub(crate) fn is_not_found(error: &kube::Error) -> bool {
 ///
 /// - 422 Invalid: the CRD's schema (pattern, required, bounds), its CEL rules
 ///   (`x-kubernetes-validations`) or an admission check refused a value;
+/// - 403 Forbidden: an admission policy or webhook denied the write with that code, or the
+///   controller's identity may not write it (RBAC): the fallback is tried, and when it is
+///   refused too nothing can be written, which is reported;
 /// - 400 Bad Request: the body cannot be read as the kind;
 /// - 413 Request Entity Too Large: the body is over the request limit (3 MiB);
 /// - 500 whose message says the body is at fault: server-side apply could not type it
@@ -282,7 +450,7 @@ pub(crate) fn is_rejection(error: &kube::Error) -> bool {
     ];
     match error {
         kube::Error::Api(status) => match status.code {
-            400 | 413 | 422 => true,
+            400 | 403 | 413 | 422 => true,
             500 => BODY_AT_FAULT.iter().any(|m| status.message.contains(m)),
             _ => false,
         },
@@ -294,6 +462,23 @@ pub(crate) fn rejection_message(error: &kube::Error) -> String {
     match error {
         kube::Error::Api(status) if !status.message.is_empty() => status.message.clone(),
         other => other.to_string(),
+    }
+}
+
+/// An answer for logs and Events: the code and the API server's message, or the transport
+/// error.
+pub(crate) fn describe(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) => format!("{} {}", status.code, status.message),
+        other => other.to_string(),
+    }
+}
+
+/// The answer of a refusal, to remember it.
+pub(crate) fn answer(error: &kube::Error) -> Answer {
+    Answer {
+        code: status_code(error).unwrap_or_default(),
+        message: rejection_message(error),
     }
 }
 
@@ -321,6 +506,23 @@ mod tests {
                 "k:{\"type\":\"BackedUp\"}": {".": {}, "f:status": {}}}})),
         ]}}))
         .expect("an object")
+    }
+
+    /// What YAML refuses is escaped; the JSON means the same; the rest is left as it is.
+    #[test]
+    fn characters_yaml_refuses_are_escaped() {
+        let text = "a\u{7f}b\u{80}\u{85}\u{9f}\u{a0}\u{fffe}\u{ffff}é\"\\";
+        let body = serde_json::to_vec(&json!({"message": text})).expect("JSON");
+        let escaped = super::escape_for_yaml(body.clone());
+        let escaped_text = String::from_utf8(escaped.clone()).expect("UTF-8");
+        assert_eq!(
+            escaped_text,
+            "{\"message\":\"a\\u007fb\\u0080\u{85}\\u009f\u{a0}\\ufffe\\uffffé\\\"\\\\\"}"
+        );
+        let read: serde_json::Value = serde_json::from_slice(&escaped).expect("still JSON");
+        assert_eq!(read["message"], text);
+        let plain = serde_json::to_vec(&json!({"message": "plain é"})).expect("JSON");
+        assert_eq!(super::escape_for_yaml(plain.clone()), plain);
     }
 
     #[test]

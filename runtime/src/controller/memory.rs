@@ -1,6 +1,10 @@
 //! What the chokepoint remembers of each object between reconciles: its consecutive failures
-//! (for the backoff) and the last status the API server rejected (so that a persistent
-//! rejection is a steady state, not a loop).
+//! (for the backoff), the last status the API server rejected (so that a persistent
+//! rejection is a steady state, not a loop), its failed writes (their backoff, and whether
+//! their answer was reported), the summary before a write whose outcome is unknown (so its
+//! transition Event is not lost), and what the API server made of the last status written
+//! when it stored something else (its defaults, a mutating admission policy), so that status
+//! is not sent again and again.
 //!
 //! Bounded: an entry goes as soon as it has nothing to remember, when its object is gone
 //! (a write answered 404, or its finalizers finished), and when its object was not
@@ -13,6 +17,9 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+use super::apply::Answer;
+use crate::ConditionStatus;
 
 /// The default bound on remembered objects.
 pub(crate) const DEFAULT_CAPACITY: usize = 100_000;
@@ -29,13 +36,55 @@ pub(crate) struct Memory {
     next_sweep: Option<Instant>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Entry {
     /// Consecutive reconciles that ended in a retryable failure.
     failures: u32,
     rejection: Option<Rejection>,
+    write_failure: Option<WriteFailure>,
+    /// A transition not announced yet: of a full apply whose answer never came (it may have
+    /// landed), or whose Event could not be posted.
+    unannounced: Option<Unannounced>,
+    stored_as: Option<StoredAs>,
     /// The last reconcile of the object.
-    seen: Instant,
+    seen: Option<Instant>,
+}
+
+/// The summary condition's status and reason, what a transition Event is about.
+pub(crate) type Summary = (ConditionStatus, String);
+
+/// Transitions of the summary that may have been written but were not announced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unannounced {
+    /// The summary stored before them (`None` for none): the last one announced.
+    pub before: Option<Summary>,
+    /// The summaries written, latest last (at most [`MAX_UNANNOUNCED`]): once an object read
+    /// holds one of them, its write landed.
+    pub afters: Vec<Summary>,
+}
+
+/// The most unannounced summaries kept per object.
+const MAX_UNANNOUNCED: usize = 4;
+
+/// Consecutive status writes that failed (not rejections: the request's circumstances, a
+/// refusal of the identity, a fault of the server).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct WriteFailure {
+    /// How many writes in a row failed.
+    pub attempts: u32,
+    /// The last answer.
+    pub answer: String,
+    /// Whether an Event said so (once per answer).
+    pub announced: bool,
+}
+
+/// A status the API server stored differently from how it was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StoredAs {
+    /// The status sent (its apply body's hash).
+    pub sent: u64,
+    /// The status the server stored from it (its apply body's hash).
+    pub stored: u64,
 }
 
 /// A full status apply the API server rejected.
@@ -49,9 +98,11 @@ pub(crate) struct Rejection {
     pub attempts: u32,
     /// When the full apply of this status may be tried again.
     pub retry_at: Instant,
-    /// The API server's message when it rejected the conditions-only fallback of this
+    /// The API server's answer when it rejected the conditions-only fallback of this
     /// status too: that fallback is not sent again either until the status changes.
-    pub fallback_rejected: Option<String>,
+    pub fallback_rejected: Option<Answer>,
+    /// Whether the Event saying that nothing could be written was recorded.
+    pub fallback_announced: bool,
 }
 
 impl Memory {
@@ -111,12 +162,13 @@ impl Memory {
         retry_after: impl FnOnce(u32) -> Duration,
     ) -> &Rejection {
         let entry = self.entry(key, now);
-        let (attempts, fallback_rejected) = match &entry.rejection {
+        let (attempts, fallback_rejected, fallback_announced) = match &entry.rejection {
             Some(previous) if previous.fingerprint == fingerprint => (
                 previous.attempts.saturating_add(1),
                 previous.fallback_rejected.clone(),
+                previous.fallback_announced,
             ),
-            _ => (1, None),
+            _ => (1, None, false),
         };
         entry.rejection.insert(Rejection {
             fingerprint,
@@ -124,14 +176,114 @@ impl Memory {
             attempts,
             retry_at: now + retry_after(attempts),
             fallback_rejected,
+            fallback_announced,
         })
     }
 
     /// Remembers that the API server rejected the fallback of the rejected status of `key`
-    /// too, with `message`.
-    pub(crate) fn reject_fallback(&mut self, key: &str, message: String) {
+    /// too, with `answer`.
+    pub(crate) fn reject_fallback(&mut self, key: &str, answer: Answer) {
         if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
-            rejection.fallback_rejected = Some(message);
+            rejection.fallback_rejected = Some(answer);
+            rejection.fallback_announced = false;
+        }
+    }
+
+    /// Remembers that the Event saying nothing of `key`'s status could be written was recorded.
+    pub(crate) fn fallback_announced(&mut self, key: &str) {
+        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
+            rejection.fallback_announced = true;
+        }
+    }
+
+    /// Forgets that the last failed write was announced: its Event could not be recorded.
+    pub(crate) fn write_failure_unannounced(&mut self, key: &str) {
+        if let Some(failure) = self
+            .entries
+            .get_mut(key)
+            .and_then(|e| e.write_failure.as_mut())
+        {
+            failure.announced = false;
+        }
+    }
+
+    /// Counts a failed write answered `answer`; returns the failures in a row (1 for the
+    /// first) and whether to announce it: a refusal (`refused`, such as 401 or 403) at once,
+    /// any other answer once it repeats; each answer once.
+    pub(crate) fn write_failed(
+        &mut self,
+        key: &str,
+        answer: String,
+        refused: bool,
+        now: Instant,
+    ) -> (u32, bool) {
+        let entry = self.entry(key, now);
+        let failure = entry.write_failure.get_or_insert(WriteFailure {
+            attempts: 0,
+            answer: String::new(),
+            announced: false,
+        });
+        let repeated = failure.attempts > 0 && failure.answer == answer;
+        if !repeated {
+            failure.announced = false;
+            failure.answer = answer;
+        }
+        failure.attempts = failure.attempts.saturating_add(1);
+        let announce = !failure.announced && (refused || repeated);
+        failure.announced |= announce;
+        (failure.attempts, announce)
+    }
+
+    /// Ends a run of failed writes: a write went through (or had nothing to send).
+    pub(crate) fn write_succeeded(&mut self, key: &str, now: Instant) {
+        self.update(key, now, |entry| entry.write_failure = None);
+    }
+
+    /// Remembers a transition from `before` to `after` that may have been written and was not
+    /// announced. The `before` of the first such is kept (the last one announced); each
+    /// `after` is added, the oldest dropped past a few.
+    pub(crate) fn unannounced(
+        &mut self,
+        key: &str,
+        before: Option<Summary>,
+        after: Summary,
+        now: Instant,
+    ) {
+        let entry = self.entry(key, now);
+        let pending = entry.unannounced.get_or_insert(Unannounced {
+            before,
+            afters: Vec::new(),
+        });
+        pending.afters.retain(|a| *a != after);
+        pending.afters.push(after);
+        if pending.afters.len() > MAX_UNANNOUNCED {
+            pending.afters.remove(0);
+        }
+    }
+
+    /// Puts back transitions taken with [`take_unannounced`](Self::take_unannounced) and not
+    /// announced.
+    pub(crate) fn keep_unannounced(&mut self, key: &str, pending: Unannounced, now: Instant) {
+        self.entry(key, now).unannounced = Some(pending);
+    }
+
+    /// The transition not announced yet, forgotten (to announce it now, or put it back).
+    pub(crate) fn take_unannounced(&mut self, key: &str, now: Instant) -> Option<Unannounced> {
+        let mut taken = None;
+        self.update(key, now, |entry| taken = entry.unannounced.take());
+        taken
+    }
+
+    /// What the API server stored the last time it changed a status on write.
+    pub(crate) fn stored_as(&self, key: &str) -> Option<StoredAs> {
+        self.entries.get(key).and_then(|e| e.stored_as)
+    }
+
+    /// Remembers (or, with `None`, forgets) what the API server made of the status written.
+    pub(crate) fn set_stored_as(&mut self, key: &str, stored_as: Option<StoredAs>, now: Instant) {
+        match stored_as {
+            Some(_) => self.entry(key, now).stored_as = stored_as,
+            None => self.update(key, now, |entry| entry.stored_as = None),
         }
     }
 
@@ -160,12 +312,8 @@ impl Memory {
                 }
             }
         }
-        let entry = self.entries.entry(key.to_owned()).or_insert(Entry {
-            failures: 0,
-            rejection: None,
-            seen: now,
-        });
-        entry.seen = now;
+        let entry = self.entries.entry(key.to_owned()).or_default();
+        entry.seen = Some(now);
         entry
     }
 
@@ -175,8 +323,13 @@ impl Memory {
             return;
         };
         change(entry);
-        entry.seen = now;
-        if entry.failures == 0 && entry.rejection.is_none() {
+        entry.seen = Some(now);
+        let empty = entry.failures == 0
+            && entry.rejection.is_none()
+            && entry.write_failure.is_none()
+            && entry.unannounced.is_none()
+            && entry.stored_as.is_none();
+        if empty {
             self.entries.remove(key);
         }
     }
@@ -191,8 +344,11 @@ impl Memory {
 
     fn sweep_now(&mut self, now: Instant) {
         let ttl = self.ttl;
-        self.entries
-            .retain(|_, entry| now.saturating_duration_since(entry.seen) < ttl);
+        self.entries.retain(|_, entry| {
+            entry
+                .seen
+                .is_some_and(|seen| now.saturating_duration_since(seen) < ttl)
+        });
         self.next_sweep = Some(now + ttl / 2);
     }
 }
@@ -223,9 +379,13 @@ mod tests {
         assert_eq!(memory.reject("a", 7, "no".into(), now, backoff).attempts, 1);
         let again = memory.reject("a", 7, "no".into(), now, backoff);
         assert_eq!((again.attempts, again.retry_at), (2, now + 10 * SECOND));
-        memory.reject_fallback("a", "no either".into());
+        let no_either = Answer {
+            code: 422,
+            message: "no either".into(),
+        };
+        memory.reject_fallback("a", no_either.clone());
         let again = memory.reject("a", 7, "no".into(), now, backoff);
-        assert_eq!(again.fallback_rejected.as_deref(), Some("no either"));
+        assert_eq!(again.fallback_rejected, Some(no_either));
         // Another status: its fallback has not been tried.
         let other = memory.reject("a", 8, "no".into(), now, backoff);
         assert_eq!((other.attempts, other.fallback_rejected.clone()), (1, None));
@@ -235,6 +395,64 @@ mod tests {
     }
 
     const SECOND: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn a_refusal_is_announced_at_once_and_other_answers_when_they_repeat() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        let forbidden = || "403 Forbidden".to_owned();
+        assert_eq!(memory.write_failed("a", forbidden(), true, now), (1, true));
+        assert_eq!(memory.write_failed("a", forbidden(), true, now), (2, false));
+        // Another answer is announced once it repeats; the count goes on (the backoff grows).
+        let fault = || "500 etcd is down".to_owned();
+        assert_eq!(memory.write_failed("a", fault(), false, now), (3, false));
+        assert_eq!(memory.write_failed("a", fault(), false, now), (4, true));
+        assert_eq!(memory.write_failed("a", fault(), false, now), (5, false));
+        memory.write_succeeded("a", now);
+        assert_eq!(memory.len(), 0, "nothing left to remember");
+        assert_eq!(memory.write_failed("a", fault(), false, now), (1, false));
+    }
+
+    #[test]
+    fn the_summary_before_a_lost_answer_is_kept_until_taken() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        let summary = |status, reason: &str| (status, reason.to_owned());
+        let before = Some(summary(ConditionStatus::False, "Reconciling"));
+        let first = summary(ConditionStatus::True, "Succeeded");
+        let second = summary(ConditionStatus::False, "Failed");
+        memory.unannounced("a", before.clone(), first.clone(), now);
+        // A second lost answer keeps the first summary before (the one last announced) and
+        // adds its own after.
+        memory.unannounced("a", None, second.clone(), now);
+        memory.unannounced("a", None, second.clone(), now);
+        assert_eq!(
+            memory.take_unannounced("a", now),
+            Some(Unannounced {
+                before,
+                afters: vec![first, second]
+            })
+        );
+        assert_eq!(memory.take_unannounced("a", now), None);
+        assert_eq!(memory.len(), 0);
+    }
+
+    #[test]
+    fn what_the_server_stored_is_kept_until_forgotten() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        let stored_as = StoredAs { sent: 1, stored: 2 };
+        memory.set_stored_as("a", Some(stored_as), now);
+        assert_eq!(memory.stored_as("a"), Some(stored_as));
+        memory.count("a", false, now);
+        assert_eq!(
+            memory.stored_as("a"),
+            Some(stored_as),
+            "kept past a success"
+        );
+        memory.set_stored_as("a", None, now);
+        assert_eq!(memory.len(), 0);
+    }
 
     #[test]
     fn entries_not_seen_for_the_ttl_are_swept() {

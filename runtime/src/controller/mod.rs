@@ -31,9 +31,31 @@
 //! (the backoff counts and the rejections) is bounded: see
 //! [`StatusReconciler::max_tracked_objects`].
 //!
+//! A status the API server stores differently from how it was sent (a CRD default on a field
+//! the struct leaves out, a MutatingAdmissionPolicy) is not sent again: what the server made
+//! of the last status written is remembered, and the same status computed again counts as
+//! stored.
+//!
+//! A write that fails for another reason than its content (401, 403 on the fallback too, 404
+//! while the object exists, 429, a 5xx, a transport error) is the reconcile's [`Error`]: it
+//! carries a backoff that doubles with each failed write of the object ([`Error::backoff`],
+//! which [`error_policy`] follows, with the server's `Retry-After`), an error log line names
+//! the request and the answer, and a Warning Event (`StatusWriteFailed`) says it once per
+//! answer (a refusal at once, any other answer when it repeats). The transition Event of a
+//! write whose answer was lost is recorded by the reconcile that finds it stored.
+//!
+//! A kind whose CRD serves no status subresource ([`StatusResource::STATUS_SUBRESOURCE`]) is
+//! written through its main resource, with the same bodies, precondition and fallback. Every
+//! change of the status moves `metadata.generation` there, so `observedGeneration` (and the
+//! `observedGeneration` of each condition this reconcile stamped) is written as the generation
+//! the write gives the object, one more than the one read: after the write the two are equal
+//! (the status is current, as kstatus reads it), and the next reconcile, which computes the
+//! same status at that generation, sends nothing. A change of the spec still moves the
+//! generation past it, as anywhere.
+//!
 //! While the object is being deleted (its finalizers run), a successful body leaves the
-//! summary False with reason `Deleting` (Info); a write after the object is gone (404) is not
-//! an error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
+//! summary False with reason `Deleting` (Info); a write after the object is gone (404, the
+//! object read back to tell it from a kind without a status subresource) is not an error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
 //! status changes of applying or cleaning up reach the write.
 //!
 //! ```no_run
@@ -73,8 +95,8 @@ use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use apply::Written;
-use memory::Memory;
+use apply::{Fallback, WriteError, Written};
+use memory::{Memory, StoredAs, Summary};
 use report::{Outcome, Report};
 
 pub use apply::{REASON_STATUS_REJECTED, fallback_owner};
@@ -84,8 +106,8 @@ pub use checks::{
 pub use finalizer::{FinalizerError, with_finalizer};
 
 use crate::{
-    Condition, ConditionStatus, KubeStatus, ReconcileError, Requeue, RequeuePolicy, Severity,
-    StatusApply, StatusResource,
+    Condition, ConditionStatus, Conditions, KubeStatus, ReconcileError, Requeue, RequeuePolicy,
+    Severity, StatusApply, StatusResource,
 };
 
 /// Reason: a pre-reconciliation check blocked the reconcile (Warning, retried soon).
@@ -104,25 +126,42 @@ const MAX_EVENT_NOTE_BYTES: usize = 1024;
 
 /// Why the chokepoint itself failed: the status could not be written.
 #[derive(Debug)]
-pub struct Error(kube::Error);
+pub struct Error {
+    source: kube::Error,
+    /// What could not be done, for the message.
+    context: &'static str,
+    /// The API server's `Retry-After`.
+    retry_after: Option<Duration>,
+    /// The reconciler's own wait before the next attempt (its backoff).
+    backoff: Option<Duration>,
+}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "writing the status failed: {}", self.0)
+        write!(f, "{}: {}", self.context, self.source)
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.0)
+        Some(&self.source)
     }
 }
 
 impl Error {
+    fn new(context: &'static str, failure: WriteError, backoff: Option<Duration>) -> Self {
+        Self {
+            source: failure.error,
+            context,
+            retry_after: failure.retry_after,
+            backoff,
+        }
+    }
+
     /// The API server's HTTP status code, if it answered (none for a transport error such
     /// as a timeout or a reset connection).
     pub fn status_code(&self) -> Option<u16> {
-        apply::status_code(&self.0)
+        apply::status_code(&self.source)
     }
 
     /// Whether the object changed since the reconcile read it (409 Conflict): the status
@@ -132,25 +171,30 @@ impl Error {
         self.status_code() == Some(409)
     }
 
-    /// How long the API server asked to wait before retrying (`details.retryAfterSeconds`
-    /// of a 429 Too Many Requests, or of a 5xx that sets it).
-    pub fn retry_after(&self) -> Option<std::time::Duration> {
-        match &self.0 {
-            kube::Error::Api(status) => status
-                .details
-                .as_ref()
-                .map(|d| d.retry_after_seconds)
-                .filter(|seconds| *seconds > 0)
-                .map(|seconds| std::time::Duration::from_secs(seconds.into())),
-            _ => None,
-        }
+    /// How long the API server asked to wait before retrying: the `Retry-After` header (as
+    /// API Priority and Fairness sends with 429 Too Many Requests), or the
+    /// `details.retryAfterSeconds` of its Status.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    /// How long the reconciler waits before it writes this object's status again: its
+    /// backoff ([`RequeuePolicy`], doubling with each write of the object that failed in a
+    /// row, up to `backoff_max`). None for a conflict, which is retried at once.
+    pub fn backoff(&self) -> Option<Duration> {
+        self.backoff
     }
 
     /// The error from kube.
     pub fn kube_error(&self) -> &kube::Error {
-        &self.0
+        &self.source
     }
 }
+
+/// Reason of the Warning Event when the status cannot be written, for another cause than a
+/// rejection of its content (the controller may not write it, the kind serves no status
+/// subresource, the API server keeps failing).
+pub const REASON_STATUS_WRITE_FAILED: &str = "StatusWriteFailed";
 
 /// The status chokepoint for one kind: wraps a reconcile body, then writes the status.
 pub struct StatusReconciler<K> {
@@ -245,7 +289,10 @@ where
 
     /// Runs `body` on a copy of `object` (summary and companion conditions cleared) between
     /// the checks, then writes the status once and returns the requeue that follows. Errors
-    /// are only those of writing the status; the body's own error is in the status.
+    /// are only those of writing the status (the body's own error is in the status): a write
+    /// that failed, a status of which nothing could be written, a kind that serves no status
+    /// subresource; each carries the wait before the next try ([`Error::backoff`]), which
+    /// [`error_policy`] follows.
     pub async fn reconcile<E, F>(&self, object: Arc<K>, body: F) -> Result<Action, Error>
     where
         E: ReconcileError,
@@ -267,47 +314,84 @@ where
             // retried through the error policy) neither hides a failure nor a success.
             let failures = self.memory().count(&key, requeue == Requeue::Backoff, now);
             let after_body = self.policy.delay(requeue, failures);
-            let (written, retry) = self.write(&object, &working, &key, now).await?;
-            // What the summary now says, if this reconcile wrote it.
-            let written_summary = match &written {
-                Written::Full => working.status().map(KubeStatus::conditions),
-                Written::Rejected {
-                    message,
-                    fallback,
-                    fallback_rejected,
-                } => {
-                    if let Some(fallback_message) = fallback_rejected {
-                        tracing::error!(%message, %fallback_message, "status and its fallback rejected; nothing written");
-                        let note = format!(
-                            "the status was rejected ({message}) and so were its conditions \
-                             alone ({fallback_message}): nothing could be written"
-                        );
-                        self.publish(&object, EventType::Warning, apply::REASON_STATUS_REJECTED, note)
-                            .await;
-                    } else {
-                        let fallback_sent = fallback.is_some();
-                        tracing::warn!(%message, fallback_sent, "status rejected; its conditions kept");
+            let write = match self.write(&object, &working, &key, now).await {
+                Ok(write) => write,
+                Err(failure) => return Err(self.write_failed(&object, &key, failure, now).await),
+            };
+            let summary_of = |object: &K| {
+                object
+                    .status()
+                    .and_then(|s| s.conditions().get(&self.report.summary))
+                    .cloned()
+            };
+            let stored_summary = summary_of(&object);
+            // A transition written by an earlier reconcile and not announced (its answer was
+            // lost, or its Event could not be posted): once a copy holds what it wrote, it
+            // landed, and is announced now; until then it waits (the copy may be older than
+            // the write), unless this reconcile writes anew.
+            let wrote = matches!(
+                write.written,
+                Written::Full
+                    | Written::Rejected {
+                        fallback: Fallback::Sent(_),
+                        ..
                     }
-                    fallback.as_ref()
+            );
+            let pending = self.memory().take_unannounced(&key, now);
+            if let Some(pending) = pending {
+                match &stored_summary {
+                    Some(landed) if pending.afters.contains(&summary_key(landed)) => {
+                        self.announce(&object, &key, pending.before, landed, now)
+                            .await;
+                    }
+                    _ if !wrote => self.memory().keep_unannounced(&key, pending, now),
+                    _ => {}
+                }
+            }
+            // What the summary now says, if this reconcile wrote it. The copy it started from
+            // is the stored object (the writes carry its resourceVersion as a precondition):
+            // the summary before is the copy's.
+            let after = match &write.written {
+                Written::Full => summary_of(&working),
+                Written::Rejected { message, fallback } => {
+                    self.report_rejection(&object, message, fallback).await
                 }
                 Written::Unchanged | Written::NotFound => None,
-            }
-            .and_then(|conditions| conditions.get(&self.report.summary));
-            if let Some(after) = written_summary {
-                self.record_transition(&object, after).await;
+            };
+            if let Some(after) = after {
+                let before = stored_summary.as_ref().map(summary_key);
+                self.announce(&object, &key, before, &after, now).await;
             }
             let leaving =
                 matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
-            if written == Written::NotFound || leaving {
+            if write.written == Written::NotFound || leaving {
                 self.memory().forget(&key);
             }
-            if written == Written::NotFound {
+            if write.written == Written::NotFound {
                 tracing::debug!("object gone before its status was written");
                 return Ok(Action::await_change());
             }
+            if let Written::Rejected {
+                fallback: Fallback::Refused { answer, .. },
+                ..
+            } = &write.written
+            {
+                // Nothing of the status is stored: the reconcile failed, and is tried again
+                // when the full apply's backoff has passed.
+                let refused = WriteError::from(answer.to_error());
+                return Err(Error::new(
+                    "the status and its conditions alone were rejected",
+                    refused,
+                    write.retry,
+                ));
+            }
+            self.memory().write_succeeded(&key, now);
+            if let Some(failure) = write.release {
+                return Err(self.write_failed(&object, &key, failure, now).await);
+            }
             // After a rejection the full apply is retried on its own backoff, or sooner when
             // the body asks to be run again sooner.
-            let delay = match (after_body, retry) {
+            let delay = match (after_body, write.retry) {
                 (Some(body), Some(retry)) => Some(body.min(retry)),
                 (body, retry) => body.or(retry),
             };
@@ -315,6 +399,94 @@ where
         }
         .instrument(span)
         .await
+    }
+
+    /// Logs a rejected status and, when its fallback was refused by this reconcile, says so
+    /// in a Warning Event. Returns the summary the fallback wrote, if it wrote one.
+    async fn report_rejection(
+        &self,
+        object: &K,
+        message: &str,
+        fallback: &Fallback,
+    ) -> Option<Condition> {
+        match fallback {
+            Fallback::Sent(conditions) => {
+                tracing::warn!(%message, fallback_sent = true, "status rejected; its conditions kept");
+                conditions.get(&self.report.summary).cloned()
+            }
+            Fallback::Stored => {
+                tracing::warn!(%message, fallback_sent = false, "status rejected; its conditions kept");
+                None
+            }
+            Fallback::Refused { answer, announce } => {
+                let fallback_message = &answer.message;
+                tracing::error!(%message, %fallback_message, "status and its fallback rejected; nothing written");
+                if *announce {
+                    let note = format!(
+                        "the status was rejected ({message}) and so were its conditions \
+                         alone ({fallback_message}): nothing could be written"
+                    );
+                    let recorded = self
+                        .publish(
+                            object,
+                            EventType::Warning,
+                            apply::REASON_STATUS_REJECTED,
+                            note,
+                        )
+                        .await;
+                    if recorded {
+                        self.memory().fallback_announced(&memory_key(object));
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// A failed write: counted for the backoff, logged (an error when the identity was
+    /// refused or the same answer came again), and said in a Warning Event once per answer.
+    async fn write_failed(
+        &self,
+        object: &K,
+        key: &str,
+        failure: WriteError,
+        now: Instant,
+    ) -> Error {
+        const CONTEXT: &str = "writing the status failed";
+        let code = apply::status_code(&failure.error);
+        if code == Some(409) {
+            // The object changed since it was read: its own watch event brings the next
+            // reconcile, which starts from the newer object. Not a failure of the write.
+            return Error::new(CONTEXT, failure, None);
+        }
+        let request = format!(
+            "PATCH {}{}",
+            K::plural(&()),
+            if K::STATUS_SUBRESOURCE { "/status" } else { "" }
+        );
+        let answer = apply::describe(&failure.error);
+        // Answers about the identity or the kind, which no retry changes.
+        let refused = matches!(code, Some(401 | 403 | 404));
+        let (attempts, announce) = self
+            .memory()
+            .write_failed(key, answer.clone(), refused, now);
+        let backoff = self.policy.delay(Requeue::Backoff, attempts);
+        if refused || attempts > 1 {
+            tracing::error!(%request, %answer, attempts, ?backoff, "status write failed");
+        } else {
+            tracing::warn!(%request, %answer, ?backoff, "status write failed");
+        }
+        if announce {
+            let note = format!("{request} failed ({attempts} in a row): {answer}");
+            let recorded = self
+                .publish(object, EventType::Warning, REASON_STATUS_WRITE_FAILED, note)
+                .await;
+            if !recorded {
+                // Said at the next failure with the same answer instead.
+                self.memory().write_failure_unannounced(key);
+            }
+        }
+        Error::new(CONTEXT, failure, backoff)
     }
 
     /// Step 4 and 5: the full apply unless the status is stored already or known to be
@@ -327,17 +499,18 @@ where
         desired: &K,
         key: &str,
         now: Instant,
-    ) -> Result<(Written, Option<Duration>), Error> {
+    ) -> Result<Write, WriteError> {
         let body = desired.status_apply();
+        let stored_body = stored.status_apply();
         // The fallback manager still holding fields while the status is stored means the
         // release after the last full apply never came (its response, or the full apply's,
         // was lost). So the full apply goes again (the main manager then owns every field it
         // wants kept) and the release follows; otherwise fields only the fallback manager
         // owns would outlive the status that set them.
         let fallback_holds = apply::owns_fields(stored, &fallback_owner::<K>());
-        if body == stored.status_apply() && !fallback_holds {
+        if !fallback_holds && self.stored_already(key, &body, &stored_body, now) {
             self.memory().accepted(key, now);
-            return Ok((Written::Unchanged, None));
+            return Ok(Write::done(Written::Unchanged));
         }
         let fingerprint = fingerprint(&body);
         let known = self
@@ -346,71 +519,220 @@ where
             .filter(|r| r.fingerprint == fingerprint && now < r.retry_at)
             .cloned();
         // The same status was rejected a moment ago (this reconcile is likely the one the
-        // fallback's own write caused): not sent again before its retry time.
+        // fallback's own watch event caused): not sent again before its retry time.
         let (message, retry_at, fallback_rejected) = match known {
             Some(rejection) => (
                 rejection.message,
                 rejection.retry_at,
-                rejection.fallback_rejected,
+                rejection
+                    .fallback_rejected
+                    .map(|a| (a, rejection.fallback_announced)),
             ),
-            None => match apply::full(&self.client, stored, desired, body).await {
-                Ok(()) => {
-                    self.memory().accepted(key, now);
-                    if fallback_holds {
-                        apply::release_fallback(&self.client, desired)
-                            .await
-                            .map_err(Error)?;
-                    }
-                    return Ok((Written::Full, None));
-                }
-                Err(error) if apply::is_not_found(&error) => {
-                    return Ok((Written::NotFound, None));
-                }
-                Err(error) if apply::is_rejection(&error) => {
-                    let message = apply::rejection_message(&error);
-                    let policy = self.policy;
-                    let mut memory = self.memory();
-                    let rejection =
-                        memory.reject(key, fingerprint, message.clone(), now, |attempts| {
-                            policy
-                                .delay(Requeue::Backoff, attempts)
-                                .unwrap_or(policy.backoff_max)
+            None => {
+                let sent = self.as_written(desired);
+                let sent_body = sent.status_apply();
+                match apply::full(&self.client, stored, &sent, sent_body.clone()).await {
+                    Ok(stored_now) => {
+                        // After a release the object is not what this apply's answer holds
+                        // (the fallback's own fields go): nothing to remember of it.
+                        let stored_now = (!fallback_holds).then_some(&stored_now);
+                        self.remember_stored(key, &sent_body, stored_now, now);
+                        let release = if fallback_holds {
+                            apply::release_fallback(&self.client, desired).await.err()
+                        } else {
+                            None
+                        };
+                        return Ok(Write {
+                            written: Written::Full,
+                            retry: None,
+                            release,
                         });
-                    (
-                        message,
-                        rejection.retry_at,
-                        rejection.fallback_rejected.clone(),
-                    )
+                    }
+                    Err(error) if apply::is_not_found(&error.error) => {
+                        return self.not_found(stored, error).await;
+                    }
+                    Err(error) if apply::is_rejection(&error.error) => {
+                        let message = apply::rejection_message(&error.error);
+                        let policy = self.policy;
+                        let mut memory = self.memory();
+                        let rejection =
+                            memory.reject(key, fingerprint, message.clone(), now, |attempts| {
+                                policy
+                                    .delay(Requeue::Backoff, attempts)
+                                    .unwrap_or(policy.backoff_max)
+                            });
+                        let announced = rejection.fallback_announced;
+                        (
+                            message,
+                            rejection.retry_at,
+                            rejection.fallback_rejected.clone().map(|a| (a, announced)),
+                        )
+                    }
+                    Err(error) => {
+                        // A transport error or a fault of the server: the apply may have
+                        // landed. If it did, the next reconcile finds it stored; the
+                        // transition it made is announced then.
+                        let written = desired.status().map(KubeStatus::conditions);
+                        self.may_have_landed(key, stored, written, &error, now);
+                        return Err(error);
+                    }
                 }
-                Err(error) => return Err(Error(error)),
-            },
+            }
         };
         let retry = Some(retry_at.saturating_duration_since(now));
-        let rejected = |fallback, fallback_rejected| Written::Rejected {
-            message: message.clone(),
-            fallback,
-            fallback_rejected,
+        let rejected = |fallback| Write {
+            written: Written::Rejected {
+                message: message.clone(),
+                fallback,
+            },
+            retry,
+            release: None,
         };
         // Its fallback was rejected too: the same conditions would be again.
-        if fallback_rejected.is_some() {
-            return Ok((rejected(None, None), retry));
+        if let Some((answer, announced)) = fallback_rejected {
+            return Ok(rejected(Fallback::Refused {
+                answer,
+                announce: !announced,
+            }));
         }
         let conditions = self.report.fallback(stored, desired, &message);
         let stored_conditions = stored.status().map(|s| s.conditions().clone());
         if stored_conditions.as_ref() == Some(&conditions) {
-            return Ok((rejected(None, None), retry));
+            return Ok(rejected(Fallback::Stored));
         }
+        let conditions = self.conditions_as_written(desired, conditions);
         match apply::fallback(&self.client, desired, conditions.clone()).await {
-            Ok(()) => Ok((rejected(Some(conditions), None), retry)),
-            Err(error) if apply::is_not_found(&error) => Ok((Written::NotFound, None)),
+            Ok(()) => Ok(rejected(Fallback::Sent(conditions))),
+            Err(error) if apply::is_not_found(&error.error) => self.not_found(stored, error).await,
             // Nothing can be written: said once, in an Event, and not tried again until the
             // status changes or its full apply is retried and rejected anew.
-            Err(error) if apply::is_rejection(&error) => {
-                let fallback_message = apply::rejection_message(&error);
-                self.memory().reject_fallback(key, fallback_message.clone());
-                Ok((rejected(None, Some(fallback_message)), retry))
+            Err(error) if apply::is_rejection(&error.error) => {
+                let answer = apply::answer(&error.error);
+                self.memory().reject_fallback(key, answer.clone());
+                Ok(rejected(Fallback::Refused {
+                    answer,
+                    announce: true,
+                }))
             }
-            Err(error) => Err(Error(error)),
+            Err(error) => {
+                self.may_have_landed(key, stored, Some(&conditions), &error, now);
+                Err(error)
+            }
+        }
+    }
+
+    /// After a write that failed without an answer saying it did not land (a transport
+    /// error, a 5xx), the transition of the summary it wrote (in `written`) is remembered:
+    /// if it landed, the next reconcile finds it stored and announces it.
+    fn may_have_landed(
+        &self,
+        key: &str,
+        stored: &K,
+        written: Option<&Conditions>,
+        error: &WriteError,
+        now: Instant,
+    ) {
+        let may_have_landed = apply::status_code(&error.error).is_none_or(|code| code >= 500);
+        let summary = |conditions: Option<&Conditions>| {
+            conditions
+                .and_then(|c| c.get(&self.report.summary))
+                .map(summary_key)
+        };
+        if let Some(after) = summary(written).filter(|_| may_have_landed) {
+            let before = summary(stored.status().map(KubeStatus::conditions));
+            self.memory().unannounced(key, before, after, now);
+        }
+    }
+
+    /// Whether the status to apply is stored already: equal to the stored one, or the same
+    /// as the last one written, which the API server stored as it is stored now (it filled
+    /// in its defaults, or an admission policy changed it): sending it again would change
+    /// nothing.
+    fn stored_already(
+        &self,
+        key: &str,
+        body: &StatusApply<<K::Status as KubeStatus>::Apply>,
+        stored_body: &StatusApply<<K::Status as KubeStatus>::Apply>,
+        now: Instant,
+    ) -> bool {
+        let mut memory = self.memory();
+        if body == stored_body {
+            memory.set_stored_as(key, None, now);
+            return true;
+        }
+        memory
+            .stored_as(key)
+            .is_some_and(|s| s.sent == exact_hash(body) && s.stored == exact_hash(stored_body))
+    }
+
+    /// Remembers what the API server stored of the status sent, when it is not what was
+    /// sent (and forgets what was remembered before).
+    fn remember_stored(
+        &self,
+        key: &str,
+        sent: &StatusApply<<K::Status as KubeStatus>::Apply>,
+        stored_now: Option<&K>,
+        now: Instant,
+    ) {
+        let stored_as = stored_now
+            .map(StatusResource::status_apply)
+            .filter(|stored_body| sent != stored_body)
+            .map(|stored_body| StoredAs {
+                sent: exact_hash(sent),
+                stored: exact_hash(&stored_body),
+            });
+        let mut memory = self.memory();
+        memory.accepted(key, now);
+        memory.set_stored_as(key, stored_as, now);
+    }
+
+    /// A 404 on a status write: the object is gone, or (when it is still there) the API
+    /// server serves no status subresource for the kind, which it words alike. The latter
+    /// is an error to report, never a deletion.
+    async fn not_found(&self, read: &K, error: WriteError) -> Result<Write, WriteError> {
+        if !K::STATUS_SUBRESOURCE || !apply::still_exists(&self.client, read).await? {
+            return Ok(Write::done(Written::NotFound));
+        }
+        let message = format!(
+            "the API server answered 404 to PATCH {plural}/status while the object exists: \
+             the CRD of {plural}.{group} serves no status subresource; declare \
+             `status_subresource = false` for kind {kind} (its status is then written \
+             through the main resource) or add `subresources: {{status: {{}}}}` to the CRD \
+             ({answer})",
+            plural = K::plural(&()),
+            group = K::group(&()),
+            kind = K::kind(&()),
+            answer = apply::rejection_message(&error.error),
+        );
+        let status = kube::core::Status::failure(&message, "NotFound").with_code(404);
+        Err(WriteError::from(kube::Error::Api(status.boxed())))
+    }
+
+    /// The object as it is written. For a kind without a status subresource the write itself
+    /// moves `metadata.generation` by one (every change of the main resource does, and the
+    /// apply is made only if the object is still at the version read): the generation the
+    /// reconcile stamped becomes the next one, so that the object written is current
+    /// (`observedGeneration` equal to `metadata.generation`) and the next reconcile, which
+    /// computes the same status at that generation, sends nothing.
+    fn as_written(&self, desired: &K) -> K {
+        let mut sent = desired.clone();
+        if let Some((read, written)) = written_generation::<K>(desired)
+            && let Some(status) = sent.status_mut()
+        {
+            if status.observed_generation() == Some(read) {
+                status.set_observed_generation(written);
+            }
+            let conditions = std::mem::take(status.conditions_mut());
+            *status.conditions_mut() = restamp(conditions, read, written);
+        }
+        sent
+    }
+
+    /// The fallback's conditions as they are written: see [`as_written`](Self::as_written).
+    fn conditions_as_written(&self, desired: &K, conditions: Conditions) -> Conditions {
+        match written_generation::<K>(desired) {
+            Some((read, written)) => restamp(conditions, read, written),
+            None => conditions,
         }
     }
 
@@ -455,14 +777,34 @@ where
         }
     }
 
-    /// An Event when the summary condition's status or reason changed from the stored one.
-    async fn record_transition(&self, stored: &K, after: &Condition) {
-        let before = stored
-            .status()
-            .and_then(|s| s.conditions().get(&self.report.summary));
-        if before.is_some_and(|b| b.status == after.status && b.reason == after.reason) {
-            return;
+    /// Records the transition from `before` to `after` (if it is one), or remembers it to
+    /// record it at the next reconcile when its Event could not be posted.
+    async fn announce(
+        &self,
+        object: &K,
+        key: &str,
+        before: Option<Summary>,
+        after: &Condition,
+        now: Instant,
+    ) {
+        if !self.record_transition(object, before.clone(), after).await {
+            self.memory()
+                .unannounced(key, before, summary_key(after), now);
         }
+    }
+
+    /// An Event when the summary condition's status or reason changed from `before`. Returns
+    /// whether nothing is left to announce (no transition, or its Event recorded).
+    async fn record_transition(
+        &self,
+        object: &K,
+        before: Option<Summary>,
+        after: &Condition,
+    ) -> bool {
+        if before.is_some_and(|(status, reason)| status == after.status && reason == after.reason) {
+            return true;
+        }
+        let stored = object;
         let type_ = if after.status == ConditionStatus::False && after.severity >= Severity::Warning
         {
             EventType::Warning
@@ -473,15 +815,18 @@ where
             "{} is {}: {}",
             self.report.summary, after.status, after.message
         );
-        self.publish(stored, type_, &after.reason, note).await;
+        self.publish(stored, type_, &after.reason, note).await
     }
 
     /// Publishes an Event about `object`, if a recorder was given. The note is cut to the
     /// API server's limit (1 KiB for an events.k8s.io Event), which a condition's message
     /// (up to 32 KiB) or an API server's rejection can pass: a longer one loses the Event.
-    async fn publish(&self, object: &K, type_: EventType, reason: &str, mut note: String) {
+    ///
+    /// Returns whether the Event was recorded (or there is no recorder): false when the API
+    /// server or the connection failed.
+    async fn publish(&self, object: &K, type_: EventType, reason: &str, mut note: String) -> bool {
         let Some(recorder) = &self.recorder else {
-            return;
+            return true;
         };
         crate::validation::truncate_to(&mut note, MAX_EVENT_NOTE_BYTES);
         let event = Event {
@@ -491,8 +836,12 @@ where
             action: "Reconcile".to_owned(),
             secondary: None,
         };
-        if let Err(error) = recorder.publish(&event, &object.object_ref(&())).await {
-            tracing::warn!(%error, "could not record an event");
+        match recorder.publish(&event, &object.object_ref(&())).await {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::warn!(%error, "could not record an event");
+                false
+            }
         }
     }
 
@@ -532,6 +881,63 @@ fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
     hasher.finish()
 }
 
+/// What [`StatusReconciler::write`] did: what was written, after a rejection how long until
+/// the full apply is tried again, and a release of the fallback manager that failed after
+/// the full apply went through (reported once the transition is recorded).
+struct Write {
+    written: Written,
+    retry: Option<Duration>,
+    release: Option<WriteError>,
+}
+
+impl Write {
+    fn done(written: Written) -> Self {
+        Self {
+            written,
+            retry: None,
+            release: None,
+        }
+    }
+}
+
+/// For a kind without a status subresource, the generation read and the one the status
+/// write gives the object.
+fn written_generation<K: StatusResource>(object: &K) -> Option<(i64, i64)> {
+    if K::STATUS_SUBRESOURCE {
+        return None;
+    }
+    let read = object.meta().generation?;
+    Some((read, read.saturating_add(1)))
+}
+
+/// The conditions with every `observedGeneration` of `read` (those this reconcile stamped)
+/// moved to `written`.
+fn restamp(conditions: Conditions, read: i64, written: i64) -> Conditions {
+    conditions
+        .into_iter()
+        .map(|mut condition| {
+            if condition.observed_generation == Some(read) {
+                condition.observed_generation = Some(written);
+            }
+            condition
+        })
+        .collect()
+}
+
+/// A hash of the whole apply body, condition times included.
+fn exact_hash<S: Serialize>(body: &StatusApply<S>) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    serde_json::to_string(body)
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A summary condition as a transition Event sees it.
+fn summary_key(condition: &Condition) -> Summary {
+    (condition.status, condition.reason.clone())
+}
+
 /// `namespace/name`, for logs.
 fn object_name<K: Resource>(object: &K) -> String {
     let meta = object.meta();
@@ -551,17 +957,23 @@ fn memory_key<K: Resource>(object: &K) -> String {
         .unwrap_or_else(|| object_name(object))
 }
 
-/// The error policy that matches [`StatusReconciler::reconcile`]: only a failed status write
-/// reaches it (a timeout, a reset connection, a 5xx, 429, or 409 when the object changed
-/// since it was read), and the reconcile is retried after `delay`, or after the API
-/// server's `retryAfterSeconds` when that is longer. The retry computes the status anew
-/// from the object as it is then, so nothing is lost.
-pub fn error_policy<K>(_object: Arc<K>, error: &Error, delay: std::time::Duration) -> Action {
-    let delay = error.retry_after().map_or(delay, |after| after.max(delay));
+/// The error policy that matches [`StatusReconciler::reconcile`]: only a status that could
+/// not be written reaches it (a timeout, a reset connection, a 5xx, 429, a refusal of the
+/// controller's identity, a status of which nothing could be written, or 409 when the object
+/// changed since it was read). The reconcile is retried after the longest of `delay`, the
+/// reconciler's backoff for the object ([`Error::backoff`]: doubling with each failed write
+/// in a row, up to the [`RequeuePolicy`]'s `backoff_max`) and the API server's
+/// `Retry-After`; a conflict after `delay`. The retry computes the status anew from the
+/// object as it is then, so nothing is lost.
+pub fn error_policy<K>(_object: Arc<K>, error: &Error, delay: Duration) -> Action {
+    let delay = [error.backoff(), error.retry_after()]
+        .into_iter()
+        .flatten()
+        .fold(delay, Duration::max);
     if error.is_conflict() {
         tracing::debug!(%error, "the object changed since it was read; reconciling it again");
     } else {
-        tracing::warn!(%error, ?delay, "status write failed; retrying");
+        tracing::debug!(%error, ?delay, "status not written; retrying");
     }
     Action::requeue(delay)
 }

@@ -193,8 +193,9 @@ impl Report {
             )
             .with_severity(Severity::Warning)
             .with_message(format!("the API server rejected the status: {message}"));
-            let companions = self.profile.companions(&rejected, Activity::Working);
             let stored_conditions = stored.status().map(KubeStatus::conditions);
+            let rejected = keep_stored_wording(rejected, stored_conditions);
+            let companions = self.profile.companions(&rejected, Activity::Working);
             self.set_over(&mut conditions, stored_conditions, rejected, generation);
             for companion in companions {
                 self.set_over(&mut conditions, stored_conditions, companion, generation);
@@ -225,5 +226,54 @@ impl Report {
             conditions.insert_at(index, previous);
         }
         conditions.set_with(condition, self.profile.transition_rule);
+    }
+}
+
+/// The rejection as stored when the stored one says the same but for its numbers. The API
+/// server's answer may count what it refused, the stored object included: etcd's client
+/// says `trying to send message larger than max (2663515 vs. 2097152)`, whose first number
+/// is the size of the object, which the fallback's own message changes. Written as it
+/// comes, each fallback would change the next answer, and so the next fallback, for ever.
+fn keep_stored_wording(mut rejected: Condition, stored: Option<&Conditions>) -> Condition {
+    fn words(text: &str) -> impl Iterator<Item = &str> {
+        text.split(|c: char| c.is_ascii_digit())
+            .filter(|part| !part.is_empty())
+    }
+    let same_but_numbers = |a: &str, b: &str| words(a).eq(words(b));
+    if let Some(previous) = stored.and_then(|c| c.get(&rejected.type_))
+        && previous.reason == rejected.reason
+        && previous.message != rejected.message
+        && same_but_numbers(&previous.message, &rejected.message)
+    {
+        rejected.message.clone_from(&previous.message);
+    }
+    rejected
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejection_that_differs_only_in_its_numbers_keeps_the_stored_wording() {
+        let rejected = |message: &str| {
+            Condition::new("Ready", ConditionStatus::False, REASON_STATUS_REJECTED)
+                .with_message(message)
+        };
+        let stored: Conditions = [rejected("larger than max (2663515 vs. 2097152)")]
+            .into_iter()
+            .collect();
+        let kept = keep_stored_wording(
+            rejected("larger than max (2663601 vs. 2097152)"),
+            Some(&stored),
+        );
+        assert_eq!(kept.message, "larger than max (2663515 vs. 2097152)");
+        // Other words are a new answer.
+        let new = keep_stored_wording(rejected("request is too large (2663601)"), Some(&stored));
+        assert_eq!(new.message, "request is too large (2663601)");
+        // Numbers where the stored one has none are a new answer too.
+        let stored: Conditions = [rejected("larger than max")].into_iter().collect();
+        let new = keep_stored_wording(rejected("larger than max 7"), Some(&stored));
+        assert_eq!(new.message, "larger than max 7");
     }
 }

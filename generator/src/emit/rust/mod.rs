@@ -708,7 +708,7 @@ fn kind_items<'m>(
             {
                 types.exclude(&adopted.object.name);
                 items.extend(resource::crd_status_item(
-                    kind, status, &adopted, partial_eq, imports,
+                    kind, version, status, &adopted, partial_eq, imports,
                 ));
             }
             writer.tokens(items)

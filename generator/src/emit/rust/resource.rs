@@ -476,9 +476,11 @@ pub fn status_item(
 /// The status struct of a kind read from a CRD whose status is the standard one: the CRD's
 /// own fields, every one optional (so the struct is `Default`, and an object is written back
 /// with exactly the fields it had), with `KubeStatus` (and `PartialEq` when `partial_eq` says
-/// so).
+/// so). A version that serves no status subresource says so (`status_subresource = false`),
+/// so that the chokepoint writes the status through the main resource.
 pub fn crd_status_item(
     kind: &Kind,
+    version: &Version,
     status: &StatusDef,
     adopted: &Adopted<'_>,
     partial_eq: bool,
@@ -489,12 +491,13 @@ pub fn crd_status_item(
     let doc = adopted.schema.docs.as_deref().map(docs::attrs);
     let profile = profile_attr(status);
     let shape = shape_attrs(&adopted.shape);
+    let subresource = (!version.status_subresource).then(|| quote!(, status_subresource = false));
     let fields: Vec<&Field> = adopted.object.fields.iter().collect();
     let declarations = Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
     status_struct(
         doc,
         &status_ident,
-        quote!(resource = #resource, #profile #shape),
+        quote!(resource = #resource, #profile #shape #subresource),
         &declarations,
         partial_eq,
         imports,

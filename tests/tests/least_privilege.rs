@@ -1,0 +1,277 @@
+//! The chokepoint under the identity an operator really runs as, on the real API server: a
+//! ClusterRole that lacks `patch` on `<plural>/status` (the most common RBAC mistake of an
+//! operator), and an identity that API Priority and Fairness throttles. Nothing is retried at
+//! a fixed delay for ever in silence: a refusal is an Event (once), the reconcile's error, and
+//! a backoff that doubles; real throttling is waited out as its `Retry-After` header says.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::rbac::v1::PolicyRule;
+use kondition::controller::{REASON_STATUS_REJECTED, StatusReconciler, error_policy};
+use kondition::{Failure, RequeuePolicy};
+use kondition_tests::cluster::{TestEnv, recorded_events};
+use kondition_tests::kinds::{StandardWidget, StandardWidgetSpec};
+use kube::api::PostParams;
+use kube::runtime::controller::Action;
+use kube::runtime::events::{Recorder, Reporter};
+use kube::{Api, CustomResourceExt, Resource, ResourceExt};
+
+/// The backoff of the tests: 1 s, doubling, up to 16 s.
+const POLICY: RequeuePolicy = RequeuePolicy {
+    resync: Duration::from_secs(600),
+    backoff_initial: Duration::from_secs(1),
+    backoff_max: Duration::from_secs(16),
+};
+
+fn reconciler(client: kube::Client) -> StatusReconciler<StandardWidget> {
+    let reporter = Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
+    StatusReconciler::new(client.clone())
+        .recorder(Recorder::new(client, reporter))
+        .requeue_policy(POLICY)
+}
+
+/// `rules` without the `patch` of `<plural>/status`.
+fn without_status_patch(rules: Vec<PolicyRule>, plural: &str) -> Vec<PolicyRule> {
+    let status = format!("{plural}/status");
+    let rules: Vec<PolicyRule> = rules
+        .into_iter()
+        .filter(|rule| !rule.resources.iter().flatten().any(|r| *r == status))
+        .collect();
+    assert!(
+        rules.iter().all(|rule| !rule
+            .resources
+            .iter()
+            .flatten()
+            .any(|r| r.ends_with("/status"))),
+        "{rules:?}"
+    );
+    rules
+}
+
+/// A ServiceAccount allowed everything the chokepoint needs but `patch` on
+/// `standardwidgets/status`: the full apply and its fallback are refused (403); one Warning
+/// Event says nothing could be written; each reconcile is an error carrying a backoff that
+/// doubles (1, 2, 4, 8, 16, 16 s) and nothing is sent before it has passed: one request per
+/// backoff, not a request per reconcile at a fixed delay.
+#[tokio::test(start_paused = true)]
+async fn a_clusterrole_without_patch_on_the_status() {
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    let plural = StandardWidget::plural(&()).into_owned();
+    let identity = env
+        .identity("no-status", without_status_patch(env.rules(), &plural))
+        .await;
+    let (client, requests) = identity.recorded_without_retry();
+    let reconciler = reconciler(client);
+    let api: Api<StandardWidget> = env.api();
+    api.create(
+        &PostParams::default(),
+        &StandardWidget::new("w1", StandardWidgetSpec { size: 1 }),
+    )
+    .await
+    .expect("created");
+    let created = api.get("w1").await.expect("read");
+    let reconcile = async || {
+        let object = api.get("w1").await.expect("read");
+        reconciler
+            .reconcile(Arc::new(object), async |_: &mut StandardWidget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect_err("nothing can be written")
+    };
+    let status_patches = || {
+        requests
+            .all()
+            .into_iter()
+            .filter(|r| r.method == "PATCH" && r.path.ends_with("/status"))
+            .map(|r| r.status.unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+
+    let error = reconcile().await;
+    assert_eq!(error.status_code(), Some(403), "{error}");
+    assert!(
+        error.to_string().contains("cannot patch resource"),
+        "the server's words: {error}"
+    );
+    assert_eq!(
+        status_patches(),
+        [403, 403],
+        "the full apply, then its fallback"
+    );
+    let second = Duration::from_secs(1);
+    assert_eq!(error.backoff(), Some(second));
+    assert_eq!(
+        error_policy(Arc::new(created.clone()), &error, Duration::ZERO),
+        Action::requeue(second)
+    );
+
+    // Reconciles before the backoff has passed (watch events, another controller's write)
+    // send nothing; each is the same error.
+    for _ in 0..10 {
+        let error = reconcile().await;
+        assert_eq!(error.status_code(), Some(403));
+    }
+    assert_eq!(status_patches().len(), 2, "nothing sent before the backoff");
+
+    let mut backoffs = Vec::new();
+    for wait in [1, 2, 4, 8, 16, 16] {
+        requests.clear();
+        tokio::time::advance(Duration::from_secs(wait)).await;
+        let error = reconcile().await;
+        assert_eq!(status_patches(), [403], "one full apply after {wait} s");
+        backoffs.push(error.backoff().map(|b| b.as_secs()));
+    }
+    assert_eq!(
+        backoffs,
+        [Some(2), Some(4), Some(8), Some(16), Some(16), Some(16)],
+        "doubling, bounded"
+    );
+
+    let events = recorded_events(&env.admin, &env.namespace).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0].type_.as_deref(), Some("Warning"));
+    assert_eq!(events[0].reason.as_deref(), Some(REASON_STATUS_REJECTED));
+    let stored = api.get("w1").await.expect("read");
+    assert_eq!(stored.resource_version(), created.resource_version());
+}
+
+/// Throttling as the API server sends it (API Priority and Fairness: 429, a plain-text
+/// body, `Retry-After`): the status write fails, and the error says how long the server asked
+/// to wait, which `error_policy` waits at least. Once the throttle ends, the status is
+/// written.
+#[tokio::test]
+async fn real_throttling_is_waited_out_as_its_header_says() {
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    let api: Api<StandardWidget> = env.api();
+    api.create(
+        &PostParams::default(),
+        &StandardWidget::new("w1", StandardWidgetSpec { size: 1 }),
+    )
+    .await
+    .expect("created");
+    let object = Arc::new(api.get("w1").await.expect("read"));
+    let throttled = env.throttled("throttled").await;
+    let (client, requests) = throttled.identity.recorded_without_retry();
+    let reconciler = reconciler(client);
+
+    let error = reconciler
+        .reconcile(object.clone(), async |_: &mut StandardWidget| {
+            Ok::<(), Failure>(())
+        })
+        .await
+        .expect_err("throttled");
+    assert_eq!(error.status_code(), Some(429), "{error}");
+    assert!(
+        error.to_string().contains("Too many requests"),
+        "the plain-text body: {error}"
+    );
+    let after = error.retry_after().expect("the Retry-After header, read");
+    assert!(after >= Duration::from_secs(1), "{after:?}");
+    assert_eq!(
+        error_policy(object.clone(), &error, Duration::ZERO),
+        Action::requeue(after.max(error.backoff().unwrap_or_default()))
+    );
+    assert_eq!(
+        error_policy(object.clone(), &error, Duration::from_secs(3600)),
+        Action::requeue(Duration::from_secs(3600)),
+        "the error policy's own delay when longer"
+    );
+    let writes: Vec<_> = requests
+        .all()
+        .into_iter()
+        .filter(|r| r.is_write())
+        .collect();
+    assert_eq!(writes.len(), 1, "no fallback after a 429: {writes:?}");
+
+    throttled.release().await;
+    reconciler
+        .reconcile(object, async |_: &mut StandardWidget| Ok::<(), Failure>(()))
+        .await
+        .expect("written once the throttle ends");
+    let stored = api.get("w1").await.expect("read");
+    assert!(stored.status.is_some_and(|s| s.is_ready()));
+}
+
+/// An identity the API server no longer knows (its ServiceAccount deleted, so its token no
+/// longer authenticates): 401 on every write. Not a rejection (the status is not at fault; no
+/// fallback): the reconcile's error, a Warning Event at once and only once, a backoff that
+/// doubles.
+#[tokio::test(start_paused = true)]
+async fn an_identity_the_server_no_longer_knows() {
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    let api: Api<StandardWidget> = env.api();
+    api.create(
+        &PostParams::default(),
+        &StandardWidget::new("w1", StandardWidgetSpec { size: 1 }),
+    )
+    .await
+    .expect("created");
+    let gone = env.identity("gone", env.rules()).await;
+    let (client, requests) = gone.recorded_without_retry();
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> = env.api();
+    accounts
+        .delete(&gone.name, &Default::default())
+        .await
+        .expect("deleted");
+    // The authenticator reads ServiceAccounts through a cache: polled, with a bound, on the
+    // real clock, until a request of the identity is refused.
+    let probe: Api<StandardWidget> = Api::namespaced(gone.unrecorded(), &env.namespace);
+    let mut refused = false;
+    for _ in 0..600 {
+        if let Err(kube::Error::Api(status)) = probe.get("w1").await
+            && status.code == 401
+        {
+            refused = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        refused,
+        "the deleted ServiceAccount's token still authenticates"
+    );
+    // Events go out as the controller's own (valid) identity.
+    let reporter = Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
+    let reconciler = StatusReconciler::<StandardWidget>::new(client)
+        .recorder(Recorder::new(env.client.clone(), reporter))
+        .requeue_policy(POLICY);
+
+    let mut backoffs = Vec::new();
+    for _ in 0..4 {
+        let object = api.get("w1").await.expect("read");
+        let error = reconciler
+            .reconcile(Arc::new(object), async |_: &mut StandardWidget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect_err("unauthorized");
+        assert_eq!(error.status_code(), Some(401), "{error}");
+        backoffs.push(error.backoff().map(|b| b.as_secs()));
+    }
+    assert_eq!(backoffs, [Some(1), Some(2), Some(4), Some(8)]);
+    let sent: Vec<_> = requests
+        .all()
+        .into_iter()
+        .map(|r| (r.method, r.status))
+        .collect();
+    assert_eq!(
+        sent,
+        vec![("PATCH".to_owned(), Some(401)); 4],
+        "no fallback"
+    );
+    let events = recorded_events(&env.admin, &env.namespace).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(events[0].type_.as_deref(), Some("Warning"));
+    assert_eq!(
+        events[0].reason.as_deref(),
+        Some(kondition::controller::REASON_STATUS_WRITE_FAILED)
+    );
+}
