@@ -322,6 +322,100 @@ async fn a_nodepool_shaped_status_is_driven() {
         .expect("deleted");
 }
 
+/// Where the generation lives only on conditions, every condition the controller writes
+/// carries the generation of its reconcile: one the body sets (not only the summary), and one
+/// it owns when a later generation keeps it; another manager's condition keeps its own.
+#[tokio::test]
+async fn conditions_the_body_sets_carry_the_generation_where_it_lives_on_conditions() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let name = format!("pool-{}", env.namespace);
+    let pools = Api::<NodePool>::all(env.admin.clone());
+    let created: NodePool = create(
+        &pools,
+        json!({"apiVersion": "pools.example.com/v1", "kind": "NodePool",
+               "metadata": {"name": name}, "spec": {"weight": 10}}),
+    )
+    .await;
+    let reconciler = StatusReconciler::<NodePool>::new(env.client.clone());
+    let healthy = || {
+        kondition::Condition::new(
+            "InstancesHealthy",
+            kondition::ConditionStatus::True,
+            "AllHealthy",
+        )
+    };
+    let reconcile = async |object: NodePool| {
+        reconciler
+            .reconcile(Arc::new(object), async |pool: &mut NodePool| {
+                pool.status_or_insert().conditions_mut().set(healthy());
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("status written");
+    };
+    let generations = |pool: &NodePool| -> Vec<(String, Value)> {
+        status_of(pool)["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let type_ = c["type"].as_str().unwrap_or_default().to_owned();
+                (type_, c["observedGeneration"].clone())
+            })
+            .collect()
+    };
+
+    reconcile(created).await;
+    let first = read(&pools, &name).await;
+    assert_eq!(
+        generations(&first),
+        [
+            ("InstancesHealthy".to_owned(), json!(1)),
+            ("Ready".to_owned(), json!(1))
+        ]
+    );
+    // Another manager adds a condition of its own, without a generation.
+    pools
+        .patch_status(
+            &name,
+            &PatchParams::apply("backup-agent"),
+            &Patch::Apply(json!({"apiVersion": "pools.example.com/v1", "kind": "NodePool",
+                "metadata": {"name": name},
+                "status": {"conditions": [{"type": "BackedUp", "status": "True",
+                    "reason": "Done", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})),
+        )
+        .await
+        .expect("another manager's condition");
+    // The spec changes: generation 2. The body sets the same InstancesHealthy: kept as the
+    // controller's own, it says 2, as Ready does; BackedUp is left as its manager wrote it.
+    pools
+        .patch(
+            &name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"weight": 20}})),
+        )
+        .await
+        .expect("spec changed");
+    reconcile(read(&pools, &name).await).await;
+    let second = read(&pools, &name).await;
+    assert_eq!(
+        generations(&second),
+        [
+            ("InstancesHealthy".to_owned(), json!(2)),
+            ("Ready".to_owned(), json!(2)),
+            ("BackedUp".to_owned(), Value::Null)
+        ]
+    );
+    // Steady: nothing more to write.
+    env.requests.clear();
+    reconcile(second.clone()).await;
+    assert!(
+        env.requests.writes().is_empty(),
+        "{:?}",
+        env.requests.writes()
+    );
+}
+
 #[tokio::test]
 async fn orcs_router_is_driven() {
     let env = TestEnv::new(kondition_tests::adopted::crds()).await;

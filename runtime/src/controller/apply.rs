@@ -223,6 +223,11 @@ impl Owned {
         owned
     }
 
+    /// Whether the managers own the condition of type `type_`.
+    pub(crate) fn has_condition(&self, type_: &str) -> bool {
+        self.condition_types.contains(type_)
+    }
+
     /// Leaves out of the status to apply every top-level field and every condition that
     /// none of the managers owns and that equals what is stored: another manager's, which
     /// this reconcile did not change. `observedGeneration` and a field or condition that

@@ -3,11 +3,13 @@
 //! over the stored one at its place, so that an outcome repeated changes nothing, not even a
 //! `lastTransitionTime` or the list's order.
 
+use super::apply::{Owned, fallback_owner};
 use super::{
     REASON_BLOCKED, REASON_DELETING, REASON_PANICKED, REASON_POST_RECONCILE_FAILURE,
     REASON_POSTPONED, REASON_STATUS_REJECTED,
 };
 use crate::profile::{Activity, Profile};
+use crate::shape::GenerationField;
 use crate::{
     Condition, ConditionStatus, Conditions, KubeStatus, Requeue, Severity, StatusResource,
 };
@@ -110,6 +112,16 @@ impl Report {
         self.set_over(conditions, stored_conditions, summary, generation);
         for companion in companions {
             self.set_over(conditions, stored_conditions, companion, generation);
+        }
+        // Where the generation lives only on conditions, each condition this controller
+        // writes says which generation it describes, not only the summary: one the body set
+        // this reconcile, or one the controller owns (kept as its own).
+        if let Some(generation) = generation
+            && K::Status::SHAPE.generation == GenerationField::Conditions
+        {
+            let owned = Owned::of(stored, &[&K::field_owner(), &fallback_owner::<K>()]);
+            let taken = std::mem::take(&mut *conditions);
+            *conditions = stamp_own(taken, stored_conditions, &owned, generation);
         }
         // Every condition (the body's too) as the schema stores it, so what the server would
         // drop is neither written nor counted as a transition.
@@ -227,6 +239,31 @@ impl Report {
         }
         conditions.set_with(condition, self.profile.transition_rule);
     }
+}
+
+/// `conditions` with `generation` stamped on each that is this controller's: set by this
+/// reconcile (new, or changed from the stored one) or owned by its field managers.
+fn stamp_own(
+    conditions: Conditions,
+    stored: Option<&Conditions>,
+    owned: &Owned,
+    generation: i64,
+) -> Conditions {
+    let same = |a: &Condition, b: &Condition| {
+        (a.status, &a.reason, &a.message, a.severity)
+            == (b.status, &b.reason, &b.message, b.severity)
+    };
+    conditions
+        .into_iter()
+        .map(|mut condition| {
+            let previous = stored.and_then(|s| s.get(&condition.type_));
+            let set_now = previous.is_none_or(|p| !same(p, &condition));
+            if set_now || owned.has_condition(&condition.type_) {
+                condition.observed_generation = Some(generation);
+            }
+            condition
+        })
+        .collect()
 }
 
 /// The rejection as stored when the stored one says the same but for its numbers. The API
