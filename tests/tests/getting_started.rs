@@ -152,3 +152,52 @@ fn the_getting_started_manifest_asks_for_what_the_workspace_builds_with() {
     }
     assert!(wanted["k8s-openapi"].1.contains(&"latest".to_owned()));
 }
+
+/// The oldest Kubernetes the README's Getting started says an operator may name is the
+/// oldest the generator's k8s-openapi catalog has (issue 37, item 8: it said `v1_33` while
+/// the generated Prometheus module refused to compile below `v1_35`, and nothing said why),
+/// and the later floor it quotes for the example Prometheus is the one the generated module
+/// holds, word for word.
+#[test]
+fn the_getting_started_kubernetes_floor_is_the_generators() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README");
+    let section = readme
+        .split_once("## Getting started")
+        .and_then(|(_, rest)| rest.split_once("```toml"))
+        .map(|(before, _)| before.split_whitespace().collect::<Vec<_>>().join(" "))
+        .expect("a Getting started section with a manifest");
+    let floor = regex::Regex::new(r"`latest`, or `v1_(\d+)` and up for kondition itself")
+        .expect("a regex")
+        .captures(&section)
+        .map(|c| c[1].parse::<u32>().expect("a number"))
+        .expect("Getting started names the oldest Kubernetes");
+    let oldest = kondition_gen::reuse::Catalog::get()
+        .data()
+        .versions
+        .first()
+        .copied();
+    assert_eq!(
+        Some(floor),
+        oldest,
+        "the README's floor and the catalog's oldest version"
+    );
+
+    let generated = std::fs::read_to_string(format!("{root}/generated/src/prometheus.rs"))
+        .expect("the generated Prometheus module");
+    let gate = regex::Regex::new(
+        r#"compile_error!\("(these types use k8s-openapi types as Kubernetes 1\.(\d+) [^"]*)"\)"#,
+    )
+    .expect("a regex")
+    .captures(&generated)
+    .expect("the Prometheus module has a Kubernetes floor of its own");
+    assert!(
+        gate[2].parse::<u32>().expect("a number") > floor,
+        "Prometheus's floor is later than kondition's"
+    );
+    assert!(
+        section.contains(&format!("below `v1_{}` it says \"{}\"", &gate[2], &gate[1])),
+        "Getting started quotes the generated Prometheus module's floor: {}",
+        &gate[1]
+    );
+}
