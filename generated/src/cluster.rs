@@ -84,6 +84,7 @@ pub mod v1beta1 {
 
     impl Cluster {
         /// A Cluster named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: ClusterSpec) -> Self {
             Self {
                 metadata: ObjectMeta {
@@ -851,6 +852,7 @@ pub mod v1beta2 {
 
     impl Cluster {
         /// A Cluster named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: ClusterSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

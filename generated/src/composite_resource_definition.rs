@@ -40,6 +40,7 @@ pub mod v1 {
 
     impl CompositeResourceDefinition {
         /// A CompositeResourceDefinition named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: CompositeResourceDefinitionSpec) -> Self {
             Self {
                 metadata: ObjectMeta {
@@ -305,6 +306,7 @@ pub mod v2 {
 
     impl CompositeResourceDefinition {
         /// A CompositeResourceDefinition named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: CompositeResourceDefinitionSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

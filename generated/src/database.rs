@@ -101,6 +101,7 @@ pub mod v1beta1 {
 
     impl Database {
         /// A Database named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: DatabaseSpec) -> Self {
             Self {
                 metadata: ObjectMeta {
@@ -307,6 +308,7 @@ pub mod v1 {
 
     impl Database {
         /// A Database named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: DatabaseSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

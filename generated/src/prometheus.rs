@@ -66,6 +66,7 @@ pub mod v1 {
 
     impl Prometheus {
         /// A Prometheus named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: PrometheusSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

@@ -131,6 +131,7 @@ pub mod v1alpha1 {
 
     impl PromotionStrategy {
         /// A PromotionStrategy named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: PromotionStrategySpec) -> Self {
             Self {
                 metadata: ObjectMeta {
@@ -289,6 +290,7 @@ pub mod v1alpha1 {
 
     impl ChangeTransferPolicy {
         /// A ChangeTransferPolicy named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: ChangeTransferPolicySpec) -> Self {
             Self {
                 metadata: ObjectMeta {

@@ -103,6 +103,7 @@ pub mod v1api20200601 {
 
     impl ResourceGroup {
         /// A ResourceGroup named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: ResourceGroupSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

@@ -98,6 +98,7 @@ pub mod v1alpha1 {
 
     impl SecurityGroup {
         /// A SecurityGroup named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: SecurityGroupSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

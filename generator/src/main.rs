@@ -269,7 +269,13 @@ fn crd(args: &CrdArgs) -> ExitCode {
             atomic_list_notes: false,
             ..kondition_gen::crd::Options::default()
         };
-        let model = load(&args.paths, args.profiles.as_ref(), &args.kinds, &options)?;
+        let model = load(
+            "crd",
+            &args.paths,
+            args.profiles.as_ref(),
+            &args.kinds,
+            &options,
+        )?;
         if args.out.as_os_str() == "-" {
             print!("{}", emit::crd_stream(&model));
             return Ok(());
@@ -286,6 +292,7 @@ fn crd(args: &CrdArgs) -> ExitCode {
 fn rbac(args: &RbacArgs) -> ExitCode {
     finish((|| {
         let model = load(
+            "rbac",
             &args.paths,
             args.profiles.as_ref(),
             &args.kinds,
@@ -385,8 +392,18 @@ fn report_writes(
     }
 }
 
-/// The model of the files and folders in `paths` (schemas/ when empty).
+/// What a command says when it is given no inputs and there is no `schemas/` folder to read
+/// by default (issue 37, item 10: it said only `schemas: no such file or folder`).
+fn no_inputs(command: &str) -> String {
+    format!(
+        "kondition {command}: no inputs given, and no `schemas/` folder here to read by default: \
+         name schema files, CRD files or folders of them, as in `kondition {command} crds/ widget.yaml`\n"
+    )
+}
+
+/// The model of the files and folders in `paths` (schemas/ when empty) for `command`.
 fn load(
+    command: &str,
     paths: &[PathBuf],
     profile_dir: Option<&PathBuf>,
     kinds: &[String],
@@ -397,7 +414,11 @@ fn load(
         profiles.add_dir(dir).map_err(|d| d.to_string())?;
     }
     let paths = if paths.is_empty() {
-        vec![PathBuf::from("schemas")]
+        let default = PathBuf::from("schemas");
+        if !default.exists() {
+            return Err(no_inputs(command));
+        }
+        vec![default]
     } else {
         paths.to_vec()
     };
@@ -421,7 +442,8 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("generated/src"));
-    let files = match generate(args, &out) {
+    let command = if check { "check" } else { "generate" };
+    let files = match generate(command, args, &out) {
         Ok(files) => files,
         Err(message) => {
             eprint!("{message}");
@@ -464,8 +486,13 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
 }
 
 /// Everything `generate` would write into `out`, or every problem found (as printed lines).
-fn generate(args: &GenerateArgs, out: &std::path::Path) -> Result<Vec<OutputFile>, String> {
+fn generate(
+    command: &str,
+    args: &GenerateArgs,
+    out: &std::path::Path,
+) -> Result<Vec<OutputFile>, String> {
     let model = load(
+        command,
         &args.paths,
         args.profiles.as_ref(),
         &args.kinds,

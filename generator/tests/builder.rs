@@ -226,3 +226,95 @@ kondition-gen = {{ path = "{}" }}
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Generated code included in a private module, as a binary operator includes it, builds
+/// without a warning under `deny(warnings)` when the crate uses its kinds but not every
+/// function they offer (issue 37, item 9: `function crds is never used` and `associated
+/// function new is never used`): the items that are API for the user allow going unused.
+/// The kinds: one with the standard status, one driven through an atomic list (Kafka), and
+/// one whose status kondition does not drive (Cluster API's Cluster, two versions).
+#[test]
+fn generated_code_in_a_private_module_builds_without_warnings() {
+    let dir = scratch("private-module");
+    let workspace =
+        std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).expect("workspace");
+    std::fs::create_dir_all(dir.join("src")).expect("src");
+    std::fs::write(
+        dir.join("widget.yaml"),
+        WIDGET.replace("PROFILE", "standard"),
+    )
+    .expect("schema");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "private-module"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[profile.dev]
+debug = false
+
+[dependencies]
+k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
+kondition = {{ path = "{runtime}" }}
+kube = {{ version = "5", default-features = false }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+
+[build-dependencies]
+kondition-gen = {{ path = "{generator}" }}
+"#,
+            runtime = workspace.join("runtime").display(),
+            generator = workspace.join("generator").display(),
+        ),
+    )
+    .expect("manifest");
+    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
+    let cluster = workspace.join("schemas/crds/cluster.yaml");
+    std::fs::write(
+        dir.join("build.rs"),
+        format!(
+            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}])\n        .acknowledge_atomic_list([\"Kafka\"])\n        .generate()\n        .expect(\"generates\");\n}}\n",
+            widget = dir.join("widget.yaml"),
+        ),
+    )
+    .expect("build.rs");
+    std::fs::write(
+        dir.join("src/main.rs"),
+        r#"#![deny(warnings)]
+
+mod api {
+    include!(concat!(env!("OUT_DIR"), "/kondition.rs"));
+}
+
+fn read<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
+    serde_json::from_str(text).ok()
+}
+
+fn main() {
+    let widget: Option<api::widget::v1::Widget> = read("{}");
+    let kafka: Option<api::kafka::v1beta2::Kafka> = read("{}");
+    let old: Option<api::cluster::v1beta1::Cluster> = read("{}");
+    let new: Option<api::cluster::v1beta2::Cluster> = read("{}");
+    println!("{}", [widget.is_some(), kafka.is_some(), old.is_some(), new.is_some()].len());
+}
+"#,
+    )
+    .expect("main");
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--offline", "--color", "never", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", workspace.join("target/private-module"))
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && !stderr.contains("warning"),
+        "the crate including generated code in a private module: {stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -259,6 +259,39 @@ fn usage_errors_exit_2() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// With no inputs named, outside a project (no `schemas/` folder), each command that reads
+/// inputs says what it looked for and how to name inputs (issue 37, item 10: it said only
+/// `kondition: schemas: no such file or folder`); exit 2, nothing written.
+#[test]
+fn no_inputs_and_no_schemas_folder_say_what_was_expected() {
+    let dir = scratch("no-inputs");
+    for command in ["generate", "check", "crd", "rbac"] {
+        let output = kondition(&dir, &[command]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert_eq!(
+            text(&output.stderr),
+            format!(
+                "kondition {command}: no inputs given, and no `schemas/` folder here to read by default: \
+                 name schema files, CRD files or folders of them, as in `kondition {command} crds/ widget.yaml`\n"
+            ),
+            "{command}"
+        );
+        assert_eq!(text(&output.stdout), "", "{command}");
+    }
+    assert_eq!(
+        std::fs::read_dir(&dir).map(Iterator::count).ok(),
+        Some(0),
+        "nothing written"
+    );
+    // A file named that does not exist is still said as it is.
+    let missing = kondition(&dir, &["generate", "missing.yaml"]);
+    assert_eq!(
+        text(&missing.stderr),
+        "kondition: missing.yaml: no such file or folder\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--without-derive` leaves derives out of the data types, `check` compares with the same
 /// choice, and a derive the generated code needs, or no derive at all, is a usage error that
 /// says why and writes nothing.

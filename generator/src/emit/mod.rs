@@ -312,7 +312,9 @@ fn plan_beside_crd_files(
 }
 
 /// `crds()`: every kind's CRD, every version, in input order. `prefix` leads from where
-/// `crds()` is to the input files' modules.
+/// `crds()` is to the input files' modules. It allows going unused, as each kind's `new`
+/// does: both are API for the user, who may never call them, and where the output is
+/// included in a private module rustc would call them dead code (issue 37, item 9).
 fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let crd_type = quote!(::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition);
     let entries = model.files.iter().flat_map(|file| {
@@ -323,6 +325,7 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
     });
     quote! {
         /// Every kind's CustomResourceDefinition, every version, in input order.
+        #[allow(dead_code)]
         pub fn crds() -> ::std::vec::Vec<#crd_type> {
             ::std::vec![#(#entries),*]
         }

@@ -78,6 +78,7 @@ mod apply;
 mod checks;
 mod finalizer;
 mod memory;
+mod panics;
 mod report;
 
 use std::fmt::{self, Debug};
@@ -104,6 +105,7 @@ pub use checks::{
     CheckError, CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
 };
 pub use finalizer::{FinalizerError, with_finalizer};
+pub use panics::quiet_repeated_panics;
 
 use crate::{
     Condition, ConditionStatus, Conditions, KubeStatus, ReconcileError, Requeue, RequeuePolicy,
@@ -749,7 +751,10 @@ where
             Ok(PreCheck::Postpone(reason)) => return Outcome::Postponed(reason),
             Err(error) => return Outcome::Blocked(error.to_string()),
         }
-        let result = AssertUnwindSafe(body(object)).catch_unwind().await;
+        // Marked as a body's polls, so that `quiet_repeated_panics` can tell its panics.
+        let result = AssertUnwindSafe(panics::in_body(body(object)))
+            .catch_unwind()
+            .await;
         match result {
             Err(panic) => {
                 let message = panic

@@ -2,6 +2,7 @@
 // Do not edit: change the schema and run `kondition generate`.
 
 /// Every kind's CustomResourceDefinition, every version, in input order.
+#[allow(dead_code)]
 pub fn crds() -> ::std::vec::Vec<
     ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 > {

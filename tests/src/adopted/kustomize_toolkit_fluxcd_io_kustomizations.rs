@@ -87,6 +87,7 @@ pub mod v1 {
 
     impl Kustomization {
         /// A Kustomization named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: KustomizationSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

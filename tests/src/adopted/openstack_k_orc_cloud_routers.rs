@@ -82,6 +82,7 @@ pub mod v1alpha1 {
 
     impl Router {
         /// A Router named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: RouterSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

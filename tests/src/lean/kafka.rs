@@ -79,6 +79,7 @@ pub mod v1beta2 {
 
     impl Kafka {
         /// A Kafka named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: KafkaSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

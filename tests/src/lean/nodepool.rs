@@ -81,6 +81,7 @@ pub mod v1 {
 
     impl NodePool {
         /// A NodePool named `name` with `spec`, the rest empty.
+        #[allow(dead_code)]
         pub fn new(name: &str, spec: NodePoolSpec) -> Self {
             Self {
                 metadata: ObjectMeta {

@@ -273,6 +273,9 @@ impl<'k> Object<'k> {
         Some(quote! {
             impl #name {
                 #[doc = #doc]
+                // API for the user, who may never call it: no warning where the file is
+                // included in a private module (issue 37, item 9).
+                #[allow(dead_code)]
                 pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
                     Self {
                         metadata: #meta {
