@@ -10,6 +10,8 @@
 
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../../derive/src/api_rules.rs"]
+mod api_rules;
 #[path = "../../derive/src/attrs.rs"]
 mod attrs;
 #[path = "../../derive/src/case.rs"]
