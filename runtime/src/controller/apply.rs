@@ -14,7 +14,7 @@
 //! lose the answer's headers: a server that throttles (API Priority and Fairness) says how
 //! long to wait in a `Retry-After` header beside a plain-text body, and that wait is kept.
 
-use std::fmt::{self, Debug};
+use std::fmt::{self, Debug, Write as _};
 use std::time::Duration;
 
 use kube::api::{Patch, PatchParams};
@@ -316,7 +316,8 @@ fn escape_for_yaml(body: Vec<u8>) -> Vec<u8> {
     let mut escaped = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         if forbidden(c) {
-            escaped.push_str(&format!("\\u{:04x}", u32::from(c)));
+            // Writing to a String cannot fail.
+            let _ = write!(escaped, "\\u{:04x}", u32::from(c));
         } else {
             escaped.push(c);
         }

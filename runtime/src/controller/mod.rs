@@ -320,13 +320,7 @@ where
                 Ok(write) => write,
                 Err(failure) => return Err(self.write_failed(&object, &key, failure, now).await),
             };
-            let summary_of = |object: &K| {
-                object
-                    .status()
-                    .and_then(|s| s.conditions().get(&self.report.summary))
-                    .cloned()
-            };
-            let stored_summary = summary_of(&object);
+            let stored_summary = self.summary_of(&object);
             // A transition written by an earlier reconcile and not announced (its answer was
             // lost, or its Event could not be posted): once a copy holds what it wrote, it
             // landed, and is announced now; until then it waits (the copy may be older than
@@ -341,7 +335,7 @@ where
             );
             let pending = self.memory().take_unannounced(&key, now);
             if let Some(pending) = pending {
-                match &stored_summary {
+                match stored_summary {
                     Some(landed) if pending.afters.contains(&summary_key(landed)) => {
                         self.announce(&object, &key, pending.before, landed, now)
                             .await;
@@ -354,14 +348,15 @@ where
             // is the stored object (the writes carry its resourceVersion as a precondition):
             // the summary before is the copy's.
             let after = match &write.written {
-                Written::Full => summary_of(&working),
+                Written::Full => self.summary_of(&working).cloned(),
                 Written::Rejected { message, fallback } => {
-                    self.report_rejection(&object, message, fallback).await
+                    self.report_rejection(&object, &key, message, fallback)
+                        .await
                 }
                 Written::Unchanged | Written::NotFound => None,
             };
             if let Some(after) = after {
-                let before = stored_summary.as_ref().map(summary_key);
+                let before = stored_summary.map(summary_key);
                 self.announce(&object, &key, before, &after, now).await;
             }
             let leaving =
@@ -408,6 +403,7 @@ where
     async fn report_rejection(
         &self,
         object: &K,
+        key: &str,
         message: &str,
         fallback: &Fallback,
     ) -> Option<Condition> {
@@ -437,7 +433,7 @@ where
                         )
                         .await;
                     if recorded {
-                        self.memory().fallback_announced(&memory_key(object));
+                        self.memory().fallback_announced(key);
                     }
                 }
                 None
@@ -635,15 +631,19 @@ where
         now: Instant,
     ) {
         let may_have_landed = apply::status_code(&error.error).is_none_or(|code| code >= 500);
-        let summary = |conditions: Option<&Conditions>| {
-            conditions
-                .and_then(|c| c.get(&self.report.summary))
-                .map(summary_key)
-        };
-        if let Some(after) = summary(written).filter(|_| may_have_landed) {
-            let before = summary(stored.status().map(KubeStatus::conditions));
-            self.memory().unannounced(key, before, after, now);
+        let after = written.and_then(|c| c.get(&self.report.summary));
+        if let Some(after) = after.filter(|_| may_have_landed) {
+            let before = self.summary_of(stored).map(summary_key);
+            self.memory()
+                .unannounced(key, before, summary_key(after), now);
         }
+    }
+
+    /// The summary condition of `object`'s status, if it has one.
+    fn summary_of<'a>(&self, object: &'a K) -> Option<&'a Condition> {
+        object
+            .status()
+            .and_then(|s| s.conditions().get(&self.report.summary))
     }
 
     /// Whether the status to apply is stored already: equal to the stored one, or the same
