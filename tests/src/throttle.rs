@@ -76,6 +76,10 @@ const APPLIED_WITHIN: Duration = Duration::from_secs(300);
 /// The pause between two probes while waiting.
 const PAUSE: Duration = Duration::from_millis(20);
 
+/// How many probes of the level may be admitted while a holder is in flight before it is
+/// taken not to hold the seat and is replaced.
+const HOLDER_PATIENCE: u32 = 50;
+
 /// The `matchingPrecedence` of a throttled identity's FlowSchema.
 pub const MATCHING_PRECEDENCE: i32 = 50;
 
@@ -268,13 +272,22 @@ impl Throttled {
     /// reached the server while a probe ran was itself refused: either is replaced.
     async fn hold(&self) {
         let deadline = Instant::now() + APPLIED_WITHIN;
+        // Probes of the level admitted while a holder is in flight: a holder that reached the
+        // server would hold the seat and the probe be refused, so after many such probes the
+        // holder is taken to sit somewhere else (or never to have arrived) and is replaced.
+        // (Seen once under a loaded run: the throttle never came within 5 minutes.)
+        let mut admitted_while_held = 0u32;
         loop {
             let answer = self.probe().await;
             let ours = answer.flow_schema_uid.as_deref() == Some(self.flow_schema_uid.as_str());
             if answer.status == 429 && ours {
                 return;
             }
-            if ours && !self.holding() {
+            if ours && self.holding() {
+                admitted_while_held += 1;
+            }
+            if ours && (!self.holding() || admitted_while_held >= HOLDER_PATIENCE) {
+                admitted_while_held = 0;
                 // Classified by the new schema, and nothing holds its seat (yet, or any more).
                 let holder = self.send_holder();
                 if let Some(old) = self
