@@ -4,7 +4,7 @@
 //! a fixed delay for ever in silence: a refusal is an Event (once), the reconcile's error, and
 //! a backoff that doubles; real throttling is waited out as its `Retry-After` header says.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
@@ -16,6 +16,48 @@ use kube::api::PostParams;
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::{Api, CustomResourceExt, Resource, ResourceExt};
+
+/// The log lines at error level written on this thread while it is held: a subscriber that
+/// keeps each such event's message and fields as text (the tests run on a current-thread
+/// runtime, so every poll of the chokepoint is on the test's thread).
+#[derive(Clone, Default)]
+struct Errors(Arc<Mutex<Vec<String>>>);
+
+impl Errors {
+    fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Writes an event's fields as `name=value`, space-separated.
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.push_str(&format!(" {}={value:?}", field.name()));
+    }
+}
+
+impl tracing::Subscriber for Errors {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        *metadata.level() == tracing::Level::ERROR
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(fields.0);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
 
 /// The backoff of the tests: 1 s, doubling, up to 16 s.
 const POLICY: RequeuePolicy = RequeuePolicy {
@@ -92,11 +134,21 @@ async fn a_clusterrole_without_patch_on_the_status() {
             .collect::<Vec<_>>()
     };
 
+    let errors = Errors::default();
+    let logging = tracing::subscriber::set_default(errors.clone());
     let error = reconcile().await;
+    drop(logging);
     assert_eq!(error.status_code(), Some(403), "{error}");
     assert!(
         error.to_string().contains("cannot patch resource"),
         "the server's words: {error}"
+    );
+    let logged = errors.lines();
+    assert_eq!(logged.len(), 1, "one error line: {logged:?}");
+    assert!(
+        logged[0].contains("status and its fallback rejected; nothing written")
+            && logged[0].contains("cannot patch resource"),
+        "{logged:?}"
     );
     assert_eq!(
         status_patches(),
