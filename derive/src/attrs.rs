@@ -29,13 +29,22 @@ const MAX_FIELD_OWNER_LEN: usize = 119;
 const TRANSITION_RULES: &[&str] = &["AnyChange", "StatusOnly"];
 
 /// Where `observed_generation = "..."` says the status keeps the generation.
-const GENERATION_FIELDS: &[&str] = &["status", "conditions"];
+const GENERATION_FIELDS: &[&str] = &["status", "conditions", "none"];
 
 /// How `conditions_list = "..."` says the list merges (its `x-kubernetes-list-type`).
 const CONDITIONS_LISTS: &[&str] = &["map", "atomic"];
 
-/// The optional condition fields `conditions_without(...)` can name.
-const CONDITION_FIELDS: &[&str] = &["severity", "observed_generation"];
+/// The condition fields `conditions_without(...)` can name.
+const CONDITION_FIELDS: &[&str] = &[
+    "severity",
+    "observed_generation",
+    "reason",
+    "message",
+    "last_transition_time",
+];
+
+/// The condition fields metav1 requires that `conditions_optional(...)` can name.
+const OPTIONAL_CONDITION_FIELDS: &[&str] = &["reason", "message", "last_transition_time"];
 
 /// What `#[kondition(...)]` says.
 #[derive(Default)]
@@ -66,6 +75,9 @@ pub struct KonditionAttrs {
     /// `conditions_without(...)`: the condition fields the schema does not store, each one
     /// of [`CONDITION_FIELDS`].
     pub conditions_without: Vec<Ident>,
+    /// `conditions_optional(...)`: the condition fields metav1 requires that the schema
+    /// holds but does not require, each one of [`OPTIONAL_CONDITION_FIELDS`].
+    pub conditions_optional: Vec<Ident>,
     /// `status_subresource = false` (or `true`, the default): whether the kind's CRD serves a
     /// status subresource; it needs `resource = Kind` (checked when the attributes are read).
     pub status_subresource: Option<LitBool>,
@@ -111,6 +123,7 @@ const KEYS: &[&str] = &[
     "observed_generation",
     "conditions_list",
     "conditions_without",
+    "conditions_optional",
     "status_subresource",
 ];
 
@@ -170,7 +183,7 @@ impl Reader {
         let near = kondition_names::suggest(&written, KEYS);
         let hint = near.map_or_else(
             || {
-                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)` or `status_subresource = false`".to_owned()
+                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)`, `conditions_optional(...)` or `status_subresource = false`".to_owned()
             },
             |near| format!("; did you mean `{near}`?"),
         );
@@ -273,27 +286,18 @@ impl Reader {
                 })?;
                 set_once(&mut parsed.status_subresource, flag, meta)
             }
-            "conditions_without" => {
-                if !parsed.conditions_without.is_empty() {
-                    return Err(
-                        meta.error("duplicate `conditions_without(...)`; list every field in one")
-                    );
-                }
-                let content;
-                parenthesized!(content in meta.input);
-                let fields = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
-                for field in fields {
-                    let written = LitStr::new(&field.unraw().to_string(), field.span());
-                    if let Some(known) =
-                        known_value(&written, CONDITION_FIELDS, "condition field", errors)
-                    {
-                        parsed
-                            .conditions_without
-                            .push(Ident::new(&known.value(), field.span()));
-                    }
-                }
-                Ok(())
-            }
+            "conditions_without" => field_list(
+                meta,
+                CONDITION_FIELDS,
+                &mut parsed.conditions_without,
+                errors,
+            ),
+            "conditions_optional" => field_list(
+                meta,
+                OPTIONAL_CONDITION_FIELDS,
+                &mut parsed.conditions_optional,
+                errors,
+            ),
             _ => {
                 // "conditions", the only key left in KEYS.
                 if std::mem::replace(&mut self.seen_conditions, true) {
@@ -374,6 +378,33 @@ fn string_value(meta: &ParseNestedMeta, key: &str) -> syn::Result<LitStr> {
             format!("`{key}` takes a string: `{key} = \"...\"`"),
         )
     })
+}
+
+/// Reads a key's list of condition fields (`conditions_without(severity, reason)`) into
+/// `slot`, each one of `known`; a field not known goes to `errors`.
+fn field_list(
+    meta: &ParseNestedMeta,
+    known: &[&str],
+    slot: &mut Vec<Ident>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    if !slot.is_empty() {
+        let key = meta
+            .path
+            .get_ident()
+            .map_or_else(String::new, Ident::to_string);
+        return Err(meta.error(format!("duplicate `{key}(...)`; list every field in one")));
+    }
+    let content;
+    parenthesized!(content in meta.input);
+    let fields = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+    for field in fields {
+        let written = LitStr::new(&field.unraw().to_string(), field.span());
+        if let Some(known) = known_value(&written, known, "condition field", errors) {
+            slot.push(Ident::new(&known.value(), field.span()));
+        }
+    }
+    Ok(())
 }
 
 /// Skips what is left of a key's value, up to the comma before the next key.
@@ -522,7 +553,7 @@ mod tests {
         assert_eq!(
             errors,
             [
-                "unknown kondition attribute `owner`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)` or `status_subresource = false`"
+                "unknown kondition attribute `owner`; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)`, `conditions_optional(...)` or `status_subresource = false`"
             ]
         );
     }

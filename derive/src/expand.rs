@@ -90,6 +90,8 @@ fn set_observed_generation_body(status: &Status) -> TokenStream {
             let field = &field.ident;
             quote!(self.#field = generation;)
         }
+        // Kept nowhere: nothing to set.
+        None if status.shape.generation_nowhere => quote!(let _ = generation;),
         // Kept on the conditions: the summary's says which generation the status reflects.
         None => {
             let present = conditions_access(status, block).present;
@@ -115,9 +117,14 @@ fn shape_const(status: &Status) -> TokenStream {
     let krate = &status.krate;
     let generation = if shape.generation_on_conditions {
         format_ident!("Conditions")
+    } else if shape.generation_nowhere {
+        format_ident!("None")
     } else {
         format_ident!("Status")
     };
+    let [reason, message, last_transition_time] = shape
+        .metav1_fields
+        .map(|presence| format_ident!("{presence}"));
     let merge = if shape.atomic {
         format_ident!("Atomic")
     } else {
@@ -132,6 +139,9 @@ fn shape_const(status: &Status) -> TokenStream {
             fields: #krate::shape::ConditionFields {
                 severity: #severity,
                 observed_generation: #observed_generation,
+                reason: #krate::shape::Presence::#reason,
+                message: #krate::shape::Presence::#message,
+                last_transition_time: #krate::shape::Presence::#last_transition_time,
             },
         };
     }
@@ -446,6 +456,7 @@ fn kube_status_impl(status: &Status) -> TokenStream {
             let field = &field.ident;
             quote!(::core::option::Option::Some(self.#field))
         }
+        None if status.shape.generation_nowhere => quote!(::core::option::Option::None),
         None => quote! {
             #krate::KubeStatus::conditions(self)
                 .get(<Self as #krate::KubeStatus>::PROFILE.summary)

@@ -69,21 +69,37 @@ pub struct StandardBlock {
 pub struct Shape {
     /// `observed_generation = "conditions"`: no field of the status' own.
     pub generation_on_conditions: bool,
+    /// `observed_generation = "none"`: no generation anywhere.
+    pub generation_nowhere: bool,
     /// `conditions_list = "atomic"`.
     pub atomic: bool,
     /// `conditions_without(severity)`.
     pub without_severity: bool,
     /// `conditions_without(observed_generation)`.
     pub without_observed_generation: bool,
+    /// How `reason`, `message` and `lastTransitionTime` are held, in that order: the name
+    /// of a `kondition::shape::Presence` variant, from `conditions_without(...)` and
+    /// `conditions_optional(...)`.
+    pub metav1_fields: [&'static str; 3],
 }
+
+/// The metav1 fields [`Shape::metav1_fields`] describes, as the attributes name them.
+pub const METAV1_FIELDS: [&str; 3] = ["reason", "message", "last_transition_time"];
 
 impl Shape {
     /// Whether this is the standard status' shape, so `SHAPE` keeps its default.
     pub fn is_standard(&self) -> bool {
         !(self.generation_on_conditions
+            || self.generation_nowhere
             || self.atomic
             || self.without_severity
             || self.without_observed_generation)
+            && self.metav1_fields == ["Required"; 3]
+    }
+
+    /// Whether the status has no `observedGeneration` field of its own.
+    pub fn generation_elsewhere(&self) -> bool {
+        self.generation_on_conditions || self.generation_nowhere
     }
 }
 
@@ -213,7 +229,7 @@ impl Status {
         // The generation's field is there exactly when the status keeps it (a missing one
         // leaves the block out, a field the attribute says is not there is only reported).
         let mut generation_missing = false;
-        match (&observed_generation, shape.generation_on_conditions) {
+        match (&observed_generation, shape.generation_elsewhere()) {
             (None, false) => {
                 generation_missing = true;
                 errors.spanned(
@@ -224,13 +240,17 @@ impl Status {
                     ),
                 );
             }
+            (Some(field), true) if shape.generation_nowhere => errors.spanned(
+                &field.ident,
+                "`observed_generation = \"none\"` says the status keeps no generation; remove this field, or the attribute",
+            ),
             (Some(field), true) => errors.spanned(
                 &field.ident,
                 "`observed_generation = \"conditions\"` says the status keeps the generation only on its conditions; remove this field, or the attribute",
             ),
             _ => {}
         }
-        let observed_generation = observed_generation.filter(|_| !shape.generation_on_conditions);
+        let observed_generation = observed_generation.filter(|_| !shape.generation_elsewhere());
         let block = match conditions {
             Some(conditions) if !mistyped && !generation_missing => Some(StandardBlock {
                 conditions,
@@ -278,11 +298,31 @@ fn shape(attrs: &attrs::KonditionAttrs, errors: &mut Errors) -> Shape {
         value.as_ref().is_some_and(|v| v.value() == expected)
     };
     let without = |name: &str| attrs.conditions_without.iter().find(|field| *field == name);
+    let optional = |name: &str| {
+        attrs
+            .conditions_optional
+            .iter()
+            .find(|field| *field == name)
+    };
+    let metav1_fields = METAV1_FIELDS.map(|name| match (without(name), optional(name)) {
+        (Some(_), Some(field)) => {
+            errors.spanned(
+                field,
+                format!("`{name}` is named both in `conditions_without(...)` and in `conditions_optional(...)`; a field the schema does not hold is only in the first, one it holds but does not require only in the second"),
+            );
+            "Absent"
+        }
+        (Some(_), None) => "Absent",
+        (None, Some(_)) => "Optional",
+        (None, None) => "Required",
+    });
     let shape = Shape {
         generation_on_conditions: is(&attrs.observed_generation, "conditions"),
+        generation_nowhere: is(&attrs.observed_generation, "none"),
         atomic: is(&attrs.conditions_list, "atomic"),
         without_severity: without("severity").is_some(),
         without_observed_generation: without("observed_generation").is_some(),
+        metav1_fields,
     };
     if let (true, Some(field)) = (
         shape.generation_on_conditions,
@@ -290,7 +330,7 @@ fn shape(attrs: &attrs::KonditionAttrs, errors: &mut Errors) -> Shape {
     ) {
         errors.spanned(
             field,
-            "the conditions keep the observed generation (`observed_generation = \"conditions\"`), so they cannot be without it: a status must keep the generation it reflects somewhere",
+            "the conditions keep the observed generation (`observed_generation = \"conditions\"`), so they cannot be without it; a status that keeps it nowhere says `observed_generation = \"none\"`",
         );
     }
     shape

@@ -15,9 +15,56 @@ pub const COMPOSITE_RESOURCE_DEFINITION_CRD: &str = include_str!(
     "composite_resource_definition.composite_resource_definition_crd.json"
 );
 
+/// The reasons CompositeResourceDefinition's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CompositeResourceDefinitionReason {
+    /// `ReconciliationSuccess` (Ready): The last reconcile succeeded.
+    ReconciliationSuccess,
+    /// `ReconciliationError` (Ready): The last reconcile failed; the message says why. The severity is the error's own: Warning when the controller retries by itself, Error when the spec must change.
+    ReconciliationError,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+
+impl CompositeResourceDefinitionReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::ReconciliationSuccess => "ReconciliationSuccess",
+            Self::ReconciliationError => "ReconciliationError",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+
+impl ::core::convert::From<&str> for CompositeResourceDefinitionReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "ReconciliationSuccess" => Self::ReconciliationSuccess,
+            "ReconciliationError" => Self::ReconciliationError,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+
+impl ::core::convert::From<CompositeResourceDefinitionReason> for ::std::string::String {
+    fn from(reason: CompositeResourceDefinitionReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+
+impl ::core::fmt::Display for CompositeResourceDefinitionReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 pub mod v1 {
     //! Version `v1`.
+    #[allow(unused_imports)]
+    pub use super::CompositeResourceDefinitionReason;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+    use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
 
     /// A CompositeResourceDefinition defines the schema for a new custom Kubernetes
@@ -160,6 +207,29 @@ pub mod v1 {
         }
     }
 
+    /// CompositeResourceDefinitionStatus shows the observed state of the definition.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[kondition(
+        resource = CompositeResourceDefinition,
+        profile = "standard",
+        observed_generation = "conditions",
+        conditions_without(severity),
+        conditions_optional(message)
+    )]
+    pub struct CompositeResourceDefinitionStatus {
+        /// Conditions of the resource.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::kondition::shape::serialize_optional_conditions::<CompositeResourceDefinitionStatus, _>"
+        )]
+        pub conditions: Option<Conditions>,
+        /// Controllers represents the status of the controllers that power this
+        /// composite resource definition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub controllers: Option<CompositeResourceDefinitionControllers>,
+    }
+
     #[allow(unused_imports)]
     pub use super::super::shared::{
         CompositeResourceDefinitionClaimNames, CompositeResourceDefinitionConversion,
@@ -171,8 +241,7 @@ pub mod v1 {
         CompositeResourceDefinitionMetadata, CompositeResourceDefinitionVersions,
         CompositeResourceDefinitionAdditionalPrinterColumns,
         CompositeResourceDefinitionSchema, CompositeResourceDefinitionSubresources,
-        CompositeResourceDefinitionScale, CompositeResourceDefinitionStatus,
-        CompositeResourceDefinitionConditions, CompositeResourceDefinitionControllers,
+        CompositeResourceDefinitionScale, CompositeResourceDefinitionControllers,
         CompositeResourceDefinitionCompositeResourceClaimType,
     };
 
@@ -283,7 +352,10 @@ pub mod v1 {
 
 pub mod v2 {
     //! Version `v2`.
+    #[allow(unused_imports)]
+    pub use super::CompositeResourceDefinitionReason;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+    use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
 
     /// A CompositeResourceDefinition defines the schema for a new custom Kubernetes
@@ -426,6 +498,29 @@ pub mod v2 {
         }
     }
 
+    /// CompositeResourceDefinitionStatus shows the observed state of the definition.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[kondition(
+        resource = CompositeResourceDefinition,
+        profile = "standard",
+        observed_generation = "conditions",
+        conditions_without(severity),
+        conditions_optional(message)
+    )]
+    pub struct CompositeResourceDefinitionStatus {
+        /// Conditions of the resource.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::kondition::shape::serialize_optional_conditions::<CompositeResourceDefinitionStatus, _>"
+        )]
+        pub conditions: Option<Conditions>,
+        /// Controllers represents the status of the controllers that power this
+        /// composite resource definition.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub controllers: Option<CompositeResourceDefinitionControllers>,
+    }
+
     #[allow(unused_imports)]
     pub use super::super::shared::{
         CompositeResourceDefinitionClaimNames, CompositeResourceDefinitionConversion,
@@ -437,8 +532,7 @@ pub mod v2 {
         CompositeResourceDefinitionMetadata, CompositeResourceDefinitionVersions,
         CompositeResourceDefinitionAdditionalPrinterColumns,
         CompositeResourceDefinitionSchema, CompositeResourceDefinitionSubresources,
-        CompositeResourceDefinitionScale, CompositeResourceDefinitionStatus,
-        CompositeResourceDefinitionConditions, CompositeResourceDefinitionControllers,
+        CompositeResourceDefinitionScale, CompositeResourceDefinitionControllers,
         CompositeResourceDefinitionCompositeResourceClaimType,
     };
 

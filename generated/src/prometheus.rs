@@ -17,8 +17,54 @@
 /// `Prometheus`'s CustomResourceDefinition as JSON, every version.
 pub const PROMETHEUS_CRD: &str = include_str!("prometheus.prometheus_crd.json");
 
+/// The reasons Prometheus's conditions carry; `Other` holds a reason from outside, such as a cloud provider's error code.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PrometheusReason {
+    /// `ReconciliationSuccess` (Ready): The last reconcile succeeded.
+    ReconciliationSuccess,
+    /// `ReconciliationError` (Ready): The last reconcile failed; the message says why. The severity is the error's own: Warning when the controller retries by itself, Error when the spec must change.
+    ReconciliationError,
+    /// A reason not declared in the schema.
+    Other(::std::string::String),
+}
+
+impl PrometheusReason {
+    /// The reason as it appears on the wire.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::ReconciliationSuccess => "ReconciliationSuccess",
+            Self::ReconciliationError => "ReconciliationError",
+            Self::Other(reason) => reason,
+        }
+    }
+}
+
+impl ::core::convert::From<&str> for PrometheusReason {
+    fn from(reason: &str) -> Self {
+        match reason {
+            "ReconciliationSuccess" => Self::ReconciliationSuccess,
+            "ReconciliationError" => Self::ReconciliationError,
+            other => Self::Other(other.to_owned()),
+        }
+    }
+}
+
+impl ::core::convert::From<PrometheusReason> for ::std::string::String {
+    fn from(reason: PrometheusReason) -> Self {
+        reason.as_str().to_owned()
+    }
+}
+
+impl ::core::fmt::Display for PrometheusReason {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 pub mod v1 {
     //! Version `v1`.
+    #[allow(unused_imports)]
+    pub use super::PrometheusReason;
     use k8s_openapi::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy;
     use k8s_openapi::api::core::v1::{
         AWSElasticBlockStoreVolumeSource, Affinity, AzureDiskVolumeSource,
@@ -39,6 +85,7 @@ pub mod v1 {
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
     use std::collections::BTreeMap;
 
@@ -174,6 +221,56 @@ pub mod v1 {
         fn shortnames() -> &'static [&'static str] {
             &["prom"]
         }
+    }
+
+    /// status defines the most recent observed status of the Prometheus cluster. Read-only.
+    /// More info:
+    /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
+    #[kondition(
+        resource = Prometheus,
+        profile = "standard",
+        observed_generation = "conditions",
+        conditions_without(severity),
+        conditions_optional(reason, message)
+    )]
+    pub struct PrometheusStatus {
+        /// availableReplicas defines the total number of available pods (ready for at least minReadySeconds)
+        /// targeted by this Prometheus deployment.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub available_replicas: Option<i32>,
+        /// conditions defines the current state of the Prometheus deployment.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::kondition::shape::serialize_optional_conditions::<PrometheusStatus, _>"
+        )]
+        pub conditions: Option<Conditions>,
+        /// paused defines whether any actions on the underlying managed objects are
+        /// being performed. Only delete actions will be performed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub paused: Option<bool>,
+        /// replicas defines the total number of non-terminated pods targeted by this Prometheus deployment
+        /// (their labels match the selector).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i32>,
+        /// selector used to match the pods targeted by this Prometheus resource.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub selector: Option<String>,
+        /// shardStatuses defines the list has one entry per shard. Each entry provides a summary of the shard status.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub shard_statuses: Option<Vec<PrometheusShardStatuses>>,
+        /// shards defines the most recently observed number of shards.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub shards: Option<i32>,
+        /// unavailableReplicas defines the total number of unavailable pods targeted by this Prometheus deployment.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub unavailable_replicas: Option<i32>,
+        /// updatedReplicas defines the total number of non-terminated pods targeted by this Prometheus deployment
+        /// that have the desired version spec.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub updated_replicas: Option<i32>,
     }
 
     #[allow(unused_imports)]
@@ -3672,77 +3769,6 @@ pub mod v1 {
         /// the order of elements in cipherSuites, is used.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub prefer_server_cipher_suites: Option<bool>,
-    }
-
-    /// status defines the most recent observed status of the Prometheus cluster. Read-only.
-    /// More info:
-    /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct PrometheusStatus {
-        /// availableReplicas defines the total number of available pods (ready for at least minReadySeconds)
-        /// targeted by this Prometheus deployment.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub available_replicas: Option<i32>,
-        /// conditions defines the current state of the Prometheus deployment.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub conditions: Option<Vec<PrometheusConditions>>,
-        /// paused defines whether any actions on the underlying managed objects are
-        /// being performed. Only delete actions will be performed.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub paused: Option<bool>,
-        /// replicas defines the total number of non-terminated pods targeted by this Prometheus deployment
-        /// (their labels match the selector).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub replicas: Option<i32>,
-        /// selector used to match the pods targeted by this Prometheus resource.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub selector: Option<String>,
-        /// shardStatuses defines the list has one entry per shard. Each entry provides a summary of the shard status.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub shard_statuses: Option<Vec<PrometheusShardStatuses>>,
-        /// shards defines the most recently observed number of shards.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub shards: Option<i32>,
-        /// unavailableReplicas defines the total number of unavailable pods targeted by this Prometheus deployment.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub unavailable_replicas: Option<i32>,
-        /// updatedReplicas defines the total number of non-terminated pods targeted by this Prometheus deployment
-        /// that have the desired version spec.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub updated_replicas: Option<i32>,
-    }
-
-    /// Condition represents the state of the resources associated with the
-    /// Prometheus, Alertmanager or ThanosRuler resource.
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct PrometheusConditions {
-        /// lastTransitionTime is the time of the last update to the current status property.
-        ///
-        /// Format: `date-time`.
-        pub last_transition_time: String,
-        /// message defines human-readable message indicating details for the condition's last transition.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub message: Option<String>,
-        /// observedGeneration defines the .metadata.generation that the
-        /// condition was set based upon. For instance, if `.metadata.generation` is
-        /// currently 12, but the `.status.conditions[].observedGeneration` is 9, the
-        /// condition is out of date with respect to the current state of the
-        /// instance.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub observed_generation: Option<i64>,
-        /// reason for the condition's last transition.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub reason: Option<String>,
-        /// status of the condition.
-        ///
-        /// Length: at least 1.
-        pub status: String,
-        /// type of the condition being reported.
-        ///
-        /// Length: at least 1.
-        pub r#type: String,
     }
 
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -560,33 +560,6 @@ pub struct CompositeResourceDefinitionCompositeResourceClaimType {
     pub kind: String,
 }
 
-/// A Condition that may apply to a resource.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompositeResourceDefinitionConditions {
-    /// LastTransitionTime is the last time this condition transitioned from one
-    /// status to another.
-    ///
-    /// Format: `date-time`.
-    pub last_transition_time: String,
-    /// A Message containing details about this condition's last transition from
-    /// one status to another, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// ObservedGeneration represents the .metadata.generation that the condition was set based upon.
-    /// For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date
-    /// with respect to the current state of the instance.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub observed_generation: Option<i64>,
-    /// A Reason for this condition's last transition from one status to another.
-    pub reason: String,
-    /// Status of this condition; is it currently True, False, or Unknown?
-    pub status: String,
-    /// Type of this condition. At most one of each condition type may apply to
-    /// a resource at any point in time.
-    pub r#type: String,
-}
-
 /// Controllers represents the status of the controllers that power this
 /// composite resource definition.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -736,18 +709,6 @@ pub struct CompositeResourceDefinitionService {
     /// Defaults to 443 for backward compatibility.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
-}
-
-/// CompositeResourceDefinitionStatus shows the observed state of the definition.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CompositeResourceDefinitionStatus {
-    /// Conditions of the resource.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conditions: Option<Vec<CompositeResourceDefinitionConditions>>,
-    /// Controllers represents the status of the controllers that power this
-    /// composite resource definition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub controllers: Option<CompositeResourceDefinitionControllers>,
 }
 
 /// Subresources specifies what subresources this version of the defined Composite resource has.

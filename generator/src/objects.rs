@@ -257,7 +257,7 @@ pub fn normalize(expected: &mut Json, kind: &Kind, version: &Version, types: &[N
                 if kind.status.is_some()
                     && let Some(Json::Array(conditions)) = status.get_mut("conditions")
                 {
-                    conditions.iter_mut().for_each(condition_time);
+                    conditions.iter_mut().for_each(listed_condition_time);
                 }
             }
         }
@@ -310,7 +310,7 @@ impl Walker<'_> {
             Type::Reused(reused) => crate::reuse::Catalog::get().normalize(&reused.path, value),
             Type::Conditions(_) => {
                 if let Json::Array(items) = value {
-                    items.iter_mut().for_each(condition_time);
+                    items.iter_mut().for_each(listed_condition_time);
                 }
             }
             Type::WellKnown(WellKnown::Time) => time(value),
@@ -333,6 +333,19 @@ impl Walker<'_> {
 fn condition_time(condition: &mut Json) {
     if let Some(time_value) = condition.get_mut("lastTransitionTime") {
         time(time_value);
+    }
+}
+
+/// An item of a `kondition::Conditions` list as the list writes it back: a condition's
+/// time as `Time` writes it; an item whose `status` is not True, False or Unknown is no
+/// `kondition::Condition`, and the list keeps it as it was read, its time too.
+fn listed_condition_time(item: &mut Json) {
+    let reads = matches!(
+        item.get("status").and_then(Json::as_str),
+        Some("True" | "False" | "Unknown")
+    );
+    if reads {
+        condition_time(item);
     }
 }
 

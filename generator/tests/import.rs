@@ -374,7 +374,7 @@ fn every_corpus_crd_imports_with_every_loss_reported_and_the_same_types() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let mut files = Vec::new();
     corpus_files(&root, &mut files);
-    assert_eq!(files.len(), 27, "the corpus's CRD files");
+    assert_eq!(files.len(), 29, "the corpus's CRD files");
     let dir = scratch("corpus");
     let (mut reported, mut types) = (0, 0);
     for (n, file) in files.iter().enumerate() {
@@ -608,6 +608,6 @@ fn objects_change_alike_through_the_crd_and_the_imported_file() {
             }
         }
     }
-    assert_eq!(compared, 387, "every kind version's three objects");
+    assert_eq!(compared, 393, "every kind version's three objects");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -61,19 +61,52 @@ impl TransitionRule {
 /// by entry and several field managers can own different conditions. It reads like a slice;
 /// changes go through [`set`](Self::set) and [`remove`](Self::remove), which keep every type
 /// unique and `lastTransitionTime` stable.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Conditions(Vec<Condition>);
+///
+/// Read from the wire, an item that is not a condition kondition can hold (a `status` other
+/// than True, False and Unknown, which a schema with a free-text status admits) is kept as
+/// it was read, in its place, and written back unchanged; it is not among the conditions
+/// this list shows, and setting a condition of its type replaces it. An item without a
+/// `reason`, `message` or `lastTransitionTime` (a schema without them: KEDA's) reads with
+/// an empty text and the Unix epoch there; see [`StatusShape`](crate::StatusShape) on
+/// writing such a list back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conditions {
+    /// The conditions, in order.
+    items: Vec<Condition>,
+    /// The items read that are no [`Condition`], each with its index in the list as read.
+    unread: Vec<(usize, serde_json::Value)>,
+}
 
 impl Conditions {
     /// An empty list.
     pub const fn new() -> Self {
-        Self(Vec::new())
+        Self {
+            items: Vec::new(),
+            unread: Vec::new(),
+        }
+    }
+
+    /// The items read that are no condition kondition can hold, each with its index in the
+    /// list as read: what the list writes back beside its conditions.
+    pub fn unread(&self) -> impl Iterator<Item = &serde_json::Value> {
+        self.unread.iter().map(|(_, value)| value)
+    }
+
+    /// Changes each condition in place, the unread items kept: for the chokepoint's passes
+    /// that stamp or fit every condition, which must neither change a type nor lose an item.
+    pub(crate) fn update_each(&mut self, change: impl FnMut(&mut Condition)) {
+        self.items.iter_mut().for_each(change);
+    }
+
+    /// Drops the unread items of type `type_`: a condition of that type takes their place.
+    fn forget_unread(&mut self, type_: &str) {
+        self.unread
+            .retain(|(_, value)| value.get("type").and_then(|t| t.as_str()) != Some(type_));
     }
 
     /// The condition of the given type.
     pub fn get(&self, type_: &str) -> Option<&Condition> {
-        self.0.iter().find(|c| c.type_ == type_)
+        self.items.iter().find(|c| c.type_ == type_)
     }
 
     /// Whether a condition of the given type is present.
@@ -109,8 +142,9 @@ impl Conditions {
     /// change as a transition; else the stored time stays. A new type is appended.
     pub fn set_with(&mut self, mut condition: Condition, rule: TransitionRule) -> SetOutcome {
         condition.normalize();
-        let Some(stored) = self.0.iter_mut().find(|c| c.type_ == condition.type_) else {
-            self.0.push(condition);
+        self.forget_unread(&condition.type_);
+        let Some(stored) = self.items.iter_mut().find(|c| c.type_ == condition.type_) else {
+            self.items.push(condition);
             return SetOutcome::Transitioned;
         };
         if stored.same_observation(&condition) {
@@ -170,35 +204,36 @@ impl Conditions {
 
     /// Removes the condition of the given type and returns it.
     pub fn remove(&mut self, type_: &str) -> Option<Condition> {
-        let index = self.0.iter().position(|c| c.type_ == type_)?;
-        Some(self.0.remove(index))
+        self.forget_unread(type_);
+        let index = self.items.iter().position(|c| c.type_ == type_)?;
+        Some(self.items.remove(index))
     }
 
     /// Puts `condition` at `index` (or at the end), replacing one of its type: for restoring
     /// a list's order, not for setting (no transition rules apply).
     pub fn insert_at(&mut self, index: usize, condition: Condition) {
         self.remove(&condition.type_);
-        let index = index.min(self.0.len());
-        self.0.insert(index, condition);
+        let index = index.min(self.items.len());
+        self.items.insert(index, condition);
     }
 
     /// Keeps only the conditions for which `keep` is true.
     pub fn retain(&mut self, keep: impl FnMut(&Condition) -> bool) {
-        self.0.retain(keep);
+        self.items.retain(keep);
     }
 
     /// Normalizes every condition in place (see [`Condition::normalize`]); needed only for a
     /// list that was built outside [`set`](Self::set), such as one read from the wire.
     pub fn normalize(&mut self) {
-        self.0.iter_mut().for_each(Condition::normalize);
+        self.items.iter_mut().for_each(Condition::normalize);
     }
 
     /// Checks every rule the API server enforces on the list, and reports all broken ones.
     pub fn validate(&self) -> Result<(), ValidationErrors> {
         let mut errors = Vec::new();
-        for (index, condition) in self.0.iter().enumerate() {
+        for (index, condition) in self.items.iter().enumerate() {
             validation::check_condition(condition, Some(index), &mut errors);
-            if let Some(first) = self.0[..index]
+            if let Some(first) = self.items[..index]
                 .iter()
                 .position(|c| c.type_ == condition.type_)
             {
@@ -216,9 +251,9 @@ impl Conditions {
         }
     }
 
-    /// The conditions as a vector.
+    /// The conditions as a vector (without the [unread](Self::unread) items).
     pub fn into_vec(self) -> Vec<Condition> {
-        self.0
+        self.items
     }
 }
 
@@ -240,17 +275,89 @@ impl Condition {
     }
 }
 
+impl Serialize for Conditions {
+    /// A JSON array: the conditions, with each unread item back at its index as read (or
+    /// at the end, when the list has since become shorter).
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let mut seq = serializer.serialize_seq(Some(self.items.len() + self.unread.len()))?;
+        let mut unread = self.unread.iter().peekable();
+        let mut written = 0;
+        for condition in &self.items {
+            while let Some((_, value)) = unread.next_if(|(index, _)| *index <= written) {
+                seq.serialize_element(value)?;
+                written += 1;
+            }
+            seq.serialize_element(condition)?;
+            written += 1;
+        }
+        for (_, value) in unread {
+            seq.serialize_element(value)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Conditions {
+    /// A JSON array of conditions; see [`Conditions`] on the items that are not.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let values = Vec::<serde_json::Value>::deserialize(deserializer)?;
+        let mut conditions = Self::new();
+        for (index, value) in values.into_iter().enumerate() {
+            match read_condition(&value) {
+                Some(condition) => conditions.items.push(condition),
+                None => conditions.unread.push((index, value)),
+            }
+        }
+        Ok(conditions)
+    }
+}
+
+/// One item of a list as read: a condition whose `type` and `status` kondition holds;
+/// a missing `reason`, `message` or `lastTransitionTime` reads as empty and as the Unix epoch.
+fn read_condition(value: &serde_json::Value) -> Option<Condition> {
+    // An item with a field `Condition` has no place for is kept unread, not read without it.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct Item {
+        #[serde(rename = "type")]
+        type_: String,
+        status: ConditionStatus,
+        #[serde(default)]
+        severity: Severity,
+        last_transition_time: Option<crate::Time>,
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        message: String,
+        #[serde(default)]
+        observed_generation: Option<i64>,
+    }
+    let item = Item::deserialize(value).ok()?;
+    Some(Condition {
+        type_: item.type_,
+        status: item.status,
+        severity: item.severity,
+        last_transition_time: item
+            .last_transition_time
+            .unwrap_or_else(crate::shape::unstored_time),
+        reason: item.reason,
+        message: item.message,
+        observed_generation: item.observed_generation,
+    })
+}
+
 impl Deref for Conditions {
     type Target = [Condition];
 
     fn deref(&self) -> &[Condition] {
-        &self.0
+        &self.items
     }
 }
 
 impl AsRef<[Condition]> for Conditions {
     fn as_ref(&self) -> &[Condition] {
-        &self.0
+        &self.items
     }
 }
 
@@ -259,7 +366,7 @@ impl<'a> IntoIterator for &'a Conditions {
     type IntoIter = std::slice::Iter<'a, Condition>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.items.iter()
     }
 }
 
@@ -268,7 +375,7 @@ impl IntoIterator for Conditions {
     type IntoIter = std::vec::IntoIter<Condition>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
+        self.items.into_iter()
     }
 }
 
@@ -311,7 +418,7 @@ impl TryFrom<Vec<metav1::Condition>> for Conditions {
 
 impl From<Conditions> for Vec<Condition> {
     fn from(conditions: Conditions) -> Self {
-        conditions.0
+        conditions.items
     }
 }
 
@@ -565,5 +672,48 @@ mod tests {
         let mut bad = k8s;
         bad[1].status = "Yes".into();
         assert_eq!(Conditions::try_from(bad), Err(InvalidStatus("Yes".into())));
+    }
+
+    /// An item kondition cannot hold (a status that is no ConditionStatus, a field Condition
+    /// has no place for) is kept unread in its place and written back as read; setting its
+    /// type replaces it.
+    #[test]
+    fn items_that_are_no_condition_are_kept_in_their_place() {
+        use serde_json::json;
+        let ready = json!({"type": "Ready", "status": "True", "lastTransitionTime": "2024-01-02T03:04:05Z", "reason": "Done", "message": ""});
+        let odd = json!({"type": "Active", "status": "Maybe"});
+        let extra = json!({"type": "Paused", "status": "False", "reason": "R", "message": "", "lastTransitionTime": "2024-01-02T03:04:05Z", "lastProbeTime": null});
+        let wire = json!([odd, ready, extra]);
+        let conditions: Conditions = serde_json::from_value(wire.clone()).expect("read");
+        assert_eq!(conditions.len(), 1, "only Ready is a condition");
+        assert_eq!(conditions.unread().collect::<Vec<_>>(), [&odd, &extra]);
+        assert_eq!(serde_json::to_value(&conditions).expect("written"), wire);
+
+        let mut changed = conditions.clone();
+        changed.set(Condition::new("Active", ConditionStatus::True, "Scaling").at(at(9)));
+        let written = serde_json::to_value(&changed).expect("written");
+        let types: Vec<_> = written
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| c["type"].clone())
+            .collect();
+        // Paused stays at its index as read (2), the new Active before it.
+        assert_eq!(types, [json!("Ready"), json!("Active"), json!("Paused")]);
+        changed.remove("Paused");
+        assert_eq!(changed.unread().count(), 0);
+    }
+
+    /// A condition without `reason`, `message` or `lastTransitionTime` (KEDA's) reads with
+    /// empty texts and the Unix epoch.
+    #[test]
+    fn missing_metav1_fields_read_as_empty() {
+        let conditions: Conditions =
+            serde_json::from_value(serde_json::json!([{"type": "Ready", "status": "Unknown"}]))
+                .expect("read");
+        let ready = conditions.get("Ready").expect("a condition");
+        assert_eq!((ready.reason.as_str(), ready.message.as_str()), ("", ""));
+        assert_eq!(ready.last_transition_time, at(0));
+        assert_eq!(conditions.unread().count(), 0);
     }
 }

@@ -77,16 +77,17 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 /// | `transition_rule = "StatusOnly"` | when `lastTransitionTime` moves (a [`TransitionRule`]), instead of the profile's |
 /// | `field_owner = "..."` | the field manager, instead of `<group>/<kind>-controller` |
 /// | `crate = "my_api::kondition"` | the path to this crate, for a crate that re-exports it (the generated code names it by this path instead of `::kondition`) |
-/// | `observed_generation = "conditions"` | the status keeps the generation only on its conditions, and has no `observedGeneration` field ([`shape::GenerationField::Conditions`]); by default `"status"` |
+/// | `observed_generation = "conditions"` | the status keeps the generation only on its conditions, and has no `observedGeneration` field ([`shape::GenerationField::Conditions`]); `"none"`: nowhere ([`shape::GenerationField::None`]); by default `"status"` |
 /// | `conditions_list = "atomic"` | the CRD's `conditions` list has no `x-kubernetes-list-type: map`: applied whole ([`shape::ConditionsMerge::Atomic`]); by default `"map"` |
-/// | `conditions_without(severity, observed_generation)` | condition fields the CRD's schema does not store, which the chokepoint then never writes ([`shape::ConditionFields`]) |
+/// | `conditions_without(severity, observed_generation)` | condition fields the CRD's schema does not store, which the chokepoint then never writes ([`shape::ConditionFields`]); also `reason`, `message` and `last_transition_time` |
+/// | `conditions_optional(reason, message)` | condition fields metav1 requires that the CRD's schema holds but does not require, written only when they say something ([`shape::Presence`]); also `last_transition_time` |
 /// | `status_subresource = false` | the kind's CRD serves no status subresource (`subresources: {}`): the chokepoint writes the status through the main resource ([`StatusResource::STATUS_SUBRESOURCE`]); needs `resource`; by default `true` |
 ///
-/// The three before the last describe another operator's CRD as it is (see [`shape`]); a
+/// The four before the last describe another operator's CRD as it is (see [`shape`]); a
 /// CRD made from the struct itself has the standard shape, their default.
 ///
 /// The struct needs a `conditions` field (wire name `conditions`) of type [`Conditions`] or
-/// `Option<Conditions>`, and (unless `observed_generation = "conditions"`) an
+/// `Option<Conditions>`, and (unless `observed_generation = "conditions"` or `"none"`) an
 /// `observedGeneration` field of type `Option<i64>` or `i64`;
 /// any other type is a compile error on the field. `Option<Conditions>` (with
 /// `#[serde(default, skip_serializing_if = "Option::is_none")]`) is for a status read from

@@ -5,7 +5,10 @@
 //! - NodePool's shape (the generation kept only on each condition, metav1 conditions without
 //!   `severity`): a fixture written for these tests, and ORC's Router (real);
 //! - Kafka's shape (`observedGeneration` on the status, conditions without one, an atomic
-//!   list): a fixture, and Flux's Kustomization (real, an atomic list).
+//!   list): a fixture, and Flux's Kustomization (real, an atomic list);
+//! - KEDA's ScaledObject (real: conditions with only `type` and `status` required, no
+//!   `lastTransitionTime`, no generation anywhere) and CloudNativePG's Cluster (real: metav1
+//!   conditions in an atomic list, the generation only on each condition).
 //!
 //! Each test asserts the exact requests sent and what the server then holds, and that a
 //! failure that persists writes once: a severity or a generation the schema has no place for
@@ -15,17 +18,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use kondition::controller::StatusReconciler;
-use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField};
+use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField, Presence};
 use kondition::{Failure, KubeStatus, StatusResource, StatusShape};
 use kondition_gen::emit::OutputFile;
 use kondition_gen::output::diff_tree;
 use kondition_gen::profile::Profiles;
 use kondition_tests::adopted::kafka::v1beta2::{Kafka, KafkaStatus};
+use kondition_tests::adopted::keda_sh_scaledobjects::v1alpha1::{ScaledObject, ScaledObjectStatus};
 use kondition_tests::adopted::kustomize_toolkit_fluxcd_io_kustomizations::v1::{
     Kustomization, KustomizationStatus,
 };
 use kondition_tests::adopted::nodepool::v1::{NodePool, NodePoolStatus};
 use kondition_tests::adopted::openstack_k_orc_cloud_routers::v1alpha1::{Router, RouterStatus};
+use kondition_tests::adopted::postgresql_cnpg_io_clusters::v1::{
+    Cluster as PgCluster, ClusterStatus,
+};
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::recording::Received;
 use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -35,11 +42,13 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// The inputs of `tests/src/adopted/`, as its header names them (from `tests/`).
-const INPUTS: [&str; 4] = [
+const INPUTS: [&str; 6] = [
     "../generator/tests/status_choices/nodepool.yaml",
     "../generator/tests/status_choices/kafka.yaml",
     "../corpus/k-orc/openstack.k-orc.cloud_routers.yaml",
     "../corpus/flux/kustomize.toolkit.fluxcd.io_kustomizations.yaml",
+    "../corpus/keda/keda.sh_scaledobjects.yaml",
+    "../corpus/cloudnative-pg/postgresql.cnpg.io_clusters.yaml",
 ];
 
 /// `tests/src/adopted/` is what `kondition generate` writes for its inputs today.
@@ -133,6 +142,7 @@ fn each_status_has_its_crds_shape() {
         fields: ConditionFields {
             severity,
             observed_generation,
+            ..ConditionFields::STANDARD
         },
     };
     use ConditionsMerge::{Atomic, ByType};
@@ -144,6 +154,21 @@ fn each_status_has_its_crds_shape() {
     assert_eq!(
         KustomizationStatus::SHAPE,
         shape(Status, Atomic, false, true)
+    );
+    assert_eq!(ClusterStatus::SHAPE, shape(Conditions, Atomic, false, true));
+    assert_eq!(
+        ScaledObjectStatus::SHAPE,
+        StatusShape {
+            generation: GenerationField::None,
+            merge: Atomic,
+            fields: ConditionFields {
+                severity: false,
+                observed_generation: true,
+                reason: Presence::Optional,
+                message: Presence::Optional,
+                last_transition_time: Presence::Absent,
+            },
+        }
     );
 }
 
@@ -189,6 +214,17 @@ async fn reconcile<K: Driven>(env: &TestEnv, object: &K, failure: Option<Failure
 /// The one request sent since the last clear: a forced status apply under `owner` at
 /// `object`'s resourceVersion. Returns its status, the condition times blanked.
 fn the_apply<K: Resource<DynamicType = ()>>(env: &TestEnv, object: &K, owner: &str) -> Value {
+    let mut status = the_apply_as_sent(env, object, owner);
+    blank_times(&mut status);
+    status
+}
+
+/// [`the_apply`]'s status as it was sent, times and all.
+fn the_apply_as_sent<K: Resource<DynamicType = ()>>(
+    env: &TestEnv,
+    object: &K,
+    owner: &str,
+) -> Value {
     let requests = env.requests.all();
     assert_eq!(requests.len(), 1, "one apply: {requests:#?}");
     let Received {
@@ -213,9 +249,7 @@ fn the_apply<K: Resource<DynamicType = ()>>(env: &TestEnv, object: &K, owner: &s
         body["metadata"]["resourceVersion"].as_str(),
         object.meta().resource_version.as_deref()
     );
-    let mut status = body["status"].clone();
-    blank_times(&mut status);
-    status
+    body["status"].clone()
 }
 
 /// Every condition's `lastTransitionTime` in `status` checked to be whole seconds in UTC and
@@ -531,6 +565,171 @@ async fn a_kafka_shaped_status_is_driven() {
         .and_then(|s| s.conditions().get("RebalanceReady"))
         .expect("still there");
     assert_eq!(rebalance_now.reason, "Stale");
+}
+
+/// KEDA's ScaledObject: conditions with only `type` and `status` required (`status` a free
+/// string), an optional `reason` and `message`, no `lastTransitionTime`; an atomic list; no
+/// generation anywhere. The chokepoint writes only what the schema holds (no time, no empty
+/// message, no severity, no generation), once, then nothing; KEDA's own conditions go back
+/// as KEDA wrote them, one whose status is no True, False or Unknown among them.
+#[tokio::test]
+async fn kedas_scaled_object_is_driven() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let scaled = env.api::<ScaledObject>();
+    let identity = |status: Value| {
+        json!({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+               "metadata": {"name": "web"}, "status": status})
+    };
+    create::<ScaledObject>(
+        &scaled,
+        json!({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+               "metadata": {"name": "web", "namespace": env.namespace},
+               "spec": {"scaleTargetRef": {"name": "web"},
+                        "triggers": [{"type": "cpu", "metadata": {"value": "50"}}]}}),
+    )
+    .await;
+    // KEDA's operator's conditions: Active without a reason, Fallback with a status its
+    // schema admits and kondition's `ConditionStatus` has no word for.
+    let active = json!({"type": "Active", "status": "False"});
+    let fallback = json!({"type": "Fallback", "status": "Probing", "reason": "Starting"});
+    scaled
+        .patch_status(
+            "web",
+            &PatchParams::apply("keda-operator").force(),
+            &Patch::Apply(identity(json!({"conditions": [active, fallback],
+                                          "hpaName": "keda-hpa-web"}))),
+        )
+        .await
+        .expect("KEDA's conditions");
+    let read1: ScaledObject = read(&scaled, "web").await;
+    let status = read1.status.as_ref().expect("a status");
+    assert_eq!(
+        status.conditions().len(),
+        1,
+        "Active is a condition, Fallback is kept unread"
+    );
+    assert_eq!(KubeStatus::observed_generation(status), None);
+
+    env.requests.clear();
+    reconcile(&env, &read1, None).await;
+    let owner = ScaledObject::field_owner();
+    let ready = json!({"type": "Ready", "status": "True", "reason": "ReconciliationSuccess"});
+    assert_eq!(
+        the_apply_as_sent(&env, &read1, &owner),
+        json!({"conditions": [active, fallback, ready]}),
+        "the whole list, KEDA's as read, and nothing the schema lacks"
+    );
+    let stored: ScaledObject = read(&scaled, "web").await;
+    assert_eq!(
+        status_of(&stored),
+        json!({"conditions": [active, fallback, ready], "hpaName": "keda-hpa-web"})
+    );
+    steady(&env, &scaled, "web", None).await;
+
+    // A spec change: nothing in the status records a generation, so nothing is written.
+    scaled
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"minReplicaCount": 2}})),
+        )
+        .await
+        .expect("spec changed");
+    steady(&env, &scaled, "web", None).await;
+
+    // A failure: Ready False, its Warning and its time left out; persisting, nothing more.
+    let before: ScaledObject = read(&scaled, "web").await;
+    env.requests.clear();
+    reconcile(&env, &before, Some(unreachable())).await;
+    let not_ready = json!({"type": "Ready", "status": "False", "reason": "Unreachable",
+                           "message": "the API of the cloud did not answer"});
+    assert_eq!(
+        the_apply_as_sent(&env, &before, &owner),
+        json!({"conditions": [active, fallback, not_ready]})
+    );
+    steady(&env, &scaled, "web", Some(unreachable())).await;
+    steady(&env, &scaled, "web", Some(unreachable())).await;
+    let failed: ScaledObject = read(&scaled, "web").await;
+    assert_eq!(
+        status_of(&failed),
+        json!({"conditions": [active, fallback, not_ready], "hpaName": "keda-hpa-web"})
+    );
+}
+
+/// CloudNativePG's Cluster: metav1 conditions in an atomic list, the generation kept only on
+/// each condition. A condition the body sets carries the reconcile's generation, as Ready
+/// does, at creation and after a spec change; then nothing more is written.
+#[tokio::test]
+async fn cloudnative_pgs_cluster_carries_the_generation_on_the_conditions_the_body_sets() {
+    let env = TestEnv::new(kondition_tests::adopted::crds()).await;
+    let clusters = env.api::<PgCluster>();
+    create::<PgCluster>(
+        &clusters,
+        json!({"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
+               "metadata": {"name": "pg", "namespace": env.namespace},
+               "spec": {"instances": 3, "storage": {"size": "1Gi"}}}),
+    )
+    .await;
+    let reconciler = StatusReconciler::<PgCluster>::new(env.client.clone());
+    let reconcile = async |object: PgCluster| {
+        reconciler
+            .reconcile(Arc::new(object), async |cluster: &mut PgCluster| {
+                let healthy = kondition::Condition::new(
+                    "InstancesHealthy",
+                    kondition::ConditionStatus::True,
+                    "AllHealthy",
+                );
+                cluster.status_or_insert().conditions_mut().set(healthy);
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("status written");
+    };
+    let owner = PgCluster::field_owner();
+    let conditions = |generation: i64| {
+        json!({"conditions": [
+            {"type": "InstancesHealthy", "status": "True", "lastTransitionTime": "<time>",
+             "reason": "AllHealthy", "message": "", "observedGeneration": generation},
+            {"type": "Ready", "status": "True", "lastTransitionTime": "<time>",
+             "reason": "ReconciliationSuccess", "message": "", "observedGeneration": generation},
+        ]})
+    };
+
+    let created: PgCluster = read(&clusters, "pg").await;
+    env.requests.clear();
+    reconcile(created.clone()).await;
+    assert_eq!(the_apply(&env, &created, &owner), conditions(1));
+    let first: PgCluster = read(&clusters, "pg").await;
+    assert_eq!(stored_status(&first), conditions(1));
+    env.requests.clear();
+    reconcile(first).await;
+    assert!(
+        env.requests.writes().is_empty(),
+        "{:?}",
+        env.requests.writes()
+    );
+
+    clusters
+        .patch(
+            "pg",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"instances": 5}})),
+        )
+        .await
+        .expect("spec changed");
+    let changed: PgCluster = read(&clusters, "pg").await;
+    env.requests.clear();
+    reconcile(changed.clone()).await;
+    assert_eq!(the_apply(&env, &changed, &owner), conditions(2));
+    let second: PgCluster = read(&clusters, "pg").await;
+    assert_eq!(stored_status(&second), conditions(2));
+    env.requests.clear();
+    reconcile(second).await;
+    assert!(
+        env.requests.writes().is_empty(),
+        "{:?}",
+        env.requests.writes()
+    );
 }
 
 /// Flux's Kustomization (an atomic list, metav1 conditions, observedGeneration) beside

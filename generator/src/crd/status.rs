@@ -32,7 +32,7 @@
 use std::collections::BTreeMap;
 
 use kondition::StatusShape;
-use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField};
+use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField, Presence};
 
 use crate::caller::Caller;
 use crate::model::{
@@ -61,74 +61,116 @@ impl StatusChoice {
 /// Choices per kind name.
 pub type StatusChoices = BTreeMap<String, StatusChoice>;
 
-/// Makes the `conditions` of the root's `status` a `Type::Conditions` when they are metav1
-/// conditions, losslessly ([`standard_status`] then tells whether the status can have
-/// `KubeStatus`).
+/// Makes the `conditions` of the root's `status` a `Type::Conditions` when they are
+/// conditions `kondition::Conditions` holds losslessly ([`standard_status`] then tells
+/// whether the status can have `KubeStatus`). Conditions that lack a field metav1 requires
+/// are written back through the status' shape, which only a status with `KubeStatus` has:
+/// they are made `Type::Conditions` only in a status kondition drives.
 pub fn recognize(root_fields: &mut [Field]) {
-    let Some(status) = root_fields.iter_mut().find(|f| f.name == "status") else {
+    let Some(list) = conditions_field(root_fields) else {
         return;
     };
-    let Type::Object(object) = &mut status.schema.ty else {
+    if list.schema.nullable || !condition_list_problems(&list.schema.ty).is_empty() {
         return;
-    };
-    let Some(conditions) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
-        return;
-    };
-    if !conditions.schema.nullable && condition_list_problem(&conditions.schema.ty).is_none() {
-        let list = std::mem::replace(&mut conditions.schema.ty, Type::Raw);
-        conditions.schema.ty = Type::Conditions(Box::new(list));
+    }
+    let list = std::mem::replace(&mut list.schema.ty, Type::Raw);
+    let lenient =
+        !item_fields_of(&list).is_some_and(|fields| fields_of(fields).has_metav1_fields());
+    if let Some(field) = conditions_field(root_fields) {
+        field.schema.ty = Type::Conditions(Box::new(list));
+    }
+    if lenient
+        && why_not_standard(root_fields).is_some()
+        && let Some(field) = conditions_field(root_fields)
+        && let Type::Conditions(list) = std::mem::replace(&mut field.schema.ty, Type::Raw)
+    {
+        field.schema.ty = *list;
     }
 }
 
-/// Why `ty` is not a list of metav1-shaped conditions that `kondition::Condition` holds
-/// losslessly, as the end of a sentence about the list; `None` when it is one.
-fn condition_list_problem(ty: &Type) -> Option<String> {
+/// The root's `status.conditions`, if the status is an object that has them.
+fn conditions_field(root_fields: &mut [Field]) -> Option<&mut Field> {
+    let status = root_fields.iter_mut().find(|f| f.name == "status")?;
+    let Type::Object(object) = &mut status.schema.ty else {
+        return None;
+    };
+    object.fields.iter_mut().find(|f| f.name == "conditions")
+}
+
+/// The fields of a list type's items, when they are objects.
+fn item_fields_of(ty: &Type) -> Option<&[Field]> {
+    match ty {
+        Type::List(list) => item_object(list).map(|object| object.fields.as_slice()),
+        _ => None,
+    }
+}
+
+/// Which condition fields items with these fields hold, and how.
+fn fields_of(item_fields: &[Field]) -> ConditionFields {
+    let presence = |name: &str| match item_fields.iter().find(|f| f.name == name) {
+        None => Presence::Absent,
+        Some(field) if field.required => Presence::Required,
+        Some(_) => Presence::Optional,
+    };
+    ConditionFields {
+        severity: item_fields.iter().any(|f| f.name == "severity"),
+        observed_generation: item_fields.iter().any(|f| f.name == "observedGeneration"),
+        reason: presence("reason"),
+        message: presence("message"),
+        last_transition_time: presence("lastTransitionTime"),
+    }
+}
+
+/// Every way in which `ty` is not a list of conditions that `kondition::Conditions` holds
+/// losslessly, each as the end of a sentence about the list; empty when it is one.
+///
+/// The items need a required string `type` and a required `status`, an enum of True,
+/// False and Unknown or a free string (an item whose status is another word is kept
+/// unread, as it is); `reason`, `message` and `lastTransitionTime` may be required,
+/// optional or absent (KEDA's conditions); `severity` and `observedGeneration` may be there.
+fn condition_list_problems(ty: &Type) -> Vec<String> {
     let Type::List(list) = ty else {
-        return Some("is not a list".to_owned());
+        return vec!["is not a list".to_owned()];
     };
     match &list.kind {
         ListKind::Atomic => {}
         ListKind::Map(keys) if keys == &["type"] => {}
         ListKind::Map(keys) => {
-            return Some(format!(
+            return vec![format!(
                 "is a map keyed by {}, not by `type` alone",
                 keys.iter()
                     .map(|k| format!("`{k}`"))
                     .collect::<Vec<_>>()
                     .join(" and ")
-            ));
+            )];
         }
-        ListKind::Set => return Some("is a set, which holds no objects".to_owned()),
+        ListKind::Set => return vec!["is a set, which holds no objects".to_owned()],
     }
     if list.items.nullable {
-        return Some("has nullable items".to_owned());
+        return vec!["has nullable items".to_owned()];
     }
     let Some(object) = item_object(list) else {
-        return Some("has items that are not objects".to_owned());
+        return vec!["has items that are not objects".to_owned()];
     };
+    let mut problems = Vec::new();
     if object.preserve_unknown {
-        return Some(
+        problems.push(
             "has items that keep unknown fields, which `kondition::Condition` would drop"
                 .to_owned(),
         );
     }
-    const REQUIRED: [&str; 5] = ["type", "status", "reason", "message", "lastTransitionTime"];
-    for name in REQUIRED {
+    for name in ["type", "status"] {
         match object.fields.iter().find(|f| f.name == name) {
-            None => {
-                return Some(format!(
-                    "has items without `{name}`, which every metav1 condition has"
-                ));
-            }
-            Some(field) if !field.required => {
-                return Some(format!(
-                    "has items where `{name}` is optional: a metav1 condition requires it (add it to the items' `required`)"
-                ));
-            }
+            None => problems.push(format!(
+                "has items without `{name}`, which every condition needs"
+            )),
+            Some(field) if !field.required => problems.push(format!(
+                "has items where `{name}` is optional: a condition without one cannot be told apart or read"
+            )),
             Some(_) => {}
         }
     }
-    object.fields.iter().find_map(|field| {
+    problems.extend(object.fields.iter().filter_map(|field| {
         let name = &field.name;
         if field.schema.nullable {
             return Some(format!("has items whose `{name}` is nullable"));
@@ -137,8 +179,9 @@ fn condition_list_problem(ty: &Type) -> Option<String> {
             ("type" | "reason" | "message", Type::String(_)) => return None,
             ("type" | "reason" | "message", _) => "is not a string",
             ("status", ty) if enum_within(ty, &["True", "False", "Unknown"]) => return None,
+            ("status", Type::String(_)) => return None,
             ("status", _) => {
-                "is not an enum of \"True\", \"False\" and \"Unknown\" (a free string could hold a value `kondition::Condition` cannot)"
+                "is neither a string nor an enum of \"True\", \"False\" and \"Unknown\""
             }
             ("severity", ty) if enum_within(ty, &["Info", "Warning", "Error"]) => return None,
             ("severity", _) => "is not an enum of Info, Warning and Error",
@@ -153,7 +196,8 @@ fn condition_list_problem(ty: &Type) -> Option<String> {
             }
         };
         Some(format!("has items whose `{name}` {problem}"))
-    })
+    }));
+    problems
 }
 
 /// Whether `ty` is a string enum whose values are all among `allowed`.
@@ -191,21 +235,20 @@ pub fn standard_status(root_fields: &[Field]) -> Option<Adopted<'_>> {
     };
     let conditions = object.fields.iter().find(|f| f.name == "conditions")?;
     let (list, item_fields) = condition_items(conditions)?;
-    let item_has = |name: &str| item_fields.iter().any(|f| f.name == name);
+    let fields = fields_of(item_fields);
     let shape = StatusShape {
         generation: if object.fields.iter().any(|f| f.name == "observedGeneration") {
             GenerationField::Status
-        } else {
+        } else if fields.observed_generation {
             GenerationField::Conditions
+        } else {
+            GenerationField::None
         },
         merge: match list.kind {
             ListKind::Atomic => ConditionsMerge::Atomic,
             _ => ConditionsMerge::ByType,
         },
-        fields: ConditionFields {
-            severity: item_has("severity"),
-            observed_generation: item_has("observedGeneration"),
-        },
+        fields,
     };
     Some(Adopted {
         schema: &status.schema,
@@ -237,16 +280,6 @@ fn item_object(list: &ListType) -> Option<&ObjectType> {
     }
 }
 
-/// Whether the conditions (made `Type::Conditions`) each have an integer
-/// `observedGeneration`.
-fn conditions_keep_generation(conditions: &Field) -> bool {
-    condition_items(conditions).is_some_and(|(_, fields)| {
-        fields
-            .iter()
-            .any(|f| f.name == "observedGeneration" && matches!(f.schema.ty, Type::Integer(_)))
-    })
-}
-
 /// Why the root's `status` of one version is not a status kondition drives, saying what
 /// differs and what to change; `None` when it is.
 pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
@@ -259,30 +292,33 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
     if object.preserve_unknown {
         return Some("its `status` keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), which the generated status would not write back".to_owned());
     }
-    let conditions = match object.fields.iter().find(|f| f.name == "conditions") {
+    match object.fields.iter().find(|f| f.name == "conditions") {
         None => return Some("its `status` has no `conditions`".to_owned()),
-        Some(field) if matches!(field.schema.ty, Type::Conditions(_)) => field,
+        Some(field) if matches!(field.schema.ty, Type::Conditions(_)) => {}
         Some(field) if field.schema.nullable => {
             return Some("its `status.conditions` is nullable".to_owned());
         }
         Some(field) => {
-            let problem = condition_list_problem(&field.schema.ty)
-                .unwrap_or_else(|| "is not a list of metav1 conditions".to_owned());
-            return Some(format!("its `status.conditions` {problem}"));
+            let problems = condition_list_problems(&field.schema.ty);
+            if problems.is_empty() {
+                return Some("its `status.conditions` is not a list of conditions".to_owned());
+            }
+            return Some(format!(
+                "its `status.conditions` {}",
+                problems.join("; it ")
+            ));
         }
     };
-    // `KubeStatus` keeps the generation as an `i64`.
+    // `KubeStatus` keeps the generation as an `i64`. A status that keeps none anywhere is
+    // driven too (`GenerationField::None`): the chokepoint writes it, but nothing in it says
+    // which generation it reflects.
     let add = "add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
     match object
         .fields
         .iter()
         .find(|f| f.name == "observedGeneration")
     {
-        // The generation is kept on each condition.
-        None if conditions_keep_generation(conditions) => None,
-        None => Some(format!(
-            "its `status` has no `observedGeneration`, and its conditions have none either, so nothing would say which generation the status reflects; {add}"
-        )),
+        None => None,
         Some(field) if field.schema.nullable => {
             Some("its `status.observedGeneration` is nullable".to_owned())
         }

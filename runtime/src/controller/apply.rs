@@ -157,6 +157,7 @@ where
         .unwrap_or_default();
     if let Some(status) = body.get_mut("status") {
         owned.prune(status, &stored_status, K::Status::SHAPE.merge);
+        fit_conditions::<K>(status);
     }
     let metadata = ApplyMetadata {
         name: read.meta().name.clone().unwrap_or_default(),
@@ -177,9 +178,28 @@ where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
     let body = read.conditions_apply(conditions).precondition(read);
-    apply::<K, _>(client, &body.metadata, &fallback_owner::<K>(), &body)
+    let metadata = body.metadata.clone();
+    let mut body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
+    if let Some(status) = body.get_mut("status") {
+        fit_conditions::<K>(status);
+    }
+    apply::<K, _>(client, &metadata, &fallback_owner::<K>(), &body)
         .await
         .map(drop)
+}
+
+/// The conditions of a status to apply as its schema holds them: without a field it lacks
+/// (KEDA's `lastTransitionTime`), or an optional one that says nothing. `Condition` writes
+/// metav1's fields whole; the status type's own serialization may not know the shape (a
+/// derived `Apply` does not).
+fn fit_conditions<K: StatusResource>(status: &mut serde_json::Value) {
+    if K::Status::SHAPE.fields.has_metav1_fields() {
+        return;
+    }
+    let items = status.get_mut("conditions").and_then(|c| c.as_array_mut());
+    for condition in items.into_iter().flatten() {
+        K::Status::SHAPE.fit_json(condition);
+    }
 }
 
 /// The status fields and condition types that some managers own, per the object's

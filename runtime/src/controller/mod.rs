@@ -724,18 +724,18 @@ where
             if status.observed_generation() == Some(read) {
                 status.set_observed_generation(written);
             }
-            let conditions = std::mem::take(status.conditions_mut());
-            *status.conditions_mut() = restamp(conditions, read, written);
+            restamp(status.conditions_mut(), read, written);
         }
         sent
     }
 
     /// The fallback's conditions as they are written: see [`as_written`](Self::as_written).
     fn conditions_as_written(&self, desired: &K, conditions: Conditions) -> Conditions {
-        match written_generation::<K>(desired) {
-            Some((read, written)) => restamp(conditions, read, written),
-            None => conditions,
+        let mut conditions = conditions;
+        if let Some((read, written)) = written_generation::<K>(desired) {
+            restamp(&mut conditions, read, written);
         }
+        conditions
     }
 
     /// The checks and the body.
@@ -917,16 +917,12 @@ fn written_generation<K: StatusResource>(object: &K) -> Option<(i64, i64)> {
 
 /// The conditions with every `observedGeneration` of `read` (those this reconcile stamped)
 /// moved to `written`.
-fn restamp(conditions: Conditions, read: i64, written: i64) -> Conditions {
-    conditions
-        .into_iter()
-        .map(|mut condition| {
-            if condition.observed_generation == Some(read) {
-                condition.observed_generation = Some(written);
-            }
-            condition
-        })
-        .collect()
+fn restamp(conditions: &mut Conditions, read: i64, written: i64) {
+    conditions.update_each(|condition| {
+        if condition.observed_generation == Some(read) {
+            condition.observed_generation = Some(written);
+        }
+    });
 }
 
 /// A hash of the whole apply body, condition times included.

@@ -120,8 +120,7 @@ impl Report {
             && K::Status::SHAPE.generation == GenerationField::Conditions
         {
             let owned = Owned::of(stored, &[&K::field_owner(), &fallback_owner::<K>()]);
-            let taken = std::mem::take(&mut *conditions);
-            *conditions = stamp_own(taken, stored_conditions, &owned, generation);
+            stamp_own(conditions, stored_conditions, &owned, generation);
         }
         // Every condition (the body's too) as the schema stores it, so what the server would
         // drop is neither written nor counted as a transition.
@@ -241,29 +240,24 @@ impl Report {
     }
 }
 
-/// `conditions` with `generation` stamped on each that is this controller's: set by this
-/// reconcile (new, or changed from the stored one) or owned by its field managers.
+/// Stamps `generation` on each condition that is this controller's: set by this reconcile
+/// (new, or changed from the stored one, its generation included: a body that sets a
+/// condition again without one changes it) or owned by its field managers. In an atomic list
+/// the managed fields name no condition types, so the first is all there is to go by: a
+/// condition the body sets again, unchanged but for its missing generation, is the body's.
 fn stamp_own(
-    conditions: Conditions,
+    conditions: &mut Conditions,
     stored: Option<&Conditions>,
     owned: &Owned,
     generation: i64,
-) -> Conditions {
-    let same = |a: &Condition, b: &Condition| {
-        (a.status, &a.reason, &a.message, a.severity)
-            == (b.status, &b.reason, &b.message, b.severity)
-    };
-    conditions
-        .into_iter()
-        .map(|mut condition| {
-            let previous = stored.and_then(|s| s.get(&condition.type_));
-            let set_now = previous.is_none_or(|p| !same(p, &condition));
-            if set_now || owned.has_condition(&condition.type_) {
-                condition.observed_generation = Some(generation);
-            }
-            condition
-        })
-        .collect()
+) {
+    conditions.update_each(|condition| {
+        let previous = stored.and_then(|s| s.get(&condition.type_));
+        let set_now = previous.is_none_or(|p| !p.same_observation(condition));
+        if set_now || owned.has_condition(&condition.type_) {
+            condition.observed_generation = Some(generation);
+        }
+    });
 }
 
 /// The rejection as stored when the stored one says the same but for its numbers. The API

@@ -247,6 +247,9 @@ pub mod v1 {
         pub observed_generation: Option<i64>,
     }
 
+    #[allow(unused_imports)]
+    pub use super::super::shared::ClusterSecret as KustomizationSecretRef;
+
     /// KustomizationSpec defines the configuration to calculate the desired state
     /// from a Source using Kustomize.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -440,13 +443,6 @@ pub mod v1 {
         /// `sops`.
         #[serde(rename = "sops")]
         Sops,
-    }
-
-    /// Held by several fields, each of which documents its use.
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-    pub struct KustomizationSecretRef {
-        /// Name of the referent.
-        pub name: String,
     }
 
     /// DeletionPolicy can be used to control garbage collection when this

@@ -3,7 +3,7 @@
 //! `Resource`, `HasSpec`, `HasStatus` and `CustomResourceExt`, and `new`. For a schema-format
 //! kind, also the spec struct and the status struct with `KubeStatus`.
 
-use kondition::shape::{ConditionsMerge, GenerationField};
+use kondition::shape::{ConditionsMerge, GenerationField, Presence as Held};
 use kondition::{StatusShape, TransitionRule};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -496,7 +496,25 @@ pub fn crd_status_item(
     let shape = shape_attrs(&adopted.shape);
     let subresource = (!version.status_subresource).then(|| quote!(, status_subresource = false));
     let fields: Vec<&Field> = adopted.object.fields.iter().collect();
-    let declarations = Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
+    let mut declarations =
+        Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
+    // Conditions without a field metav1 requires are written back without it, through the
+    // status' shape.
+    if !adopted.shape.fields.has_metav1_fields()
+        && let Some(conditions) = declarations
+            .fields
+            .iter_mut()
+            .find(|f| f.wire == "conditions")
+    {
+        let serialize = if conditions.presence.is_option() {
+            "serialize_optional_conditions"
+        } else {
+            "serialize_conditions"
+        };
+        conditions.serde.push(format!(
+            "serialize_with = \"::kondition::shape::{serialize}::<{status_ident}, _>\""
+        ));
+    }
     status_struct(
         doc,
         &status_ident,
@@ -510,19 +528,40 @@ pub fn crd_status_item(
 /// The derive's attributes for how a status read from a CRD differs from the standard one
 /// (each after a comma); none for the standard shape.
 fn shape_attrs(shape: &StatusShape) -> TokenStream {
-    let generation = (shape.generation == GenerationField::Conditions)
-        .then(|| quote!(, observed_generation = "conditions"));
+    let generation = match shape.generation {
+        GenerationField::Status => None,
+        GenerationField::Conditions => Some(quote!(, observed_generation = "conditions")),
+        GenerationField::None => Some(quote!(, observed_generation = "none")),
+    };
+    let fields = &shape.fields;
+    let metav1 = [
+        (fields.reason, quote!(reason)),
+        (fields.message, quote!(message)),
+        (fields.last_transition_time, quote!(last_transition_time)),
+    ];
+    let held_as = |presence: Held| {
+        metav1
+            .iter()
+            .filter(move |(p, _)| *p == presence)
+            .map(|(_, name)| name.clone())
+    };
     let list =
         (shape.merge == ConditionsMerge::Atomic).then(|| quote!(, conditions_list = "atomic"));
+    // The generation kept nowhere is said once, by `observed_generation = "none"`.
+    let without_generation =
+        !fields.observed_generation && shape.generation != GenerationField::None;
     let without: Vec<TokenStream> = [
-        (!shape.fields.severity).then(|| quote!(severity)),
-        (!shape.fields.observed_generation).then(|| quote!(observed_generation)),
+        (!fields.severity).then(|| quote!(severity)),
+        without_generation.then(|| quote!(observed_generation)),
     ]
     .into_iter()
     .flatten()
+    .chain(held_as(Held::Absent))
     .collect();
     let without = (!without.is_empty()).then(|| quote!(, conditions_without(#(#without),*)));
-    quote!(#generation #list #without)
+    let optional: Vec<TokenStream> = held_as(Held::Optional).collect();
+    let optional = (!optional.is_empty()).then(|| quote!(, conditions_optional(#(#optional),*)));
+    quote!(#generation #list #without #optional)
 }
 
 /// A status struct that derives `KubeStatus` with `#[kondition(#kondition)]`, of the fields
