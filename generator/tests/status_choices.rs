@@ -46,6 +46,27 @@ fn without_generation() -> String {
     text.replace(line, "")
 }
 
+/// NodePool's CRD with conditions kondition cannot hold: `type` optional (Strimzi's), and a
+/// field `Condition` has no place for.
+fn undrivable() -> String {
+    let text = std::fs::read_to_string(NODEPOOL).expect("the fixture");
+    let (required, time) = (
+        "required: [lastTransitionTime, message, reason, status, type]",
+        "lastTransitionTime: {type: string, format: date-time}\n",
+    );
+    assert!(text.contains(required) && text.contains(time));
+    text.replace(
+        required,
+        "required: [lastTransitionTime, message, reason, status]",
+    )
+    .replace(
+        time,
+        &format!(
+            "{time}                    lastHeartbeatTime: {{type: string, format: date-time}}\n"
+        ),
+    )
+}
+
 /// [`with_generation`], written into `dir`.
 fn standard_nodepool(dir: &Path) -> PathBuf {
     let path = dir.join("nodepool.yaml");
@@ -73,7 +94,9 @@ fn cli(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-const NO_GENERATION: &str = "NodePool has no status kondition can drive (metav1 conditions and an int64 observedGeneration) in version v1: its `status` has no `observedGeneration`, and its conditions have none either, so nothing would say which generation the status reflects; add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
+/// Why NodePool's status with [`undrivable`]'s conditions is not driven: every difference,
+/// at once.
+const UNDRIVABLE: &str = "NodePool has no status kondition can drive (a `conditions` list whose items have a required `type` and `status`) in version v1: its `status.conditions` has items where `type` is optional: a condition without one cannot be told apart or read; it has items with a field `lastHeartbeatTime` that `kondition::Condition` does not hold";
 
 /// `generate`'s Rust for `schema` with `builder`'s choices, its whitespace made single
 /// spaces (so an attribute reads the same however the printer broke its line).
@@ -175,20 +198,37 @@ fn an_atomic_condition_list_is_driven_and_its_limits_said() {
 fn a_status_kondition_cannot_drive_is_explained_once_in_the_callers_words() {
     let dir = scratch("nodepool");
     let nodepool = dir.join("nodepool.yaml");
-    std::fs::write(&nodepool, without_generation()).expect("write");
+    std::fs::write(&nodepool, undrivable()).expect("write");
     let nodepool = nodepool.as_path();
     let file = nodepool.display().to_string();
     assert_eq!(
         build(&dir, nodepool, |b| b.profile("NodePool", "kstatus")),
-        format!("{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: {NO_GENERATION}\n")
+        format!("{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: {UNDRIVABLE}\n")
     );
     assert_eq!(
         build(&dir, nodepool, |b| b.conditions("NodePool", ["Drifted"])),
-        format!("{file}:3:1: `Builder::conditions(\"NodePool\", ...)`: {NO_GENERATION}\n")
+        format!("{file}:3:1: `Builder::conditions(\"NodePool\", ...)`: {UNDRIVABLE}\n")
     );
     assert_eq!(
         cli(&dir, &[&file, "--profile", "NodePool=kstatus"]),
-        format!("{file}:3:1: `--profile NodePool=kstatus`: {NO_GENERATION}\n")
+        format!("{file}:3:1: `--profile NodePool=kstatus`: {UNDRIVABLE}\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A status that keeps no generation anywhere (KEDA's) is driven, and says so: nothing in it
+/// can tell which generation it reflects (README).
+#[test]
+fn a_status_that_keeps_no_generation_is_driven() {
+    let dir = scratch("nowhere");
+    let path = dir.join("nodepool.yaml");
+    std::fs::write(&path, without_generation()).expect("write");
+    let rust = generated(&dir, &path, |b| b.profile("NodePool", "kstatus"));
+    assert!(
+        rust.contains(
+            r#"#[kondition( resource = NodePool, profile = "kstatus", observed_generation = "none", conditions_without(severity) )] pub struct NodePoolStatus { "#
+        ),
+        "{rust}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -254,18 +294,23 @@ fn what_differs_in_a_condition_list_is_named() {
     for (from, to, why) in [
         (
             "status: {type: string, enum: [\"True\", \"False\", Unknown]}",
-            "status: {type: string}",
-            "its `status.conditions` has items whose `status` is not an enum of \"True\", \"False\" and \"Unknown\" (a free string could hold a value `kondition::Condition` cannot)",
+            "status: {type: integer}",
+            "its `status.conditions` has items whose `status` is neither a string nor an enum of \"True\", \"False\" and \"Unknown\"",
         ),
         (
             "required: [lastTransitionTime, message, reason, status, type]",
-            "required: [message, reason, status, type]",
-            "its `status.conditions` has items where `lastTransitionTime` is optional: a metav1 condition requires it (add it to the items' `required`)",
+            "required: [lastTransitionTime, message, reason, type]",
+            "its `status.conditions` has items where `status` is optional: a condition without one cannot be told apart or read",
         ),
         (
             "lastTransitionTime: {type: string, format: date-time}",
             "lastTransitionTime: {type: string, format: date-time}\n                    lastHeartbeatTime: {type: string, format: date-time}",
             "its `status.conditions` has items with a field `lastHeartbeatTime` that `kondition::Condition` does not hold",
+        ),
+        (
+            "reason: {type: string, maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'}",
+            "reason: {type: integer}\n                    severity: {type: string}",
+            "its `status.conditions` has items whose `reason` is not a string; it has items whose `severity` is not an enum of Info, Warning and Error",
         ),
     ] {
         assert!(text.contains(from), "{from}");
@@ -274,7 +319,7 @@ fn what_differs_in_a_condition_list_is_named() {
         assert_eq!(
             build(&dir, &path, |b| b.profile("NodePool", "kstatus")),
             format!(
-                "{}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool has no status kondition can drive (metav1 conditions and an int64 observedGeneration) in version v1: {why}\n",
+                "{}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool has no status kondition can drive (a `conditions` list whose items have a required `type` and `status`) in version v1: {why}\n",
                 path.display()
             )
         );

@@ -593,7 +593,7 @@ fn kind_status(
         sink.error(
             crd.pos,
             format!(
-                "{}: {kind} has no status kondition can drive (metav1 conditions and an int64 observedGeneration){why}",
+                "{}: {kind} has no status kondition can drive (a `conditions` list whose items have a required `type` and `status`){why}",
                 choice.how(kind, caller)
             ),
         );

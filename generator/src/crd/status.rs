@@ -1,25 +1,31 @@
-//! The standard status in a CRD: the `conditions` of a `status` that are metav1 Conditions
-//! become `kondition::Conditions`; when the status also has `observedGeneration`, it is a
-//! status kondition drives, with `KubeStatus` on the struct and `StatusResource` on the kind,
-//! so the chokepoint, the condition accessors and the summary work with it.
+//! The standard status in a CRD: the `conditions` of a `status` that `kondition::Conditions`
+//! holds become it; when the rest of the status allows, it is a status kondition drives,
+//! with `KubeStatus` on the struct and `StatusResource` on the kind, so the chokepoint, the
+//! condition accessors and the summary work with it.
 //!
 //! It is recognized only when the change is lossless, when every object the CRD admits reads
-//! into `kondition::Condition` and is written back the same:
+//! into the generated status and is written back the same:
 //!
-//! - each item has exactly `type`, `status`, `reason`, `message` and `lastTransitionTime`,
-//!   all required (kondition's `Condition` has them all), and may have `observedGeneration`
-//!   (an integer) and `severity` (as in Cluster API v1beta1);
-//! - `status` is an enum of True, False and Unknown (or some of them), `severity` an enum of
-//!   Info, Warning and Error (or some of them): a free string could hold a value
-//!   `Condition` cannot;
-//! - `lastTransitionTime` is a date-time: like every `metav1.Time`, it is written back in UTC
-//!   whole seconds, as the API server itself writes it;
+//! - each item has a required string `type` and a required `status`, an enum of True,
+//!   False and Unknown (or some of them) or a free string: an item whose status is another
+//!   word is kept by `Conditions` as it was read (a free-text `status` is KEDA's);
+//! - `reason`, `message` (strings) and `lastTransitionTime` (a date-time, written back like
+//!   every `metav1.Time` in UTC whole seconds, as the API server writes it) may each be
+//!   required, optional (KEDA's `reason`, cert-manager's `lastTransitionTime`) or absent
+//!   (KEDA's `lastTransitionTime`); the status then writes its conditions through
+//!   `kondition::shape::serialize_optional_conditions`, and is recognized only where it has
+//!   `KubeStatus`;
+//! - items may have `observedGeneration` (an integer) and `severity` (an enum within Info,
+//!   Warning and Error, as in Cluster API v1beta1), and nothing else;
 //! - nothing in the list or its items is nullable or keeps unknown fields;
-//! - the status keeps no unknown fields of its own, and has an int64 `observedGeneration`
-//!   (not nullable), or, without one, conditions that each have `observedGeneration`
-//!   (Karpenter's NodePool, ORC's kinds);
+//! - the status keeps no unknown fields of its own; an `observedGeneration` of its own is an
+//!   int64 (not nullable); without one the generation is kept on the conditions (Karpenter's
+//!   NodePool, ORC's kinds) or nowhere (KEDA's ScaledObject);
 //! - the list merges by `type` (`x-kubernetes-list-type: map`) or is atomic (no list type,
 //!   as Flux's): the chokepoint then applies it whole.
+//!
+//! When the user names a profile or conditions for a kind whose status is none of these,
+//! the error lists every difference at once.
 //!
 //! How the status differs from the standard one (where the generation is kept, how the list
 //! merges, which optional condition fields are stored) is its [`StatusShape`], written on
