@@ -86,7 +86,7 @@ kopium_crate() {
 }
 
 # The inputs: kopium is given the corpus's files one by one; the bundles it refuses are left out.
-(cd "$corpus" && find . -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' | sed 's|^\./||' | LC_ALL=C sort) > "$work/corpus.files"
+reference_files "$corpus" > "$work/corpus.files"
 grep -qxF "$prometheus_file" "$work/corpus.files" || { echo "compile_cost: no $prometheus_file in $corpus" >&2; exit 1; }
 echo "$prometheus_file" > "$work/prometheus.files"
 for set in corpus prometheus; do

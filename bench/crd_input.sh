@@ -38,7 +38,7 @@ prometheus=$corpus/prometheus-operator/monitoring.coreos.com_prometheuses.yaml
 aso=$corpus/azure-service-operator/capz-vendored-aso-v2.16.0-crds.yaml
 # The corpus as compile_cost.sh takes it: the 25 files whose kinds appear once (the ASO
 # bundle repeats kinds of the extracted files, and istio's bundle is the only other).
-mapfile -t all < <(find "$corpus" -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' | LC_ALL=C sort)
+mapfile -t all < <(reference_files "$corpus" | sed "s|^|$corpus/|")
 
 manifest() {
   cat > "$1/Cargo.toml" <<TOML

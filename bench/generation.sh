@@ -22,7 +22,7 @@ build_release
 build_serde_yaml_floor
 install_kopium
 
-mapfile -t files < <(find "$corpus" -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' | LC_ALL=C sort)
+mapfile -t files < <(reference_files "$corpus" | sed "s|^|$corpus/|")
 [ "${#files[@]}" -eq 25 ] || echo "generation: note: ${#files[@]} files, not the 25 of the reference corpus" >&2
 bytes=$(cat "${files[@]}" | wc -c)
 work=$PWD/target/bench/generation

@@ -34,7 +34,7 @@ cargo build --quiet --release --locked -p kondition-gen --bin kondition
 KONDITION=$PWD/target/release/kondition
 
 # The same 25 files as bench/generation.sh, in the same order.
-mapfile -t files < <(find "$CORPUS" -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' | LC_ALL=C sort)
+mapfile -t files < <(reference_files "$CORPUS" | sed "s|^|$CORPUS/|")
 [ "${#files[@]}" -eq 25 ] || echo "instructions: note: ${#files[@]} files, not the 25 of the reference corpus" >&2
 
 work=$PWD/target/bench/instructions
