@@ -129,7 +129,6 @@ pub mod v1beta1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()
@@ -281,12 +280,10 @@ pub mod v1 {
     use k8s_openapi::api::core::v1::{
         ConfigMapKeySelector, LocalObjectReference, ObjectReference, SecretKeySelector,
     };
-
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
         LabelSelector, ObjectMeta, Time,
     };
-
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
@@ -336,7 +333,6 @@ pub mod v1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()

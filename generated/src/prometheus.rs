@@ -81,7 +81,6 @@ pub mod v1 {
         SecretVolumeSource, StorageOSVolumeSource, Toleration, VolumeMount,
         VsphereVirtualDiskVolumeSource,
     };
-
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -141,7 +140,6 @@ pub mod v1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()

@@ -131,7 +131,6 @@ pub mod v1api20200601 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()

@@ -13,7 +13,6 @@
 use k8s_openapi::api::core::v1::{
     ConfigMapKeySelector, ObjectReference, PersistentVolumeClaimSpec, SecretKeySelector,
 };
-
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

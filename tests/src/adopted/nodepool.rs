@@ -108,14 +108,12 @@ pub mod v1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("spec", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("spec")?,
             }
             match &self.status {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()

@@ -73,7 +73,6 @@ pub mod v1 {
         SeccompProfile, SecretKeySelector, SecurityContext, ServiceSpec, Toleration,
         TopologySpreadConstraint, TypedLocalObjectReference,
     };
-
     use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
     use kondition::{Conditions, KubeStatus};
@@ -128,7 +127,6 @@ pub mod v1 {
                 ::core::option::Option::Some(value) => {
                     state.serialize_field("status", value)?
                 }
-
                 ::core::option::Option::None => state.skip_field("status")?,
             }
             state.end()

@@ -11,20 +11,34 @@ pub fn separate_items(text: &str) -> String {
     // thousands of lines: finding them again for each pair of lines was a fifth of writing a
     // file of one CRD on the main thread; issue 28).
     let mut previous: Option<(usize, &str)> = None;
+    // The first line of the statement last begun at each indentation: a `use` item laid out
+    // on several lines ends with `};`, which alone does not say it was a `use`.
+    let mut heads: Vec<&str> = Vec::new();
     for line in text.lines() {
         let current = indented(line);
-        if previous.is_some_and(|previous| needs_blank(previous, current)) {
+        let (indent, rest) = current;
+        if let Some(before) = previous
+            && needs_blank(before, heads.get(before.0).copied().unwrap_or_default(), current)
+        {
             out.push('\n');
         }
         out.push_str(line);
         out.push('\n');
+        let declares = ITEM_STARTS[2..].iter().any(|start| rest.starts_with(start));
+        if declares {
+            if heads.len() <= indent {
+                heads.resize(indent + 1, "");
+            }
+            heads[indent] = rest;
+        }
         previous = Some(current);
     }
     out
 }
 
 /// The starts of items, their docs and their attributes (fields and variants are separated
-/// from each other by their commas, so they never follow an item's end).
+/// from each other by their commas, so they never follow an item's end); the declarations
+/// themselves from the third on.
 const ITEM_STARTS: [&str; 12] = [
     "///", "#[", "pub ", "impl ", "impl<", "fn ", "struct ", "enum ", "mod ", "const ", "type ",
     "use ",
@@ -45,8 +59,12 @@ fn indented(line: &str) -> (usize, &str) {
 }
 
 /// Whether a blank line goes between `previous` and `line`, each its indentation and the
-/// rest ([`indented`]).
-fn needs_blank((previous_indent, before): (usize, &str), (indent, after): (usize, &str)) -> bool {
+/// rest ([`indented`]); `head` is the first line of the statement `previous` ends.
+fn needs_blank(
+    (previous_indent, before): (usize, &str),
+    head: &str,
+    (indent, after): (usize, &str),
+) -> bool {
     let commentary = ["//", "#[", "#!["].iter().any(|p| before.starts_with(p));
     if before.is_empty() || commentary || previous_indent != indent {
         return false;
@@ -57,10 +75,18 @@ fn needs_blank((previous_indent, before): (usize, &str), (indent, after): (usize
     if !ends_item {
         return false;
     }
-    let starts_item =
-        ITEM_STARTS.iter().any(|start| after.starts_with(start)) || after.starts_with("::");
+    // A line that starts with a path is an item only as a macro call at item level
+    // (`::k8s_openapi::k8s_if_le_1_34! {`); a match arm (`::core::option::Option::None =>`)
+    // is not one.
+    let starts_item = ITEM_STARTS.iter().any(|start| after.starts_with(start))
+        || (after.starts_with("::") && !after.contains("=>"));
+    let ended = if before.ends_with(';') && !head.is_empty() {
+        head
+    } else {
+        before
+    };
     let same_run = |prefixes: &[&str]| {
-        prefixes.iter().any(|p| before.starts_with(p))
+        prefixes.iter().any(|p| ended.starts_with(p))
             && prefixes.iter().any(|p| after.starts_with(p))
     };
     starts_item && !same_run(&["use ", "pub use "]) && !same_run(&["type "])
@@ -94,6 +120,10 @@ mod tests {
 use a::B;
 use c::{D, E};
 pub use super::F;
+use k8s_openapi::api::core::v1::{
+    ConfigMapKeySelector, ObjectReference,
+};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 /// A struct; its doc ends {with} braces;
 /// and goes on.
 #[derive(Clone)]
@@ -109,6 +139,12 @@ impl G {
         match self.h {
             _ => {}
         }
+        match &self.x {
+            ::core::option::Option::Some(value) => {
+                value.len()
+            }
+            ::core::option::Option::None => 0,
+        };
         let _ = 1;
     }
     fn two() {}
@@ -134,6 +170,10 @@ pub mod v1 {
 use a::B;
 use c::{D, E};
 pub use super::F;
+use k8s_openapi::api::core::v1::{
+    ConfigMapKeySelector, ObjectReference,
+};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 /// A struct; its doc ends {with} braces;
 /// and goes on.
@@ -152,6 +192,12 @@ impl G {
         match self.h {
             _ => {}
         }
+        match &self.x {
+            ::core::option::Option::Some(value) => {
+                value.len()
+            }
+            ::core::option::Option::None => 0,
+        };
         let _ = 1;
     }
 
