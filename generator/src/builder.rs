@@ -102,7 +102,7 @@ impl Builder {
     }
 
     /// The condition types, beyond its profile's, of `kind`, a kind read from a CRD whose
-    /// status is the standard one (metav1 conditions and observedGeneration): its status
+    /// status kondition drives (a `conditions` list it holds, see the README): its status
     /// struct gets `KubeStatus` with them (`kondition generate --conditions Kind=A,B`).
     #[must_use]
     pub fn conditions<S: Into<String>>(

@@ -1,7 +1,7 @@
 //! `Builder` as a build script uses it: one file, rewritten only on change, errors with
 //! their place and nothing written; user profiles.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kondition_gen::Builder;
 use kondition_gen::builder::Error;
@@ -316,5 +316,54 @@ fn main() {
         output.status.success() && !stderr.contains("warning"),
         "the crate including generated code in a private module: {stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `well_known_types(false)` is `--no-well-known`: the same file, with every structure
+/// copied; by default a subtree of a k8s-openapi type's structure becomes that type.
+#[test]
+fn well_known_types_off_is_the_cli_without_well_known_types() {
+    let dir = scratch("well-known");
+    let monitors = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/prometheus-operator/monitoring.coreos.com_servicemonitors.yaml");
+    let build = |name: &str, reuse: Option<bool>| {
+        let builder = Builder::new().schemas([&monitors]).out_dir(dir.join(name));
+        let builder = match reuse {
+            Some(reuse) => builder.well_known_types(reuse),
+            None => builder,
+        };
+        let path = builder.generate().expect("generates");
+        std::fs::read_to_string(path).expect("the output")
+    };
+    let default = build("default", None);
+    assert_eq!(build("on", Some(true)), default);
+    let copied = build("off", Some(false));
+    assert!(default.contains("SecretKeySelector"), "reused by default");
+    assert!(default.contains("use k8s_openapi::api::core::v1::"));
+    assert!(!copied.contains("k8s_openapi::api::core::v1"), "{copied}");
+    // The command line's `--no-well-known` writes the same module.
+    let cli = dir.join("cli");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--no-well-known", "--out"])
+        .arg(&cli)
+        .arg(&monitors)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let module = cli.join("monitoring_coreos_com_servicemonitors.rs");
+    let from_cli = std::fs::read_to_string(&module).expect("the CLI's module");
+    // The same types, declared the same: each struct's line and its fields.
+    let structs = |text: &str| {
+        let mut found: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|line| line.starts_with("pub struct ") || line.starts_with("pub enum "))
+            .map(str::to_owned)
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(structs(&copied), structs(&from_cli));
+    assert_ne!(structs(&default), structs(&from_cli));
     let _ = std::fs::remove_dir_all(&dir);
 }

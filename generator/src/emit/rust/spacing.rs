@@ -18,7 +18,11 @@ pub fn separate_items(text: &str) -> String {
         let current = indented(line);
         let (indent, rest) = current;
         if let Some(before) = previous
-            && needs_blank(before, heads.get(before.0).copied().unwrap_or_default(), current)
+            && needs_blank(
+                before,
+                heads.get(before.0).copied().unwrap_or_default(),
+                current,
+            )
         {
             out.push('\n');
         }
