@@ -6,8 +6,7 @@
 
 use std::path::PathBuf;
 
-use kondition::Polarity;
-use kondition::Severity;
+use kondition::{Polarity, Severity, StatusShape};
 
 use crate::source::yaml::{Node, Pos, Value};
 
@@ -293,6 +292,42 @@ pub struct Version {
     /// The root object preserves unknown fields (`x-kubernetes-preserve-unknown-fields`): the
     /// object type keeps the keys it does not name and writes them back.
     pub preserve_unknown: bool,
+    /// For a kind read from a CRD, the shape of its `status` when kondition drives it
+    /// (`crd::status`), decided once as the CRD is read: every later stage asks the model,
+    /// not the CRD. `None` for a status kondition does not drive, and for a schema-format
+    /// kind (whose status is the standard one by construction).
+    pub driven_status: Option<StatusShape>,
+}
+
+impl Version {
+    /// The status kondition drives, read from a CRD: the root's `status` field and its
+    /// properties, with its shape ([`Version::driven_status`]).
+    pub fn driven_status(&self) -> Option<DrivenStatus<'_>> {
+        let shape = self.driven_status?;
+        let Body::Root(fields) = &self.body else {
+            return None;
+        };
+        let status = fields.iter().find(|f| f.name == "status")?;
+        let Type::Object(object) = &status.schema.ty else {
+            return None;
+        };
+        Some(DrivenStatus {
+            schema: &status.schema,
+            object,
+            shape,
+        })
+    }
+}
+
+/// A status kondition drives, read from a CRD: its schema, its object and its shape.
+#[derive(Clone, Copy, Debug)]
+pub struct DrivenStatus<'a> {
+    /// The status' schema.
+    pub schema: &'a Schema,
+    /// Its properties.
+    pub object: &'a ObjectType,
+    /// How it differs from the standard status.
+    pub shape: StatusShape,
 }
 
 /// What a version's objects hold besides apiVersion, kind and metadata.

@@ -309,12 +309,10 @@ fn roots(file: &SchemaFile) -> Vec<(&str, &Schema)> {
     let mut roots = Vec::new();
     for kind in file.kinds.iter().filter(|k| k.source_crd.is_some()) {
         for version in &kind.versions {
-            let status = match &version.body {
-                crate::model::Body::Root(fields) if kind.status.is_some() => {
-                    crate::crd::status::standard_status(fields).map(|adopted| adopted.object)
-                }
-                _ => None,
-            };
+            let status = version
+                .driven_status()
+                .filter(|_| kind.status.is_some())
+                .map(|driven| driven.object);
             for field in version.body.fields() {
                 match status {
                     Some(status) if field.name == "status" => roots.extend(

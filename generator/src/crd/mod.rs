@@ -563,12 +563,7 @@ fn kind_status(
     // Each version whose status kondition drives, with that status's shape.
     let driven: Vec<(&str, StatusShape)> = versions
         .iter()
-        .filter_map(|v| match &v.body {
-            Body::Root(fields) => {
-                status::standard_status(fields).map(|adopted| (v.name.as_str(), adopted.shape))
-            }
-            Body::Standard { .. } => None,
-        })
+        .filter_map(|v| Some((v.name.as_str(), v.driven_status?)))
         .collect();
     let choice = context.options.statuses.get(kind);
     let caller = context.options.caller;
@@ -713,6 +708,7 @@ fn read_version(
         .map(|root| reader.root_fields(root, kind))
         .unwrap_or_default();
     status::recognize(&mut fields);
+    let driven_status = status::standard_status(&fields);
     let subresources = node.get("subresources");
     let scale = subresources.and_then(|s| s.get("scale")).and_then(|scale| {
         Some(Scale {
@@ -749,6 +745,7 @@ fn read_version(
         deprecated: optional_bool(node, "deprecated", sink).unwrap_or(false),
         deprecation_warning: optional_str(node, "deprecationWarning", sink),
         body: Body::Root(fields),
+        driven_status,
         printer_columns,
         scale,
         // `status: null` is no status subresource to the API server, as no `status` is.

@@ -41,9 +41,7 @@ use kondition::StatusShape;
 use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField, Presence};
 
 use crate::caller::Caller;
-use crate::model::{
-    EnumValues, Field, IntegerFormat, ListKind, ListType, ObjectType, Schema, Type,
-};
+use crate::model::{EnumValues, Field, IntegerFormat, ListKind, ListType, ObjectType, Type};
 
 /// What the user says about one kind's standard status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -217,21 +215,11 @@ fn enum_within(ty: &Type, allowed: &[&str]) -> bool {
     }
 }
 
-/// A status kondition drives, read from a CRD: its schema, its object and its shape.
-pub struct Adopted<'a> {
-    /// The status' schema.
-    pub schema: &'a Schema,
-    /// Its properties.
-    pub object: &'a ObjectType,
-    /// How it differs from the standard status.
-    pub shape: StatusShape,
-}
-
-/// The root's `status` of one version when kondition drives it: its `conditions` made
-/// `Type::Conditions` by [`recognize`], the generation kept on the status (an int64
-/// `observedGeneration`) or on each condition, and no unknown fields kept (the derive writes
-/// only the fields it names).
-pub fn standard_status(root_fields: &[Field]) -> Option<Adopted<'_>> {
+/// The shape of the root's `status` of one version when kondition drives it: its
+/// `conditions` made `Type::Conditions` by [`recognize`], the generation kept on the status
+/// (an int64 `observedGeneration`), on each condition or nowhere, and no unknown fields kept
+/// (the derive writes only the fields it names). Read once, into `Version::driven_status`.
+pub fn standard_status(root_fields: &[Field]) -> Option<StatusShape> {
     if why_not_standard(root_fields).is_some() {
         return None;
     }
@@ -242,7 +230,7 @@ pub fn standard_status(root_fields: &[Field]) -> Option<Adopted<'_>> {
     let conditions = object.fields.iter().find(|f| f.name == "conditions")?;
     let (list, item_fields) = condition_items(conditions)?;
     let fields = fields_of(item_fields);
-    let shape = StatusShape {
+    Some(StatusShape {
         generation: if object.fields.iter().any(|f| f.name == "observedGeneration") {
             GenerationField::Status
         } else if fields.observed_generation {
@@ -255,11 +243,6 @@ pub fn standard_status(root_fields: &[Field]) -> Option<Adopted<'_>> {
             _ => ConditionsMerge::ByType,
         },
         fields,
-    };
-    Some(Adopted {
-        schema: &status.schema,
-        object,
-        shape,
     })
 }
 

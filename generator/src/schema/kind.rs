@@ -350,6 +350,7 @@ fn read_versions(
                 scale: shared_scale,
                 status_subresource: true,
                 preserve_unknown: false,
+                driven_status: None,
             }]
         }
         (None, Some(node)) => {
@@ -390,6 +391,7 @@ fn read_versions(
                             .or_else(|| shared_scale.clone()),
                         status_subresource: true,
                         preserve_unknown: false,
+                        driven_status: None,
                         name,
                     })
                 })

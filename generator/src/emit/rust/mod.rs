@@ -58,12 +58,10 @@ impl DerivePlan {
         for file in &model.files {
             for kind in file.kinds.iter().filter(|k| k.status.is_some()) {
                 for version in &kind.versions {
-                    let status_fields: &[Field] = match &version.body {
-                        Body::Standard { status_fields, .. } => status_fields,
-                        Body::Root(fields) => match crate::crd::status::standard_status(fields) {
-                            Some(adopted) => &adopted.object.fields,
-                            None => continue,
-                        },
+                    let status_fields: &[Field] = match (&version.body, version.driven_status()) {
+                        (Body::Standard { status_fields, .. }, _) => status_fields,
+                        (Body::Root(_), Some(driven)) => &driven.object.fields,
+                        (Body::Root(_), None) => continue,
                     };
                     let mut marker = StatusMarker {
                         file,
@@ -703,12 +701,10 @@ fn kind_items<'m>(
             let mut items =
                 resource::object_items(kind, version, &root, crd_const, partial_eq, imports);
             // A standard status read from a CRD: its struct gets `KubeStatus`.
-            if let (Some(status), Some(adopted)) =
-                (status, crate::crd::status::standard_status(fields))
-            {
-                types.exclude(&adopted.object.name);
+            if let (Some(status), Some(driven)) = (status, version.driven_status()) {
+                types.exclude(&driven.object.name);
                 items.extend(resource::crd_status_item(
-                    kind, version, status, &adopted, partial_eq, imports,
+                    kind, version, status, &driven, partial_eq, imports,
                 ));
             }
             writer.tokens(items)

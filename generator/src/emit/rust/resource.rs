@@ -10,11 +10,10 @@ use quote::{format_ident, quote};
 
 use super::imports::Imports;
 use super::types::{self, Declaration, Declarations, Presence};
-use crate::crd::status::Adopted;
 use crate::emit::docs;
 use crate::model::{
-    Bounds, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type, Version,
-    success_reason,
+    Bounds, DrivenStatus, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type,
+    Version, success_reason,
 };
 use crate::names;
 
@@ -485,22 +484,22 @@ pub fn crd_status_item(
     kind: &Kind,
     version: &Version,
     status: &StatusDef,
-    adopted: &Adopted<'_>,
+    driven: &DrivenStatus<'_>,
     partial_eq: bool,
     imports: &mut Imports,
 ) -> TokenStream {
-    let status_ident = format_ident!("{}", adopted.object.name);
+    let status_ident = format_ident!("{}", driven.object.name);
     let resource = format_ident!("{}", kind.kind);
-    let doc = adopted.schema.docs.as_deref().map(docs::attrs);
+    let doc = driven.schema.docs.as_deref().map(docs::attrs);
     let profile = profile_attr(status);
-    let shape = shape_attrs(&adopted.shape);
+    let shape = shape_attrs(&driven.shape);
     let subresource = (!version.status_subresource).then(|| quote!(, status_subresource = false));
-    let fields: Vec<&Field> = adopted.object.fields.iter().collect();
+    let fields: Vec<&Field> = driven.object.fields.iter().collect();
     let mut declarations =
         Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
     // Conditions without a field metav1 requires are written back without it, through the
     // status' shape.
-    if !adopted.shape.fields.has_metav1_fields()
+    if !driven.shape.fields.has_metav1_fields()
         && let Some(conditions) = declarations
             .fields
             .iter_mut()
