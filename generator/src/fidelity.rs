@@ -11,6 +11,7 @@
 //!
 //! The figures in FIDELITY.md come from here, for kondition's output and for other tools'.
 
+use crate::json::same;
 use serde_json::{Map, Value as Json};
 
 /// Keywords that hold child schemas (compared as nodes of their own).
@@ -190,21 +191,6 @@ fn same_own(expected: &Map<String, Json>, actual: &Map<String, Json>) -> bool {
             .collect()
     };
     same(&Json::Object(own(expected)), &Json::Object(own(actual)))
-}
-
-/// JSON equality with numbers compared by value (`5` equals `5.0`) and `properties` names
-/// compared as sets.
-pub fn same(a: &Json, b: &Json) -> bool {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-        }
-        (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ pub mod emit;
 pub mod fidelity;
 #[doc(hidden)]
 pub mod inputs;
+pub mod json;
 #[doc(hidden)]
 pub mod model;
 mod name_rules;

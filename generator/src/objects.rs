@@ -201,44 +201,6 @@ pub fn missing_required(schema: &Json, value: &Json) -> Option<String> {
     walk(schema, value, "")
 }
 
-/// JSON equality with numbers compared by value (`2` equals `2.0`).
-pub fn same(a: &Json, b: &Json) -> bool {
-    first_difference(a, b).is_none()
-}
-
-/// The JSON path of the first place `a` and `b` differ (numbers by value), if any.
-pub fn first_difference(a: &Json, b: &Json) -> Option<String> {
-    match (a, b) {
-        (Json::Number(x), Json::Number(y)) => {
-            let equal = x == y || x.as_f64().is_some_and(|x| y.as_f64() == Some(x));
-            (!equal).then(String::new)
-        }
-        (Json::Object(x), Json::Object(y)) => {
-            for key in x.keys().chain(y.keys()) {
-                match (x.get(key), y.get(key)) {
-                    (Some(a), Some(b)) => {
-                        if let Some(path) = first_difference(a, b) {
-                            return Some(format!(".{key}{path}"));
-                        }
-                    }
-                    _ => return Some(format!(".{key}")),
-                }
-            }
-            None
-        }
-        (Json::Array(x), Json::Array(y)) => {
-            if x.len() != y.len() {
-                return Some(String::new());
-            }
-            x.iter()
-                .zip(y)
-                .enumerate()
-                .find_map(|(i, (a, b))| first_difference(a, b).map(|p| format!("[{i}]{p}")))
-        }
-        _ => (a != b).then(String::new),
-    }
-}
-
 /// Applies to `expected` (an object of `version` of `kind`) what the reused k8s-openapi types
 /// change by design (the module's list); `types` are the file's named types.
 pub fn normalize(expected: &mut Json, kind: &Kind, version: &Version, types: &[NamedType]) {
@@ -427,23 +389,6 @@ mod tests {
         let nulls = object(&crd(), "v1", Sample::Nulls).expect("an object");
         assert_eq!(nulls["spec"]["ratio"], Json::Null);
         assert_eq!(nulls["spec"]["ports"], json!([3]));
-    }
-
-    #[test]
-    fn numbers_compare_by_value_and_differences_have_paths() {
-        assert!(same(&json!({"a": [2]}), &json!({"a": [2.0]})));
-        assert_eq!(
-            first_difference(&json!({"a": [{"b": 1}]}), &json!({"a": [{"b": 2}]})),
-            Some(".a[0].b".to_owned())
-        );
-        assert_eq!(
-            first_difference(&json!({"a": 1}), &json!({})),
-            Some(".a".to_owned())
-        );
-        assert_eq!(
-            first_difference(&json!({"a": null}), &json!({})),
-            Some(".a".to_owned())
-        );
     }
 
     #[test]

@@ -210,7 +210,7 @@ fn object_fit(
                             .properties
                             .get(name)
                             .and_then(|p| normalize::default(catalog, &p.ty))
-                            .is_some_and(|absent| crate::objects::same(default, &absent))
+                            .is_some_and(|absent| crate::json::same(default, &absent))
                     }))
         })
     };
