@@ -17,6 +17,8 @@
 //!   kinds included, and so whether the objects an operator owns are ready.
 //! - [`inherit`]: a parent not Ready while one of its children is not.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
+//! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
+//!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
 //!
 //! This crate needs neither kube's client nor an async runtime, so a crate of API types can
 //! depend on it cheaply.
@@ -48,6 +50,7 @@ pub mod shape;
 mod status;
 pub mod subresources;
 mod summary;
+pub mod testing;
 pub mod validation;
 
 pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};
