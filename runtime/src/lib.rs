@@ -16,6 +16,8 @@
 //! - [`kstatus`]: what `kubectl wait`, Helm and Flux will conclude from any object, built-in
 //!   kinds included, and so whether the objects an operator owns are ready.
 //! - [`inherit`]: a parent not Ready while one of its children is not.
+//! - [`merge`]: Cluster API v1beta2's Mirror, Aggregate and merged summary: conditions of
+//!   children copied, one condition across many objects, every issue named.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
 //! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
 //!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
@@ -42,6 +44,7 @@ pub mod crd;
 mod error;
 pub mod inherit;
 pub mod kstatus;
+pub mod merge;
 pub mod nullable;
 pub mod permissions;
 pub mod profile;
