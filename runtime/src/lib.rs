@@ -19,6 +19,8 @@
 //! - [`merge`]: Cluster API v1beta2's Mirror, Aggregate and merged summary: conditions of
 //!   children copied, one condition across many objects, every issue named.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
+//! - [`check`]: a status checked offline against the API conventions and kstatus'
+//!   conventions (and, on request, Flux's `conditions/check`), each violation with its path.
 //! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
 //!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
 //!
@@ -36,6 +38,7 @@
 //! assert!(conditions.is_true("Ready"));
 //! ```
 
+pub mod check;
 mod condition;
 mod conditions;
 #[cfg(feature = "controller")]
