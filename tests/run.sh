@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 echo "== building the API server launcher (tests/launcher/) into target/launcher/"
 bash tests/launcher/build.sh target/launcher/kondition-apiserver
-echo "== building the kstatus reference (tests/kstatus/, cli-utils' own kstatus) into target/kstatus/"
+echo "== building the kstatus reference (tests/kstatus/: kstatus of Flux's fork and of upstream cli-utils) into target/kstatus/"
 bash tests/kstatus/build.sh target/kstatus/kstatus-reference
 
 exec cargo test --workspace "$@"

@@ -16,7 +16,13 @@
 //! - [`kstatus`]: what `kubectl wait`, Helm and Flux will conclude from any object, built-in
 //!   kinds included, and so whether the objects an operator owns are ready.
 //! - [`inherit`]: a parent not Ready while one of its children is not.
+//! - [`merge`]: Cluster API v1beta2's Mirror, Aggregate and merged summary: conditions of
+//!   children copied, one condition across many objects, every issue named.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
+//! - [`check`]: a status checked offline against the API conventions and kstatus'
+//!   conventions (and, on request, Flux's `conditions/check`), each violation with its path.
+//! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
+//!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
 //!
 //! This crate needs neither kube's client nor an async runtime, so a crate of API types can
 //! depend on it cheaply.
@@ -32,6 +38,7 @@
 //! assert!(conditions.is_true("Ready"));
 //! ```
 
+pub mod check;
 mod condition;
 mod conditions;
 #[cfg(feature = "controller")]
@@ -40,6 +47,7 @@ pub mod crd;
 mod error;
 pub mod inherit;
 pub mod kstatus;
+pub mod merge;
 pub mod nullable;
 pub mod permissions;
 pub mod profile;
@@ -48,6 +56,7 @@ pub mod shape;
 mod status;
 pub mod subresources;
 mod summary;
+pub mod testing;
 pub mod validation;
 
 pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};

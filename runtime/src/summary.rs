@@ -20,6 +20,10 @@ pub const REASON_CONDITION_MISSING: &str = "ConditionMissing";
 ///
 /// A negative-polarity dependent (Stalled, Degraded) is healthy when False.
 ///
+/// Cluster API's way, every issue named in the message with a reason for the group that
+/// decided, types ignored when missing, overrides and priorities of the caller's, is
+/// [`merge::MergedSummary`](crate::merge::MergedSummary).
+///
 /// ```
 /// use kondition::{Condition, ConditionStatus::*, Conditions, Summary};
 ///

@@ -1,6 +1,7 @@
-//! The kstatus result of any object, by the rules of `sigs.k8s.io/cli-utils/pkg/kstatus`:
-//! what `kubectl wait`, Helm, Flux and Argo CD read, and what an operator reads to know
-//! whether the objects it owns are ready.
+//! The kstatus result of any object, by the rules of kstatus (`pkg/kstatus` of
+//! `github.com/fluxcd/cli-utils`, the fork Helm 4's `--wait` and Flux compute it with, and
+//! of upstream `sigs.k8s.io/cli-utils`): what `kubectl wait`, Helm, Flux and Argo CD read,
+//! and what an operator reads to know whether the objects it owns are ready.
 //!
 //! [`compute`] takes an object as JSON (a `DynamicObject`, or anything through
 //! `serde_json::to_value`), [`compute_for`] a typed object (k8s-openapi's `Deployment`, a
@@ -8,14 +9,18 @@
 //! [`compute_for_at`] take the time instead, so that results are reproducible.
 //! [`ObjectResult`] names the object beside its result, for
 //! [`SubResources`](crate::SubResources) and [`inherit`](crate::inherit).
+//! [`compute_with_pods_at`] reads a workload with the Pods it owns, as the tools' polling
+//! engine does, by the [`Rules`] of either library (Flux's fork by default).
 //!
 //! # The rules
 //!
-//! As cli-utils' `pkg/kstatus/status` computes them (v0.37.2), in this order; the first rule
-//! that decides wins. `runtime/tests/kstatus_conformance.rs` holds objects on both sides of
-//! every threshold below, and `tests/tests/kstatus_differential.rs` checks 20,000 generated
-//! objects per run against cli-utils itself (a Go program built from it): the same status
-//! and the same message for every one.
+//! As `status.Compute` of `pkg/kstatus/status` computes them, in this order; the first rule
+//! that decides wins. That package is the same code in Flux's fork v1.3.0 (v1.2.3 and
+//! v1.4.0 too) and upstream v0.37.2: they differ only in their import paths.
+//! `runtime/tests/kstatus_conformance.rs` holds objects on both sides of every threshold
+//! below, and `tests/tests/kstatus_differential.rs` checks 20,000 or more generated objects
+//! per run against both libraries themselves (a Go program built from them): the same
+//! status and the same message for every one.
 //!
 //! 1. **Deletion**: `metadata.deletionTimestamp` set: Terminating.
 //! 2. **Generation**: `status.observedGeneration` present and different from
@@ -51,6 +56,22 @@
 //! Messages are kstatus's, word for word ("Ready: 2/4", "Job not started"); where a
 //! condition decides (Reconciling, Stalled, Ready, a CRD's), its message is the message.
 //!
+//! # Where the libraries differ
+//!
+//! Read from both sources (`pkg/kstatus` of `github.com/fluxcd/cli-utils` v1.3.0 against
+//! `sigs.k8s.io/cli-utils` v0.37.2, and upstream's main after v0.37.2):
+//!
+//! | case | Flux's fork v1.3.0 (Helm 4, Flux): the default | upstream v0.37.2: [`Rules::CliUtils`] | upstream main, unreleased |
+//! | --- | --- | --- | --- |
+//! | An `apps` ReplicaSet or StatefulSet, InProgress, with a failed Pod (crash-looping, or unschedulable past the grace period) that the scheduler reports as Unschedulable (`PodScheduled=False`, reason `Unschedulable`), or that is being deleted ([`compute_with_pods_at`]) | the Pod does not count: the workload's own result (a fork change since v0.37.2-flux.1, in every release to v1.4.0) | Failed, "N pods have failed" | as v0.37.2 |
+//! | A Job with `spec.suspend: true` and a `Suspended=True` condition | InProgress ("Job not started", or "Job in progress..." once started) | the same | Current, "Job is suspended" |
+//!
+//! kondition follows the two releases, so a suspended Job is InProgress here as it is for
+//! Helm 4 and Flux; upstream's rule would become a third [`Rules`] when it is released. The
+//! fork's other changes do not touch results: a rate limiter's "would exceed context
+//! deadline" is handled as a cancelled context, and the watcher's informer options.
+//! The differential draws both cases in every run and asserts that they come up.
+//!
 //! # What is deliberately not covered
 //!
 //! - kstatus's NotFound and Unknown results: an object given here exists, and where kstatus
@@ -69,6 +90,7 @@
 mod fields;
 mod generic;
 mod kinds;
+mod pods;
 mod typed;
 
 use std::fmt;
@@ -80,6 +102,7 @@ use crate::Condition;
 use fields::{Fields, FoundCondition};
 
 pub use kinds::UNSCHEDULABLE_GRACE;
+pub use pods::{Rules, compute_with_pods, compute_with_pods_at};
 pub use typed::{ObjectResult, compute_for, compute_for_at};
 
 /// The reconcile state of an object as kstatus sees it.
