@@ -60,6 +60,9 @@ pub(crate) enum Fallback {
     Sent(Conditions),
     /// The stored conditions already say the same: nothing was sent.
     Stored,
+    /// The fallback of this rejection was sent already, and the stored conditions were
+    /// changed since by another writer: nothing is sent until the full apply is retried.
+    Held,
     /// The API server rejected it too (now, or an earlier reconcile of the same status):
     /// nothing of the status can be written.
     Refused {

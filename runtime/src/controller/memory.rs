@@ -103,6 +103,12 @@ pub(crate) struct Rejection {
     pub fallback_rejected: Option<Answer>,
     /// Whether the Event saying that nothing could be written was recorded.
     pub fallback_announced: bool,
+    /// Whether the conditions-only fallback of this rejection went through: it is sent once
+    /// per rejection of the full apply, not again before the next one, whatever the stored
+    /// conditions say meanwhile (another writer of the same status, such as a replica of a
+    /// newer version during a rolling upgrade, would otherwise be answered at every watch
+    /// event of its own writes, and it would answer each fallback in turn).
+    pub fallback_sent: bool,
 }
 
 impl Memory {
@@ -177,7 +183,15 @@ impl Memory {
             retry_at: now + retry_after(attempts),
             fallback_rejected,
             fallback_announced,
+            fallback_sent: false,
         })
+    }
+
+    /// Remembers that the fallback of `key`'s rejected status went through.
+    pub(crate) fn fallback_sent(&mut self, key: &str) {
+        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
+            rejection.fallback_sent = true;
+        }
     }
 
     /// Remembers that the API server rejected the fallback of the rejected status of `key`

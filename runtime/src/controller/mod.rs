@@ -27,6 +27,10 @@
 //! is remembered per object (uid and the status's fingerprint): until its backoff has passed,
 //! the same status is not sent again (the reconcile that the fallback's own watch event
 //! causes sends nothing), and a fallback equal to the stored conditions is not sent either.
+//! The fallback itself is sent once per rejection of the full apply: conditions another
+//! writer changed after it (a replica of a newer version, during a rolling upgrade) are left
+//! to it until the full apply is retried, so the two replicas do not take turns at every
+//! watch event.
 //! An Event is recorded only when the summary's status or reason changes. What is remembered
 //! (the backoff counts and the rejections) is bounded: see
 //! [`StatusReconciler::max_tracked_objects`].
@@ -416,6 +420,15 @@ where
                 tracing::warn!(%message, fallback_sent = false, "status rejected; its conditions kept");
                 None
             }
+            Fallback::Held => {
+                tracing::warn!(
+                    %message,
+                    fallback_sent = false,
+                    "status rejected; its conditions were changed by another writer since its \
+                     fallback and are left to it until the status is tried again"
+                );
+                None
+            }
             Fallback::Refused { answer, announce } => {
                 let fallback_message = &answer.message;
                 tracing::error!(%message, %fallback_message, "status and its fallback rejected; nothing written");
@@ -518,13 +531,14 @@ where
             .cloned();
         // The same status was rejected a moment ago (this reconcile is likely the one the
         // fallback's own watch event caused): not sent again before its retry time.
-        let (message, retry_at, fallback_rejected) = match known {
+        let (message, retry_at, fallback_rejected, fallback_sent) = match known {
             Some(rejection) => (
                 rejection.message,
                 rejection.retry_at,
                 rejection
                     .fallback_rejected
                     .map(|a| (a, rejection.fallback_announced)),
+                rejection.fallback_sent,
             ),
             None => {
                 let sent = self.as_written(desired);
@@ -564,6 +578,7 @@ where
                             message,
                             rejection.retry_at,
                             rejection.fallback_rejected.clone().map(|a| (a, announced)),
+                            false,
                         )
                     }
                     Err(error) => {
@@ -598,9 +613,20 @@ where
         if stored_conditions.as_ref() == Some(&conditions) {
             return Ok(rejected(Fallback::Stored));
         }
+        // Rate-limited like the full apply: once per rejection. Conditions that differ from
+        // the fallback already sent were changed since by another writer of this status (a
+        // replica of another version, during a rolling upgrade): answering each of its
+        // writes would make the two take turns at every watch event, each turn a write and
+        // an Event on either side. They are left as they are until the full apply's retry.
+        if fallback_sent {
+            return Ok(rejected(Fallback::Held));
+        }
         let conditions = self.conditions_as_written(desired, conditions);
         match apply::fallback(&self.client, desired, conditions.clone()).await {
-            Ok(()) => Ok(rejected(Fallback::Sent(conditions))),
+            Ok(()) => {
+                self.memory().fallback_sent(key);
+                Ok(rejected(Fallback::Sent(conditions)))
+            }
             Err(error) if apply::is_not_found(&error.error) => self.not_found(stored, error).await,
             // Nothing can be written: said once, in an Event, and not tried again until the
             // status changes or its full apply is retried and rejected anew.
