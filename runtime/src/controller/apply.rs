@@ -30,7 +30,61 @@ use crate::{Conditions, KubeStatus, StatusResource};
 
 /// The field manager of the conditions-only fallback apply.
 pub fn fallback_owner<K: StatusResource>() -> String {
-    format!("{}-fallback", K::field_owner())
+    fallback_of(&K::field_owner())
+}
+
+/// The fallback manager of field manager `owner`.
+fn fallback_of(owner: &str) -> String {
+    format!("{owner}-fallback")
+}
+
+/// Who writes: the field managers of a reconciler's applies, and whether it is the kind's
+/// own controller or a second controller of the same objects.
+#[derive(Clone, Debug)]
+pub(crate) struct Writer {
+    /// The field manager of full applies.
+    pub owner: String,
+    /// The field manager of the conditions-only fallback.
+    pub fallback: String,
+    /// A second controller (a field manager other than the kind's field owner): it writes
+    /// only its own conditions, never `observedGeneration`, and without the
+    /// `resourceVersion` precondition (see [`Writer::precondition`]).
+    pub second: bool,
+}
+
+impl Writer {
+    /// The kind's own controller.
+    pub(crate) fn of_kind<K: StatusResource>() -> Self {
+        Self::named::<K>(K::field_owner().into_owned())
+    }
+
+    /// A reconciler writing under `owner`: the kind's controller if it is the kind's field
+    /// owner, a second controller otherwise.
+    pub(crate) fn named<K: StatusResource>(owner: String) -> Self {
+        Self {
+            fallback: fallback_of(&owner),
+            second: owner != K::field_owner(),
+            owner,
+        }
+    }
+
+    /// The managers whose fields are this reconciler's.
+    pub(crate) fn managers(&self) -> [&str; 2] {
+        [&self.owner, &self.fallback]
+    }
+
+    /// Whether its status applies carry the `resourceVersion` read as a precondition. The
+    /// kind's controller writes `observedGeneration` and the summary, which say which
+    /// generation the status describes: computed from a copy older than the stored object
+    /// (a spec changed meanwhile; another replica's newer write), they would pass an older
+    /// generation off as observed, or undo a newer status, so they are refused (409) and
+    /// computed again. A second controller writes only conditions it alone owns, each
+    /// stamped with the generation it saw: no other manager's write can make them wrong, and
+    /// with the precondition every write of another manager between its read and its write
+    /// (the kind's controller, a third controller) would be a 409.
+    pub(crate) fn precondition(&self) -> bool {
+        !self.second
+    }
 }
 
 /// What the status write of a reconcile did.
@@ -60,6 +114,9 @@ pub(crate) enum Fallback {
     Sent(Conditions),
     /// The stored conditions already say the same: nothing was sent.
     Stored,
+    /// The fallback of this rejection was sent already, and the stored conditions were
+    /// changed since by another writer: nothing is sent until the full apply is retried.
+    Held,
     /// The API server rejected it too (now, or an earlier reconcile of the same status):
     /// nothing of the status can be written.
     Refused {
@@ -140,23 +197,42 @@ pub const REASON_STATUS_REJECTED: &str = "StatusRejected";
 /// defaults, a mutating admission policy) may differ from what was sent.
 pub(crate) async fn full<K>(
     client: &Client,
+    writer: &Writer,
     stored: &K,
     read: &K,
     body: StatusApply<<K::Status as KubeStatus>::Apply>,
+    left: &[String],
 ) -> Result<K, WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
 {
-    let mut body =
-        serde_json::to_value(body.precondition(read)).map_err(kube::Error::SerdeError)?;
-    let owned = Owned::of(stored, &[&K::field_owner(), &fallback_owner::<K>()]);
+    let body = if writer.precondition() {
+        body.precondition(read)
+    } else {
+        body
+    };
+    let mut body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
+    let owned = Owned::of(stored, &writer.managers());
     let stored_status = serde_json::to_value(stored)
         .map_err(kube::Error::SerdeError)?
         .get_mut("status")
         .map(serde_json::Value::take)
         .unwrap_or_default();
     if let Some(status) = body.get_mut("status") {
-        owned.prune(status, &stored_status, K::Status::SHAPE.merge);
+        owned.prune(
+            status,
+            &stored_status,
+            K::Status::SHAPE.merge,
+            !writer.second,
+        );
+        // Conditions left to another manager, which holds each whole: no longer applied, so
+        // their ownership goes to it alone (applied as stored instead, from a copy that may
+        // be older than the other manager's last write, they would undo it).
+        if K::Status::SHAPE.merge == ConditionsMerge::ByType
+            && let Some(conditions) = status.get_mut("conditions").and_then(|c| c.as_array_mut())
+        {
+            conditions.retain(|c| !left.iter().any(|type_| c["type"] == type_.as_str()));
+        }
         fit_conditions::<K>(status);
     }
     let metadata = ApplyMetadata {
@@ -164,26 +240,30 @@ where
         namespace: read.meta().namespace.clone(),
         resource_version: None,
     };
-    apply::<K, _>(client, &metadata, &K::field_owner(), &body).await
+    apply::<K, _>(client, &metadata, &writer.owner, &body).await
 }
 
 /// The conditions-only apply under the fallback manager, only if the object is still at
-/// `read`'s `resourceVersion`.
+/// `read`'s `resourceVersion` (the kind's controller's; see [`Writer::precondition`]).
 pub(crate) async fn fallback<K>(
     client: &Client,
+    writer: &Writer,
     read: &K,
     conditions: Conditions,
 ) -> Result<(), WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
-    let body = read.conditions_apply(conditions).precondition(read);
+    let mut body = read.conditions_apply(conditions);
+    if writer.precondition() {
+        body = body.precondition(read);
+    }
     let metadata = body.metadata.clone();
     let mut body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
     if let Some(status) = body.get_mut("status") {
         fit_conditions::<K>(status);
     }
-    apply::<K, _>(client, &metadata, &fallback_owner::<K>(), &body)
+    apply::<K, _>(client, &metadata, &writer.fallback, &body)
         .await
         .map(drop)
 }
@@ -208,8 +288,9 @@ fn fit_conditions<K: StatusResource>(status: &mut serde_json::Value) {
 pub(crate) struct Owned {
     /// Top-level status fields (`f:status` / `f:<name>`).
     fields: std::collections::HashSet<String>,
-    /// Condition types (`f:status` / `f:conditions` / `k:{"type":"<type>"}`).
-    condition_types: std::collections::HashSet<String>,
+    /// Condition types (`f:status` / `f:conditions` / `k:{"type":"<type>"}`), each with the
+    /// fields of the condition owned (`f:status`, `f:reason`, ...).
+    condition_types: std::collections::HashMap<String, std::collections::HashSet<String>>,
 }
 
 impl Owned {
@@ -231,28 +312,79 @@ impl Owned {
                 if field != "conditions" {
                     continue;
                 }
-                for item in value.as_object().into_iter().flatten().map(|(k, _)| k) {
+                for (item, fields) in value.as_object().into_iter().flatten() {
                     let type_ = item
                         .strip_prefix("k:")
                         .and_then(|k| serde_json::from_str::<serde_json::Value>(k).ok())
                         .and_then(|k| k.get("type").and_then(|t| t.as_str()).map(str::to_owned));
-                    owned.condition_types.extend(type_);
+                    if let Some(type_) = type_ {
+                        let fields = fields.as_object().into_iter().flatten();
+                        owned
+                            .condition_types
+                            .entry(type_)
+                            .or_default()
+                            .extend(fields.map(|(field, _)| field.clone()));
+                    }
                 }
             }
         }
         owned
     }
 
+    /// The condition types each field manager but `ours` owns of `object`'s status, by
+    /// manager, in the order of `metadata.managedFields` (managers owning none left out).
+    pub(crate) fn by_others<K: Resource>(object: &K, ours: &[&str]) -> Vec<(String, Self)> {
+        let mut others: Vec<(String, Self)> = Vec::new();
+        for entry in object.meta().managed_fields.iter().flatten() {
+            let manager = entry.manager.clone().unwrap_or_default();
+            if ours.contains(&manager.as_str()) || others.iter().any(|(m, _)| *m == manager) {
+                continue;
+            }
+            let owned = Self::of(object, &[&manager]);
+            if !owned.condition_types.is_empty() {
+                others.push((manager, owned));
+            }
+        }
+        others
+    }
+
     /// Whether the managers own the condition of type `type_`.
     pub(crate) fn has_condition(&self, type_: &str) -> bool {
-        self.condition_types.contains(type_)
+        self.condition_types.contains_key(type_)
+    }
+
+    /// Whether these managers own a field of the condition of type `type_` that `ours` do
+    /// not: they changed it after `ours` wrote it (a forced apply or an update takes each
+    /// field it changes from every other manager), where a manager that applied the same
+    /// values shares them.
+    ///
+    /// Only what the condition says counts (its status, reason and message): fields that
+    /// another writer does not set at all (`observedGeneration`, `severity`) stay with the
+    /// manager that set them, which took nothing.
+    pub(crate) fn took_condition(&self, ours: &Owned, type_: &str) -> bool {
+        let theirs = self.condition_types.get(type_);
+        let ours = ours.condition_types.get(type_);
+        ["f:status", "f:reason", "f:message"].iter().any(|field| {
+            theirs.is_some_and(|theirs| theirs.contains(*field))
+                && ours.is_none_or(|ours| !ours.contains(*field))
+        })
+    }
+
+    /// Whether these managers own a whole condition of type `type_` (its status, reason,
+    /// message and time): it stays whole without the fields of any other manager.
+    pub(crate) fn owns_whole_condition(&self, type_: &str) -> bool {
+        self.condition_types.get(type_).is_some_and(|fields| {
+            ["f:status", "f:reason", "f:message", "f:lastTransitionTime"]
+                .iter()
+                .all(|field| fields.contains(*field))
+        })
     }
 
     /// Leaves out of the status to apply every top-level field and every condition that
     /// none of the managers owns and that equals what is stored: another manager's, which
-    /// this reconcile did not change. `observedGeneration` and a field or condition that
-    /// differs from the stored one stay: the controller takes those over (the apply is
-    /// forced).
+    /// this reconcile did not change. A field or condition that differs from the stored one
+    /// stays: the controller takes those over (the apply is forced); so does
+    /// `observedGeneration` when `generation` (the kind's controller always writes it).
     ///
     /// An atomic `conditions` list is one value, pruned like a top-level field: a list
     /// applied without some of its conditions would delete them.
@@ -261,13 +393,14 @@ impl Owned {
         status: &mut serde_json::Value,
         stored: &serde_json::Value,
         merge: ConditionsMerge,
+        generation: bool,
     ) {
         let Some(fields) = status.as_object_mut() else {
             return;
         };
         fields.retain(|name, value| {
             (name == "conditions" && merge == ConditionsMerge::ByType)
-                || name == "observedGeneration"
+                || (generation && name == "observedGeneration")
                 || self.fields.contains(name)
                 || stored.get(name) != Some(value)
         });
@@ -281,7 +414,7 @@ impl Owned {
                     .get("type")
                     .and_then(|t| t.as_str())
                     .unwrap_or_default();
-                self.condition_types.contains(type_)
+                self.condition_types.contains_key(type_)
                     || !stored_conditions
                         .into_iter()
                         .flatten()
@@ -410,7 +543,11 @@ struct Identity<'a> {
 /// its `managedFields` entry), conditions only it kept (stale ones) go, while those the main
 /// manager applied stay. Sent right after a full apply changed the object, so without a
 /// precondition: it writes no value.
-pub(crate) async fn release_fallback<K>(client: &Client, object: &K) -> Result<(), WriteError>
+pub(crate) async fn release_fallback<K>(
+    client: &Client,
+    writer: &Writer,
+    object: &K,
+) -> Result<(), WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
@@ -420,7 +557,7 @@ where
         kind: &empty.kind,
         metadata: &empty.metadata,
     };
-    match apply::<K, _>(client, &empty.metadata, &fallback_owner::<K>(), &body).await {
+    match apply::<K, _>(client, &empty.metadata, &writer.fallback, &body).await {
         Err(error) if is_not_found(&error.error) => Ok(()),
         other => other.map(drop),
     }
@@ -557,7 +694,7 @@ mod tests {
         let mut fields: Vec<_> = owned.fields.iter().cloned().collect();
         fields.sort();
         assert_eq!(fields, ["conditions", "endpoint"]);
-        let mut types: Vec<_> = owned.condition_types.iter().cloned().collect();
+        let mut types: Vec<_> = owned.condition_types.keys().cloned().collect();
         types.sort();
         assert_eq!(types, ["Ready", "Synced"]);
     }
@@ -572,7 +709,7 @@ mod tests {
         let mut status = json!({"endpoint": "a:2", "lastBackup": "monday", "observedGeneration": 2,
             "conditions": [{"type": "Ready", "status": "False"}, backed_up,
                            {"type": "Synced", "status": "True"}, {"type": "New", "status": "True"}]});
-        owned.prune(&mut status, &stored, ByType);
+        owned.prune(&mut status, &stored, ByType, true);
         assert_eq!(
             status,
             json!({"endpoint": "a:2", "observedGeneration": 2, "conditions": [
@@ -582,9 +719,58 @@ mod tests {
         // What the body changed of the agent's is taken over.
         let mut status = json!({"lastBackup": "tuesday", "conditions": [
             {"type": "BackedUp", "status": "False", "reason": "Failed"}]});
-        owned.prune(&mut status, &stored, ByType);
+        owned.prune(&mut status, &stored, ByType, true);
         assert_eq!(status["lastBackup"], "tuesday");
         assert_eq!(status["conditions"].as_array().map(Vec::len), Some(1));
+    }
+
+    /// Ready as two managers hold it after `agent` forced its own status, reason, message and
+    /// time over the controller's (the controller keeps the fields the agent did not set),
+    /// and a partial edit by `kubectl-edit` of Synced's status alone.
+    fn contested() -> ConfigMap {
+        let entry = |manager: &str, type_: &str, fields: &[&str]| {
+            let fields: serde_json::Map<String, serde_json::Value> = fields
+                .iter()
+                .map(|f| ((*f).to_owned(), json!({})))
+                .collect();
+            let key = format!(r#"k:{{"type":"{type_}"}}"#);
+            json!({"manager": manager, "operation": "Apply", "subresource": "status",
+                   "fieldsType": "FieldsV1",
+                   "fieldsV1": {"f:status": {"f:conditions": {key: fields}}}})
+        };
+        let content = ["f:status", "f:reason", "f:message", "f:lastTransitionTime"];
+        serde_json::from_value(json!({"metadata": {"name": "w", "managedFields": [
+            entry("controller", "Ready", &[".", "f:type", "f:observedGeneration"]),
+            entry("controller", "Synced", &[".", "f:type", "f:reason", "f:message"]),
+            entry("agent", "Ready", &[&[".", "f:type"][..], &content].concat()),
+            entry("kubectl-edit", "Synced", &["f:status"]),
+        ]}}))
+        .expect("an object")
+    }
+
+    /// A manager took a condition when it holds what the condition says (status, reason,
+    /// message) and the controller does not; fields only the controller sets
+    /// (`observedGeneration`) take nothing from the other manager.
+    #[test]
+    fn who_took_a_condition_from_whom() {
+        let object = contested();
+        let controller = Owned::of(&object, &["controller"]);
+        let others = Owned::by_others(&object, &["controller"]);
+        let names: Vec<&str> = others.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(names, ["agent", "kubectl-edit"]);
+        let (agent, edit) = (&others[0].1, &others[1].1);
+        assert!(agent.took_condition(&controller, "Ready"));
+        assert!(
+            agent.owns_whole_condition("Ready"),
+            "left to it, Ready stays whole"
+        );
+        assert!(edit.took_condition(&controller, "Synced"));
+        assert!(
+            !edit.owns_whole_condition("Synced"),
+            "without the controller's fields, Synced would lack its reason"
+        );
+        assert!(!controller.took_condition(agent, "Ready"));
+        assert!(!agent.took_condition(&controller, "Synced"));
     }
 
     /// managedFields of an atomic list: `f:conditions` is one field, with no `k:` entries.
@@ -609,16 +795,16 @@ mod tests {
         let owned = Owned::of(&atomic_object("controller"), &["controller"]);
         for body in [&stored, &changed] {
             let mut status = body.clone();
-            owned.prune(&mut status, &stored, Atomic);
+            owned.prune(&mut status, &stored, Atomic, true);
             assert_eq!(&status, body);
         }
         // Another manager's: left out while unchanged, taken over whole once changed.
         let owned = Owned::of(&atomic_object("agent"), &["controller"]);
         let mut status = stored.clone();
-        owned.prune(&mut status, &stored, Atomic);
+        owned.prune(&mut status, &stored, Atomic, true);
         assert_eq!(status, json!({}));
         let mut status = changed.clone();
-        owned.prune(&mut status, &stored, Atomic);
+        owned.prune(&mut status, &stored, Atomic, true);
         assert_eq!(status, changed);
     }
 }

@@ -46,6 +46,10 @@ struct Entry {
     /// landed), or whose Event could not be posted.
     unannounced: Option<Unannounced>,
     stored_as: Option<StoredAs>,
+    contest: Option<Contest>,
+    /// A second controller's first write of the object landed, and no copy since showed it:
+    /// a copy without any field of its own is older than that write.
+    first_write_unseen: bool,
     /// The last reconcile of the object.
     seen: Option<Instant>,
 }
@@ -87,6 +91,27 @@ pub(crate) struct StoredAs {
     pub stored: u64,
 }
 
+/// Conditions of the reconciler that another field manager writes too: reported once, left
+/// to the other manager, and taken back on a backoff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Contest {
+    /// How many times in a row the conditions were taken back.
+    pub attempts: u32,
+    /// When they are taken back next.
+    pub retry_at: Instant,
+}
+
+/// What to do about a condition another field manager wrote over this reconciler's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Contested {
+    /// First seen: say so, and leave it to the other manager until the backoff passed.
+    Announce(Instant),
+    /// Seen before: leave it to the other manager until then.
+    Leave(Instant),
+    /// The backoff passed: take it back, and leave it until then next time.
+    TakeBack(Instant),
+}
+
 /// A full status apply the API server rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Rejection {
@@ -103,6 +128,12 @@ pub(crate) struct Rejection {
     pub fallback_rejected: Option<Answer>,
     /// Whether the Event saying that nothing could be written was recorded.
     pub fallback_announced: bool,
+    /// Whether the conditions-only fallback of this rejection went through: it is sent once
+    /// per rejection of the full apply, not again before the next one, whatever the stored
+    /// conditions say meanwhile (another writer of the same status, such as a replica of a
+    /// newer version during a rolling upgrade, would otherwise be answered at every watch
+    /// event of its own writes, and it would answer each fallback in turn).
+    pub fallback_sent: bool,
 }
 
 impl Memory {
@@ -177,7 +208,15 @@ impl Memory {
             retry_at: now + retry_after(attempts),
             fallback_rejected,
             fallback_announced,
+            fallback_sent: false,
         })
+    }
+
+    /// Remembers that the fallback of `key`'s rejected status went through.
+    pub(crate) fn fallback_sent(&mut self, key: &str) {
+        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
+            rejection.fallback_sent = true;
+        }
     }
 
     /// Remembers that the API server rejected the fallback of the rejected status of `key`
@@ -287,6 +326,59 @@ impl Memory {
         }
     }
 
+    /// Remembers that another field manager wrote conditions of `key` that this reconciler
+    /// sets; says whether it is new, and whether they are taken back now (once the backoff,
+    /// `retry_after(attempts)`, has passed).
+    pub(crate) fn contested(
+        &mut self,
+        key: &str,
+        now: Instant,
+        retry_after: impl FnOnce(u32) -> Duration,
+    ) -> Contested {
+        let entry = self.entry(key, now);
+        match &mut entry.contest {
+            None => {
+                let retry_at = now + retry_after(1);
+                entry.contest = Some(Contest {
+                    attempts: 1,
+                    retry_at,
+                });
+                Contested::Announce(retry_at)
+            }
+            Some(contest) if now < contest.retry_at => Contested::Leave(contest.retry_at),
+            Some(contest) => {
+                contest.attempts = contest.attempts.saturating_add(1);
+                contest.retry_at = now + retry_after(contest.attempts);
+                Contested::TakeBack(contest.retry_at)
+            }
+        }
+    }
+
+    /// No other manager writes the reconciler's conditions of `key` now: once the last
+    /// backoff has passed so, the contest is over (a new one is reported again).
+    pub(crate) fn uncontested(&mut self, key: &str, now: Instant) {
+        self.update(key, now, |entry| {
+            if entry.contest.is_some_and(|c| now >= c.retry_at) {
+                entry.contest = None;
+            }
+        });
+    }
+
+    /// Remembers that a second controller's first write of `key` landed.
+    pub(crate) fn first_write_landed(&mut self, key: &str, now: Instant) {
+        self.entry(key, now).first_write_unseen = true;
+    }
+
+    /// Whether a first write of `key` landed that no copy showed yet; forgets it either way
+    /// (a copy holding it was seen, or one reconcile waited for it).
+    pub(crate) fn take_first_write_unseen(&mut self, key: &str, now: Instant) -> bool {
+        let mut unseen = false;
+        self.update(key, now, |entry| {
+            unseen = std::mem::take(&mut entry.first_write_unseen);
+        });
+        unseen
+    }
+
     /// Forgets a rejection: the status was accepted, or is stored as it is.
     pub(crate) fn accepted(&mut self, key: &str, now: Instant) {
         self.update(key, now, |entry| entry.rejection = None);
@@ -328,7 +420,9 @@ impl Memory {
             && entry.rejection.is_none()
             && entry.write_failure.is_none()
             && entry.unannounced.is_none()
-            && entry.stored_as.is_none();
+            && entry.stored_as.is_none()
+            && entry.contest.is_none()
+            && !entry.first_write_unseen;
         if empty {
             self.entries.remove(key);
         }
@@ -452,6 +546,31 @@ mod tests {
         );
         memory.set_stored_as("a", None, now);
         assert_eq!(memory.len(), 0);
+    }
+
+    #[test]
+    fn a_contest_is_announced_once_and_taken_back_on_its_backoff() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        let backoff = |attempts: u32| Duration::from_secs(5 << attempts);
+        assert_eq!(
+            memory.contested("a", now, backoff),
+            Contested::Announce(now + 10 * SECOND)
+        );
+        assert_eq!(
+            memory.contested("a", now + SECOND, backoff),
+            Contested::Leave(now + 10 * SECOND)
+        );
+        // Uncontested within the backoff: remembered still (a fight that goes on is not
+        // announced again).
+        memory.uncontested("a", now + SECOND);
+        let later = now + 10 * SECOND;
+        assert_eq!(
+            memory.contested("a", later, backoff),
+            Contested::TakeBack(later + 20 * SECOND)
+        );
+        memory.uncontested("a", later + 20 * SECOND);
+        assert_eq!(memory.len(), 0, "over");
     }
 
     #[test]

@@ -27,9 +27,21 @@
 //! is remembered per object (uid and the status's fingerprint): until its backoff has passed,
 //! the same status is not sent again (the reconcile that the fallback's own watch event
 //! causes sends nothing), and a fallback equal to the stored conditions is not sent either.
+//! The fallback itself is sent once per rejection of the full apply: conditions another
+//! writer changed after it (a replica of a newer version, during a rolling upgrade) are left
+//! to it until the full apply is retried, so the two replicas do not take turns at every
+//! watch event.
 //! An Event is recorded only when the summary's status or reason changes. What is remembered
 //! (the backoff counts and the rejections) is bounded: see
 //! [`StatusReconciler::max_tracked_objects`].
+//!
+//! Several controllers may write one object's status, each under its own field manager
+//! ([`StatusReconciler::field_manager`]): a second controller writes only its own conditions,
+//! never `observedGeneration`, and without the `resourceVersion` precondition (the kind's
+//! controller keeps it: its writes say which generation the status describes). A condition
+//! another manager took from a reconciler (two writers of one condition type) is reported once
+//! in a Warning Event ([`REASON_CONDITION_CONTESTED`]), left as the other manager wrote it, and
+//! taken back only on the backoff, so that the two do not take turns at every watch event.
 //!
 //! A status the API server stores differently from how it was sent (a CRD default on a field
 //! the struct leaves out, a MutatingAdmissionPolicy) is not sent again: what the server made
@@ -96,8 +108,8 @@ use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use apply::{Fallback, WriteError, Written};
-use memory::{Memory, StoredAs, Summary};
+use apply::{Fallback, WriteError, Writer, Written};
+use memory::{Contested, Memory, StoredAs, Summary};
 use report::{Outcome, Report};
 
 pub use apply::{REASON_STATUS_REJECTED, fallback_owner};
@@ -122,6 +134,10 @@ pub const REASON_POST_RECONCILE_FAILURE: &str = "PostReconcileFailure";
 pub const REASON_PANICKED: &str = "ReconcilePanicked";
 /// Reason: the object is being deleted and its finalizers run (Info).
 pub const REASON_DELETING: &str = "Deleting";
+
+/// Reason of the Warning Event when another field manager writes a condition this reconciler
+/// sets (see [`StatusReconciler::field_manager`]): recorded once, naming the other manager.
+pub const REASON_CONDITION_CONTESTED: &str = "ConditionContested";
 
 /// The longest Event note the API server accepts (events.k8s.io/v1 `note`).
 const MAX_EVENT_NOTE_BYTES: usize = 1024;
@@ -222,7 +238,7 @@ where
             client,
             recorder: None,
             policy,
-            report: Report::new(<K::Status as KubeStatus>::PROFILE),
+            report: Report::new(<K::Status as KubeStatus>::PROFILE, Writer::of_kind::<K>()),
             pre_checks: Vec::new(),
             post_checks: Vec::new(),
             memory: Mutex::new(Memory::new(memory_ttl(&policy), memory::DEFAULT_CAPACITY)),
@@ -278,9 +294,29 @@ where
         self
     }
 
-    /// The field manager of full status applies.
+    /// Makes this reconciler a second controller of the kind's objects, writing under field
+    /// manager `name` (and `<name>-fallback` when its status is rejected) instead of the
+    /// kind's field owner: a health checker beside the main controller, say, each owning its
+    /// own condition types. It writes only the conditions it sets (its summary, which
+    /// [`summary`](Self::summary) names, and those its body sets); the profile's companions
+    /// and `observedGeneration` stay the kind's controller's. Its writes carry no
+    /// `resourceVersion` precondition, so writes of other managers in between never make
+    /// them fail with 409, and theirs are never refused because of it. Named as the kind's
+    /// field owner, it is the kind's controller as with [`new`](Self::new).
+    ///
+    /// A condition that another field manager writes too is reported once (see
+    /// [`REASON_CONDITION_CONTESTED`]) and taken back on the backoff, not at every
+    /// reconcile.
+    #[must_use]
+    pub fn field_manager(mut self, name: impl Into<String>) -> Self {
+        self.report.writer = Writer::named::<K>(name.into());
+        self
+    }
+
+    /// The field manager of full status applies: the kind's field owner, or the one given
+    /// to [`field_manager`](Self::field_manager).
     pub fn field_owner(&self) -> String {
-        K::field_owner().into_owned()
+        self.report.writer.owner.clone()
     }
 
     /// How many objects the reconciler remembers something of (a backoff under way, a
@@ -312,11 +348,12 @@ where
             let outcome = self.run(&mut working, body).await;
             let requeue = self.report.finish(&*object, &mut working, &outcome);
             let now = Instant::now();
+            let (contest, left) = self.contest(&object, &mut working, &key, now).await;
             // Counted from the body's outcome before the write: a write that fails (and is
             // retried through the error policy) neither hides a failure nor a success.
             let failures = self.memory().count(&key, requeue == Requeue::Backoff, now);
             let after_body = self.policy.delay(requeue, failures);
-            let write = match self.write(&object, &working, &key, now).await {
+            let write = match self.write(&object, &working, &key, &left, now).await {
                 Ok(write) => write,
                 Err(failure) => return Err(self.write_failed(&object, &key, failure, now).await),
             };
@@ -388,14 +425,123 @@ where
             }
             // After a rejection the full apply is retried on its own backoff, or sooner when
             // the body asks to be run again sooner.
-            let delay = match (after_body, write.retry) {
-                (Some(body), Some(retry)) => Some(body.min(retry)),
-                (body, retry) => body.or(retry),
-            };
+            // A contested condition is taken back when its backoff has passed.
+            let delay = [write.retry, contest]
+                .into_iter()
+                .flatten()
+                .fold(after_body, |delay, retry| {
+                    Some(delay.map_or(retry, |delay| delay.min(retry)))
+                });
             Ok(delay.map_or_else(Action::await_change, Action::requeue))
         }
         .instrument(span)
         .await
+    }
+
+    /// Conditions this reconcile sets that another field manager wrote over (it owns fields
+    /// of them that this reconciler's managers no longer share, and their stored values differ
+    /// from this reconcile's): two controllers setting
+    /// the same condition type. Forcing them back at every reconcile would be a silent fight,
+    /// each side's write waking the other: instead the first time is reported (a Warning
+    /// Event, `ConditionContested`, and a log line, both naming the other managers), the
+    /// other manager's values are left as stored, and they are taken back when the backoff
+    /// has passed (doubling each time the other manager took them again). Returns how long
+    /// until then.
+    ///
+    /// A first write of the status takes over what other managers wrote without a word (an
+    /// object adopted from another controller): only where this reconciler's field manager
+    /// holds fields of the object already did another manager come in between.
+    async fn contest(
+        &self,
+        stored: &K,
+        working: &mut K,
+        key: &str,
+        now: Instant,
+    ) -> (Option<Duration>, Vec<String>) {
+        let writer = &self.report.writer;
+        if !apply::owns_fields(stored, &writer.owner) {
+            return (None, Vec::new());
+        }
+        let stored_conditions = stored.status().map(KubeStatus::conditions);
+        let ours = apply::Owned::of(stored, &writer.managers());
+        let others = apply::Owned::by_others(stored, &writer.managers());
+        let mut contested: Vec<(Condition, Vec<&str>, bool)> = Vec::new();
+        for condition in working
+            .status()
+            .map(KubeStatus::conditions)
+            .into_iter()
+            .flatten()
+        {
+            let Some(stored) = stored_conditions.and_then(|c| c.get(&condition.type_)) else {
+                continue;
+            };
+            let takers: Vec<&(String, apply::Owned)> = others
+                .iter()
+                .filter(|(_, owned)| owned.took_condition(&ours, &condition.type_))
+                .collect();
+            if stored != condition && !takers.is_empty() {
+                let whole = takers
+                    .iter()
+                    .any(|(_, owned)| owned.owns_whole_condition(&condition.type_));
+                let managers = takers.iter().map(|(manager, _)| manager.as_str()).collect();
+                contested.push((stored.clone(), managers, whole));
+            }
+        }
+        if contested.is_empty() {
+            self.memory().uncontested(key, now);
+            return (None, Vec::new());
+        }
+        let policy = self.policy;
+        let decision = self.memory().contested(key, now, |attempts| {
+            policy
+                .delay(Requeue::Backoff, attempts)
+                .unwrap_or(policy.backoff_max)
+        });
+        let (Contested::Announce(retry_at) | Contested::Leave(retry_at)) = decision else {
+            tracing::info!(
+                types = ?contested.iter().map(|(c, ..)| &c.type_).collect::<Vec<_>>(),
+                "taking back conditions another field manager wrote"
+            );
+            return (None, Vec::new());
+        };
+        let wait = retry_at.saturating_duration_since(now);
+        if let Some(status) = working.status_mut() {
+            for (stored, ..) in &contested {
+                let conditions = status.conditions_mut();
+                let index = conditions.iter().position(|c| c.type_ == stored.type_);
+                conditions.insert_at(index.unwrap_or(usize::MAX), stored.clone());
+            }
+        }
+        if matches!(decision, Contested::Announce(_)) {
+            let said: Vec<String> = contested
+                .iter()
+                .map(|(c, managers, _)| format!("{} by {}", c.type_, managers.join(", ")))
+                .collect();
+            let said = said.join("; ");
+            let owner = &writer.owner;
+            tracing::warn!(
+                contested = %said,
+                field_manager = %owner,
+                ?wait,
+                "conditions this controller sets are written by another field manager too"
+            );
+            let note = format!(
+                "conditions {owner} sets are written by another field manager too ({said}): \
+                 left as they wrote them, and set again in {wait:?}, then on a doubling \
+                 backoff while the other writer goes on"
+            );
+            self.publish(stored, EventType::Warning, REASON_CONDITION_CONTESTED, note)
+                .await;
+        }
+        // Left as stored; a condition the other manager holds whole is no longer applied
+        // (it becomes the other manager's alone), one it holds in part is applied as stored
+        // (without this reconciler's fields it would lack some of its own).
+        let left = contested
+            .into_iter()
+            .filter(|(.., whole)| *whole)
+            .map(|(c, ..)| c.type_)
+            .collect();
+        (Some(wait), left)
     }
 
     /// Logs a rejected status and, when its fallback was refused by this reconcile, says so
@@ -414,6 +560,15 @@ where
             }
             Fallback::Stored => {
                 tracing::warn!(%message, fallback_sent = false, "status rejected; its conditions kept");
+                None
+            }
+            Fallback::Held => {
+                tracing::warn!(
+                    %message,
+                    fallback_sent = false,
+                    "status rejected; its conditions were changed by another writer since its \
+                     fallback and are left to it until the status is tried again"
+                );
                 None
             }
             Fallback::Refused { answer, announce } => {
@@ -496,6 +651,7 @@ where
         stored: &K,
         desired: &K,
         key: &str,
+        left: &[String],
         now: Instant,
     ) -> Result<Write, WriteError> {
         let body = desired.status_apply();
@@ -505,7 +661,16 @@ where
         // was lost). So the full apply goes again (the main manager then owns every field it
         // wants kept) and the release follows; otherwise fields only the fallback manager
         // owns would outlive the status that set them.
-        let fallback_holds = apply::owns_fields(stored, &fallback_owner::<K>());
+        let writer = &self.report.writer;
+        let fallback_holds = apply::owns_fields(stored, &writer.fallback);
+        // A second controller writes without the precondition: a copy older than its own
+        // first write (the watch has not brought it yet) holds none of its fields, and its
+        // conditions set over that copy would be new ones, their times stamped anew. It waits
+        // for the copy holding the write (once: its fields could also have been taken since).
+        let first_write = !apply::owns_fields(stored, &writer.owner) && !fallback_holds;
+        if writer.second && self.memory().take_first_write_unseen(key, now) && first_write {
+            return Ok(Write::done(Written::Unchanged));
+        }
         if !fallback_holds && self.stored_already(key, &body, &stored_body, now) {
             self.memory().accepted(key, now);
             return Ok(Write::done(Written::Unchanged));
@@ -518,25 +683,33 @@ where
             .cloned();
         // The same status was rejected a moment ago (this reconcile is likely the one the
         // fallback's own watch event caused): not sent again before its retry time.
-        let (message, retry_at, fallback_rejected) = match known {
+        let (message, retry_at, fallback_rejected, fallback_sent) = match known {
             Some(rejection) => (
                 rejection.message,
                 rejection.retry_at,
                 rejection
                     .fallback_rejected
                     .map(|a| (a, rejection.fallback_announced)),
+                rejection.fallback_sent,
             ),
             None => {
                 let sent = self.as_written(desired);
                 let sent_body = sent.status_apply();
-                match apply::full(&self.client, stored, &sent, sent_body.clone()).await {
+                let full =
+                    apply::full(&self.client, writer, stored, &sent, sent_body.clone(), left);
+                match full.await {
                     Ok(stored_now) => {
                         // After a release the object is not what this apply's answer holds
                         // (the fallback's own fields go): nothing to remember of it.
                         let stored_now = (!fallback_holds).then_some(&stored_now);
                         self.remember_stored(key, &sent_body, stored_now, now);
+                        if writer.second && first_write {
+                            self.memory().first_write_landed(key, now);
+                        }
                         let release = if fallback_holds {
-                            apply::release_fallback(&self.client, desired).await.err()
+                            apply::release_fallback(&self.client, writer, desired)
+                                .await
+                                .err()
                         } else {
                             None
                         };
@@ -564,6 +737,7 @@ where
                             message,
                             rejection.retry_at,
                             rejection.fallback_rejected.clone().map(|a| (a, announced)),
+                            false,
                         )
                     }
                     Err(error) => {
@@ -598,9 +772,29 @@ where
         if stored_conditions.as_ref() == Some(&conditions) {
             return Ok(rejected(Fallback::Stored));
         }
-        let conditions = self.conditions_as_written(desired, conditions);
-        match apply::fallback(&self.client, desired, conditions.clone()).await {
-            Ok(()) => Ok(rejected(Fallback::Sent(conditions))),
+        // Rate-limited like the full apply: once per rejection. Conditions that differ from
+        // the fallback already sent were changed since by another writer of this status (a
+        // replica of another version, during a rolling upgrade): answering each of its
+        // writes would make the two take turns at every watch event, each turn a write and
+        // an Event on either side. They are left as they are until the full apply's retry.
+        if fallback_sent {
+            return Ok(rejected(Fallback::Held));
+        }
+        let mut conditions = self.conditions_as_written(desired, conditions);
+        if writer.second {
+            // Only its own: the others' conditions, as a copy without the precondition holds
+            // them, could be older than the stored ones.
+            let ours = apply::Owned::of(stored, &writer.managers());
+            let stored_conditions = stored_conditions.unwrap_or_default();
+            conditions.retain(|c| {
+                ours.has_condition(&c.type_) || stored_conditions.get(&c.type_) != Some(c)
+            });
+        }
+        match apply::fallback(&self.client, writer, desired, conditions.clone()).await {
+            Ok(()) => {
+                self.memory().fallback_sent(key);
+                Ok(rejected(Fallback::Sent(conditions)))
+            }
             Err(error) if apply::is_not_found(&error.error) => self.not_found(stored, error).await,
             // Nothing can be written: said once, in an Event, and not tried again until the
             // status changes or its full apply is retried and rejected anew.

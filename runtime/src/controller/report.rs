@@ -3,7 +3,7 @@
 //! over the stored one at its place, so that an outcome repeated changes nothing, not even a
 //! `lastTransitionTime` or the list's order.
 
-use super::apply::{Owned, fallback_owner};
+use super::apply::{Owned, Writer};
 use super::{
     REASON_BLOCKED, REASON_DELETING, REASON_PANICKED, REASON_POST_RECONCILE_FAILURE,
     REASON_POSTPONED, REASON_STATUS_REJECTED,
@@ -40,21 +40,43 @@ pub(crate) struct Report {
     pub profile: Profile,
     pub summary: String,
     pub success_reason: String,
+    /// Who writes: a second controller keeps neither the profile's companions nor
+    /// `observedGeneration`, which are the kind's controller's.
+    pub writer: Writer,
 }
 
 impl Report {
-    /// The kind's profile as it is.
-    pub(crate) fn new(profile: Profile) -> Self {
+    /// The kind's profile as it is, written by `writer`.
+    pub(crate) fn new(profile: Profile, writer: Writer) -> Self {
         Self {
             profile,
             summary: profile.summary.to_owned(),
             success_reason: profile.success_reason.to_owned(),
+            writer,
+        }
+    }
+
+    /// The profile's companions of the summary, which only the kind's controller keeps.
+    fn companion_types(&self) -> &'static [&'static str] {
+        if self.writer.second {
+            &[]
+        } else {
+            self.profile.companion_types()
+        }
+    }
+
+    /// The companions of `summary` in `activity`, as [`companion_types`](Self::companion_types).
+    fn companions(&self, summary: &Condition, activity: Activity) -> Vec<Condition> {
+        if self.writer.second {
+            Vec::new()
+        } else {
+            self.profile.companions(summary, activity)
         }
     }
 
     /// The condition types the chokepoint derives: the summary, then the companions.
     fn derived_types(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.summary.as_str()).chain(self.profile.companion_types().iter().copied())
+        std::iter::once(self.summary.as_str()).chain(self.companion_types().iter().copied())
     }
 
     /// Step 1: the derived conditions are cleared before the body runs, so any found
@@ -103,7 +125,6 @@ impl Report {
             }
         };
         let companions: Vec<Condition> = self
-            .profile
             .companions(&summary, activity)
             .into_iter()
             .filter(|c| !conditions.contains(&c.type_))
@@ -119,13 +140,13 @@ impl Report {
         if let Some(generation) = generation
             && K::Status::SHAPE.generation == GenerationField::Conditions
         {
-            let owned = Owned::of(stored, &[&K::field_owner(), &fallback_owner::<K>()]);
+            let owned = Owned::of(stored, &self.writer.managers());
             stamp_own(conditions, stored_conditions, &owned, generation);
         }
         // Every condition (the body's too) as the schema stores it, so what the server would
         // drop is neither written nor counted as a transition.
         K::Status::SHAPE.settle(conditions, stored_conditions);
-        if let Some(generation) = generation {
+        if let Some(generation) = generation.filter(|_| !self.writer.second) {
             object
                 .status_or_insert()
                 .set_observed_generation(generation);
@@ -206,7 +227,7 @@ impl Report {
             .with_message(format!("the API server rejected the status: {message}"));
             let stored_conditions = stored.status().map(KubeStatus::conditions);
             let rejected = keep_stored_wording(rejected, stored_conditions);
-            let companions = self.profile.companions(&rejected, Activity::Working);
+            let companions = self.companions(&rejected, Activity::Working);
             self.set_over(&mut conditions, stored_conditions, rejected, generation);
             for companion in companions {
                 self.set_over(&mut conditions, stored_conditions, companion, generation);
