@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::leader::{Election, run_elected};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -245,6 +246,21 @@ pub fn controller(client: &Client, namespace: Option<&str>) -> Controller<Securi
     Controller::new(groups, watcher::Config::default())
         .owns::<ConfigMap>(config_maps, watcher::Config::default())
         .owns::<Deployment>(deployments, watcher::Config::default())
+}
+
+/// Runs the operator for `namespace` (every namespace when `None`) as one of several
+/// replicas: it reconciles only while it leads the `election` (see `leader.rs`), until `stop`
+/// completes.
+pub async fn run_replica(
+    client: Client,
+    namespace: Option<String>,
+    election: Election,
+    stop: impl Future<Output = ()>,
+) -> Result<(), kube_lease_manager::LeaseManagerError> {
+    run_elected(client.clone(), election, stop, || {
+        run(controller(&client, namespace.as_deref()), client.clone())
+    })
+    .await
 }
 
 /// Runs `controller` with the status chokepoint (the generated status names the orc
