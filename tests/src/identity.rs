@@ -216,6 +216,11 @@ async fn wait_until_authorized(identity: &Identity, rules: &[PolicyRule]) {
                 group: rule.api_groups.as_ref()?.first().cloned(),
                 resource: Some(resource.to_owned()),
                 subresource,
+                // A rule that names its objects allows nothing unnamed: ask for its first.
+                name: rule
+                    .resource_names
+                    .as_ref()
+                    .and_then(|n| n.first().cloned()),
                 ..ResourceAttributes::default()
             })
         })

@@ -14,9 +14,14 @@
 #[allow(dead_code, missing_docs)]
 mod operator;
 
+#[path = "../../runtime/examples/securitygroup_operator/leader.rs"]
+#[allow(dead_code, missing_docs)]
+mod leader;
+
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
 use kondition::ConditionStatus;
@@ -25,6 +30,7 @@ use kondition::profile::orc;
 use kondition::{Failure, StatusResource};
 use kondition_generated::securitygroup::v1alpha1::SecurityGroup;
 use kondition_tests::cluster::TestEnv;
+use kondition_tests::faults::faulty;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition, conditions};
 use kube::{Api, CustomResourceExt, ResourceExt};
@@ -265,4 +271,219 @@ async fn the_example_operator_runs_end_to_end() {
     )
     .await;
     operator.abort();
+}
+
+/// The observedGeneration of each status apply in `requests` (what each write was for).
+fn status_writes(requests: &[kondition_tests::recording::Received]) -> Vec<i64> {
+    requests
+        .iter()
+        .filter(|r| {
+            r.is_write() && r.path.contains("/securitygroups/") && r.path.ends_with("/status")
+        })
+        .map(|r| {
+            r.body["status"]["observedGeneration"]
+                .as_i64()
+                .unwrap_or_else(|| panic!("a full status apply: {:#?}", r.body))
+        })
+        .collect()
+}
+
+/// Changes the security group's spec (a new generation) and waits until its status reports
+/// that generation reconciled.
+async fn change_and_wait(groups: &Api<SecurityGroup>, generation: i64) {
+    let rule = format!("10.{generation}.0.0/16");
+    let patch = serde_json::json!({"spec": {"resource": {"rules": [
+        {"description": "https", "remoteIPPrefix": rule, "protocol": "tcp",
+         "portRangeMin": 443, "portRangeMax": 443}
+    ]}}});
+    let changed = groups
+        .patch("web", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .expect("the spec changed");
+    assert_eq!(changed.metadata.generation, Some(generation));
+    wait_for(
+        groups,
+        "web",
+        "its new generation reconciled",
+        move |g: Option<&SecurityGroup>| {
+            g.and_then(|g| g.status.as_ref())
+                .and_then(|s| s.observed_generation)
+                == Some(generation)
+        },
+    )
+    .await;
+}
+
+/// Waits until the operator's Lease names `holder`.
+async fn wait_for_holder(leases: &Api<Lease>, holder: &str) {
+    let expected = holder.to_owned();
+    wait_for(
+        leases,
+        leader::LEASE,
+        &format!("held by {holder}"),
+        move |l: Option<&Lease>| {
+            l.and_then(|l| l.spec.as_ref())
+                .and_then(|s| s.holder_identity.as_deref())
+                == Some(expected.as_str())
+        },
+    )
+    .await;
+}
+
+/// Waits until the server refuses `identity` to `verb` the operator's Lease (RBAC's caches
+/// follow a changed role a moment later).
+async fn wait_until_refused(identity: &kondition_tests::identity::Identity, verb: &str) {
+    use k8s_openapi::api::authorization::v1::{
+        ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+    };
+    let reviews: Api<SelfSubjectAccessReview> = Api::all(identity.unrecorded());
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                namespace: Some(identity.namespace.clone()),
+                verb: Some(verb.to_owned()),
+                group: Some("coordination.k8s.io".into()),
+                resource: Some("leases".into()),
+                name: Some(leader::LEASE.into()),
+                ..ResourceAttributes::default()
+            }),
+            ..SelfSubjectAccessReviewSpec::default()
+        },
+        ..SelfSubjectAccessReview::default()
+    };
+    let refused = async {
+        loop {
+            let answer = reviews
+                .create(&PostParams::default(), &review)
+                .await
+                .expect("a review");
+            if !answer.status.is_some_and(|s| s.allowed) {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(600), refused)
+        .await
+        .unwrap_or_else(|_| panic!("{verb} on the Lease never refused"));
+}
+
+/// The example operator as several replicas under leader election (leader.rs): only the
+/// replica holding the Lease reconciles; one that stops (its task ends: it gives the lease up)
+/// hands over to another; one whose renewals the server refuses stops reconciling before
+/// another takes over (its lease expires), though it still runs and may still write security
+/// groups. Each change of the spec is written by exactly one replica: the generations each
+/// replica's status applies carry are disjoint.
+#[tokio::test]
+async fn replicas_under_leader_election_write_each_change_once() {
+    let env = TestEnv::new(kondition_generated::crds()).await;
+    let rules: Vec<PolicyRule> = operator_roles()
+        .into_iter()
+        .flat_map(|role| role.rules.unwrap_or_default())
+        .collect();
+    // Two ServiceAccounts, so that each replica's requests are recorded apart.
+    let first = env
+        .identity("securitygroup-operator-1", rules.clone())
+        .await;
+    let second = env
+        .identity("securitygroup-operator-2", rules.clone())
+        .await;
+    let replica = |client: &kube::Client, name: &str| {
+        tokio::spawn(operator::run_replica(
+            client.clone(),
+            Some(env.namespace.clone()),
+            leader::Election::new(env.namespace.clone(), name),
+            std::future::pending(),
+        ))
+    };
+    let leases = env.api::<Lease>();
+    let groups = env.api::<SecurityGroup>();
+
+    // Replica a leads (it started first); b waits.
+    let a = replica(&first.client, "a");
+    wait_for_holder(&leases, "a").await;
+    // b's requests go through a layer that can cut its watches (they are still recorded).
+    let (second_client, second_faults) = faulty(second.client.clone());
+    let b = replica(&second_client, "b");
+    let group: SecurityGroup = serde_json::from_value(serde_json::json!({
+        "apiVersion": "openstack.k-orc.cloud/v1alpha1",
+        "kind": "SecurityGroup",
+        "metadata": {"name": "web"},
+        "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
+                 "managementPolicy": "managed", "resource": {}}
+    }))
+    .expect("a security group");
+    groups
+        .create(&PostParams::default(), &group)
+        .await
+        .expect("created");
+    change_and_wait(&groups, 2).await;
+    let by_b: Vec<_> = second
+        .requests
+        .all()
+        .into_iter()
+        .filter(|r| !r.path.contains("/leases"))
+        .collect();
+    assert!(by_b.is_empty(), "b does not lead: {by_b:#?}");
+    let by_a = status_writes(&first.requests.all());
+    assert!(!by_a.is_empty(), "a wrote the status");
+
+    // a stops (a replica shut down): it gives the lease up and b takes over.
+    a.abort();
+    assert!(a.await.expect_err("aborted").is_cancelled());
+    wait_for_holder(&leases, "b").await;
+    let a_stopped = first.requests.len();
+    change_and_wait(&groups, 3).await;
+
+    // b's renewals (and reads) of the Lease are refused from now on, while it may still do
+    // all the rest: it stops leading before its lease expires; c, a new replica, takes over
+    // once it has. From then on b sends nothing about security groups.
+    let c = replica(&first.client, "c");
+    let without_leases: Vec<PolicyRule> = rules
+        .iter()
+        .filter(|rule| rule.api_groups.as_deref() != Some(&["coordination.k8s.io".to_owned()][..]))
+        .cloned()
+        .collect();
+    assert_eq!(without_leases.len(), rules.len() - 2, "the two Lease rules");
+    Api::<ClusterRole>::all(env.admin.clone())
+        .patch(
+            &second.cluster_role,
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"rules": without_leases})),
+        )
+        .await
+        .expect("b's Lease rules revoked");
+    // A watch already open outlives the revocation: once the server refuses b the Lease,
+    // b's watch of it is cut, and b no longer sees it at all (as if cut off from the
+    // server): it cannot learn that c took over.
+    wait_until_refused(&second, "get").await;
+    wait_until_refused(&second, "patch").await;
+    let cut = second_faults.cut_watches(|sent| sent.resource() == Some("leases"));
+    assert_eq!(cut, 1, "b's watch of the Lease");
+    wait_for_holder(&leases, "c").await;
+    let c_leads = second.requests.len();
+    change_and_wait(&groups, 4).await;
+
+    let first_requests = first.requests.all();
+    let second_requests = second.requests.all();
+    let by_a = status_writes(&first_requests[..a_stopped]);
+    let by_b = status_writes(&second_requests);
+    let by_c = status_writes(&first_requests[a_stopped..]);
+    println!("status applies by generation: a {by_a:?}, b {by_b:?}, c {by_c:?}");
+    // b stopped before c took over: since then it has sent nothing but its tries to renew
+    // the lease (no reconcile of generation 4, no apply of the objects it owns).
+    let after_handover: Vec<_> = second_requests[c_leads..]
+        .iter()
+        .filter(|r| !r.path.contains("/leases"))
+        .collect();
+    assert!(after_handover.is_empty(), "{after_handover:#?}");
+    // Each replica wrote the changes made while it led, and only those.
+    assert!(
+        by_a.iter().all(|g| [1, 2].contains(g)) && by_a.contains(&2),
+        "{by_a:?}"
+    );
+    assert!(by_b.iter().all(|g| *g == 3) && !by_b.is_empty(), "{by_b:?}");
+    assert!(by_c.iter().all(|g| *g == 4) && !by_c.is_empty(), "{by_c:?}");
+    b.abort();
+    c.abort();
 }

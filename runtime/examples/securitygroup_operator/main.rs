@@ -14,12 +14,16 @@
 //! ```
 //!
 //! with `KUBECONFIG` pointing at a cluster (`--install` applies `kondition_generated::crds()`
-//! first). Deployed, it runs as a ServiceAccount bound to the two ClusterRoles of
+//! first). With `--leader-elect` it runs as one of several replicas: only the replica that
+//! holds the Lease `securitygroup-operator-leader` of its namespace reconciles (`leader.rs`;
+//! `POD_NAME` names the replica, `POD_NAMESPACE` the Lease's namespace, both from the
+//! Downward API when deployed). Deployed, it runs as a ServiceAccount bound to the two ClusterRoles of
 //! `clusterrole.yaml` beside this file: what kondition's status chokepoint needs for
 //! SecurityGroup (as `kondition::permissions` gives it), and what the operator does with the
 //! objects it owns. The test suite runs this operator end to end on the real API server, as
 //! such a ServiceAccount (`tests/tests/e2e.rs`).
 
+mod leader;
 mod operator;
 
 use kube::Client;
@@ -29,6 +33,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let client = Client::try_default().await?;
     if std::env::args().any(|a| a == "--install") {
         operator::install_crds(&client).await?;
+    }
+    if std::env::args().any(|a| a == "--leader-elect") {
+        let identity = std::env::var("POD_NAME")
+            .map_err(|_| "--leader-elect needs POD_NAME: this replica's unique name")?;
+        let namespace = std::env::var("POD_NAMESPACE")
+            .unwrap_or_else(|_| client.default_namespace().to_owned());
+        let election = leader::Election::new(namespace, identity);
+        let stop = async {
+            // Ctrl-C or SIGTERM (what Kubernetes sends a Pod it stops).
+            let mut terminate =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("a SIGTERM handler");
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        };
+        operator::run_replica(client, None, election, stop).await?;
+        return Ok(());
     }
     let controller = operator::controller(&client, None).shutdown_on_signal();
     operator::run(controller, client).await;

@@ -7,6 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::leader::{Election, run_elected};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -19,9 +20,9 @@ use kondition::profile::orc::{self, MainResource};
 use kondition::{Failure, StatusResource, SubResources};
 use kondition_generated::securitygroup::v1alpha1::{Rule, SecurityGroup};
 use kube::api::{Patch, PatchParams};
-use kube::runtime::Controller;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::watcher;
+use kube::runtime::{Controller, controller};
 use kube::{Api, Client, Resource, ResourceExt};
 
 /// The finalizer that deletes the security group in the cloud before the object goes.
@@ -195,6 +196,9 @@ where
     .map_err(|e| Failure::retryable("OwnedObjectApplyFailed", e.to_string()))
 }
 
+/// How many security groups the operator reconciles at once.
+const RECONCILES_AT_ONCE: u16 = 16;
+
 /// The field manager of the objects the operator owns.
 const FIELD_MANAGER: &str = "securitygroup-operator";
 
@@ -242,9 +246,27 @@ pub fn controller(client: &Client, namespace: Option<&str>) -> Controller<Securi
             Api::all(client.clone()),
         ),
     };
+    // At most 16 reconciles at once: kube's default runs every object at once, each with its
+    // requests and connections in flight (BENCHMARKS.md, "Side by side with controller-runtime").
     Controller::new(groups, watcher::Config::default())
         .owns::<ConfigMap>(config_maps, watcher::Config::default())
         .owns::<Deployment>(deployments, watcher::Config::default())
+        .with_config(controller::Config::default().concurrency(RECONCILES_AT_ONCE))
+}
+
+/// Runs the operator for `namespace` (every namespace when `None`) as one of several
+/// replicas: it reconciles only while it leads the `election` (see `leader.rs`), until `stop`
+/// completes.
+pub async fn run_replica(
+    client: Client,
+    namespace: Option<String>,
+    election: Election,
+    stop: impl Future<Output = ()>,
+) -> Result<(), kube_lease_manager::LeaseManagerError> {
+    run_elected(client.clone(), election, stop, || {
+        run(controller(&client, namespace.as_deref()), client.clone())
+    })
+    .await
 }
 
 /// Runs `controller` with the status chokepoint (the generated status names the orc

@@ -130,6 +130,20 @@ impl Report {
             .filter(|c| !conditions.contains(&c.type_))
             .collect();
         let stored_conditions = stored.status().map(KubeStatus::conditions);
+        // A companion the body set itself was set on a list it had been cleared from, so it
+        // came last: put it back at its stored place, as `set_over` does for the others, or
+        // the list's order (and so the status) would differ from the stored one whenever the
+        // stored order was written by a reconcile that started without a status (the first,
+        // or another replica's), and every such object would be written once more.
+        for type_ in self.profile.companion_types() {
+            let stored_at =
+                stored_conditions.and_then(|s| s.iter().position(|c| c.type_ == *type_));
+            if let Some(index) = stored_at
+                && let Some(set) = conditions.remove(type_)
+            {
+                conditions.insert_at(index, set);
+            }
+        }
         self.set_over(conditions, stored_conditions, summary, generation);
         for companion in companions {
             self.set_over(conditions, stored_conditions, companion, generation);
