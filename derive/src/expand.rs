@@ -131,7 +131,8 @@ fn shape_const(status: &Status) -> TokenStream {
         format_ident!("ByType")
     };
     let severity = !shape.without_severity;
-    let observed_generation = !shape.without_observed_generation;
+    // A status that keeps the generation nowhere keeps none on its conditions either.
+    let observed_generation = !shape.without_observed_generation && !shape.generation_nowhere;
     quote! {
         const SHAPE: #krate::StatusShape = #krate::StatusShape {
             generation: #krate::shape::GenerationField::#generation,

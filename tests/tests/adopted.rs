@@ -163,7 +163,7 @@ fn each_status_has_its_crds_shape() {
             merge: Atomic,
             fields: ConditionFields {
                 severity: false,
-                observed_generation: true,
+                observed_generation: false,
                 reason: Presence::Optional,
                 message: Presence::Optional,
                 last_transition_time: Presence::Absent,

@@ -96,7 +96,7 @@ fn main() {
             merge: ConditionsMerge::Atomic,
             fields: ConditionFields {
                 severity: false,
-                observed_generation: true,
+                observed_generation: false,
                 reason: Presence::Optional,
                 message: Presence::Optional,
                 last_transition_time: Presence::Absent,
