@@ -10,7 +10,8 @@
 # at the server (apiserver_request_total); peak RSS and CPU time of the controller process.
 #
 #   bash bench/side_by_side.sh [N...]              # default: 1000
-#   bash bench/side_by_side.sh --heap N            # kondition under heaptrack, its heap profile
+#   bash bench/side_by_side.sh --heap N            # kondition under heaptrack, where its heap
+#                                                  # peak lives (bench/heap_peaks.py)
 #
 # Environment: RESYNC (seconds, default 20), STEADY (default 70), CONCURRENCY (kondition's
 # bound on reconciles at once, default 16; 0 is kube's default, all at once), KONDITION_ARGS
@@ -65,9 +66,10 @@ for n in "${sizes[@]}"; do
   if [[ -n $heap ]]; then
     profile=$out/heap-$n-c$concurrency${KONDITION_ARGS:+-${KONDITION_ARGS//[ -]/}}
     drive kondition-heap "$n" heaptrack -o "$profile" "${kondition[@]}"
-    heaptrack_print "$profile.zst" --print-peaks 1 --peak-limit 25 --print-allocators 0 \
-      --print-temporary 0 --print-leaks 0 --print-histogram 0 --print-flamegraph 0 >"$profile.txt"
-    grep -E "peak heap memory consumption|peak RSS" "$profile.txt"
+    heaptrack_print "$profile.zst" --print-peaks 1 --peak-limit 40 --sub-peak-limit 200 \
+      --print-allocators 0 --print-temporary 0 --print-leaks 0 >"$profile.txt"
+    grep -E "peak RSS" "$profile.txt"
+    python3 bench/heap_peaks.py "$profile.txt"
     continue
   fi
   for round in $(seq "$rounds"); do

@@ -11,9 +11,9 @@
 //! `duration - grace / 2`:
 //!
 //! ```text
-//! renewTime ─── duration - grace ─── renewal due ─── grace / 2 ─── this replica stops ───
-//!                                     grace / 2 ─── another replica may take over
-//!                                                   (renewTime + duration, on its clock)
+//! since renewTime:  0 ........ duration - grace ........ duration - grace/2 ........ duration
+//!                   renewed    the holder renews         a holder that did not      another replica
+//!                              (10 s of 15)              renew stops (12.5 s)       may take over (15 s)
 //! ```
 //!
 //! The holder wrote `renewTime` with its own clock and compares its own clock with it; the
@@ -65,7 +65,7 @@ impl Election {
 
     /// How long after a renewal its holder stops leading unless it renewed again.
     fn holds_for(&self) -> Duration {
-        Duration::from_millis(self.duration * 1000 - self.grace * 500)
+        Duration::from_millis((self.duration * 1000).saturating_sub(self.grace * 500))
     }
 
     /// Until when the Lease, as the server showed it, lets this replica lead: `None` when it
