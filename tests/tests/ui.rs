@@ -15,6 +15,7 @@ fn derive_ui() {
 const MISTAKES: &[(&str, usize)] = &[
     ("invalid_condition_type", 3),
     ("many_errors_at_once", 5),
+    ("metav1_fields_held_twice", 3),
     ("misspelt_shape", 2),
     ("wrong_field_types", 2),
     ("wrong_option_types", 2),
