@@ -109,6 +109,9 @@ pub enum Presence {
     Absent,
 }
 
+/// [`unstored_time`] as `Time` writes it, compared as text on every condition fitted.
+const UNSTORED_TIME: &str = "1970-01-01T00:00:00Z";
+
 /// The value a condition field not stored reads as, and is kept at: an empty text, and the
 /// Unix epoch for a time.
 pub(crate) fn unstored_time() -> Time {
@@ -170,12 +173,14 @@ impl StatusShape {
                 Presence::Absent => true,
                 Presence::Optional => value.is_none_or(|v| v.as_str() == Some(empty)),
             };
-        let epoch = serde_json::to_value(unstored_time()).unwrap_or_default();
-        let epoch = epoch.as_str().unwrap_or_default();
         for (key, presence, empty) in [
             ("reason", fields.reason, ""),
             ("message", fields.message, ""),
-            ("lastTransitionTime", fields.last_transition_time, epoch),
+            (
+                "lastTransitionTime",
+                fields.last_transition_time,
+                UNSTORED_TIME,
+            ),
         ] {
             if drop(presence, map.get(key), empty) {
                 map.remove(key);
@@ -366,5 +371,13 @@ mod tests {
         let whole = standard.clone();
         StatusShape::STANDARD.fit_json(&mut standard);
         assert_eq!(standard, whole);
+    }
+
+    #[test]
+    fn the_unstored_time_is_written_as_its_text() {
+        assert_eq!(
+            serde_json::to_value(unstored_time()).expect("JSON"),
+            serde_json::json!(UNSTORED_TIME)
+        );
     }
 }

@@ -71,34 +71,28 @@ pub type StatusChoices = BTreeMap<String, StatusChoice>;
 /// are written back through the status' shape, which only a status with `KubeStatus` has:
 /// they are made `Type::Conditions` only in a status kondition drives.
 pub fn recognize(root_fields: &mut [Field]) {
-    let Some(list) = conditions_field(root_fields) else {
+    let Some(status) = root_fields.iter_mut().find(|f| f.name == "status") else {
+        return;
+    };
+    let Type::Object(object) = &mut status.schema.ty else {
+        return;
+    };
+    let status_drivable = keeps_unknown(object)
+        .or_else(|| generation_problem(object))
+        .is_none();
+    let Some(list) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
         return;
     };
     if list.schema.nullable || !condition_list_problems(&list.schema.ty).is_empty() {
         return;
     }
-    let list = std::mem::replace(&mut list.schema.ty, Type::Raw);
-    let lenient =
-        !item_fields_of(&list).is_some_and(|fields| fields_of(fields).has_metav1_fields());
-    if let Some(field) = conditions_field(root_fields) {
-        field.schema.ty = Type::Conditions(Box::new(list));
+    let lenient = !item_fields_of(&list.schema.ty)
+        .is_some_and(|fields| fields_of(fields).has_metav1_fields());
+    if lenient && !status_drivable {
+        return;
     }
-    if lenient
-        && why_not_standard(root_fields).is_some()
-        && let Some(field) = conditions_field(root_fields)
-        && let Type::Conditions(list) = std::mem::replace(&mut field.schema.ty, Type::Raw)
-    {
-        field.schema.ty = *list;
-    }
-}
-
-/// The root's `status.conditions`, if the status is an object that has them.
-fn conditions_field(root_fields: &mut [Field]) -> Option<&mut Field> {
-    let status = root_fields.iter_mut().find(|f| f.name == "status")?;
-    let Type::Object(object) = &mut status.schema.ty else {
-        return None;
-    };
-    object.fields.iter_mut().find(|f| f.name == "conditions")
+    let ty = std::mem::replace(&mut list.schema.ty, Type::Raw);
+    list.schema.ty = Type::Conditions(Box::new(ty));
 }
 
 /// The fields of a list type's items, when they are objects.
@@ -278,8 +272,8 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
     let Type::Object(object) = &status.schema.ty else {
         return Some("its `status` is not an object with properties".to_owned());
     };
-    if object.preserve_unknown {
-        return Some("its `status` keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), which the generated status would not write back".to_owned());
+    if let Some(problem) = keeps_unknown(object) {
+        return Some(problem);
     }
     match object.fields.iter().find(|f| f.name == "conditions") {
         None => return Some("its `status` has no `conditions`".to_owned()),
@@ -298,24 +292,30 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
             ));
         }
     };
-    // `KubeStatus` keeps the generation as an `i64`. A status that keeps none anywhere is
-    // driven too (`GenerationField::None`): the chokepoint writes it, but nothing in it says
-    // which generation it reflects.
+    generation_problem(object)
+}
+
+/// Why a status that keeps unknown fields is not driven; `None` when it keeps none.
+fn keeps_unknown(status: &ObjectType) -> Option<String> {
+    status.preserve_unknown.then(|| "its `status` keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), which the generated status would not write back".to_owned())
+}
+
+/// Why the status' own `observedGeneration` is not one `KubeStatus` keeps (an `i64`), if it
+/// has one. A status that keeps none anywhere is driven too (`GenerationField::None`): the
+/// chokepoint writes it, but nothing in it says which generation it reflects.
+fn generation_problem(status: &ObjectType) -> Option<String> {
     let add = "add `observedGeneration: {type: integer, format: int64}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)";
-    match object
+    let field = status
         .fields
         .iter()
-        .find(|f| f.name == "observedGeneration")
-    {
-        None => None,
-        Some(field) if field.schema.nullable => {
-            Some("its `status.observedGeneration` is nullable".to_owned())
-        }
-        Some(field) => match &field.schema.ty {
-            Type::Integer(int) if int.format == IntegerFormat::Int64 => None,
-            _ => Some(format!(
-                "its `status.observedGeneration` is not an integer of format int64; {add}"
-            )),
-        },
+        .find(|f| f.name == "observedGeneration")?;
+    if field.schema.nullable {
+        return Some("its `status.observedGeneration` is nullable".to_owned());
+    }
+    match &field.schema.ty {
+        Type::Integer(int) if int.format == IntegerFormat::Int64 => None,
+        _ => Some(format!(
+            "its `status.observedGeneration` is not an integer of format int64; {add}"
+        )),
     }
 }
