@@ -1310,13 +1310,24 @@ async fn a_conflict_reaches_the_error_policy_without_a_fallback() {
         .await;
     let error = result.expect_err("409 must be retried by the error policy");
     assert!(error.is_conflict(), "{error}");
+    // The object read back: its spec changed, so the status computed stays refused.
     let requests = setup.env.requests.all();
-    assert_eq!(requests.len(), 1, "no fallback, no Event: {requests:#?}");
+    let sent: Vec<_> = requests
+        .iter()
+        .map(|r| (r.method.as_str(), r.path.rsplit('/').next(), r.status))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("PATCH", Some("status"), Some(409)),
+            ("GET", Some("w1"), Some(200))
+        ],
+        "no fallback, no Event: {requests:#?}"
+    );
     assert_eq!(
         requests[0].body["metadata"]["resourceVersion"],
         json!(object.resource_version())
     );
-    assert_eq!(requests[0].status, Some(409));
     let stored = setup.stored("w1").await;
     assert_eq!(stored.get("status"), None, "nothing written");
     assert_eq!(Some(resource_version(&stored)), changed.resource_version());
@@ -1329,6 +1340,70 @@ async fn a_conflict_reaches_the_error_policy_without_a_fallback() {
         setup.stored("w1").await["status"]["observedGeneration"],
         json!(2)
     );
+}
+
+/// Another field manager writes its own condition between the reconcile's read and its write:
+/// the 409 is answered within the reconcile. The object read back differs from the copy only
+/// in what the other manager owns, so the same status goes again at the version now stored,
+/// and the other manager's condition stays. Exact requests: the apply refused, the read,
+/// the same apply accepted.
+#[tokio::test]
+async fn a_conflict_with_another_managers_own_condition_is_sent_again_at_once() {
+    let setup = Setup::new().await;
+    let object = setup.create("w1", 1, &[]).await;
+    let healthy = json!({"type": "Healthy", "status": "True", "reason": "Checked",
+        "message": "", "lastTransitionTime": "2024-01-01T00:00:00Z"});
+    setup
+        .apply_status_as(
+            "example.com/health-checker",
+            false,
+            "w1",
+            json!({"conditions": [healthy]}),
+        )
+        .await;
+    let between = setup.get("w1").await;
+    setup
+        .reconciler()
+        .reconcile(Arc::new(object.clone()), async |_: &mut Widget| {
+            Ok::<(), Failure>(())
+        })
+        .await
+        .expect("sent again");
+    let requests = setup.env.requests.all();
+    let sent: Vec<_> = requests
+        .iter()
+        .filter(|r| !r.path.contains("/events"))
+        .map(|r| (r.method.as_str(), r.path.rsplit('/').next(), r.status))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            ("PATCH", Some("status"), Some(409)),
+            ("GET", Some("w1"), Some(200)),
+            ("PATCH", Some("status"), Some(200)),
+        ],
+        "{requests:#?}"
+    );
+    let (refused, resent) = (&requests[0], &requests[2]);
+    assert_eq!(
+        refused.body["metadata"]["resourceVersion"],
+        json!(object.resource_version())
+    );
+    assert_eq!(
+        resent.body["metadata"]["resourceVersion"],
+        json!(between.resource_version())
+    );
+    assert_eq!(resent.body["status"], refused.body["status"]);
+    let stored = setup.stored("w1").await;
+    assert_eq!(stored["status"]["observedGeneration"], json!(1));
+    let types: Vec<&Value> = stored["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| &c["type"])
+        .collect();
+    assert_eq!(types, [&json!("Healthy"), &json!("Ready")]);
+    assert_eq!(stored["status"]["conditions"][0], healthy);
 }
 
 /// A client that answers the first status PATCH with a made-up `429 TooManyRequests`

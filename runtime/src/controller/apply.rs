@@ -2,7 +2,9 @@
 //! when the API server rejects it, and the release of the fallback manager's fields once a
 //! full apply succeeds again. The first two carry the read object's `resourceVersion` as a
 //! precondition, so a status computed from a stale copy never overwrites a newer one: the
-//! API server answers 409 Conflict, and the next reconcile starts from the newer object.
+//! API server answers 409 Conflict, and the next reconcile starts from the newer object,
+//! unless the object read back shows that only other field managers wrote, each its own
+//! fields, or that it holds the status already (see [`full`]).
 //! Which of them a reconcile sends is decided in the reconciler.
 //!
 //! A kind whose CRD serves a status subresource is written at `.../<name>/status`; one
@@ -195,6 +197,12 @@ pub const REASON_STATUS_REJECTED: &str = "StatusRejected";
 ///
 /// Returns the object as the API server stored it: what it made of the status (its
 /// defaults, a mutating admission policy) may differ from what was sent.
+///
+/// Refused with 409 because the object changed since `read`, the object is read back: when
+/// it already holds what the apply says (this controller's own earlier write, which the
+/// copy read did not show yet), nothing is sent ([`Applied::Found`]); when only other
+/// managers wrote in between ([`only_others_wrote`]), the same body is sent again at the
+/// version now stored; otherwise the 409 stands and the next reconcile starts anew.
 pub(crate) async fn full<K>(
     client: &Client,
     writer: &Writer,
@@ -202,7 +210,7 @@ pub(crate) async fn full<K>(
     read: &K,
     body: StatusApply<<K::Status as KubeStatus>::Apply>,
     left: &[String],
-) -> Result<K, WriteError>
+) -> Result<Applied<K>, WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
 {
@@ -240,7 +248,179 @@ where
         namespace: read.meta().namespace.clone(),
         resource_version: None,
     };
-    apply::<K, _>(client, &metadata, &writer.owner, &body).await
+    let mut resends = 0;
+    loop {
+        let error = match apply::<K, _>(client, &metadata, &writer.owner, &body).await {
+            Err(error) if writer.precondition() && status_code(&error.error) == Some(409) => error,
+            answer => return answer.map(Applied::Sent),
+        };
+        // The object changed since it was read. When only other managers wrote, each its
+        // own fields of the status (a second controller's conditions), this status is as
+        // right as it was: it is sent again at the version now stored, instead of failing
+        // the reconcile and computing the same status again from the watch event.
+        if resends == MAX_RESENDS {
+            return Err(error);
+        }
+        resends += 1;
+        let Some(current) = read_back(client, read).await? else {
+            return Err(error);
+        };
+        if holds(&current, &body, K::Status::SHAPE.merge)? {
+            return Ok(Applied::Found(current));
+        }
+        if !only_others_wrote(stored, &current, &writer.managers(), K::Status::SHAPE.merge)? {
+            return Err(error);
+        }
+        body["metadata"]["resourceVersion"] = current.meta().resource_version.clone().into();
+        tracing::debug!(
+            resends,
+            "status sent again: only other managers wrote since it was read"
+        );
+    }
+}
+
+/// What became of a full apply.
+#[derive(Debug)]
+pub(crate) enum Applied<K> {
+    /// It was applied: the object as stored after it.
+    Sent(K),
+    /// It was refused with 409, and the object read back held its status already: the
+    /// object as stored.
+    Found(K),
+}
+
+/// Whether `object`'s status holds every value of the apply `body`'s status: each field,
+/// and each condition (by type, unless the list is atomic) but for its
+/// `lastTransitionTime`: a condition computed again from an older copy says the same
+/// transition happened a moment later, and set over the stored one it keeps the stored time.
+fn holds<K: Serialize>(
+    object: &K,
+    body: &serde_json::Value,
+    merge: ConditionsMerge,
+) -> Result<bool, WriteError> {
+    let object = serde_json::to_value(object).map_err(kube::Error::SerdeError)?;
+    let stored = &object["status"];
+    let Some(fields) = body.get("status").and_then(|s| s.as_object()) else {
+        return Ok(false);
+    };
+    Ok(fields.iter().all(|(name, value)| {
+        if name != "conditions" || merge == ConditionsMerge::Atomic {
+            return stored.get(name) == Some(value);
+        }
+        let stored = stored.get(name).and_then(|c| c.as_array());
+        let timeless = |condition: &serde_json::Value| {
+            let mut condition = condition.clone();
+            if let Some(fields) = condition.as_object_mut() {
+                fields.remove("lastTransitionTime");
+            }
+            condition
+        };
+        value.as_array().into_iter().flatten().all(|condition| {
+            stored.into_iter().flatten().any(|stored| {
+                stored["type"] == condition["type"] && timeless(stored) == timeless(condition)
+            })
+        })
+    }))
+}
+
+/// How many times in a row a full apply refused with 409 is sent again (see
+/// [`only_others_wrote`]): writers of other condition types can keep the object moving, and
+/// a reconcile must end; the watch event of the last change brings the next one.
+const MAX_RESENDS: usize = 3;
+
+/// Whether `current` differs from `read` only in what managers other than `ours` own of the
+/// status (whose `conditions` list merges as `merge` says): the same object (metadata, spec, generation, finalizers, deletion), the same
+/// fields held by `ours` (their `managedFields` entries, times aside), and the same values
+/// where `ours` own them (each status field, each field of each condition). A status computed from
+/// `read` then neither passes an older generation off as observed nor undoes a newer write
+/// of its own manager (another replica's): the resourceVersion precondition guards exactly
+/// these, and a write of another condition type by another controller changes none of them.
+///
+/// The body's inputs are taken to be the object and its own fields of the status: a body
+/// that reads another manager's condition (to summarize it, say) computes from what `read`
+/// held of it, as it would have without the race.
+pub(crate) fn only_others_wrote<K: Resource + Serialize>(
+    read: &K,
+    current: &K,
+    ours: &[&str],
+    merge: ConditionsMerge,
+) -> Result<bool, WriteError> {
+    /// The object without what any write changes (its version, the managers' entries) and
+    /// its status apart.
+    fn split<K: Serialize>(
+        object: &K,
+    ) -> Result<(serde_json::Value, serde_json::Value), WriteError> {
+        let mut value = serde_json::to_value(object).map_err(kube::Error::SerdeError)?;
+        let status = value
+            .get_mut("status")
+            .map(serde_json::Value::take)
+            .unwrap_or_default();
+        if let Some(metadata) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            metadata.remove("resourceVersion");
+            metadata.remove("managedFields");
+        }
+        if let Some(object) = value.as_object_mut() {
+            object.remove("status");
+        }
+        Ok((value, status))
+    }
+    let entries = |object: &K| {
+        let mut entries: Vec<_> = object
+            .meta()
+            .managed_fields
+            .iter()
+            .flatten()
+            .filter(|e| ours.contains(&e.manager.as_deref().unwrap_or_default()))
+            .map(|e| {
+                (
+                    e.manager.clone(),
+                    e.operation.clone(),
+                    e.subresource.clone(),
+                    e.api_version.clone(),
+                    e.fields_v1.as_ref().map(|f| f.0.clone()),
+                )
+            })
+            .collect();
+        entries.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
+        entries
+    };
+    let (read_object, read_status) = split(read)?;
+    let (current_object, current_status) = split(current)?;
+    if read_object != current_object || entries(read) != entries(current) {
+        return Ok(false);
+    }
+    let owned = Owned::of(read, ours);
+    let conditions = |status: &serde_json::Value, type_: &str| {
+        status
+            .get("conditions")
+            .and_then(|c| c.as_array())
+            .and_then(|items| items.iter().find(|c| c["type"] == type_))
+            .cloned()
+    };
+    let same_fields = owned.fields.iter().all(|field| {
+        field == "conditions" && merge == ConditionsMerge::ByType
+            || read_status.get(field) == current_status.get(field)
+    });
+    // Of a condition, the fields owned: a condition whose status another manager took over
+    // (a contested one, left to it) may still hold our `observedGeneration`, and only that
+    // is ours to compare.
+    let same_conditions = owned.condition_types.iter().all(|(type_, fields)| {
+        let (read, current) = (
+            conditions(&read_status, type_),
+            conditions(&current_status, type_),
+        );
+        if read.is_none() || current.is_none() {
+            return read == current;
+        }
+        fields
+            .iter()
+            .filter_map(|field| field.strip_prefix("f:"))
+            .all(|field| {
+                read.as_ref().and_then(|r| r.get(field))
+                    == current.as_ref().and_then(|c| c.get(field))
+            })
+    });
+    Ok(same_fields && same_conditions)
 }
 
 /// The conditions-only apply under the fallback manager, only if the object is still at
@@ -514,6 +694,16 @@ pub(crate) async fn still_exists<K>(client: &Client, read: &K) -> Result<bool, W
 where
     K: StatusResource + DeserializeOwned,
 {
+    Ok(read_back(client, read).await?.is_some())
+}
+
+/// The object `read` as the API server now stores it (`GET`, which the controller's identity
+/// may do: it lists and watches the kind), or None when it is gone or another object of the
+/// same name took its place (another uid).
+pub(crate) async fn read_back<K>(client: &Client, read: &K) -> Result<Option<K>, WriteError>
+where
+    K: StatusResource + DeserializeOwned,
+{
     let meta = read.meta();
     let url = K::url_path(&(), meta.namespace.as_deref());
     let name = meta.name.as_deref().unwrap_or_default();
@@ -521,8 +711,9 @@ where
         .get(name, &kube::api::GetParams::default())
         .map_err(kube::Error::BuildRequest)?;
     match send::<K>(client, request).await {
-        Ok(found) => Ok(meta.uid.is_none() || found.meta().uid == meta.uid),
-        Err(error) if is_not_found(&error.error) => Ok(false),
+        Ok(found) if meta.uid.is_none() || found.meta().uid == meta.uid => Ok(Some(found)),
+        Ok(_) => Ok(None),
+        Err(error) if is_not_found(&error.error) => Ok(None),
         Err(error) => Err(error),
     }
 }
@@ -806,5 +997,131 @@ mod tests {
         let mut status = changed.clone();
         owned.prune(&mut status, &stored, Atomic, true);
         assert_eq!(status, changed);
+    }
+
+    /// A widget read by the kind's controller (`controller`), which owns Ready and
+    /// `observedGeneration`, beside `agent`, which owns BackedUp: as `edit` makes it.
+    fn widget(edit: impl FnOnce(&mut serde_json::Value)) -> kube::api::DynamicObject {
+        let entry = |manager: &str, time: &str, status: serde_json::Value| {
+            json!({"manager": manager, "operation": "Apply", "subresource": "status",
+                   "time": time, "fieldsType": "FieldsV1", "fieldsV1": {"f:status": status}})
+        };
+        let mut object = json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "uid": "1", "generation": 2, "resourceVersion": "10",
+                "labels": {"app": "w"}, "managedFields": [
+                entry("controller", "2024-01-01T00:00:00Z", json!({"f:observedGeneration": {},
+                    "f:conditions": {"k:{\"type\":\"Ready\"}": {".": {}, "f:status": {}}}})),
+                entry("agent", "2024-01-01T00:00:00Z", json!({"f:conditions": {
+                    "k:{\"type\":\"BackedUp\"}": {".": {}, "f:status": {}}}})),
+            ]},
+            "spec": {"size": 1},
+            "status": {"observedGeneration": 2, "conditions": [
+                {"type": "Ready", "status": "True"}, {"type": "BackedUp", "status": "False"}]},
+        });
+        edit(&mut object);
+        serde_json::from_value(object).expect("a widget")
+    }
+
+    /// Between the read and the 409, only what another manager owns moved: the status is
+    /// sent again. Anything the status was computed from, or anything of the controller's
+    /// own, moved: it is not.
+    #[test]
+    fn a_conflict_is_resent_only_when_other_managers_alone_wrote() {
+        let ours = ["controller", "controller-fallback"];
+        let read = widget(|_| {});
+        let after = |edit: fn(&mut serde_json::Value)| {
+            let current = widget(|o| {
+                o["metadata"]["resourceVersion"] = json!("11");
+                edit(o);
+            });
+            super::only_others_wrote(&read, &current, &ours, ByType).expect("comparable")
+        };
+        // The agent changed its condition, added another, and a third manager came.
+        assert!(after(|o| {
+            o["status"]["conditions"][1]["status"] = json!("True");
+            o["status"]["conditions"]
+                .as_array_mut()
+                .expect("a list")
+                .push(json!({"type": "Healthy", "status": "True"}));
+            o["metadata"]["managedFields"][1]["time"] = json!("2024-01-01T00:00:05Z");
+            o["metadata"]["managedFields"]
+                .as_array_mut()
+                .expect("a list")
+                .push(json!({
+                "manager": "health", "operation": "Apply", "subresource": "status",
+                "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:conditions": {
+                    "k:{\"type\":\"Healthy\"}": {".": {}, "f:status": {}}}}}}));
+        }));
+        // Our own entry written again with the same fields: only its time moved.
+        assert!(after(|o| {
+            o["metadata"]["managedFields"][0]["time"] = json!("2024-01-01T00:00:05Z");
+        }));
+        // The spec (and generation) moved: the status would pass generation 2 off as observed.
+        assert!(!after(|o| {
+            o["spec"]["size"] = json!(2);
+            o["metadata"]["generation"] = json!(3);
+        }));
+        // Labels, finalizers, deletion: inputs of the body too.
+        assert!(!after(|o| o["metadata"]["labels"]["app"] = json!("x")));
+        assert!(!after(|o| o["metadata"]["finalizers"] = json!(["f"])));
+        assert!(!after(|o| {
+            o["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:09Z");
+        }));
+        // Another replica under the same manager wrote a newer Ready, or observedGeneration.
+        assert!(!after(
+            |o| o["status"]["conditions"][0]["status"] = json!("False")
+        ));
+        assert!(!after(|o| o["status"]["observedGeneration"] = json!(1)));
+        // Another manager took Ready's status, where we still own its observedGeneration
+        // (a contested condition left to it): only what we own of it counts.
+        let contested = |edit: fn(&mut serde_json::Value)| {
+            let owner = |o: &mut serde_json::Value| {
+                o["metadata"]["managedFields"][0]["fieldsV1"] = json!({"f:status": {
+                    "f:observedGeneration": {}, "f:conditions": {"k:{\"type\":\"Ready\"}": {
+                        ".": {}, "f:observedGeneration": {}}}}});
+                o["status"]["conditions"][0]["observedGeneration"] = json!(2);
+            };
+            let read = widget(owner);
+            let current = widget(|o| {
+                owner(o);
+                edit(o);
+            });
+            super::only_others_wrote(&read, &current, &ours, ByType).expect("comparable")
+        };
+        assert!(contested(
+            |o| o["status"]["conditions"][0]["status"] = json!("False")
+        ));
+        assert!(!contested(|o| {
+            o["status"]["conditions"][0]["observedGeneration"] = json!(1);
+        }));
+        assert!(!contested(|o| {
+            o["status"]["conditions"]
+                .as_array_mut()
+                .expect("a list")
+                .remove(0);
+        }));
+        // Another manager took a field of ours (our entry lost it).
+        assert!(!after(|o| {
+            o["metadata"]["managedFields"][0]["fieldsV1"] = json!({"f:status": {
+                "f:observedGeneration": {}}});
+        }));
+        // An atomic list is one field: ours changed as a whole.
+        let atomic = |edit: fn(&mut serde_json::Value)| {
+            let owner = |o: &mut serde_json::Value| {
+                o["metadata"]["managedFields"][0]["fieldsV1"] =
+                    json!({"f:status": {"f:observedGeneration": {}, "f:conditions": {}}});
+            };
+            let read = widget(owner);
+            let current = widget(|o| {
+                owner(o);
+                edit(o);
+            });
+            super::only_others_wrote(&read, &current, &ours, Atomic).expect("comparable")
+        };
+        assert!(atomic(|o| o["status"]["lastBackup"] = json!("monday")));
+        assert!(!atomic(
+            |o| o["status"]["conditions"][1]["status"] = json!("True")
+        ));
     }
 }

@@ -14,7 +14,10 @@
 //! 4. the whole status is applied with server-side apply, forced, under the kind's field
 //!    owner, only if the object is still at the `resourceVersion` read (409 otherwise: a
 //!    status computed from a stale copy never overwrites a newer one); nothing is sent when
-//!    it equals the stored status;
+//!    it equals the stored status. After a 409 the object is read back: when only other
+//!    field managers wrote in between, each its own fields (another controller's condition),
+//!    the same status goes again at the version now stored; when it holds the status
+//!    already (this controller's own earlier write), nothing more is sent;
 //! 5. when the API server rejects it, only the conditions that pass validation are applied,
 //!    under `<owner>-fallback`, without `observedGeneration` (a summary that said success
 //!    says `StatusRejected` instead); after a later full apply the fallback manager gives its
@@ -38,7 +41,8 @@
 //! Several controllers may write one object's status, each under its own field manager
 //! ([`StatusReconciler::field_manager`]): a second controller writes only its own conditions,
 //! never `observedGeneration`, and without the `resourceVersion` precondition (the kind's
-//! controller keeps it: its writes say which generation the status describes). A condition
+//! controller keeps it: its writes say which generation the status describes; a 409 that
+//! another controller's write caused is resolved within the reconcile, step 4). A condition
 //! another manager took from a reconciler (two writers of one condition type) is reported once
 //! in a Warning Event ([`REASON_CONDITION_CONTESTED`]), left as the other manager wrote it, and
 //! taken back only on the backoff, so that the two do not take turns at every watch event.
@@ -182,9 +186,11 @@ impl Error {
         apply::status_code(&self.source)
     }
 
-    /// Whether the object changed since the reconcile read it (409 Conflict): the status
-    /// computed from the old copy was not written, and the next reconcile starts from the
-    /// new one.
+    /// Whether the object changed since the reconcile read it (409 Conflict) in what the
+    /// status was computed from (its spec, its metadata, this controller's own fields of the
+    /// status): the status computed from the old copy was not written, and the next
+    /// reconcile starts from the new one. A change by other field managers alone is not one:
+    /// the status is sent again within the reconcile.
     pub fn is_conflict(&self) -> bool {
         self.status_code() == Some(409)
     }
@@ -698,7 +704,14 @@ where
                 let full =
                     apply::full(&self.client, writer, stored, &sent, sent_body.clone(), left);
                 match full.await {
-                    Ok(stored_now) => {
+                    // Its own earlier write, which the copy read predates: written already
+                    // (and announced by the reconcile that wrote it). A fallback manager
+                    // still holding fields is released by the reconcile of the newer copy.
+                    Ok(apply::Applied::Found(_)) => {
+                        self.remember_stored(key, &sent_body, None, now);
+                        return Ok(Write::done(Written::Unchanged));
+                    }
+                    Ok(apply::Applied::Sent(stored_now)) => {
                         // After a release the object is not what this apply's answer holds
                         // (the fallback's own fields go): nothing to remember of it.
                         let stored_now = (!fallback_holds).then_some(&stored_now);
