@@ -6,23 +6,23 @@
 //! - the kind's controller (`example.com/standardwidget-controller`): Ready and
 //!   `observedGeneration`;
 //! - a health checker (`example.com/health-checker`, `field_manager`): Healthy;
-//! - a backup agent (`example.com/backup-agent`, `field_manager`): BackedUp, and, by
-//!   mistake, Ready too (False, `BackupPending`): the contested condition.
+//! - a backup agent (`example.com/backup-agent`, `field_manager`): BackedUp, and, in the
+//!   second test, by mistake, Ready too (False, `BackupPending`): the contested condition.
 //!
 //! The widgets are created with the controllers running, and once everything settled each
 //! one's spec is changed, and everything settles again. Every request of each controller is
 //! journaled with the server's answer (`kondition_tests::faults`, with no fault injected).
 //!
 //! What must hold: no write of the second controllers ever gets 409 (they carry no
-//! precondition: the others' writes between their read and their write refuse nothing); no
-//! reconcile of the kind's controller ends with a 409 (its writes carry the precondition,
-//! and one refused because another manager wrote in between is sent again at once, or found
-//! written already by its own earlier write); no
+//! precondition: the others' writes between their read and their write refuse nothing);
+//! without the contest, no reconcile of the kind's controller ends with a 409 (its writes
+//! carry the precondition, and one refused because another manager wrote its own conditions
+//! in between is sent again at once, or found written already by its own earlier write); no
 //! accepted write was computed from a stale copy (every generation it stamps is the object's
-//! right after it); Ready was written by the two writers of it once each at most per
-//! generation, and exactly one of them reported the other, once per widget (a Warning Event
-//! `ConditionContested` naming the other field manager), and left Ready to it since; every
-//! widget ends with the three conditions at its latest generation.
+//! right after it); with the contest, Ready was written by the two writers of it once each
+//! at most per generation, and exactly one of them reported the other, once per widget (a
+//! Warning Event `ConditionContested` naming the other field manager), and left Ready to it
+//! since; every widget ends with the three conditions at its latest generation.
 //!
 //! No step waits for a time: the run is settled when each controller's last reconcile of
 //! each widget started from the widget as it is stored (so it wrote nothing), which a
@@ -51,11 +51,15 @@ use tokio::sync::Notify;
 /// The widgets.
 const OBJECTS: usize = 100;
 
-/// Reconciles of the three controllers so far.
-static RECONCILES: AtomicUsize = AtomicUsize::new(0);
-
-/// Reconciles of the kind's controller that ended with its status refused by a 409.
-static MAIN_CONFLICTED: AtomicUsize = AtomicUsize::new(0);
+/// What a run counts as its three controllers reconcile (the two tests of this binary run
+/// at once, each with its own).
+#[derive(Default)]
+struct Counters {
+    /// Reconciles of the three controllers so far.
+    reconciles: AtomicUsize,
+    /// Reconciles of the kind's controller that ended with its status refused by a 409.
+    main_conflicted: AtomicUsize,
+}
 
 const MAIN: &str = "example.com/standardwidget-controller";
 const HEALTH: &str = "example.com/health-checker";
@@ -83,13 +87,13 @@ fn policy() -> RequeuePolicy {
 }
 
 /// Starts controller `manager` as identity `identity`'s client, journaled.
-fn start(
-    env: &TestEnv,
-    client: Client,
-    manager: &'static str,
-    seen: Seen,
-    reconciled: Arc<Notify>,
-) -> Running {
+fn start(env: &TestEnv, client: Client, manager: &'static str, run: &Run) -> Running {
+    let (seen, reconciled, counters, contest) = (
+        run.seen.clone(),
+        run.reconciled.clone(),
+        run.counters.clone(),
+        run.contest,
+    );
     let (client, faults) = faulty(client);
     let reporter = Reporter {
         controller: manager.into(),
@@ -114,6 +118,7 @@ fn start(
                 move |object: Arc<StandardWidget>, reconciler: Arc<StatusReconciler<_>>| {
                     let seen = seen.clone();
                     let reconciled = reconciled.clone();
+                    let counters = counters.clone();
                     async move {
                         let name = object.name_any();
                         let version = object.resource_version().unwrap_or_default();
@@ -121,7 +126,7 @@ fn start(
                             .reconcile(object, async |w: &mut StandardWidget| {
                                 match manager {
                                     MAIN => w.set_endpoint("10.0.0.7:443"),
-                                    BACKUP => {
+                                    BACKUP if contest => {
                                         w.status_or_insert().conditions.set(
                                             Condition::new(
                                                 "Ready",
@@ -146,9 +151,9 @@ fn start(
                                 .as_ref()
                                 .is_err_and(kondition::controller::Error::is_conflict)
                         {
-                            MAIN_CONFLICTED.fetch_add(1, Ordering::SeqCst);
+                            counters.main_conflicted.fetch_add(1, Ordering::SeqCst);
                         }
-                        RECONCILES.fetch_add(1, Ordering::SeqCst);
+                        counters.reconciles.fetch_add(1, Ordering::SeqCst);
                         reconciled.notify_one();
                         result
                     }
@@ -169,11 +174,11 @@ fn start(
 /// stored (a consistent list, after each reconcile): none has anything left to write. Fails
 /// once the controllers have reconciled `bound` times in all without settling (two writers
 /// fighting over a condition never settle).
-async fn settle(env: &TestEnv, seen: &Seen, reconciled: &Notify, bound: usize) {
+async fn settle(env: &TestEnv, run: &Run, bound: usize) {
     let api: Api<StandardWidget> = env.api();
     loop {
-        reconciled.notified().await;
-        let reconciles = RECONCILES.load(Ordering::SeqCst);
+        run.reconciled.notified().await;
+        let reconciles = run.counters.reconciles.load(Ordering::SeqCst);
         assert!(
             reconciles <= bound,
             "not settled after {reconciles} reconciles"
@@ -182,7 +187,7 @@ async fn settle(env: &TestEnv, seen: &Seen, reconciled: &Notify, bound: usize) {
         if stored.items.len() != OBJECTS {
             continue;
         }
-        let seen = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let seen = run.seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let settled = stored.items.iter().all(|w| {
             [MAIN, HEALTH, BACKUP].iter().all(|manager| {
                 seen.get(&(*manager, w.name_any())).map(String::as_str)
@@ -343,35 +348,42 @@ async fn check_widgets(env: &TestEnv, generation: i64) -> BTreeMap<String, Strin
     ready_owner
 }
 
+/// One run: its widgets' copies seen, its reconciles, whether the backup agent sets Ready.
+struct Run {
+    seen: Seen,
+    reconciled: Arc<Notify>,
+    counters: Arc<Counters>,
+    contest: bool,
+}
+
+/// The three controllers, each owning its own conditions only: no reconcile of any of them
+/// ends with a 409, and nothing is contested.
 #[tokio::test]
 async fn three_controllers_on_one_status_never_conflict_over_disjoint_conditions() {
+    three_controllers(false).await;
+}
+
+/// The same, with the backup agent setting Ready too: the contested condition is reported
+/// once per widget and left to one writer, and the disjoint ones still never conflict.
+#[tokio::test]
+async fn three_controllers_with_one_contested_condition_report_it_and_settle() {
+    three_controllers(true).await;
+}
+
+async fn three_controllers(contest: bool) {
     let env = TestEnv::new([StandardWidget::crd()]).await;
     let health = env.identity("health-checker", env.rules()).await;
     let backup = env.identity("backup-agent", env.rules()).await;
-    let seen: Seen = Arc::default();
-    let reconciled = Arc::new(Notify::new());
+    let run = Run {
+        seen: Arc::default(),
+        reconciled: Arc::new(Notify::new()),
+        counters: Arc::default(),
+        contest,
+    };
     let controllers = [
-        start(
-            &env,
-            env.client.clone(),
-            MAIN,
-            seen.clone(),
-            reconciled.clone(),
-        ),
-        start(
-            &env,
-            health.client.clone(),
-            HEALTH,
-            seen.clone(),
-            reconciled.clone(),
-        ),
-        start(
-            &env,
-            backup.client.clone(),
-            BACKUP,
-            seen.clone(),
-            reconciled.clone(),
-        ),
+        start(&env, env.client.clone(), MAIN, &run),
+        start(&env, health.client.clone(), HEALTH, &run),
+        start(&env, backup.client.clone(), BACKUP, &run),
     ];
 
     let api: Api<StandardWidget> = env.api();
@@ -383,8 +395,8 @@ async fn three_controllers_on_one_status_never_conflict_over_disjoint_conditions
     }
     // Each controller reconciles each widget a few times at most (its own writes and the
     // others' wake it); far past that, something keeps writing.
-    settle(&env, &seen, &reconciled, 20 * 3 * OBJECTS).await;
-    let creation_reconciles = RECONCILES.load(Ordering::SeqCst);
+    settle(&env, &run, 20 * 3 * OBJECTS).await;
+    let creation_reconciles = run.counters.reconciles.load(Ordering::SeqCst);
     let first = check_widgets(&env, 1).await;
     let at_first: Vec<Writes> = controllers
         .iter()
@@ -400,14 +412,9 @@ async fn three_controllers_on_one_status_never_conflict_over_disjoint_conditions
         .await
         .expect("spec changed");
     }
-    settle(
-        &env,
-        &seen,
-        &reconciled,
-        creation_reconciles + 20 * 3 * OBJECTS,
-    )
-    .await;
-    let reconciles = RECONCILES.load(Ordering::SeqCst);
+    settle(&env, &run, creation_reconciles + 20 * 3 * OBJECTS).await;
+    let reconciles = run.counters.reconciles.load(Ordering::SeqCst);
+    let main_conflicted = run.counters.main_conflicted.load(Ordering::SeqCst);
     let second = check_widgets(&env, 2).await;
     assert_eq!(first, second, "Ready stays with the writer it was left to");
     let at_end: Vec<Writes> = controllers
@@ -421,8 +428,7 @@ async fn three_controllers_on_one_status_never_conflict_over_disjoint_conditions
     let main_won = first.values().filter(|m| *m == MAIN).count();
     eprintln!(
         "reconciles: {creation_reconciles} until settled after creation, {reconciles} in all; \
-         of the main controller's, {} ended with a 409",
-        MAIN_CONFLICTED.load(Ordering::SeqCst)
+         of the main controller's, {main_conflicted} ended with a 409"
     );
     eprintln!(
         "{OBJECTS} widgets, 3 controllers; writes after creation and after the spec change \
@@ -432,14 +438,16 @@ async fn three_controllers_on_one_status_never_conflict_over_disjoint_conditions
     );
 
     // The Events about the contested condition: one per widget, by the writer of Ready that
-    // left it to the other, naming the other.
+    // left it to the other, naming the other (none without the contest).
     let events = recorded_events(&env.admin, &env.namespace).await;
     let contested: Vec<_> = events
         .iter()
         .filter(|e| e.reason.as_deref() == Some(REASON_CONDITION_CONTESTED))
         .collect();
-    assert_eq!(contested.len(), OBJECTS, "{contested:#?}");
-    for (name, winner) in &first {
+    let expected = if contest { OBJECTS } else { 0 };
+    assert_eq!(contested.len(), expected, "{contested:#?}");
+    assert_eq!(main_won, if contest { main_won } else { OBJECTS });
+    for (name, winner) in first.iter().filter(|_| contest) {
         let about: Vec<_> = contested
             .iter()
             .filter(|e| e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name))
@@ -462,14 +470,16 @@ async fn three_controllers_on_one_status_never_conflict_over_disjoint_conditions
         if manager == MAIN {
             // Its writes carry the precondition: one write per widget and generation landed.
             assert_eq!((first.accepted, end.accepted), (OBJECTS, 2 * OBJECTS));
-            // A 409 from another manager's write in between is resolved within the
-            // reconcile: sent again (counted), or found written (the rest).
+            // A 409 from another manager's write of its own conditions in between is
+            // resolved within the reconcile: sent again (counted), or found written (the
+            // rest). Only a write of Ready by the backup agent (the contest) makes one stand.
             assert!(end.resent <= end.conflicts, "{end:?}");
-            assert_eq!(
-                MAIN_CONFLICTED.load(Ordering::SeqCst),
-                0,
-                "reconciles of the kind's controller that ended with a 409"
-            );
+            if !contest {
+                assert_eq!(
+                    main_conflicted, 0,
+                    "reconciles of the kind's controller that ended with a 409"
+                );
+            }
         } else {
             // No precondition: no 409, whatever the others wrote in between. A write from a
             // copy older than its own last one (the watch had not brought it yet) is sent

@@ -268,7 +268,8 @@ where
         if holds(&current, &body, K::Status::SHAPE.merge)? {
             return Ok(Applied::Found(current));
         }
-        if !only_others_wrote(stored, &current, &writer.managers(), K::Status::SHAPE.merge)? {
+        let (ours, merge) = (writer.managers(), K::Status::SHAPE.merge);
+        if !only_others_wrote(stored, &current, &ours, merge, &body["status"])? {
             return Err(error);
         }
         body["metadata"]["resourceVersion"] = current.meta().resource_version.clone().into();
@@ -329,12 +330,15 @@ fn holds<K: Serialize>(
 const MAX_RESENDS: usize = 3;
 
 /// Whether `current` differs from `read` only in what managers other than `ours` own of the
-/// status (whose `conditions` list merges as `merge` says): the same object (metadata, spec, generation, finalizers, deletion), the same
-/// fields held by `ours` (their `managedFields` entries, times aside), and the same values
-/// where `ours` own them (each status field, each field of each condition). A status computed from
-/// `read` then neither passes an older generation off as observed nor undoes a newer write
-/// of its own manager (another replica's): the resourceVersion precondition guards exactly
-/// these, and a write of another condition type by another controller changes none of them.
+/// status (whose `conditions` list merges as `merge` says) and the apply `sending` leaves
+/// alone: the same object (metadata, spec, generation, finalizers, deletion), the same
+/// fields held by `ours` (their `managedFields` entries, times aside), the same values where
+/// `ours` own them (each status field, each field of each condition), and the same values
+/// of what `sending` takes over from other managers (a field or condition it changes, an
+/// atomic list). A status computed from `read` then neither passes an older generation off
+/// as observed, nor undoes a newer write of its own manager (another replica's), nor a newer
+/// value of another manager: the resourceVersion precondition guards exactly these, and a
+/// write of another condition type by another controller changes none of them.
 ///
 /// The body's inputs are taken to be the object and its own fields of the status: a body
 /// that reads another manager's condition (to summarize it, say) computes from what `read`
@@ -344,6 +348,7 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
     current: &K,
     ours: &[&str],
     merge: ConditionsMerge,
+    sending: &serde_json::Value,
 ) -> Result<bool, WriteError> {
     /// The object without what any write changes (its version, the managers' entries) and
     /// its status apart.
@@ -420,7 +425,19 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
                     == current.as_ref().and_then(|c| c.get(field))
             })
     });
-    Ok(same_fields && same_conditions)
+    // What the apply takes over from other managers (a field or a condition it changes, an
+    // atomic list) must be as read too: sent again, it would undo their newer value.
+    let taken = sending.as_object().into_iter().flatten();
+    let same_taken = taken.into_iter().all(|(field, value)| {
+        if field != "conditions" || merge == ConditionsMerge::Atomic {
+            return read_status.get(field) == current_status.get(field);
+        }
+        value.as_array().into_iter().flatten().all(|condition| {
+            let type_ = condition["type"].as_str().unwrap_or_default();
+            conditions(&read_status, type_) == conditions(&current_status, type_)
+        })
+    });
+    Ok(same_fields && same_conditions && same_taken)
 }
 
 /// The conditions-only apply under the fallback manager, only if the object is still at
@@ -1030,12 +1047,15 @@ mod tests {
     fn a_conflict_is_resent_only_when_other_managers_alone_wrote() {
         let ours = ["controller", "controller-fallback"];
         let read = widget(|_| {});
+        // What the apply sends: its own fields only.
+        let sending = json!({"observedGeneration": 2, "conditions": [
+            {"type": "Ready", "status": "True"}]});
         let after = |edit: fn(&mut serde_json::Value)| {
             let current = widget(|o| {
                 o["metadata"]["resourceVersion"] = json!("11");
                 edit(o);
             });
-            super::only_others_wrote(&read, &current, &ours, ByType).expect("comparable")
+            super::only_others_wrote(&read, &current, &ours, ByType, &sending).expect("comparable")
         };
         // The agent changed its condition, added another, and a third manager came.
         assert!(after(|o| {
@@ -1087,7 +1107,9 @@ mod tests {
                 owner(o);
                 edit(o);
             });
-            super::only_others_wrote(&read, &current, &ours, ByType).expect("comparable")
+            // Ready left to the other manager: no longer applied.
+            let sending = json!({"observedGeneration": 2, "conditions": []});
+            super::only_others_wrote(&read, &current, &ours, ByType, &sending).expect("comparable")
         };
         assert!(contested(
             |o| o["status"]["conditions"][0]["status"] = json!("False")
@@ -1106,7 +1128,32 @@ mod tests {
             o["metadata"]["managedFields"][0]["fieldsV1"] = json!({"f:status": {
                 "f:observedGeneration": {}}});
         }));
-        // An atomic list is one field: ours changed as a whole.
+        // An apply that takes BackedUp over (it changes it) is not sent again over the
+        // agent's newer BackedUp; another manager's new condition is no obstacle.
+        let taking = json!({"conditions": [{"type": "BackedUp", "status": "True"}]});
+        let current = widget(|o| o["status"]["conditions"][1]["reason"] = json!("Later"));
+        assert!(
+            !super::only_others_wrote(&read, &current, &ours, ByType, &taking).expect("comparable")
+        );
+        let current = widget(|o| {
+            o["status"]["conditions"]
+                .as_array_mut()
+                .expect("a list")
+                .push(json!({"type": "Healthy", "status": "True"}));
+        });
+        assert!(
+            super::only_others_wrote(&read, &current, &ours, ByType, &taking).expect("comparable")
+        );
+        // An atomic list is one field: ours changed as a whole; one we do not own yet, sent
+        // whole, is not sent again over another manager's newer list.
+        let not_ours = widget(|_| {});
+        let theirs_moved = widget(|o| o["status"]["conditions"][1]["status"] = json!("True"));
+        let whole = json!({"conditions": [{"type": "Ready", "status": "True"},
+            {"type": "BackedUp", "status": "False"}]});
+        assert!(
+            !super::only_others_wrote(&not_ours, &theirs_moved, &ours, Atomic, &whole)
+                .expect("comparable")
+        );
         let atomic = |edit: fn(&mut serde_json::Value)| {
             let owner = |o: &mut serde_json::Value| {
                 o["metadata"]["managedFields"][0]["fieldsV1"] =
@@ -1117,7 +1164,7 @@ mod tests {
                 owner(o);
                 edit(o);
             });
-            super::only_others_wrote(&read, &current, &ours, Atomic).expect("comparable")
+            super::only_others_wrote(&read, &current, &ours, Atomic, &sending).expect("comparable")
         };
         assert!(atomic(|o| o["status"]["lastBackup"] = json!("monday")));
         assert!(!atomic(
