@@ -28,7 +28,9 @@
 //! ([`Checker::schema`]), a third set checks the status against the CRD's own structural
 //! schema (ids `schema-*`, see [`schema`](self#schema-rules) below): types, required fields,
 //! enums, patterns, bounds, formats, list-map keys unique, unknown fields the server would
-//! drop. Not checked (yet): the CRD's CEL rules (`x-kubernetes-validations`).
+//! drop; and, with the feature `cel`, its CEL rules (`x-kubernetes-validations`), evaluated
+//! with kube's CEL support (ids `schema-cel`; `schema-cel-transition` and
+//! `schema-cel-unchecked` at [`Level::Unchecked`] for rules it cannot evaluate).
 //!
 //! # Schema rules
 //!
@@ -67,6 +69,8 @@ use k8s_openapi::jiff::Timestamp;
 use kube_core::CustomResourceExt;
 use serde_json::Value;
 
+#[cfg(feature = "cel")]
+mod cel;
 mod schema;
 
 use crate::validation::{
@@ -83,8 +87,8 @@ pub enum Level {
     /// The API server takes the status but silently drops this part: a field the schema
     /// does not name (pruned), a `null` where the schema is not nullable.
     Dropped,
-    /// A rule the checker cannot evaluate (a pattern the `regex` crate cannot compile):
-    /// reported rather than passed.
+    /// A rule the checker cannot evaluate (a pattern the `regex` crate cannot compile, a CEL
+    /// transition rule, a CEL function kube-cel lacks): reported rather than passed.
     Unchecked,
 }
 
@@ -249,7 +253,11 @@ impl Checker {
             return;
         };
         match root.properties.as_ref().and_then(|p| p.get("status")) {
-            Some(status_schema) => schema::check_status(found, status_schema, status),
+            Some(status_schema) => {
+                schema::check_status(found, status_schema, status);
+                #[cfg(feature = "cel")]
+                cel::check_status(found, status_schema, status);
+            }
             None if root.x_kubernetes_preserve_unknown_fields == Some(true) => {}
             None => found.push(
                 "schema-unknown-field",

@@ -19,8 +19,10 @@
 //! `minLength`/`maxLength` (in characters, as the server counts), `minItems`/`maxItems`,
 //! `minProperties`/`maxProperties`, `format` (`date-time`, `date`, `byte`; the server
 //! ignores formats it does not know), `additionalProperties`, `x-kubernetes-list-type` `set`
-//! and `map` (keys unique), and `allOf`/`anyOf`/`oneOf`/`not`. Not checked here: CEL rules
-//! (`x-kubernetes-validations`), which need a CEL evaluator.
+//! and `map` (keys unique), and `allOf`/`anyOf`/`oneOf`/`not`. CEL rules
+//! (`x-kubernetes-validations`) are check/cel.rs's (feature `cel`); this walk reports the ones
+//! no offline check can evaluate (transition rules), and without the feature every rule, at
+//! [`Level::Unchecked`].
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -86,6 +88,38 @@ impl Walk<'_> {
             Value::Bool(_) | Value::Null => {}
         }
         self.combinations(schema, value, path);
+        if structural {
+            self.cel_rules(schema, path);
+        }
+    }
+
+    /// The CEL rules at this node that the checker cannot evaluate: transition rules (they
+    /// read `oldSelf`, the stored object an offline check does not have) and, without the
+    /// `cel` feature, every rule. The others are check/cel.rs's.
+    fn cel_rules(&mut self, schema: &JSONSchemaProps, path: &str) {
+        for rule in schema.x_kubernetes_validations.iter().flatten() {
+            if mentions_old_self(&rule.rule) && rule.optional_old_self != Some(true) {
+                self.found.push(
+                    "schema-cel-transition",
+                    Level::Unchecked,
+                    path,
+                    format!(
+                        "transition rule `{}` not evaluated: it compares with the stored object",
+                        rule.rule
+                    ),
+                );
+            } else if cfg!(not(feature = "cel")) {
+                self.found.push(
+                    "schema-cel-unchecked",
+                    Level::Unchecked,
+                    path,
+                    format!(
+                        "rule `{}` not evaluated: kondition is built without its `cel` feature",
+                        rule.rule
+                    ),
+                );
+            }
+        }
     }
 
     fn null(&mut self, schema: &JSONSchemaProps, path: &str, place: Place, structural: bool) {
@@ -502,6 +536,14 @@ impl Walk<'_> {
     }
 }
 
+/// Whether the CEL expression `rule` names the identifier `oldSelf`.
+fn mentions_old_self(rule: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    rule.match_indices("oldSelf").any(|(at, _)| {
+        !rule[..at].ends_with(word) && !rule[at + "oldSelf".len()..].starts_with(word)
+    })
+}
+
 /// `.status.foo`, or `.status["a.b"]` where the key is not a plain name.
 fn child(path: &str, key: &str) -> String {
     let plain = !key.is_empty()
@@ -759,6 +801,61 @@ mod tests {
             (found[0].rule, found[0].level),
             ("schema-pattern-unchecked", Level::Unchecked)
         );
+    }
+
+    #[test]
+    fn cel_rules_are_evaluated_or_reported_unchecked() {
+        let root = serde_json::from_value(json!({"type": "object", "properties": {"status": {
+        "type": "object",
+        "x-kubernetes-validations": [
+            {"rule": "self.phase != 'Ready' || has(self.name)",
+             "message": "a Ready widget has a name"},
+        ],
+        "properties": {
+            "phase": {"type": "string"},
+            "name": {"type": "string"},
+            "replicas": {"type": "integer", "x-kubernetes-validations": [
+                {"rule": "self >= oldSelf", "message": "never fewer"},
+                {"rule": "self % 2 == 0", "message": "even", "reason": "FieldValueForbidden"},
+            ]},
+        }}}}))
+        .expect("a schema");
+        let check = |status: Value| {
+            lines(
+                &Checker::new()
+                    .schema(&root)
+                    .check(&json!({"status": status})),
+            )
+        };
+        let transition = ".status.replicas: schema-cel-transition (unchecked): transition rule \
+                          `self >= oldSelf` not evaluated: it compares with the stored object";
+        if cfg!(feature = "cel") {
+            assert_eq!(
+                check(json!({"phase": "Ready", "name": "w", "replicas": 2})),
+                [transition]
+            );
+            assert_eq!(
+                check(json!({"phase": "Ready", "replicas": 3})),
+                [
+                    transition,
+                    ".status: schema-cel: Invalid value: \"object\": a Ready widget has a name",
+                    ".status.replicas: schema-cel: Forbidden: even",
+                ]
+            );
+        } else {
+            assert_eq!(
+                check(json!({"phase": "Ready", "replicas": 3})),
+                [
+                    transition,
+                    ".status.replicas: schema-cel-unchecked (unchecked): rule `self % 2 == 0` not \
+                     evaluated: kondition is built without its `cel` feature",
+                    ".status: schema-cel-unchecked (unchecked): rule `self.phase != 'Ready' || \
+                     has(self.name)` not evaluated: kondition is built without its `cel` feature",
+                ]
+            );
+        }
+        assert!(super::mentions_old_self("oldSelf.x == self.x"));
+        assert!(!super::mentions_old_self("self.oldSelfish == 1"));
     }
 
     #[test]
