@@ -16,6 +16,10 @@ use super::{Found, Level};
 
 /// Evaluates the CEL rules of `schema` (the status property's schema) on `status`.
 pub(super) fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: &Value) {
+    // Most statuses state no CEL rule: no evaluator is built, nothing converted.
+    if !has_rules(schema) {
+        return;
+    }
     let schema = match serde_json::to_value(schema) {
         Ok(schema) => schema,
         Err(error) => {
@@ -28,7 +32,11 @@ pub(super) fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: 
             return;
         }
     };
-    let Err(errors) = Validator::new().validate(&schema, status, None) else {
+    // One evaluator per thread: building one registers every Kubernetes CEL function.
+    thread_local! {
+        static VALIDATOR: Validator = Validator::new();
+    }
+    let Err(errors) = VALIDATOR.with(|validator| validator.validate(&schema, status, None)) else {
         return;
     };
     for error in errors.iter() {
@@ -45,6 +53,27 @@ pub(super) fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: 
             ),
         }
     }
+}
+
+/// Whether `schema` or a schema below it states a CEL rule.
+fn has_rules(schema: &JSONSchemaProps) -> bool {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+        JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+    };
+    schema
+        .x_kubernetes_validations
+        .as_ref()
+        .is_some_and(|rules| !rules.is_empty())
+        || schema
+            .properties
+            .iter()
+            .flatten()
+            .any(|(_, p)| has_rules(p))
+        || matches!(&schema.items, Some(JSONSchemaPropsOrArray::Schema(item)) if has_rules(item))
+        || matches!(
+            &schema.additional_properties,
+            Some(JSONSchemaPropsOrBool::Schema(value)) if has_rules(value)
+        )
 }
 
 /// kube-cel's path below the status (`conditions[0].reason`, or empty for the status

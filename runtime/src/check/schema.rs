@@ -361,18 +361,13 @@ impl Walk<'_> {
                             .iter()
                             .filter_map(|k| map.get(k).map(|v| (k.clone(), v.clone())))
                             .collect(),
+                        // An item that is not an object has the schema's type error; as a
+                        // key it is unique (the server adds "must be an object for an array
+                        // of list-type map" at the same place, which says nothing more).
                         Value::Null => serde_json::Map::new(),
-                        other => {
-                            self.found.fail(
-                                "schema-list-map",
-                                &format!("{path}[{index}]"),
-                                format!(
-                                    "Invalid value: {}: must be an object for an array of \
-                                     list-type map",
-                                    shown(other)
-                                ),
-                            );
-                            return;
+                        _ => {
+                            keys.push(Value::Array(vec![Value::from(index)]));
+                            continue;
                         }
                     };
                     keys.push(Value::Object(key));
