@@ -14,8 +14,46 @@ use serde_json::Value;
 
 use super::{Found, Level};
 
+/// The server's words when schema errors keep it from evaluating CEL rules.
+const NOT_EVALUATED: &str = "some validation rules were not checked because the object was \
+                             invalid; correct the existing errors to complete validation";
+
+/// After the schema walk found `found.0[before..]`: the CEL rules evaluated, unless a schema
+/// error is one the API server holds as blocking CEL (apiextensions' `hasBlockingErr`: a wrong
+/// type or format, a value outside the enum, a required field missing, a text, list or map
+/// too long), in which case it skips them and says so, as the checker does.
+pub(super) fn after_schema(
+    found: &mut Found,
+    before: usize,
+    schema: &JSONSchemaProps,
+    status: &Value,
+) {
+    let blocking = found.0[before..].iter().any(|v| {
+        matches!(
+            v.rule,
+            "schema-type"
+                | "schema-format"
+                | "schema-enum"
+                | "schema-required"
+                | "schema-max-length"
+                | "schema-max-items"
+                | "schema-max-properties"
+        )
+    });
+    if !blocking {
+        check_status(found, schema, status);
+    } else if has_rules(schema) {
+        found.push(
+            "schema-cel-not-evaluated",
+            Level::Unchecked,
+            ".status",
+            NOT_EVALUATED.to_owned(),
+        );
+    }
+}
+
 /// Evaluates the CEL rules of `schema` (the status property's schema) on `status`.
-pub(super) fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: &Value) {
+fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: &Value) {
     // Most statuses state no CEL rule: no evaluator is built, nothing converted.
     if !has_rules(schema) {
         return;

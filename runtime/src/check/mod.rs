@@ -30,7 +30,10 @@
 //! enums, patterns, bounds, formats, list-map keys unique, unknown fields the server would
 //! drop; and, with the feature `cel`, its CEL rules (`x-kubernetes-validations`), evaluated
 //! with kube's CEL support (ids `schema-cel`; `schema-cel-transition` and
-//! `schema-cel-unchecked` at [`Level::Unchecked`] for rules it cannot evaluate).
+//! `schema-cel-unchecked` at [`Level::Unchecked`] for rules it cannot evaluate). As the API
+//! server, it skips the CEL rules when the schema found a wrong type or format, a value
+//! outside an enum, a missing required field or a text, list or map too long, and says so
+//! (`schema-cel-not-evaluated`, [`Level::Unchecked`]).
 //!
 //! # Schema rules
 //!
@@ -254,9 +257,11 @@ impl Checker {
         };
         match root.properties.as_ref().and_then(|p| p.get("status")) {
             Some(status_schema) => {
+                #[cfg(feature = "cel")]
+                let before = found.0.len();
                 schema::check_status(found, status_schema, status);
                 #[cfg(feature = "cel")]
-                cel::check_status(found, status_schema, status);
+                cel::after_schema(found, before, status_schema, status);
             }
             None if root.x_kubernetes_preserve_unknown_fields == Some(true) => {}
             None => found.push(

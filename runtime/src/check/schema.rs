@@ -837,6 +837,17 @@ mod tests {
                     ".status.replicas: schema-cel: Forbidden: even",
                 ]
             );
+            // A wrong type blocks the CEL rules, at the server as here.
+            assert_eq!(
+                check(json!({"phase": "Ready", "replicas": "3"})),
+                [
+                    ".status.replicas: schema-type: Invalid value: \"3\": must be of type \
+                     integer: \"string\"",
+                    ".status: schema-cel-not-evaluated (unchecked): some validation rules were \
+                     not checked because the object was invalid; correct the existing errors to \
+                     complete validation",
+                ]
+            );
         } else {
             assert_eq!(
                 check(json!({"phase": "Ready", "replicas": 3})),
