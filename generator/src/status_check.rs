@@ -196,9 +196,17 @@ pub fn check(
 ) -> Result<Vec<Vec<Violation>>, Diagnostics> {
     let mut problems = Diagnostics::default();
     let mut found = Vec::with_capacity(objects.len());
+    // One checker per CRD, built once: a CRD may be megabytes (Azure's), objects many.
+    let checkers: Vec<Checker> = crds.iter().map(|crd| Checker::new().crd(crd)).collect();
     for object in objects {
         match crd_of(crds, object) {
-            Ok(crd) => found.push(Checker::new().crd(crd).check(&object.value)),
+            Ok(crd) => {
+                let index = crds
+                    .iter()
+                    .position(|c| std::ptr::eq(c, crd))
+                    .unwrap_or_default();
+                found.push(checkers[index].check(&object.value));
+            }
             Err(problem) => problems.push(problem),
         }
     }
