@@ -80,6 +80,8 @@ pub mod select;
 pub mod share;
 #[doc(hidden)]
 pub mod source;
+#[doc(hidden)]
+pub mod status_check;
 
 use std::path::{Path, PathBuf};
 

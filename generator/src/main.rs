@@ -1,6 +1,7 @@
 //! `kondition`: Rust CRD types with kondition's standard status, from schema files or CRDs.
 //!
-//! Exit codes: 0 success, 1 drift (`check`), 2 bad input or usage.
+//! Exit codes: 0 success, 1 drift (`check`) or violations (`check-status`), 2 bad input or
+//! usage.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -17,7 +18,8 @@ use kondition_gen::{inputs, output};
     name = "kondition",
     version,
     about,
-    after_long_help = "Exit codes: 0 success, 1 drift (check), 2 bad input or usage. \
+    after_long_help = "Exit codes: 0 success, 1 drift (check) or violations (check-status), \
+        2 bad input or usage. \
         Input errors are printed as path:line:col: message, and nothing is written."
 )]
 struct Cli {
@@ -38,6 +40,10 @@ enum Command {
     /// Print the ClusterRole the status chokepoint needs for the kinds of schema or CRD
     /// files (or write it to a file with `--out FILE`).
     Rbac(RbacArgs),
+    /// Check objects' statuses offline against their CRDs: the CRD's schema (and CEL rules),
+    /// the API conventions and kstatus' conventions. Prints `file: namespace/name: path: rule:
+    /// message` per violation; exit 1 if any is an error, 2 on bad input.
+    CheckStatus(CheckStatusArgs),
     /// Print the JSON Schema of the schema format.
     Schema,
     /// Print a completion script for a shell (bash, zsh, fish, elvish or powershell).
@@ -186,6 +192,18 @@ fn role_name(text: &str) -> Result<String, String> {
 }
 
 #[derive(clap::Args)]
+struct CheckStatusArgs {
+    /// Object files (YAML or JSON; many documents, `kind: List` items), folders of them, or
+    /// `-` for stdin (`kubectl get widgets -o yaml | kondition check-status --crd crd.yaml -`).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// A file of one or more CRDs (repeatable); each object is checked against the CRD of its
+    /// group, kind and version.
+    #[arg(long = "crd", value_name = "FILE", required = true)]
+    crds: Vec<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct ImportArgs {
     /// A CRD file, or `-` for stdin.
     file: PathBuf,
@@ -195,6 +213,8 @@ struct ImportArgs {
 }
 
 const DRIFT: u8 = 1;
+/// `check-status` found a violation the API server or kstatus would hold against the status.
+const VIOLATIONS: u8 = 1;
 const BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
@@ -214,6 +234,7 @@ fn main() -> ExitCode {
         Command::Check(args) => run(&args, true),
         Command::Crd(args) => crd(&args),
         Command::Import(args) => import(&args),
+        Command::CheckStatus(args) => check_status(&args),
         Command::Rbac(args) => rbac(&args),
         Command::Completions { shell } => {
             // Written to memory first: clap_complete panics when its writer fails (a closed
@@ -375,6 +396,60 @@ fn import(args: &ImportArgs) -> ExitCode {
             Some(out) => report_writes(&output::write_files(out, &files), out),
         }
     })())
+}
+
+/// `check-status`: the violations printed to stdout; exit 1 if one is an error.
+fn check_status(args: &CheckStatusArgs) -> ExitCode {
+    use kondition_gen::status_check;
+    let read = || -> Result<_, String> {
+        let mut crds = Vec::new();
+        for file in &args.crds {
+            let text = kondition_gen::source::diagnostic::read_input(file)
+                .map_err(|d| format!("{d}\n"))?;
+            crds.extend(status_check::read_crds(file, &text).map_err(|d| format!("{d}\n"))?);
+        }
+        let mut objects = Vec::new();
+        let (stdin, paths): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            args.paths.iter().partition(|p| p.as_os_str() == "-");
+        if !stdin.is_empty() {
+            let text = kondition_gen::source::diagnostic::read_limited(std::io::stdin().lock())
+                .map_err(|e| format!("<stdin>: {e}\n"))?;
+            objects.extend(
+                status_check::read_objects(std::path::Path::new("<stdin>"), &text)
+                    .map_err(|d| format!("{d}\n"))?,
+            );
+        }
+        let paths: Vec<PathBuf> = paths.into_iter().cloned().collect();
+        let files = status_check::object_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
+        for file in files {
+            let text = kondition_gen::source::diagnostic::read_input(&file)
+                .map_err(|d| format!("{d}\n"))?;
+            objects.extend(status_check::read_objects(&file, &text).map_err(|d| format!("{d}\n"))?);
+        }
+        let found = status_check::check(&crds, &objects).map_err(|d| d.to_string())?;
+        Ok((objects, found))
+    };
+    let (objects, found) = match read() {
+        Ok(read) => read,
+        Err(message) => return finish(Err(message)),
+    };
+    let mut text = String::new();
+    let mut failed = false;
+    for (object, violations) in objects.iter().zip(&found) {
+        for violation in violations {
+            failed |= violation.level == kondition::check::Level::Fail;
+            text.push_str(&format!(
+                "{}: {}: {violation}\n",
+                object.file.display(),
+                object.name()
+            ));
+        }
+    }
+    match print_bytes(text.as_bytes()) {
+        code if code != ExitCode::SUCCESS => code,
+        _ if failed => ExitCode::from(VIOLATIONS),
+        success => success,
+    }
 }
 
 fn report_writes(

@@ -588,6 +588,7 @@ fn man_prints_the_manual_page() {
     for subcommand in [
         "generate",
         "check",
+        "check-status",
         "crd",
         "import",
         "rbac",
@@ -596,11 +597,18 @@ fn man_prints_the_manual_page() {
         "man",
     ] {
         assert!(
-            page.contains(&format!("kondition\\-{subcommand}(1)")),
+            // roff escapes every hyphen.
+            page.contains(&format!(
+                "kondition\\-{}(1)",
+                subcommand.replace('-', "\\-")
+            )),
             "{subcommand}"
         );
     }
-    assert!(page.contains("Exit codes: 0 success, 1 drift (check), 2 bad input or usage."));
+    assert!(page.contains(
+        "Exit codes: 0 success, 1 drift (check) or violations (check\\-status), 2 bad input or \
+         usage."
+    ));
     // Extra arguments are a usage error.
     assert_eq!(kondition(&dir, &["man", "extra"]).status.code(), Some(2));
 
@@ -622,6 +630,7 @@ fn man_prints_the_manual_page() {
     assert_eq!(
         pages,
         [
+            "kondition-check-status.1",
             "kondition-check.1",
             "kondition-completions.1",
             "kondition-crd.1",
@@ -641,5 +650,80 @@ fn man_prints_the_manual_page() {
     assert!(
         generate.contains(".SH NAME\nkondition\\-generate \\- Write Rust types"),
         "{generate}"
+    );
+}
+
+/// `check-status` on a real CRD of the corpus (cert-manager's Certificate): each violation on
+/// its line, exit 1 when one is an error; 0 for a valid status (from a file and from stdin);
+/// 2 for an object no CRD given describes, at its place.
+#[test]
+fn check_status_reports_violations_and_bad_input() {
+    let dir = scratch("check-status");
+    let crd = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/cert-manager/cert-manager.io_certificates.yaml");
+    let crd = crd.to_str().expect("a UTF-8 path");
+    std::fs::create_dir_all(dir.join("objects")).expect("mkdir");
+    std::fs::write(
+        dir.join("objects/bad.yaml"),
+        "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {name: web, namespace: shop}\n\
+         status:\n  revision: \"3\"\n  notAfter: next week\n  issuedBy: me\n",
+    )
+    .expect("write");
+    let good = "{\"apiVersion\": \"cert-manager.io/v1\", \"kind\": \"List\", \"items\": [\
+                {\"apiVersion\": \"cert-manager.io/v1\", \"kind\": \"Certificate\", \
+                \"metadata\": {\"name\": \"ok\"}, \"status\": {\"revision\": 3}}]}";
+    std::fs::write(dir.join("objects/good.json"), good).expect("write");
+
+    let found = kondition(&dir, &["check-status", "--crd", crd, "objects"]);
+    assert_eq!(found.status.code(), Some(1), "{}", text(&found.stderr));
+    assert_eq!(
+        text(&found.stdout),
+        "objects/bad.yaml: shop/web: .status.issuedBy: schema-unknown-field (dropped): unknown \
+         field \"issuedBy\": the schema does not name it, the server drops it\n\
+         objects/bad.yaml: shop/web: .status.notAfter: schema-format: Invalid value: \
+         \"next week\": must be of type date-time: \"next week\"\n\
+         objects/bad.yaml: shop/web: .status.revision: schema-type: Invalid value: \"3\": must be \
+         of type integer: \"string\"\n"
+    );
+    assert_eq!(text(&found.stderr), "");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["check-status", "--crd", crd, "-"])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run kondition");
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(good.as_bytes()).expect("write stdin");
+    }
+    let clean = child.wait_with_output().expect("kondition ends");
+    assert_eq!(clean.status.code(), Some(0), "{}", text(&clean.stderr));
+    assert_eq!(text(&clean.stdout), "");
+
+    std::fs::write(
+        dir.join("other.yaml"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\n{kind: Certificate}\n",
+    )
+    .expect("write");
+    let unknown = kondition(&dir, &["check-status", "--crd", crd, "other.yaml"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(text(&unknown.stdout), "");
+    assert_eq!(
+        text(&unknown.stderr),
+        "other.yaml:1:1: no CRD given describes apiVersion \"example.com/v1\", kind \"Widget\" \
+         (given: cert-manager.io/v1 Certificate)\n\
+         other.yaml:5:1: no CRD given describes apiVersion \"\", kind \"Certificate\" (given: \
+         cert-manager.io/v1 Certificate)\n"
+    );
+    let missing = kondition(&dir, &["check-status", "--crd", "nowhere.yaml", "objects"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing.stderr).starts_with("nowhere.yaml: cannot read: "),
+        "{}",
+        text(&missing.stderr)
     );
 }

@@ -24,7 +24,24 @@
 //! are not on by default. Flux's WARN0002 (Ready copies the negative condition of highest
 //! priority) needs the controller's priority order and is not checked.
 //!
-//! Not checked here (yet): the CRD's own schema and CEL rules for the rest of the status.
+//! Given the CRD ([`Checker::crd`], [`Checker::for_resource`]) or a version's schema
+//! ([`Checker::schema`]), a third set checks the status against the CRD's own structural
+//! schema (ids `schema-*`, see [`schema`](self#schema-rules) below): types, required fields,
+//! enums, patterns, bounds, formats, list-map keys unique, unknown fields the server would
+//! drop; and, with the feature `cel`, its CEL rules (`x-kubernetes-validations`), evaluated
+//! with kube's CEL support (ids `schema-cel`; `schema-cel-transition` and
+//! `schema-cel-unchecked` at [`Level::Unchecked`] for rules it cannot evaluate). As the API
+//! server, it skips the CEL rules when the schema found a wrong type or format, a value
+//! outside an enum, a missing required field or a text, list or map too long, and says so
+//! (`schema-cel-not-evaluated`, [`Level::Unchecked`]).
+//!
+//! # Schema rules
+//!
+//! What the API server's validation refuses is [`Level::Fail`], with a message worded as the
+//! server's field error: `Unsupported value: "Bad": supported values: "A", "B"`. What it
+//! drops without a word (a field the schema does not name, a `null` the schema does not
+//! allow) is [`Level::Dropped`]. A pattern the `regex` crate cannot compile is
+//! [`Level::Unchecked`]: never passed silently.
 //!
 //! ```
 //! use kondition::check::Checker;
@@ -48,8 +65,16 @@
 
 use std::fmt;
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps,
+};
 use k8s_openapi::jiff::Timestamp;
+use kube_core::CustomResourceExt;
 use serde_json::Value;
+
+#[cfg(feature = "cel")]
+mod cel;
+mod schema;
 
 use crate::validation::{
     MAX_MESSAGE_BYTES, MAX_REASON_LEN, MAX_TYPE_LEN, is_valid_reason, is_valid_type,
@@ -62,6 +87,12 @@ pub enum Level {
     Fail,
     /// Flux's warnings: legal, but against its conventions.
     Warn,
+    /// The API server takes the status but silently drops this part: a field the schema
+    /// does not name (pruned), a `null` where the schema is not nullable.
+    Dropped,
+    /// A rule the checker cannot evaluate (a pattern the `regex` crate cannot compile, a CEL
+    /// transition rule, a CEL function kube-cel lacks): reported rather than passed.
+    Unchecked,
 }
 
 /// One thing found wrong with a status.
@@ -82,16 +113,22 @@ impl fmt::Display for Violation {
         let level = match self.level {
             Level::Fail => "",
             Level::Warn => " (warning)",
+            Level::Dropped => " (dropped)",
+            Level::Unchecked => " (unchecked)",
         };
         write!(f, "{}: {}{level}: {}", self.path, self.rule, self.message)
     }
 }
 
 /// Checks statuses; [`Checker::new`] has the conventions and kstatus rules.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Checker {
     negative_polarity: Vec<String>,
     flux: bool,
+    /// The CRDs whose schemas statuses are checked against, picked by apiVersion and kind.
+    crds: Vec<CustomResourceDefinition>,
+    /// A version's `openAPIV3Schema`, for every object.
+    schema: Option<JSONSchemaProps>,
 }
 
 /// kstatus' own abnormal-true condition types.
@@ -118,6 +155,29 @@ impl Checker {
         self
     }
 
+    /// Also checks statuses against `crd`'s schema: of the version the object's apiVersion
+    /// names. Repeatable: each object is checked against the CRD of its group and kind, and
+    /// an object no CRD given describes is a violation (`schema-version`).
+    #[must_use]
+    pub fn crd(mut self, crd: &CustomResourceDefinition) -> Self {
+        self.crds.push(crd.clone());
+        self
+    }
+
+    /// The conventions and kstatus rules, and the schema of `K`'s CRD (`K::crd()`).
+    pub fn for_resource<K: CustomResourceExt>() -> Self {
+        Self::new().crd(&K::crd())
+    }
+
+    /// Also checks every status against `root`, a version's `openAPIV3Schema` (the whole
+    /// object's schema: its `status` property is what is checked), whatever the object's
+    /// apiVersion.
+    #[must_use]
+    pub fn schema(mut self, root: &JSONSchemaProps) -> Self {
+        self.schema = Some(root.clone());
+        self
+    }
+
     /// Adds the rest of Flux's `runtime/conditions/check` (its controllers' conventions).
     #[must_use]
     pub fn flux(mut self) -> Self {
@@ -126,9 +186,11 @@ impl Checker {
     }
 
     /// Every violation in `object`'s status (an object as JSON: `metadata.generation` and
-    /// `status` are read), in the order: conventions, kstatus, Flux.
+    /// `status` are read, and `apiVersion` and `kind` to pick a CRD), in the order: schema,
+    /// conventions, kstatus, Flux.
     pub fn check(&self, object: &Value) -> Vec<Violation> {
         let mut found = Found(Vec::new());
+        self.schema_rules(&mut found, object);
         let generation = object
             .pointer("/metadata/generation")
             .and_then(Value::as_i64);
@@ -171,6 +233,79 @@ impl Checker {
             self.flux_rules(&mut found, &view);
         }
         found.0
+    }
+
+    /// The status against the schema given, or the CRD's of the object's apiVersion.
+    fn schema_rules(&self, found: &mut Found, object: &Value) {
+        let Some(status) = object.get("status") else {
+            return;
+        };
+        let root = match &self.schema {
+            Some(root) => Some(root),
+            None if self.crds.is_empty() => return,
+            None => match self.version_schema(object) {
+                Ok(root) => root,
+                Err(message) => {
+                    found.fail("schema-version", ".apiVersion", message);
+                    return;
+                }
+            },
+        };
+        let Some(root) = root else {
+            // A version without a schema (apiextensions v1 requires one): nothing to check.
+            return;
+        };
+        match root.properties.as_ref().and_then(|p| p.get("status")) {
+            Some(status_schema) => {
+                #[cfg(feature = "cel")]
+                let before = found.0.len();
+                schema::check_status(found, status_schema, status);
+                #[cfg(feature = "cel")]
+                cel::after_schema(found, before, status_schema, status);
+            }
+            None if root.x_kubernetes_preserve_unknown_fields == Some(true) => {}
+            None => found.push(
+                "schema-unknown-field",
+                Level::Dropped,
+                ".status",
+                "unknown field \"status\": the schema does not name it, the server drops it".into(),
+            ),
+        }
+    }
+
+    /// The `openAPIV3Schema` of the version of the CRD that describes `object`, by its
+    /// apiVersion and kind.
+    fn version_schema(&self, object: &Value) -> Result<Option<&JSONSchemaProps>, String> {
+        let api_version = object
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let kind = object.get("kind").and_then(Value::as_str);
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let crd = self.crds.iter().find(|crd| {
+            crd.spec.group == group && kind.is_none_or(|kind| crd.spec.names.kind == kind)
+        });
+        let Some(crd) = crd else {
+            return Err(format!(
+                "no CRD given describes apiVersion {api_version:?}, kind {:?}",
+                kind.unwrap_or_default()
+            ));
+        };
+        let Some(version) = crd.spec.versions.iter().find(|v| v.name == version) else {
+            let known: Vec<&str> = crd.spec.versions.iter().map(|v| v.name.as_str()).collect();
+            return Err(format!(
+                "{api_version:?} is not a version of {}: {}",
+                crd.metadata
+                    .name
+                    .as_deref()
+                    .unwrap_or(&crd.spec.names.plural),
+                known.join(", ")
+            ));
+        };
+        Ok(version
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref()))
     }
 
     fn is_negative(&self, type_: &str) -> bool {
@@ -372,7 +507,7 @@ impl Found {
         self.push(rule, Level::Warn, path, message);
     }
 
-    fn push(&mut self, rule: &'static str, level: Level, path: &str, message: String) {
+    pub(super) fn push(&mut self, rule: &'static str, level: Level, path: &str, message: String) {
         self.0.push(Violation {
             rule,
             level,

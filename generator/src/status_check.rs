@@ -1,0 +1,244 @@
+//! `kondition check-status`: objects read from YAML or JSON (files, folders, stdin; many
+//! documents a file, `kind: List` items) checked offline against the CRDs that describe
+//! them, with `kondition::check::Checker` (the CRD's schema and CEL rules for the status, the
+//! conventions kondition enforces before sending, kstatus' conventions).
+//!
+//! Reading and picking are here; the binary prints. An object no CRD given describes, a file
+//! that cannot be read or parsed, a CRD that does not deserialize: each is an input error at
+//! its place (`path:line:col: message`), not a violation.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kondition::check::{Checker, Violation};
+use serde_json::Value as Json;
+
+use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::yaml::{self, Pos};
+
+/// One object read, with where it was.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    /// The file it was read from (`<stdin>` for standard input).
+    pub file: PathBuf,
+    /// Where it starts in the file.
+    pub pos: Pos,
+    /// The object.
+    pub value: Json,
+}
+
+impl Object {
+    /// `namespace/name`, or `name` for a cluster-scoped object (`?` where it has none).
+    pub fn name(&self) -> String {
+        let text = |field: &str| {
+            self.value
+                .get("metadata")
+                .and_then(|m| m.get(field))
+                .and_then(Json::as_str)
+        };
+        let name = text("name").unwrap_or("?");
+        match text("namespace") {
+            Some(namespace) => format!("{namespace}/{name}"),
+            None => name.to_owned(),
+        }
+    }
+}
+
+/// The files `paths` name: files as given, folders searched recursively for `.yaml`, `.yml`
+/// and `.json` files (sorted).
+pub fn object_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found = Vec::new();
+            collect(path, &mut found)?;
+            found.sort();
+            files.extend(found);
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: no such file or folder", path.display()),
+            ));
+        }
+    }
+    Ok(files)
+}
+
+fn collect(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect(&path, found)?;
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+        {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The objects in `text` (YAML or JSON, read from `file`): every document, the items of a
+/// `kind: List`; empty documents skipped.
+pub fn read_objects(file: &Path, text: &str) -> Result<Vec<Object>, Diagnostic> {
+    let documents =
+        yaml::parse(text).map_err(|e| Diagnostic::new(file, e.pos, e.message.clone()))?;
+    let mut objects = Vec::new();
+    for document in &documents {
+        let value = document.to_json();
+        if value.is_null() {
+            continue;
+        }
+        if !value.is_object() {
+            return Err(Diagnostic::new(
+                file,
+                document.pos,
+                "not an object: a Kubernetes object is a mapping with apiVersion and kind",
+            ));
+        }
+        if value["kind"] == "List" || value["kind"].as_str().is_some_and(is_typed_list) {
+            let items = document.get("items").and_then(|i| i.as_seq());
+            for item in items.unwrap_or_default() {
+                objects.push(Object {
+                    file: file.to_owned(),
+                    pos: item.pos,
+                    value: item.to_json(),
+                });
+            }
+            continue;
+        }
+        objects.push(Object {
+            file: file.to_owned(),
+            pos: document.pos,
+            value,
+        });
+    }
+    Ok(objects)
+}
+
+/// `WidgetList`, as `kubectl get widgets -o yaml` may write: a list kind with items.
+fn is_typed_list(kind: &str) -> bool {
+    kind.len() > "List".len() && kind.ends_with("List")
+}
+
+/// The CRDs in `text` (read from `file`): each document of kind CustomResourceDefinition,
+/// and those of a `kind: List`; other documents are an error.
+pub fn read_crds(file: &Path, text: &str) -> Result<Vec<CustomResourceDefinition>, Diagnostic> {
+    let mut crds = Vec::new();
+    for object in read_objects(file, text)? {
+        if object.value["kind"] != "CustomResourceDefinition" {
+            return Err(Diagnostic::new(
+                file,
+                object.pos,
+                format!(
+                    "not a CustomResourceDefinition: kind {}",
+                    object.value["kind"]
+                ),
+            ));
+        }
+        let crd = serde_json::from_value(object.value)
+            .map_err(|e| Diagnostic::new(file, object.pos, format!("not a CRD: {e}")))?;
+        crds.push(crd);
+    }
+    if crds.is_empty() {
+        return Err(Diagnostic::new(
+            file,
+            Pos::default(),
+            "no CustomResourceDefinition in the file",
+        ));
+    }
+    Ok(crds)
+}
+
+/// The CRD of `object`'s group and kind that has its version, or an error at the object
+/// naming what was given.
+pub fn crd_of<'c>(
+    crds: &'c [CustomResourceDefinition],
+    object: &Object,
+) -> Result<&'c CustomResourceDefinition, Diagnostic> {
+    let api_version = object.value["apiVersion"].as_str().unwrap_or_default();
+    let kind = object.value["kind"].as_str().unwrap_or_default();
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let found = crds.iter().find(|crd| {
+        crd.spec.group == group
+            && crd.spec.names.kind == kind
+            && crd.spec.versions.iter().any(|v| v.name == version)
+    });
+    found.ok_or_else(|| {
+        let mut given: Vec<String> =
+            crds.iter()
+                .flat_map(|crd| {
+                    crd.spec.versions.iter().map(move |v| {
+                        format!("{}/{} {}", crd.spec.group, v.name, crd.spec.names.kind)
+                    })
+                })
+                .collect();
+        given.sort();
+        Diagnostic::new(
+            &object.file,
+            object.pos,
+            format!(
+                "no CRD given describes apiVersion {api_version:?}, kind {kind:?} (given: {})",
+                given.join(", ")
+            ),
+        )
+    })
+}
+
+/// Every object's violations, in order; or every object no CRD describes.
+pub fn check(
+    crds: &[CustomResourceDefinition],
+    objects: &[Object],
+) -> Result<Vec<Vec<Violation>>, Diagnostics> {
+    let mut problems = Diagnostics::default();
+    let mut found = Vec::with_capacity(objects.len());
+    // One checker per CRD, built once: a CRD may be megabytes (Azure's), objects many.
+    let checkers: Vec<Checker> = crds.iter().map(|crd| Checker::new().crd(crd)).collect();
+    for object in objects {
+        match crd_of(crds, object) {
+            Ok(crd) => {
+                let index = crds
+                    .iter()
+                    .position(|c| std::ptr::eq(c, crd))
+                    .unwrap_or_default();
+                found.push(checkers[index].check(&object.value));
+            }
+            Err(problem) => problems.push(problem),
+        }
+    }
+    problems.into_result(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn documents_and_list_items_are_objects_at_their_lines() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- {kind: A, metadata: {name: a}}\n- \
+                    {kind: B, metadata: {name: b, namespace: n}}\n---\n---\n{\"kind\": \"C\"}\n";
+        let objects = read_objects(Path::new("x.yaml"), text).expect("objects");
+        let read: Vec<(usize, String, Json)> = objects
+            .iter()
+            .map(|o| (o.pos.line, o.name(), o.value["kind"].clone()))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (4, "a".to_owned(), json!("A")),
+                (5, "n/b".to_owned(), json!("B")),
+                (8, "?".to_owned(), json!("C")),
+            ]
+        );
+        let error = read_objects(Path::new("x.yaml"), "- 1\n").expect_err("a list");
+        assert_eq!(
+            error.to_string(),
+            "x.yaml:1:1: not an object: a Kubernetes object is a mapping with apiVersion and kind"
+        );
+    }
+}
