@@ -25,13 +25,14 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
 use kondition::ConditionStatus;
+use kondition::check::Checker;
 use kondition::controller::StatusReconciler;
 use kondition::profile::orc;
 use kondition::{Failure, StatusResource};
 use kondition_generated::securitygroup::v1alpha1::SecurityGroup;
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::faults::faulty;
-use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition, conditions};
 use kube::{Api, CustomResourceExt, ResourceExt};
 
@@ -188,6 +189,7 @@ async fn the_example_operator_runs_end_to_end() {
     )
     .await;
     let stored = groups.get_status("web").await.expect("read back");
+    passes_the_checker(&env, "web").await;
     let status = stored.status.as_ref().expect("a status");
     assert_eq!(status.observed_generation, stored.metadata.generation);
     assert_eq!(
@@ -252,6 +254,7 @@ async fn the_example_operator_runs_end_to_end() {
     )
     .await;
     let stored = groups.get_status("web").await.expect("read back");
+    passes_the_checker(&env, "web").await;
     assert_eq!(
         condition_of(&stored, "Progressing"),
         Some((ConditionStatus::False, "Success".into())),
@@ -271,6 +274,38 @@ async fn the_example_operator_runs_end_to_end() {
     )
     .await;
     operator.abort();
+}
+
+/// The object `name` as the server holds it (read as JSON, not through the generated type),
+/// checked offline against the CRD installed for it, schema and CEL rules included: a status
+/// the example operator wrote breaks no rule of the checker (`kondition::check`).
+async fn passes_the_checker(env: &TestEnv, name: &str) {
+    let resource = ApiResource::erase::<SecurityGroup>(&());
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(env.admin.clone(), &env.namespace, &resource);
+    let object = serde_json::to_value(api.get(name).await.expect("read back")).expect("JSON");
+    let checker = kondition_generated::crds()
+        .iter()
+        .fold(Checker::new(), |checker, crd| checker.crd(crd));
+    let found: Vec<String> = checker
+        .check(&object)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(found, Vec::<String>::new(), "{object:#}");
+    // The checker does read this kind's schema: the same status with a word the CRD's enum
+    // lacks is found at its place.
+    let mut broken = object.clone();
+    broken["status"]["conditions"][0]["status"] = "Yes".into();
+    let found: Vec<String> = checker
+        .check(&broken)
+        .iter()
+        .map(|v| v.path.clone())
+        .collect();
+    assert!(
+        found.contains(&".status.conditions[0].status".to_owned()),
+        "{found:?}"
+    );
 }
 
 /// The observedGeneration of each status apply in `requests` (what each write was for).
