@@ -356,5 +356,31 @@ fn chokepoint(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, chokepoint);
+/// What checking a status offline before sending would cost per reconcile (issue 40: the
+/// chokepoint could refuse a status the server would, without the round trip): the
+/// steady widget against its CRD's schema, and a meter against a schema with a CEL rule.
+fn offline_check(c: &mut Criterion) {
+    use kondition::check::Checker;
+    use kube::CustomResourceExt;
+    let widget = serde_json::to_value(steady_widget()).expect("JSON");
+    let checker = Checker::new().crd(&Widget::crd());
+    assert_eq!(checker.check(&widget), [], "a valid status");
+    c.bench_function("offline check, schema (10 conditions)", |b| {
+        b.iter(|| checker.check(&widget));
+    });
+    let mut meter = Meter::new("m1", MeterSpec { size: 1 });
+    meter.metadata.generation = Some(1);
+    meter.status = Some(MeterStatus {
+        endpoint: Some("10.0.0.1:443".into()),
+        ..MeterStatus::default()
+    });
+    let meter = serde_json::to_value(meter).expect("JSON");
+    let checker = Checker::new().crd(&meter_crd());
+    assert_eq!(checker.check(&meter), [], "a valid status");
+    c.bench_function("offline check, schema and one CEL rule", |b| {
+        b.iter(|| checker.check(&meter));
+    });
+}
+
+criterion_group!(benches, chokepoint, offline_check);
 criterion_main!(benches);
