@@ -17,8 +17,9 @@
 //! `x-kubernetes-preserve-unknown-fields`, `x-kubernetes-embedded-resource`), `required`,
 //! `enum`, `pattern`, `minimum`/`maximum` and their `exclusive*`, `multipleOf`,
 //! `minLength`/`maxLength` (in characters, as the server counts), `minItems`/`maxItems`,
-//! `minProperties`/`maxProperties`, `format` (`date-time`, `date`, `byte`; the server
-//! ignores formats it does not know), `additionalProperties`, `x-kubernetes-list-type` `set`
+//! `minProperties`/`maxProperties`, `format` (`date-time`, `date`, `byte`; the other formats
+//! the server validates, `uri` to `duration`, are reported at [`Level::Unchecked`]; the
+//! server ignores formats it does not know), `additionalProperties`, `x-kubernetes-list-type` `set`
 //! and `map` (keys unique), and `allOf`/`anyOf`/`oneOf`/`not`. CEL rules
 //! (`x-kubernetes-validations`) are check/cel.rs's (feature `cel`); this walk reports the ones
 //! no offline check can evaluate (transition rules), and without the feature every rule, at
@@ -248,14 +249,23 @@ impl Walk<'_> {
                 ),
             }
         }
-        if let Some(format) = schema.format.as_deref()
-            && !format_holds(format, text)
+        match schema
+            .format
+            .as_deref()
+            .map(|format| (format, format_holds(format, text)))
         {
-            self.found.fail(
+            Some((format, Some(false))) => self.found.fail(
                 "schema-format",
                 path,
                 format!("Invalid value: {text:?}: must be of type {format}: {text:?}"),
-            );
+            ),
+            Some((format, None)) => self.found.push(
+                "schema-format-unchecked",
+                Level::Unchecked,
+                path,
+                format!("format {format} is checked by the API server, not by this checker"),
+            ),
+            _ => {}
         }
     }
 
@@ -587,13 +597,21 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Whether `text` is of `format`; formats the checker does not know hold.
-fn format_holds(format: &str, text: &str) -> bool {
+/// Whether `text` is of `format`: None for a format the server validates and this checker
+/// does not.
+fn format_holds(format: &str, text: &str) -> Option<bool> {
     match format {
-        "date-time" | "datetime" => is_date_time(text),
-        "date" => is_date(text),
-        "byte" => is_base64(text),
-        _ => true,
+        "date-time" | "datetime" => Some(is_date_time(text)),
+        "date" => Some(is_date(text)),
+        "byte" => Some(is_base64(text)),
+        // The other formats the API server validates (the list `JSONSchemaProps.format`
+        // documents): their Go parsers (net/url, net/mail, net.ParseMAC, ...) are not
+        // reproduced here, so a value of one is reported unchecked rather than passed.
+        "bsonobjectid" | "uri" | "email" | "hostname" | "ipv4" | "ipv6" | "cidr" | "mac"
+        | "uuid" | "uuid3" | "uuid4" | "uuid5" | "isbn" | "isbn10" | "isbn13" | "creditcard"
+        | "ssn" | "hexcolor" | "rgbcolor" | "duration" => None,
+        // Formats the server does not know (and `password`, any text) it ignores.
+        _ => Some(true),
     }
 }
 
@@ -662,6 +680,9 @@ mod tests {
                 "labels": {"type": "object", "maxProperties": 1,
                            "additionalProperties": {"type": "string"}},
                 "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                "host": {"type": "string", "format": "hostname"},
+                "secret": {"type": "string", "format": "password"},
+                "shape": {"type": "string", "format": "triangle"},
             },
         });
         serde_json::from_value(json!({
@@ -738,6 +759,22 @@ mod tests {
                 ".status.tags[1]: schema-list-unique: Duplicate value: \"a\"",
             ]
         );
+    }
+
+    /// A format the server validates and the checker does not is said so, whatever the
+    /// value; `password` (any text) and a format the server does not know pass, as there.
+    #[test]
+    fn formats_left_to_the_server_are_reported_unchecked() {
+        let found = check(json!({"phase": "Ready", "host": "web-1.example.com",
+                                 "secret": "*", "shape": "square"}));
+        assert_eq!(
+            lines(&found),
+            [
+                ".status.host: schema-format-unchecked (unchecked): format hostname is checked by \
+              the API server, not by this checker"
+            ]
+        );
+        assert_eq!(found[0].level, Level::Unchecked);
     }
 
     #[test]
