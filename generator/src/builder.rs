@@ -26,7 +26,7 @@ pub struct Builder {
     file_name: String,
     selection: crate::select::Selection,
     crd_options: crate::crd::Options,
-    emit_options: emit::Options,
+    without_derives: crate::derives::Derives,
 }
 
 impl Default for Builder {
@@ -51,7 +51,7 @@ impl Builder {
                 caller: Caller::BuildScript,
                 ..crate::crd::Options::default()
             },
-            emit_options: emit::Options::default(),
+            without_derives: crate::derives::Derives::default(),
         }
     }
 
@@ -140,7 +140,7 @@ impl Builder {
     /// ```
     #[must_use]
     pub fn without_derives(mut self, derives: impl IntoIterator<Item = crate::Derive>) -> Self {
-        self.emit_options.without_derives.extend(derives);
+        self.without_derives.extend(derives);
         self
     }
 
@@ -216,8 +216,9 @@ impl Builder {
         for note in &model.notes {
             writeln!(cargo, "cargo:warning={note}").map_err(Error::Io)?;
         }
-        let files = emit::rust_single_file_with(&model, &self.file_name, &self.emit_options)
-            .map_err(Error::Internal)?;
+        let plans = crate::analysis::Plans::new(&model, self.without_derives);
+        let files =
+            emit::rust_single_file(&model, &plans, &self.file_name).map_err(Error::Internal)?;
         output::write_files(&out_dir, &files).map_err(Error::Io)?;
         Ok(out_dir.join(&self.file_name))
     }

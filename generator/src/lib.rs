@@ -50,6 +50,8 @@ pub mod derives;
 // and the corpus round trip (`fidelity/`), which need them public; they are no API of the
 // crate's, so they stay out of its docs and out of its semver promise.
 #[doc(hidden)]
+pub mod analysis;
+#[doc(hidden)]
 pub mod crd;
 #[doc(hidden)]
 pub mod emit;
@@ -76,8 +78,6 @@ pub mod reuse;
 pub mod schema;
 #[doc(hidden)]
 pub mod select;
-#[doc(hidden)]
-pub mod share;
 #[doc(hidden)]
 pub mod source;
 

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use kondition_gen::analysis::Plans;
 use kondition_gen::emit::{self, OutputFile};
 use kondition_gen::profile::Profiles;
 use kondition_gen::{inputs, output};
@@ -282,7 +283,6 @@ fn crd(args: &CrdArgs) -> ExitCode {
         }
         let options = emit::Options {
             inputs_relative_to: Some(args.out.clone()),
-            ..emit::Options::default()
         };
         let files = emit::crd_manifests_with(&model, &options);
         report_writes(&output::write_files(&args.out, &files), &args.out)
@@ -498,13 +498,14 @@ fn generate(
         &args.kinds,
         &args.crd_options(),
     )?;
+    let plans = Plans::new(&model, args.without_derive.iter().copied().collect());
     let options = emit::Options {
-        without_derives: args.without_derive.iter().copied().collect(),
         // The headers name the inputs from the output folder: the same output whatever the
         // working directory `generate` or `check` runs in.
         inputs_relative_to: Some(out.to_owned()),
     };
-    let files = emit::rust_tree_with(&model, &options).map_err(|e| format!("kondition: {e}\n"));
+    let files =
+        emit::rust_tree_with(&model, &plans, &options).map_err(|e| format!("kondition: {e}\n"));
     // The process ends right after writing: freeing the model node by node took a twentieth
     // of a run over the corpus (BENCHMARKS.md), and the system takes it back at exit anyway.
     std::mem::forget(model);

@@ -72,7 +72,12 @@ fn synthesized_and_written_objects_come_back_unchanged() {
     std::fs::write(&path, serde_json::to_string_pretty(&crd).expect("JSON")).expect("write");
     let model = kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded())
         .expect("a valid CRD");
-    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    let files = kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates");
     let ty = "application::v1alpha1::Application".to_owned();
     let mut samples: Vec<(String, Value)> = Sample::ALL
         .iter()

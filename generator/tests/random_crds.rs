@@ -286,7 +286,12 @@ fn random_crds_compile_and_come_back_exactly() {
                 .collect::<String>()
         ),
     };
-    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    let files = kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates");
     layout::assert_laid_out_by_prettyplease("the generated file", &files[0].contents);
 
     let mut samples = Vec::new();

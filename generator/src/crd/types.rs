@@ -8,7 +8,7 @@
 //! subtrees identical is their fields (names, optionality, types, docs); the object's own
 //! description is not part of it, because it documents the place (controller-gen writes the
 //! holding field's doc there), and it stays on that field. Sharing across kinds, versions and
-//! files is decided later, over the whole run (`crate::share`).
+//! files is decided later, over the whole run (`crate::analysis`).
 //!
 //! Only what decides the Rust type is interpreted; the CRD itself is kept whole elsewhere, so
 //! nothing here has to be exact about keywords Rust cannot express.
