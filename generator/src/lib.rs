@@ -55,11 +55,14 @@ pub mod analysis;
 pub mod crd;
 #[doc(hidden)]
 pub mod emit;
+mod facts;
 #[doc(hidden)]
 pub mod fidelity;
 #[doc(hidden)]
 pub mod inputs;
 pub mod json;
+#[doc(hidden)]
+pub mod manifest;
 #[doc(hidden)]
 pub mod model;
 mod name_rules;
@@ -74,6 +77,7 @@ mod parallel;
 pub mod profile;
 #[doc(hidden)]
 pub mod reuse;
+mod rust_shape;
 #[doc(hidden)]
 pub mod schema;
 #[doc(hidden)]

@@ -10,9 +10,9 @@ use kondition::validation::{is_valid_reason, is_valid_type};
 use kondition::{Severity, TransitionRule};
 
 use crate::model::{ConditionDef, ReasonDef};
-use crate::schema::reader::{MapReader, Sink};
 use crate::schema::{parse_polarity, parse_severity};
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{self, Node};
 
 /// kondition's profiles: file name and text.

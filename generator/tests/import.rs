@@ -381,8 +381,8 @@ fn every_corpus_crd_imports_with_every_loss_reported_and_the_same_types() {
         let out = dir.join(n.to_string());
         std::fs::create_dir_all(&out).expect("mkdir");
         for (kind, imported, notes) in import(file, &out) {
-            let crd = kondition_gen::emit::crd::crd(&kind, &[]);
-            let again = kondition_gen::emit::crd::crd(&imported.kinds[0], &imported.types);
+            let crd = kondition_gen::manifest::crd(&kind, &[]);
+            let again = kondition_gen::manifest::crd(&imported.kinds[0], &imported.types);
             let mut want = Vec::new();
             for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
                 let name = version["name"].as_str().unwrap_or_default();
@@ -576,7 +576,7 @@ fn objects_change_alike_through_the_crd_and_the_imported_file() {
             kondition_gen::load_with(std::slice::from_ref(file), &Profiles::embedded(), &options)
                 .unwrap_or_else(|e| panic!("{e}"));
         for (kind, imported, _) in import(file, &out) {
-            let crd = kondition_gen::emit::crd::crd(&kind, &[]);
+            let crd = kondition_gen::manifest::crd(&kind, &[]);
             let Some(ours) = model.files[0].kinds.iter().find(|k| k.kind == kind.kind) else {
                 panic!("{}: {} not read", file.display(), kind.kind);
             };

@@ -453,7 +453,7 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
     // The model's CRDs say what the random model says.
     let mut expected = Vec::new();
     for (file, kind) in model.files.iter().zip(&kinds) {
-        let crd = kondition_gen::emit::crd::crd(&file.kinds[0], &file.types);
+        let crd = kondition_gen::manifest::crd(&file.kinds[0], &file.types);
         let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
         check_schema(
             &kind.spec,

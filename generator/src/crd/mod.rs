@@ -22,12 +22,10 @@ use crate::model::{
     Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
     SourceSpec, StatusDef, Version,
 };
-use crate::name_rules::{is_dns_label, is_pascal_case};
+use crate::name_rules::{check_group, is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
-use crate::schema::kind::check_group;
-use crate::schema::module_name;
-use crate::schema::reader::Sink;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::reader::Sink;
 use crate::source::yaml::{Node, Pos, Value};
 use types::{SchemaReader, TypeNames};
 
@@ -89,7 +87,7 @@ pub fn read_documents(
 ) -> Result<(SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let sink = Sink::new(path);
     let mut notes = Vec::new();
-    let module = module_name(path);
+    let module = crate::names::file_module(path);
     let mut kinds: Vec<Kind> = Vec::new();
     // Type names are unique per version module, which every kind of the file shares.
     let mut scopes: Vec<(String, TypeNames)> = Vec::new();

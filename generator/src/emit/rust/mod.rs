@@ -214,7 +214,7 @@ pub fn crd_files(file: &SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
         .zip(crd_const_names(file))
         .map(|(kind, name)| OutputFile {
             path: crd_file_name(file, &name, data_prefix).into(),
-            contents: super::crd::crd_text(kind, &file.types) + "\n",
+            contents: crate::manifest::crd_text(kind, &file.types) + "\n",
         })
         .collect()
 }
