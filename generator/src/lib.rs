@@ -44,6 +44,7 @@
 pub mod builder;
 /// Who asked for a generation: the words of an error about the options.
 pub mod caller;
+mod conditions;
 pub mod derives;
 
 // The steps of the pipeline. They serve the `kondition` binary, the tests, the fuzz targets

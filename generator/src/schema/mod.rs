@@ -6,8 +6,6 @@ pub mod written_out;
 
 use std::path::Path;
 
-use kondition::{Polarity, Severity};
-
 use crate::model::{NamedType, SchemaFile, Type};
 use crate::profile::Profiles;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
@@ -171,32 +169,6 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
                     format!("two types would both be named `{name}` in the generated code; rename a field, a `name` or a type under `types`"),
                 );
             }
-        }
-    }
-}
-
-/// `Positive` or `Negative`.
-pub fn parse_polarity(node: &Node, sink: &Sink) -> Option<Polarity> {
-    match node.as_str() {
-        Some("Positive") => Some(Polarity::Positive),
-        Some("Negative") => Some(Polarity::Negative),
-        _ => {
-            sink.error(node.pos, "`polarity` must be Positive or Negative");
-            None
-        }
-    }
-}
-
-/// `Error`, `Warning`, `Info` or `None`.
-pub fn parse_severity(node: &Node, sink: &Sink) -> Option<Severity> {
-    match node.as_str() {
-        Some("Error") => Some(Severity::Error),
-        Some("Warning") => Some(Severity::Warning),
-        Some("Info") => Some(Severity::Info),
-        Some("None") => Some(Severity::None),
-        _ => {
-            sink.error(node.pos, "`severity` must be Error, Warning, Info or None");
-            None
         }
     }
 }
