@@ -5,10 +5,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::caller::Caller;
-use crate::emit;
-use crate::inputs;
 use crate::output;
-use crate::profile::Profiles;
+use crate::pipeline::{Layout, Observer, Pipeline};
 use crate::source::diagnostic::Diagnostics;
 
 /// Generates Rust types from schema files and CRD YAML in a build script, into one file
@@ -187,40 +185,42 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(Error::NoOutDir)?,
         };
-        // Every path once: a folder is watched too, so that new files in it rerun the build
-        // script; a file named both alone and in a folder, or twice, is printed once.
-        let mut watched = std::collections::BTreeSet::new();
-        let mut watch = |path: &Path| {
-            if watched.insert(path.to_owned()) {
-                writeln!(cargo, "cargo:rerun-if-changed={}", path.display()).map_err(Error::Io)?;
-            }
-            Ok::<_, Error>(())
+        let pipeline = Pipeline {
+            profile_dirs: self.profiles,
+            inputs: self.schemas,
+            selection: self.selection,
+            crd_options: self.crd_options,
+            without_derives: self.without_derives,
         };
-        let mut profiles = Profiles::embedded();
-        for dir in &self.profiles {
-            watch(dir)?;
-            for file in profiles.add_dir(dir).map_err(Error::Input)? {
-                watch(&file)?;
-            }
-        }
-        for path in &self.schemas {
-            watch(path)?;
-        }
-        let files = inputs::schema_files(&self.schemas).map_err(Error::Io)?;
-        for file in &files {
-            watch(file)?;
-        }
-        let mut model =
-            crate::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
-        crate::select::apply(&mut model, &self.selection).map_err(Error::Selection)?;
+        let (model, files) = pipeline.generate(
+            &Layout::SingleFile(self.file_name.clone()),
+            &mut Watch {
+                cargo: &mut *cargo,
+                watched: Default::default(),
+            },
+        )?;
         for note in &model.notes {
             writeln!(cargo, "cargo:warning={note}").map_err(Error::Io)?;
         }
-        let plans = crate::analysis::Plans::new(&model, self.without_derives);
-        let files =
-            emit::rust_single_file(&model, &plans, &self.file_name).map_err(Error::Internal)?;
         output::write_files(&out_dir, &files).map_err(Error::Io)?;
         Ok(out_dir.join(&self.file_name))
+    }
+}
+
+/// What a build script tells cargo as the run reads: every file and folder it reads, once,
+/// to watch (a folder too, so that new files in it rerun the build script; a file named both
+/// alone and in a folder, or twice, is printed once).
+struct Watch<'w, W> {
+    cargo: &'w mut W,
+    watched: std::collections::BTreeSet<PathBuf>,
+}
+
+impl<W: Write> Observer for Watch<'_, W> {
+    fn read(&mut self, path: &Path) -> Result<(), Error> {
+        if self.watched.insert(path.to_owned()) {
+            writeln!(self.cargo, "cargo:rerun-if-changed={}", path.display()).map_err(Error::Io)?;
+        }
+        Ok(())
     }
 }
 

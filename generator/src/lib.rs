@@ -75,6 +75,8 @@ pub mod objects;
 pub mod output;
 mod parallel;
 #[doc(hidden)]
+pub mod pipeline;
+#[doc(hidden)]
 pub mod profile;
 #[doc(hidden)]
 pub mod reuse;
@@ -123,19 +125,23 @@ pub fn load_with(
         .collect();
     let total: u64 = sized.iter().map(|(_, size)| size).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
-    let read = std::thread::scope(|threads| {
-        // k8s-openapi's catalog is parsed on first use, the first file's reading of a
-        // schema, which waits for it: it is parsed on a thread of its own from the start,
-        // beside the YAML's reading.
-        if options.reuse_k8s_types {
-            threads.spawn(reuse::Catalog::get);
-        }
-        parallel::map(
-            &sized,
-            |(_, size)| *size,
-            |&(path, size)| read_file(path, profiles, options, size * cores > total),
-        )
-    });
+    // k8s-openapi's catalog is parsed on first use, the first file's reading of a schema,
+    // which waits for it: it is parsed on a thread of its own from the start, beside the
+    // YAML's reading.
+    let ((), read) = parallel::beside(
+        || {
+            if options.reuse_k8s_types {
+                reuse::Catalog::get();
+            }
+        },
+        || {
+            parallel::map(
+                &sized,
+                |(_, size)| *size,
+                |&(path, size)| read_file(path, profiles, options, size * cores > total),
+            )
+        },
+    );
     let mut diagnostics = Diagnostics::default();
     let mut model = Model::default();
     for result in read {

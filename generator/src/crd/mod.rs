@@ -333,20 +333,14 @@ fn read_crd(
     // The spec's text and the API types' check need only the YAML: they are made on a thread
     // of their own while the versions are read, which on one large CRD is a core's work of
     // its own (issue 28).
-    let (versions, (source, checked)) = std::thread::scope(|threads| {
-        let aside = threads.spawn(|| {
+    let ((source, checked), versions) = crate::parallel::beside(
+        || {
             let source = SourceSpec::of_node(spec);
             let checked = api_check::check_with_api_types(spec, version_nodes);
             (source, checked)
-        });
-        let versions =
-            read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes);
-        // A panic there is a bug; it goes on as a panic here.
-        let aside = aside
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (versions, aside)
-    });
+        },
+        || read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes),
+    );
     let docs = storage_docs(&versions, version_nodes);
     // The API's own types catch what the reads above do not look at; a problem already
     // reported is not reported again in their words.

@@ -177,31 +177,25 @@ pub fn rust_tree_with(
     // Each file's module and CRD files, laid out, on the cores in parallel; the shared module
     // beside them (issue 28: once the model is read and analysed, no file need wait for
     // another).
-    let (modules, shared_module) = std::thread::scope(|threads| {
-        let shared =
-            (!plan.is_empty()).then(|| threads.spawn(|| rust::shared_module(plan, derives, 0)));
-        let modules = crate::parallel::map(
-            &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
-            |(file, _)| weight(file),
-            |(file, input)| {
-                let module = rust::file_module_with(file, input, 0, plan, derives, "")?;
-                let module = OutputFile {
-                    path: PathBuf::from(format!("{}.rs", file.module)),
-                    contents: rust::separate_items(
-                        &(header(std::slice::from_ref(*input)) + &module),
-                    ),
-                };
-                Ok::<_, EmitError>((module, rust::crd_files(file, "")))
-            },
-        );
-        // A panic there is a bug; it goes on as a panic here.
-        let shared = shared.map(|thread| {
-            thread
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))
-        });
-        (modules, shared)
-    });
+    let (shared_module, modules) = crate::parallel::beside(
+        || (!plan.is_empty()).then(|| rust::shared_module(plan, derives, 0)),
+        || {
+            crate::parallel::map(
+                &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
+                |(file, _)| weight(file),
+                |(file, input)| {
+                    let module = rust::file_module_with(file, input, 0, plan, derives, "")?;
+                    let module = OutputFile {
+                        path: PathBuf::from(format!("{}.rs", file.module)),
+                        contents: rust::separate_items(
+                            &(header(std::slice::from_ref(*input)) + &module),
+                        ),
+                    };
+                    Ok::<_, EmitError>((module, rust::crd_files(file, "")))
+                },
+            )
+        },
+    );
     let mut files = Vec::new();
     for module in modules {
         let (module, mut crd_files) = module?;
