@@ -2,8 +2,10 @@
 //!
 //! The pipeline runs one way: `source` reads YAML keeping every node's position, `schema`
 //! turns schema files and `crd` CustomResourceDefinitions into the typed, validated `model`,
-//! and `emit` writes Rust, CRD manifests and schema files from the model; `output` replaces
-//! files atomically and only when they change (`docs/ARCHITECTURE.md` in the repository
+//! `select` keeps the kinds asked for, `analysis` makes the run-wide plans (shared types,
+//! derives), and `emit` writes Rust, CRD manifests and schema files from the model and the
+//! plans; `output` replaces files atomically and only when they change. `pipeline` runs
+//! these steps for the binary and [`Builder`] (`docs/ARCHITECTURE.md` in the repository
 //! tells more). The crate's API is [`Builder`] and the errors it reports; use it from the
 //! `kondition` binary (`cargo install kondition-gen`, or
 //! `cargo install --path generator` in the repository), or from a build script through
