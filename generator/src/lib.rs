@@ -60,8 +60,6 @@ pub mod crd;
 pub mod emit;
 mod facts;
 #[doc(hidden)]
-pub mod fidelity;
-#[doc(hidden)]
 pub mod inputs;
 pub mod json;
 #[doc(hidden)]
@@ -71,8 +69,6 @@ pub mod model;
 mod name_rules;
 #[doc(hidden)]
 pub mod names;
-#[doc(hidden)]
-pub mod objects;
 #[doc(hidden)]
 pub mod output;
 mod parallel;
