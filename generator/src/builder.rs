@@ -1,13 +1,12 @@
 //! [`Builder`]: generation from an operator's build script.
 
-use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::caller::Caller;
 use crate::output;
+pub use crate::pipeline::Error;
 use crate::pipeline::{Layout, Observer, Pipeline};
-use crate::source::diagnostic::Diagnostics;
 
 /// Generates Rust types from schema files and CRD YAML in a build script, into one file
 /// under `OUT_DIR` to `include!`, with each kind's CRD as JSON beside it
@@ -223,38 +222,6 @@ impl<W: Write> Observer for Watch<'_, W> {
         Ok(())
     }
 }
-
-/// Why a build-time generation failed.
-#[derive(Debug)]
-pub enum Error {
-    /// The schemas or profiles have problems; each is `path:line:col: message`.
-    Input(Diagnostics),
-    /// Reading or writing failed.
-    Io(std::io::Error),
-    /// A kind or version chosen with [`Builder::kinds`] or [`Builder::versions`] is not in
-    /// the inputs; one line per problem, with a did-you-mean where one is near.
-    Selection(crate::select::SelectionError),
-    /// Neither `out_dir` nor `$OUT_DIR` is set (not in a build script?).
-    NoOutDir,
-    /// A bug in kondition.
-    Internal(crate::emit::EmitError),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Input(diagnostics) => write!(f, "{diagnostics}"),
-            Self::Io(error) => write!(f, "kondition: {error}"),
-            Self::Selection(error) => write!(f, "{error}"),
-            Self::NoOutDir => {
-                f.write_str("kondition: OUT_DIR is not set; call out_dir() outside a build script")
-            }
-            Self::Internal(message) => write!(f, "kondition: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::analysis::Plans;
-use crate::builder::Error;
 use crate::derives::Derives;
 use crate::emit::{self, OutputFile};
 use crate::model::Model;
@@ -100,3 +99,35 @@ impl Pipeline {
         Ok((model, files))
     }
 }
+
+/// Why a generation failed (a build script's, or the binary's).
+#[derive(Debug)]
+pub enum Error {
+    /// The schemas or profiles have problems; each is `path:line:col: message`.
+    Input(crate::source::diagnostic::Diagnostics),
+    /// Reading or writing failed.
+    Io(std::io::Error),
+    /// A kind or version chosen (`Builder::kinds`, `Builder::versions`, `--kind`) is not in
+    /// the inputs; one line per problem, with a did-you-mean where one is near.
+    Selection(crate::select::SelectionError),
+    /// Neither `out_dir` nor `$OUT_DIR` is set (not in a build script?).
+    NoOutDir,
+    /// A bug in kondition.
+    Internal(crate::emit::EmitError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Input(diagnostics) => write!(f, "{diagnostics}"),
+            Self::Io(error) => write!(f, "kondition: {error}"),
+            Self::Selection(error) => write!(f, "{error}"),
+            Self::NoOutDir => {
+                f.write_str("kondition: OUT_DIR is not set; call out_dir() outside a build script")
+            }
+            Self::Internal(message) => write!(f, "kondition: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
