@@ -74,7 +74,7 @@ impl Pipeline {
             observer.read(file)?;
         }
         let mut model =
-            crate::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
+            crate::load::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
         for note in &model.notes {
             observer.note(note)?;
         }

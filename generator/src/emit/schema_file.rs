@@ -586,7 +586,7 @@ spec:
           spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
           data: {type: string, not: {pattern: x}}
 ";
-        let (file, _) = crate::read_crd_text(std::path::Path::new("w.yaml"), text)
+        let (file, _) = crate::load::read_crd_text(std::path::Path::new("w.yaml"), text)
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
         let (schema, notes) = schema_file(&file.kinds[0]);
         assert_eq!(
@@ -644,7 +644,7 @@ spec:
               readyInstances: {type: integer}
     subresources: {status: {}}
 "#;
-        let (file, _) = crate::read_crd_text(std::path::Path::new("cluster.yaml"), text)
+        let (file, _) = crate::load::read_crd_text(std::path::Path::new("cluster.yaml"), text)
             .unwrap_or_else(|e| panic!("{e}"));
         let (schema, notes) = schema_file(&file.kinds[0]);
         assert_eq!(
@@ -719,7 +719,7 @@ spec:
             ("", vec![lacks_spec]),
         ] {
             let text = crd(required);
-            let (file, _) = crate::read_crd_text(std::path::Path::new("w.yaml"), &text)
+            let (file, _) = crate::load::read_crd_text(std::path::Path::new("w.yaml"), &text)
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
             let (_, notes) = schema_file(&file.kinds[0]);
             let notes: Vec<&str> = notes
