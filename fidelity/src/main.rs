@@ -3,7 +3,7 @@
 //! with the CRDs the file holds. Exit 1 unless every one is reproduced exactly.
 //!
 //! Then the objects: for each kind at each version, a full, a minimal and a "nulls" object
-//! synthesized from the CRD's schema (`kondition_gen::objects`: unknown keys wherever the
+//! synthesized from the CRD's schema (`kondition_testkit::objects`: unknown keys wherever the
 //! schema preserves them, explicit nulls in nullable fields) are read into the generated type and written
 //! back, and must come back identical. Exit 1 unless every one does.
 //!
@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kondition_fidelity::{CORPUS, CorpusFile, FILES};
-use kondition_gen::fidelity::{self, CrdReport};
-use kondition_gen::objects::{self, Sample};
+use kondition_testkit::fidelity::{self, CrdReport};
+use kondition_testkit::objects::{self, Sample};
 use serde_json::Value as Json;
 
 fn main() -> ExitCode {

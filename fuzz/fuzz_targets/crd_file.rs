@@ -26,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
             files: vec![file],
             notes,
         };
-        let _ = emit::rust_single_file(&model, "kondition.rs");
+        let plans = kondition_gen::analysis::Plans::new(&model, Default::default());
+        let _ = emit::rust_single_file(&model, &plans, "kondition.rs");
         let _ = emit::crd_stream(&model);
     }
 });

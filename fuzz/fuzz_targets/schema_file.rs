@@ -29,7 +29,8 @@ fuzz_target!(|data: &[u8]| {
 
 /// Every output of an accepted model; the generator's own errors are fine, panics are not.
 fn emit_all(model: &Model) {
-    let _ = emit::rust_single_file(model, "kondition.rs");
-    let _ = emit::rust_tree(model);
+    let plans = kondition_gen::analysis::Plans::new(model, Default::default());
+    let _ = emit::rust_single_file(model, &plans, "kondition.rs");
+    let _ = emit::rust_tree(model, &plans);
     let _ = emit::crd_stream(model);
 }

@@ -1,5 +1,5 @@
 //! Objects come back as they went in: for every kind and version of schemas/, a full, a
-//! minimal and a "nulls" object synthesized from the kind's CRD (`kondition_gen::objects`) are read into the
+//! minimal and a "nulls" object synthesized from the kind's CRD (`kondition_testkit::objects`) are read into the
 //! generated type and written back; the result must equal the object, up to the documented
 //! normalizations of reused k8s-openapi types (`Time` in whole seconds, UTC; an absent key
 //! selector `name` as `""`; a `Quantity` number as a string), and nothing else.
@@ -7,11 +7,11 @@
 use std::path::PathBuf;
 
 use kondition_gen::model::Model;
-use kondition_gen::objects::{self, Sample};
 use kondition_generated::{
     cluster, composite_resource_definition, crds, database, prometheus, promotionstrategy,
     resourcegroup, router, securitygroup,
 };
+use kondition_testkit::objects::{self, Sample};
 use serde_json::Value;
 
 type RoundTrip = fn(Value) -> Result<Value, serde_json::Error>;

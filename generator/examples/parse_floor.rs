@@ -89,9 +89,9 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
 
     let start = Instant::now();
     let mut lines = 0usize;
-    let plan = kondition_gen::share::plan(&model);
+    let plans = kondition_gen::analysis::Plans::new(&model, Default::default());
     for file in &model.files {
-        lines += emit::rust::file_module(file, 0, &plan, "")
+        lines += emit::rust::file_module(file, 0, &plans.share, "")
             .map_err(|e| e.to_string())?
             .lines()
             .count();
@@ -99,9 +99,10 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
     timings.push(("emit Rust, file by file", start.elapsed()));
 
     let start = Instant::now();
-    let out = emit::rust_tree(&model).map_err(|e| e.to_string())?;
+    let plans = kondition_gen::analysis::Plans::new(&model, Default::default());
+    let out = emit::rust_tree(&model, &plans).map_err(|e| e.to_string())?;
     timings.push((
-        "rust_tree: all output files, as generate does",
+        "analysis and rust_tree: all output files, as generate does",
         start.elapsed(),
     ));
 

@@ -1,15 +1,12 @@
 //! [`Builder`]: generation from an operator's build script.
 
-use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::caller::Caller;
-use crate::emit;
-use crate::inputs;
 use crate::output;
-use crate::profile::Profiles;
-use crate::source::diagnostic::Diagnostics;
+pub use crate::pipeline::Error;
+use crate::pipeline::{Layout, Observer, Pipeline};
 
 /// Generates Rust types from schema files and CRD YAML in a build script, into one file
 /// under `OUT_DIR` to `include!`, with each kind's CRD as JSON beside it
@@ -26,7 +23,7 @@ pub struct Builder {
     file_name: String,
     selection: crate::select::Selection,
     crd_options: crate::crd::Options,
-    emit_options: emit::Options,
+    without_derives: crate::derives::Derives,
 }
 
 impl Default for Builder {
@@ -51,7 +48,7 @@ impl Builder {
                 caller: Caller::BuildScript,
                 ..crate::crd::Options::default()
             },
-            emit_options: emit::Options::default(),
+            without_derives: crate::derives::Derives::default(),
         }
     }
 
@@ -140,7 +137,7 @@ impl Builder {
     /// ```
     #[must_use]
     pub fn without_derives(mut self, derives: impl IntoIterator<Item = crate::Derive>) -> Self {
-        self.emit_options.without_derives.extend(derives);
+        self.without_derives.extend(derives);
         self
     }
 
@@ -187,73 +184,44 @@ impl Builder {
                 .map(PathBuf::from)
                 .ok_or(Error::NoOutDir)?,
         };
-        // Every path once: a folder is watched too, so that new files in it rerun the build
-        // script; a file named both alone and in a folder, or twice, is printed once.
-        let mut watched = std::collections::BTreeSet::new();
-        let mut watch = |path: &Path| {
-            if watched.insert(path.to_owned()) {
-                writeln!(cargo, "cargo:rerun-if-changed={}", path.display()).map_err(Error::Io)?;
-            }
-            Ok::<_, Error>(())
+        let pipeline = Pipeline {
+            profile_dirs: self.profiles,
+            inputs: self.schemas,
+            selection: self.selection,
+            crd_options: self.crd_options,
+            without_derives: self.without_derives,
         };
-        let mut profiles = Profiles::embedded();
-        for dir in &self.profiles {
-            watch(dir)?;
-            for file in profiles.add_dir(dir).map_err(Error::Input)? {
-                watch(&file)?;
-            }
-        }
-        for path in &self.schemas {
-            watch(path)?;
-        }
-        let files = inputs::schema_files(&self.schemas).map_err(Error::Io)?;
-        for file in &files {
-            watch(file)?;
-        }
-        let mut model =
-            crate::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
-        crate::select::apply(&mut model, &self.selection).map_err(Error::Selection)?;
+        let (model, files) = pipeline.generate(
+            &Layout::SingleFile(self.file_name.clone()),
+            &mut Watch {
+                cargo: &mut *cargo,
+                watched: Default::default(),
+            },
+        )?;
         for note in &model.notes {
             writeln!(cargo, "cargo:warning={note}").map_err(Error::Io)?;
         }
-        let files = emit::rust_single_file_with(&model, &self.file_name, &self.emit_options)
-            .map_err(Error::Internal)?;
         output::write_files(&out_dir, &files).map_err(Error::Io)?;
         Ok(out_dir.join(&self.file_name))
     }
 }
 
-/// Why a build-time generation failed.
-#[derive(Debug)]
-pub enum Error {
-    /// The schemas or profiles have problems; each is `path:line:col: message`.
-    Input(Diagnostics),
-    /// Reading or writing failed.
-    Io(std::io::Error),
-    /// A kind or version chosen with [`Builder::kinds`] or [`Builder::versions`] is not in
-    /// the inputs; one line per problem, with a did-you-mean where one is near.
-    Selection(crate::select::SelectionError),
-    /// Neither `out_dir` nor `$OUT_DIR` is set (not in a build script?).
-    NoOutDir,
-    /// A bug in kondition.
-    Internal(crate::emit::EmitError),
+/// What a build script tells cargo as the run reads: every file and folder it reads, once,
+/// to watch (a folder too, so that new files in it rerun the build script; a file named both
+/// alone and in a folder, or twice, is printed once).
+struct Watch<'w, W> {
+    cargo: &'w mut W,
+    watched: std::collections::BTreeSet<PathBuf>,
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Input(diagnostics) => write!(f, "{diagnostics}"),
-            Self::Io(error) => write!(f, "kondition: {error}"),
-            Self::Selection(error) => write!(f, "{error}"),
-            Self::NoOutDir => {
-                f.write_str("kondition: OUT_DIR is not set; call out_dir() outside a build script")
-            }
-            Self::Internal(message) => write!(f, "kondition: {message}"),
+impl<W: Write> Observer for Watch<'_, W> {
+    fn read(&mut self, path: &Path) -> Result<(), Error> {
+        if self.watched.insert(path.to_owned()) {
+            writeln!(self.cargo, "cargo:rerun-if-changed={}", path.display()).map_err(Error::Io)?;
         }
+        Ok(())
     }
 }
-
-impl std::error::Error for Error {}
 
 #[cfg(test)]
 mod tests {

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use kondition_gen::derives::Derives;
 use kondition_gen::emit::{self, OutputFile};
-use kondition_gen::profile::Profiles;
-use kondition_gen::{inputs, output};
+use kondition_gen::output;
+use kondition_gen::pipeline::{Layout, Observer, Pipeline};
 
 /// Rust CRD types with kondition's standard status, from schema files.
 #[derive(Parser)]
@@ -303,7 +304,6 @@ fn crd(args: &CrdArgs) -> ExitCode {
         }
         let options = emit::Options {
             inputs_relative_to: Some(args.out.clone()),
-            ..emit::Options::default()
         };
         let files = emit::crd_manifests_with(&model, &options);
         report_writes(&output::write_files(&args.out, &files), &args.out)
@@ -484,11 +484,28 @@ fn load(
     kinds: &[String],
     options: &kondition_gen::crd::Options,
 ) -> Result<kondition_gen::model::Model, String> {
-    let mut profiles = Profiles::embedded();
-    if let Some(dir) = profile_dir {
-        profiles.add_dir(dir).map_err(|d| d.to_string())?;
-    }
-    let paths = if paths.is_empty() {
+    pipeline(
+        command,
+        paths,
+        profile_dir,
+        kinds,
+        options,
+        Derives::default(),
+    )?
+    .load(&mut PrintNotes)
+    .map_err(message)
+}
+
+/// The run the arguments ask for; without inputs, `schemas/` if it exists.
+fn pipeline(
+    command: &str,
+    paths: &[PathBuf],
+    profile_dir: Option<&PathBuf>,
+    kinds: &[String],
+    options: &kondition_gen::crd::Options,
+    without_derives: Derives,
+) -> Result<Pipeline, String> {
+    let inputs = if paths.is_empty() {
         let default = PathBuf::from("schemas");
         if !default.exists() {
             return Err(no_inputs(command));
@@ -497,19 +514,35 @@ fn load(
     } else {
         paths.to_vec()
     };
-    let files = inputs::schema_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
-    let mut model =
-        kondition_gen::load_with(&files, &profiles, options).map_err(|d| d.to_string())?;
-    for note in &model.notes {
+    Ok(Pipeline {
+        profile_dirs: profile_dir.into_iter().cloned().collect(),
+        inputs,
+        selection: kondition_gen::select::Selection {
+            kinds: kinds.to_vec(),
+            versions: Vec::new(),
+            caller: kondition_gen::caller::Caller::CommandLine,
+        },
+        crd_options: options.clone(),
+        without_derives,
+    })
+}
+
+/// Notes on the inputs go to stderr as soon as the inputs are read.
+struct PrintNotes;
+
+impl Observer for PrintNotes {
+    fn note(&mut self, note: &kondition_gen::Diagnostic) -> Result<(), kondition_gen::Error> {
         eprintln!("{note}");
+        Ok(())
     }
-    let selection = kondition_gen::select::Selection {
-        kinds: kinds.to_vec(),
-        versions: Vec::new(),
-        caller: kondition_gen::caller::Caller::CommandLine,
-    };
-    kondition_gen::select::apply(&mut model, &selection).map_err(|e| format!("{e}\n"))?;
-    Ok(model)
+}
+
+/// A failed run's message, as printed: every problem of the inputs, or one line.
+fn message(error: kondition_gen::Error) -> String {
+    match error {
+        kondition_gen::Error::Input(diagnostics) => diagnostics.to_string(),
+        other => format!("{other}\n"),
+    }
 }
 
 fn run(args: &GenerateArgs, check: bool) -> ExitCode {
@@ -566,22 +599,24 @@ fn generate(
     args: &GenerateArgs,
     out: &std::path::Path,
 ) -> Result<Vec<OutputFile>, String> {
-    let model = load(
+    let pipeline = pipeline(
         command,
         &args.paths,
         args.profiles.as_ref(),
         &args.kinds,
         &args.crd_options(),
+        args.without_derive.iter().copied().collect(),
     )?;
-    let options = emit::Options {
-        without_derives: args.without_derive.iter().copied().collect(),
-        // The headers name the inputs from the output folder: the same output whatever the
-        // working directory `generate` or `check` runs in.
+    // The headers name the inputs from the output folder: the same output whatever the
+    // working directory `generate` or `check` runs in.
+    let layout = Layout::Tree(emit::Options {
         inputs_relative_to: Some(out.to_owned()),
-    };
-    let files = emit::rust_tree_with(&model, &options).map_err(|e| format!("kondition: {e}\n"));
+    });
+    let (model, files) = pipeline
+        .generate(&layout, &mut PrintNotes)
+        .map_err(message)?;
     // The process ends right after writing: freeing the model node by node took a twentieth
     // of a run over the corpus (BENCHMARKS.md), and the system takes it back at exit anyway.
     std::mem::forget(model);
-    files
+    Ok(files)
 }

@@ -3,6 +3,9 @@
 //! Condition types and reasons follow the API server's rules for conditions, which the
 //! runtime's `kondition::validation` holds for the generator and the derive alike.
 
+use crate::source::reader::Sink;
+use crate::source::yaml::Pos;
+
 /// A capital letter, then ASCII letters and digits: a kind, list kind or type name that can
 /// become a Rust type name as it is.
 pub fn is_pascal_case(name: &str) -> bool {
@@ -35,6 +38,13 @@ pub fn is_group(group: &str) -> bool {
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         })
+}
+
+/// Reports `group` unless it is a lowercase DNS name with at least one dot.
+pub(crate) fn check_group(group: &str, pos: Pos, sink: &Sink) {
+    if !is_group(group) {
+        sink.error(pos, format!("group `{group}` must be a lowercase DNS name with at least one dot, such as example.com"));
+    }
 }
 
 #[cfg(test)]

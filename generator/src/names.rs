@@ -71,6 +71,16 @@ pub fn version_module(version: &str) -> String {
     snake_case(version)
 }
 
+/// The Rust module for an input file, before clashes between files are settled: its stem,
+/// snake_cased. Both front-ends name their files so.
+pub fn file_module(path: &std::path::Path) -> String {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("schema");
+    module_name(snake_case(stem))
+}
+
 /// `name` as a module name that is also its file's stem: `ident` would turn `self` into
 /// `self_`, so the file must be named that way too.
 pub fn module_name(name: String) -> String {

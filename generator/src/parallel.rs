@@ -51,6 +51,24 @@ where
     done.into_iter().map(|(_, r)| r).collect()
 }
 
+/// `aside` on a thread of its own while `here` runs on this one; both results. A panic in
+/// either is a bug; it goes on as a panic here.
+pub fn beside<A, B, RA, RB>(aside: A, here: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    RA: Send,
+    B: FnOnce() -> RB,
+{
+    std::thread::scope(|scope| {
+        let aside = scope.spawn(aside);
+        let here = here();
+        let aside = aside
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (aside, here)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -58,6 +76,11 @@ mod tests {
         let items: Vec<u64> = (0..100).collect();
         let squares = super::map(&items, |&n| n % 7, |&n| n * n);
         assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn beside_gives_both_results() {
+        assert_eq!(super::beside(|| 1, || "here"), (1, "here"));
     }
 
     #[test]

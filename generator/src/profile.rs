@@ -6,13 +6,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kondition::validation::{is_valid_reason, is_valid_type};
-use kondition::{Severity, TransitionRule};
+use kondition::TransitionRule;
 
-use crate::model::{ConditionDef, ReasonDef};
-use crate::schema::reader::{MapReader, Sink};
-use crate::schema::{parse_polarity, parse_severity};
+use crate::conditions::read_condition;
+use crate::model::ConditionDef;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{self, Node};
 
 /// kondition's profiles: file name and text.
@@ -175,69 +174,5 @@ fn read_profile(root: &Node, sink: &Sink) -> Option<Profile> {
         transition_rule,
         conditions,
         path: None,
-    })
-}
-
-const CONDITION_KEYS: &[&str] = &["type", "polarity", "reasons", "docs"];
-const REASON_KEYS: &[&str] = &["name", "severity", "docs"];
-
-/// Reads a condition declaration (profiles and schemas share the form); `reasons` items are
-/// names or `{name, severity, docs}`.
-pub fn read_condition(node: &Node, sink: &Sink) -> Option<ConditionDef> {
-    let map = MapReader::new(node, "a condition", CONDITION_KEYS, sink);
-    let (type_, pos) = map.required_string("type")?;
-    if !is_valid_type(&type_) {
-        sink.error(
-            pos,
-            format!(
-                "condition type `{type_}` would be rejected by the API server: it must match {}",
-                kondition::validation::TYPE_PATTERN
-            ),
-        );
-    }
-    let polarity = map
-        .get("polarity")
-        .and_then(|p| parse_polarity(p, sink))
-        .unwrap_or_default();
-    let reasons = map
-        .list("reasons")
-        .iter()
-        .filter_map(|reason| read_reason(reason, sink))
-        .collect();
-    Some(ConditionDef {
-        type_,
-        polarity,
-        reasons,
-        docs: map.string("docs"),
-    })
-}
-
-/// Reads a reason: a name, or `{name, severity, docs}`.
-pub fn read_reason(node: &Node, sink: &Sink) -> Option<ReasonDef> {
-    let (name, pos, severity, docs) = match node.as_str() {
-        Some(name) => (name.to_owned(), node.pos, Severity::None, None),
-        None => {
-            let map = MapReader::new(node, "a reason", REASON_KEYS, sink);
-            let (name, pos) = map.required_string("name")?;
-            let severity = map
-                .get("severity")
-                .and_then(|s| parse_severity(s, sink))
-                .unwrap_or_default();
-            (name, pos, severity, map.string("docs"))
-        }
-    };
-    if !is_valid_reason(&name) {
-        sink.error(
-            pos,
-            format!(
-                "reason `{name}` would be rejected by the API server: it must match {}",
-                kondition::validation::REASON_PATTERN
-            ),
-        );
-    }
-    Some(ReasonDef {
-        name,
-        severity,
-        docs,
     })
 }

@@ -184,7 +184,7 @@ fn keep_versions(
     }
     // The CRD keeps every version: pin it before the model loses some.
     if kind.source_crd.is_none() {
-        let crd = crate::emit::crd::crd(&kind, types);
+        let crd = crate::manifest::crd(&kind, types);
         kind.source_crd = Some(SourceSpec::new(&crd["spec"]));
     }
     kind.versions.retain(|v| versions.contains(&v.name));

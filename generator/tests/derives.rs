@@ -84,11 +84,8 @@ fn generate(without: &[Derive]) -> Vec<OutputFile> {
     let path: PathBuf = dir.join("probe.yaml");
     std::fs::write(&path, crd()).expect("write");
     let model = kondition_gen::load(&[path], &Profiles::embedded()).expect("loads");
-    let options = emit::Options {
-        without_derives: without.iter().copied().collect(),
-        ..emit::Options::default()
-    };
-    let files = emit::rust_tree_with(&model, &options).expect("emits");
+    let plans = kondition_gen::analysis::Plans::new(&model, without.iter().copied().collect());
+    let files = emit::rust_tree(&model, &plans).expect("emits");
     let _ = std::fs::remove_dir_all(&dir);
     files
 }

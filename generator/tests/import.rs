@@ -6,7 +6,7 @@
 //! have at the same place must be on stderr, with its place, and nothing else may be. Then
 //! the structs and enums `generate` makes of the CRD are compared with those it makes of the
 //! imported file: the same names, fields, optionality, docs and field types. And the objects
-//! synthesized from each CRD (`kondition_gen::objects`) change alike through both sets of
+//! synthesized from each CRD (`kondition_testkit::objects`) change alike through both sets of
 //! types (what the types write back is what `normalize` predicts).
 //!
 //! A NodePool-like fixture (`tests/import/pool.yaml`) pins the exact stderr and the names.
@@ -381,8 +381,8 @@ fn every_corpus_crd_imports_with_every_loss_reported_and_the_same_types() {
         let out = dir.join(n.to_string());
         std::fs::create_dir_all(&out).expect("mkdir");
         for (kind, imported, notes) in import(file, &out) {
-            let crd = kondition_gen::emit::crd::crd(&kind, &[]);
-            let again = kondition_gen::emit::crd::crd(&imported.kinds[0], &imported.types);
+            let crd = kondition_gen::manifest::crd(&kind, &[]);
+            let again = kondition_gen::manifest::crd(&imported.kinds[0], &imported.types);
             let mut want = Vec::new();
             for version in crd["spec"]["versions"].as_array().into_iter().flatten() {
                 let name = version["name"].as_str().unwrap_or_default();
@@ -551,7 +551,7 @@ fn a_node_pool_keeps_its_quantities_and_its_type_names() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The objects of every kind version (full, minimal, nulls; `kondition_gen::objects`) change
+/// The objects of every kind version (full, minimal, nulls; `kondition_testkit::objects`) change
 /// alike through the types of the CRD and those of the imported file: both keep what the
 /// other keeps, and both write a quantity given as a number as its text. The CRD is read
 /// without reusing k8s-openapi types here, since the imported file writes those out (and
@@ -559,7 +559,7 @@ fn a_node_pool_keeps_its_quantities_and_its_type_names() {
 #[test]
 fn objects_change_alike_through_the_crd_and_the_imported_file() {
     use kondition_gen::json::same;
-    use kondition_gen::objects::{Sample, normalize, object};
+    use kondition_testkit::objects::{Sample, normalize, object};
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     let mut files = Vec::new();
     corpus_files(&root, &mut files);
@@ -576,7 +576,7 @@ fn objects_change_alike_through_the_crd_and_the_imported_file() {
             kondition_gen::load_with(std::slice::from_ref(file), &Profiles::embedded(), &options)
                 .unwrap_or_else(|e| panic!("{e}"));
         for (kind, imported, _) in import(file, &out) {
-            let crd = kondition_gen::emit::crd::crd(&kind, &[]);
+            let crd = kondition_gen::manifest::crd(&kind, &[]);
             let Some(ours) = model.files[0].kinds.iter().find(|k| k.kind == kind.kind) else {
                 panic!("{}: {} not read", file.display(), kind.kind);
             };

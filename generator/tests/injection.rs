@@ -21,10 +21,14 @@ const PAYLOADS: &str = concat!(
 /// The Rust `kondition generate` writes for `path`, one file.
 fn generate(path: &Path) -> String {
     let model = kondition_gen::load(&[path.to_owned()], &Profiles::embedded()).expect("loads");
-    kondition_gen::emit::rust_single_file(&model, "generated.rs")
-        .expect("generates")
-        .swap_remove(0)
-        .contents
+    kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates")
+    .swap_remove(0)
+    .contents
 }
 
 /// Every item the file declares, as `kind name`, depth first.
@@ -267,10 +271,14 @@ fn hyphenated_versions_become_modules() {
     .expect("write");
     let model = kondition_gen::load(&[dir.join("promotion.yaml")], &Profiles::embedded())
         .expect("a DNS label is a valid version");
-    let rust = kondition_gen::emit::rust_single_file(&model, "generated.rs")
-        .expect("generates")
-        .swap_remove(0)
-        .contents;
+    let rust = kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates")
+    .swap_remove(0)
+    .contents;
     assert!(rust.contains("pub mod v2al_1 {"), "{rust}");
     assert!(rust.contains("\"v2al---1\""), "the wire name stays");
 

@@ -2,14 +2,14 @@
 //! that is optional (no `spec: {}` or `operation: {}` added), unknown keys under
 //! `x-kubernetes-preserve-unknown-fields` (kept, in place, the root's included), explicit nulls in nullable fields
 //! (kept apart from absent), and date-times with fractions and offsets (kept as text). Every
-//! object `kondition_gen::objects` synthesizes from it (full, minimal, nulls) and a few
+//! object `kondition_testkit::objects` synthesizes from it (full, minimal, nulls) and a few
 //! written by hand are read into the generated types and written back unchanged.
 
 #[allow(dead_code)] // Only what this test needs of the random tests' support.
 mod support;
 
-use kondition_gen::objects::{self, Sample};
 use kondition_gen::profile::Profiles;
+use kondition_testkit::objects::{self, Sample};
 use serde_json::{Value, json};
 
 fn crd() -> Value {
@@ -72,7 +72,12 @@ fn synthesized_and_written_objects_come_back_unchanged() {
     std::fs::write(&path, serde_json::to_string_pretty(&crd).expect("JSON")).expect("write");
     let model = kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded())
         .expect("a valid CRD");
-    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    let files = kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates");
     let ty = "application::v1alpha1::Application".to_owned();
     let mut samples: Vec<(String, Value)> = Sample::ALL
         .iter()

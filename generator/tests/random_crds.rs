@@ -5,7 +5,7 @@
 //! symbols, and whose schemas use the Kubernetes extensions. The generated code compiles;
 //! its `crds()` equal the input node by node; an object of every version, with every field
 //! set, reads into the generated type and writes back unchanged, and so do the full,
-//! minimal and nulls objects of `kondition_gen::objects`.
+//! minimal and nulls objects of `kondition_testkit::objects`.
 //!
 //! A run's seed is printed; `KONDITION_SEED=<hex>` repeats it.
 
@@ -286,7 +286,12 @@ fn random_crds_compile_and_come_back_exactly() {
                 .collect::<String>()
         ),
     };
-    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    let files = kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates");
     layout::assert_laid_out_by_prettyplease("the generated file", &files[0].contents);
 
     let mut samples = Vec::new();
@@ -305,8 +310,8 @@ fn random_crds_compile_and_come_back_exactly() {
             let module = name.replace('-', "_");
             samples.push((format!("random::{module}::{kind}"), object));
             // And the objects the corpus round trip uses: full, minimal, nulls.
-            for which in kondition_gen::objects::Sample::ALL {
-                let object = kondition_gen::objects::object(crd, name, which).expect("object");
+            for which in kondition_testkit::objects::Sample::ALL {
+                let object = kondition_testkit::objects::object(crd, name, which).expect("object");
                 samples.push((format!("random::{module}::{kind}"), object));
             }
         }

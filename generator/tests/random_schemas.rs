@@ -453,7 +453,7 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
     // The model's CRDs say what the random model says.
     let mut expected = Vec::new();
     for (file, kind) in model.files.iter().zip(&kinds) {
-        let crd = kondition_gen::emit::crd::crd(&file.kinds[0], &file.types);
+        let crd = kondition_gen::manifest::crd(&file.kinds[0], &file.types);
         let schema = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
         check_schema(
             &kind.spec,
@@ -473,7 +473,12 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
     }
 
     // The generated code compiles, and its crds() are the same CRDs.
-    let files = kondition_gen::emit::rust_single_file(&model, "generated.rs").expect("generates");
+    let files = kondition_gen::emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("generates");
     layout::assert_laid_out_by_prettyplease("the generated file", &files[0].contents);
     let samples: Vec<(String, Value)> = kinds
         .iter()

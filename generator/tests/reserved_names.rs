@@ -82,7 +82,12 @@ fn names_the_generator_makes_up_are_kept_from_schema_types() {
     .expect("write");
     let model =
         kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded()).expect("loads");
-    let files = emit::rust_single_file(&model, "generated.rs").expect("emits");
+    let files = emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("emits");
     let object = json!({
         "apiVersion": "example.com/v2",
         "kind": "Widget",

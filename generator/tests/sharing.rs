@@ -74,7 +74,11 @@ fn generate(files: &[(&str, String)]) -> Vec<emit::OutputFile> {
         })
         .collect();
     let model = kondition_gen::load(&paths, &Profiles::embedded()).expect("loads");
-    emit::rust_tree(&model).expect("emits")
+    emit::rust_tree(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+    )
+    .expect("emits")
 }
 
 fn text<'a>(files: &'a [emit::OutputFile], name: &str) -> &'a str {
@@ -247,7 +251,12 @@ fn shared_types_are_the_same_rust_type_in_every_version() {
         + &crd("Beta", "betas", &["v1"], false);
     std::fs::write(&crd_path, bundle).expect("write");
     let model = kondition_gen::load(&[crd_path], &Profiles::embedded()).expect("loads");
-    let mut files = emit::rust_single_file(&model, "generated.rs").expect("emits");
+    let mut files = emit::rust_single_file(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        "generated.rs",
+    )
+    .expect("emits");
     // v1 and v2 differ in the spec's TLS only: an endpoint moves between them as it is.
     let sample = json!({"url": "https://example.com", "mode": "lax", "tls": {"ca": "x"}});
     let crate_dir = dir.join("crate");

@@ -22,9 +22,13 @@ fn the_example_schemas_generate_the_reviewed_output() {
     // Inputs named from the output folder, as `kondition generate` names them.
     let options = kondition_gen::emit::Options {
         inputs_relative_to: Some(PathBuf::from("generated/src")),
-        ..kondition_gen::emit::Options::default()
     };
-    let output = kondition_gen::emit::rust_tree_with(&model, &options).expect("emits");
+    let output = kondition_gen::emit::rust_tree_with(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        &options,
+    )
+    .expect("emits");
     for file in &output {
         let path = Path::new("generated/src").join(&file.path);
         if is_rust(&file.path) {
@@ -83,7 +87,11 @@ fn generated_code_for_real_crds_is_laid_out_as_prettyplease_lays_it_out() {
     for file in files {
         let model = kondition_gen::load(std::slice::from_ref(&file), &Profiles::embedded())
             .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let outputs = kondition_gen::emit::rust_tree(&model).expect("emits");
+        let outputs = kondition_gen::emit::rust_tree(
+            &model,
+            &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        )
+        .expect("emits");
         for output in outputs.iter().filter(|o| is_rust(&o.path)) {
             let name = format!("{} ({})", output.path.display(), file.display());
             layout::assert_laid_out_by_prettyplease(&name, &output.contents);

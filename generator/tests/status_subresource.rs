@@ -29,7 +29,11 @@ const APPLICATION: &str = concat!(
 fn generate(files: &[&Path]) -> Vec<OutputFile> {
     let files: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
     let model = kondition_gen::load(&files, &Profiles::embedded()).expect("the inputs load");
-    kondition_gen::emit::rust_tree(&model).expect("emits")
+    kondition_gen::emit::rust_tree(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+    )
+    .expect("emits")
 }
 
 fn file<'t>(tree: &'t [OutputFile], path: &str) -> &'t str {

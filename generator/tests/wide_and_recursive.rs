@@ -30,7 +30,12 @@ fn generate(text: String) -> Result<(String, String), Vec<String>> {
                 files: vec![file],
                 notes: Vec::new(),
             };
-            let files = emit::rust_single_file(&model, "generated.rs").expect("generates");
+            let files = emit::rust_single_file(
+                &model,
+                &kondition_gen::analysis::Plans::new(&model, Default::default()),
+                "generated.rs",
+            )
+            .expect("generates");
             Ok((files[0].contents.clone(), emit::crd_stream(&model)))
         })
         .expect("spawn")

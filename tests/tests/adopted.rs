@@ -63,10 +63,13 @@ fn the_adopted_kinds_are_up_to_date() {
     .expect("the inputs load");
     let options = kondition_gen::emit::Options {
         inputs_relative_to: Some(PathBuf::from("src/adopted")),
-        ..kondition_gen::emit::Options::default()
     };
-    let tree: Vec<OutputFile> =
-        kondition_gen::emit::rust_tree_with(&model, &options).expect("emits");
+    let tree: Vec<OutputFile> = kondition_gen::emit::rust_tree_with(
+        &model,
+        &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        &options,
+    )
+    .expect("emits");
     let diff = diff_tree(std::path::Path::new("src/adopted"), &tree).expect("compares");
     assert!(
         diff.is_empty(),
@@ -97,11 +100,14 @@ fn the_kinds_without_optional_derives_are_up_to_date() {
         &kondition_gen::crd::Options::default(),
     )
     .expect("the inputs load");
+    let plans = kondition_gen::analysis::Plans::new(
+        &model,
+        kondition_gen::Derive::ALL.into_iter().collect(),
+    );
     let options = kondition_gen::emit::Options {
-        without_derives: kondition_gen::Derive::ALL.into_iter().collect(),
         inputs_relative_to: Some(PathBuf::from("src/lean")),
     };
-    let tree = kondition_gen::emit::rust_tree_with(&model, &options).expect("emits");
+    let tree = kondition_gen::emit::rust_tree_with(&model, &plans, &options).expect("emits");
     let diff = diff_tree(std::path::Path::new("src/lean"), &tree).expect("compares");
     assert!(
         diff.is_empty(),

@@ -7,13 +7,13 @@
 //!   library and read back from the YAML it writes: 51, 49 distinct) and those of the
 //!   derive's kinds (`tests/src/kinds.rs`: 6) are created there and become Established.
 //! - For every served version of every kind of `generated/` (12), the objects the generator
-//!   synthesizes from the CRD's schema (`kondition_gen::objects`: every field set, only the
+//!   synthesizes from the CRD's schema (`kondition_testkit::objects`: every field set, only the
 //!   required ones, explicit nulls) and one of the other branch where CEL rules make
 //!   branches exclude each other (39 in all) are created (the status through `/status`),
 //!   read back and compared with what the server must have made of them (its defaulting and
 //!   pruning, computed by [`served`]); read into the generated type, which writes exactly
 //!   what it read but for the documented normalizations of reused k8s-openapi types
-//!   (`kondition_gen::objects::normalize`); updated with what the type wrote (a write
+//!   (`kondition_testkit::objects::normalize`); updated with what the type wrote (a write
 //!   exactly when it differs); then, read into the type once more and updated again, left
 //!   unchanged (the same resourceVersion), but where the server writes every update
 //!   ([`churns`]). Two the v1beta1 type of Cluster refuses, rightly: the server dropped a
@@ -28,7 +28,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kondition_gen::objects::{self, Sample};
+use kondition_testkit::objects::{self, Sample};
 use kondition_tests::cluster::{HARNESS, TestEnv, create_namespace, install};
 use kube::api::{ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::GroupVersionKind;

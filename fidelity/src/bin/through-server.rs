@@ -1,6 +1,6 @@
 //! The corpus' objects through the real Kubernetes API server: for every kind at every
 //! version of every corpus file, the full, minimal and "nulls" objects the generator
-//! synthesizes (`kondition_gen::objects`) are created on the test API server (the launcher of
+//! synthesizes (`kondition_testkit::objects`) are created on the test API server (the launcher of
 //! `tests/launcher/`, through `kondition_tests::cluster`), their status through `/status`;
 //! what the server serves is read into the generated type, written back as the type writes
 //! it, and sent back with an update, which must change nothing the server stores (the same
@@ -36,7 +36,7 @@ use std::process::ExitCode;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition_fidelity::{CORPUS, CorpusFile, FILES, KindVersion};
-use kondition_gen::objects::{self, Sample};
+use kondition_testkit::objects::{self, Sample};
 use kondition_tests::cluster::{cluster, create_namespace, install};
 use kube::api::{DeleteParams, GetParams, PostParams};
 use kube::runtime::wait::{await_condition, conditions};

@@ -22,12 +22,10 @@ use crate::model::{
     Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
     SourceSpec, StatusDef, Version,
 };
-use crate::name_rules::{is_dns_label, is_pascal_case};
+use crate::name_rules::{check_group, is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
-use crate::schema::kind::check_group;
-use crate::schema::module_name;
-use crate::schema::reader::Sink;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::reader::Sink;
 use crate::source::yaml::{Node, Pos, Value};
 use types::{SchemaReader, TypeNames};
 
@@ -89,7 +87,7 @@ pub fn read_documents(
 ) -> Result<(SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let sink = Sink::new(path);
     let mut notes = Vec::new();
-    let module = module_name(path);
+    let module = crate::names::file_module(path);
     let mut kinds: Vec<Kind> = Vec::new();
     // Type names are unique per version module, which every kind of the file shares.
     let mut scopes: Vec<(String, TypeNames)> = Vec::new();
@@ -335,20 +333,14 @@ fn read_crd(
     // The spec's text and the API types' check need only the YAML: they are made on a thread
     // of their own while the versions are read, which on one large CRD is a core's work of
     // its own (issue 28).
-    let (versions, (source, checked)) = std::thread::scope(|threads| {
-        let aside = threads.spawn(|| {
+    let ((source, checked), versions) = crate::parallel::beside(
+        || {
             let source = SourceSpec::of_node(spec);
             let checked = api_check::check_with_api_types(spec, version_nodes);
             (source, checked)
-        });
-        let versions =
-            read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes);
-        // A panic there is a bug; it goes on as a panic here.
-        let aside = aside
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (versions, aside)
-    });
+        },
+        || read_crd_versions(spec, version_nodes, kind, context, reserved_names, scopes),
+    );
     let docs = storage_docs(&versions, version_nodes);
     // The API's own types catch what the reads above do not look at; a problem already
     // reported is not reported again in their words.

@@ -1,11 +1,9 @@
 //! Emitters: the model into output files.
 
-pub mod crd;
 pub mod docs;
 pub mod rbac;
 pub mod rust;
 pub mod schema_file;
-mod well_known;
 pub mod yaml;
 
 use std::fmt;
@@ -13,7 +11,7 @@ use std::path::{Component, Path, PathBuf};
 
 use quote::quote;
 
-use crate::derives::Derives;
+use crate::analysis::Plans;
 use crate::model::{Model, SchemaFile};
 use crate::names::ident;
 
@@ -152,8 +150,6 @@ fn weight(file: &SchemaFile) -> u64 {
 /// How the output is written, beyond what the model says.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// The derives the data types go without ([`crate::Derive`]; none by default).
-    pub without_derives: Derives,
     /// The folder the headers' input paths lead from ([`path_from`]): the output folder, so
     /// that the output does not depend on the working directory (`kondition generate` and
     /// `check` set it). `None` (the default, and [`crate::Builder`]'s: cargo runs build
@@ -161,47 +157,50 @@ pub struct Options {
     pub inputs_relative_to: Option<PathBuf>,
 }
 
-/// A module tree: `lib.rs` declaring one module per schema file, and `crds()`.
-pub fn rust_tree(model: &Model) -> Result<Vec<OutputFile>, EmitError> {
-    rust_tree_with(model, &Options::default())
+/// A module tree: `lib.rs` declaring one module per schema file, and `crds()`, as `plans`
+/// (the run's analysis) say.
+pub fn rust_tree(model: &Model, plans: &Plans) -> Result<Vec<OutputFile>, EmitError> {
+    rust_tree_with(model, plans, &Options::default())
 }
 
 /// [`rust_tree`], written as `options` say.
-pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile>, EmitError> {
+pub fn rust_tree_with(
+    model: &Model,
+    plans: &Plans,
+    options: &Options,
+) -> Result<Vec<OutputFile>, EmitError> {
     let inputs = inputs(model, options);
-    let (plan, mut crd_files) = plan_beside_crd_files(model, "");
-    let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
-    // Each file's module, laid out, on the cores in parallel; the shared module beside them
-    // (issue 28: once the model is read, nothing but the share plan need wait for another
-    // file).
-    let (modules, shared_module) = std::thread::scope(|threads| {
-        let shared =
-            (!plan.is_empty()).then(|| threads.spawn(|| rust::shared_module(&plan, &derives, 0)));
-        let modules = crate::parallel::map(
-            &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
-            |(file, _)| weight(file),
-            |(file, input)| {
-                let module = rust::file_module_with(file, input, 0, &plan, &derives, "")?;
-                Ok::<_, EmitError>(OutputFile {
-                    path: PathBuf::from(format!("{}.rs", file.module)),
-                    contents: rust::separate_items(
-                        &(header(std::slice::from_ref(*input)) + &module),
-                    ),
-                })
-            },
-        );
-        // A panic there is a bug; it goes on as a panic here.
-        let shared = shared.map(|thread| {
-            thread
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))
-        });
-        (modules, shared)
-    });
+    let Plans {
+        share: plan,
+        derives,
+    } = plans;
+    // Each file's module and CRD files, laid out, on the cores in parallel; the shared module
+    // beside them (issue 28: once the model is read and analysed, no file need wait for
+    // another).
+    let (shared_module, modules) = crate::parallel::beside(
+        || (!plan.is_empty()).then(|| rust::shared_module(plan, derives, 0)),
+        || {
+            crate::parallel::map(
+                &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
+                |(file, _)| weight(file),
+                |(file, input)| {
+                    let module = rust::file_module_with(file, input, 0, plan, derives, "")?;
+                    let module = OutputFile {
+                        path: PathBuf::from(format!("{}.rs", file.module)),
+                        contents: rust::separate_items(
+                            &(header(std::slice::from_ref(*input)) + &module),
+                        ),
+                    };
+                    Ok::<_, EmitError>((module, rust::crd_files(file, "")))
+                },
+            )
+        },
+    );
     let mut files = Vec::new();
-    for (module, crd_files) in modules.into_iter().zip(&mut crd_files) {
-        files.push(module?);
-        files.append(crd_files);
+    for module in modules {
+        let (module, mut crd_files) = module?;
+        files.push(module);
+        files.append(&mut crd_files);
     }
     let mut shared = None;
     if let Some(module) = shared_module {
@@ -247,13 +246,18 @@ pub fn rust_tree_with(model: &Model, options: &Options) -> Result<Vec<OutputFile
 /// One Rust file holding everything, for `include!` from a build script, named `name`; then
 /// the kinds' CRDs as JSON files beside it, each named after it (`kondition.<module>.
 /// <kind>_crd.json` beside `kondition.rs`), which the Rust file loads with `include_str!`.
-pub fn rust_single_file(model: &Model, name: &str) -> Result<Vec<OutputFile>, EmitError> {
-    rust_single_file_with(model, name, &Options::default())
+pub fn rust_single_file(
+    model: &Model,
+    plans: &Plans,
+    name: &str,
+) -> Result<Vec<OutputFile>, EmitError> {
+    rust_single_file_with(model, plans, name, &Options::default())
 }
 
 /// [`rust_single_file`], written as `options` say.
 pub fn rust_single_file_with(
     model: &Model,
+    plans: &Plans,
     name: &str,
     options: &Options,
 ) -> Result<Vec<OutputFile>, EmitError> {
@@ -261,21 +265,29 @@ pub fn rust_single_file_with(
     let data_prefix = format!("{stem}.");
     let inputs = inputs(model, options);
     let mut text = header(&inputs);
-    let (plan, crd_files) = plan_beside_crd_files(model, &data_prefix);
-    let derives = rust::DerivePlan::new(model, &plan, options.without_derives);
+    let Plans {
+        share: plan,
+        derives,
+    } = plans;
     let modules = crate::parallel::map(
         &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
         |(file, _)| weight(file),
-        |(file, input)| rust::file_module_with(file, input, 1, &plan, &derives, &data_prefix),
+        |(file, input)| {
+            let module = rust::file_module_with(file, input, 1, plan, derives, &data_prefix)?;
+            Ok::<_, EmitError>((module, rust::crd_files(file, &data_prefix)))
+        },
     );
+    let mut crd_files = Vec::new();
     for (file, module) in model.files.iter().zip(modules) {
+        let (module, files) = module?;
         text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
-        text.push_str(&module?);
+        text.push_str(&module);
         text.push_str("}\n");
+        crd_files.push(files);
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
-        text.push_str(&rust::shared_module(&plan, &derives, 1)?);
+        text.push_str(&rust::shared_module(plan, derives, 1)?);
         text.push_str("}\n");
     }
     text.push_str(&format(crds_fn(model, &quote!()))?);
@@ -286,29 +298,6 @@ pub fn rust_single_file_with(
     Ok(std::iter::once(rust)
         .chain(crd_files.into_iter().flatten())
         .collect())
-}
-
-/// The share plan, and beside it (it is made on one core) every file's CRD JSON files,
-/// which do not depend on it; `data_prefix` starts their names.
-fn plan_beside_crd_files(
-    model: &Model,
-    data_prefix: &str,
-) -> (crate::share::Plan, Vec<Vec<OutputFile>>) {
-    std::thread::scope(|threads| {
-        let crd_files = threads.spawn(|| {
-            model
-                .files
-                .iter()
-                .map(|file| rust::crd_files(file, data_prefix))
-                .collect()
-        });
-        let plan = crate::share::plan(model);
-        // A panic there is a bug; it goes on as a panic here.
-        let crd_files = crd_files
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (plan, crd_files)
-    })
 }
 
 /// `crds()`: every kind's CRD, every version, in input order. `prefix` leads from where
@@ -351,7 +340,7 @@ pub fn crd_manifests_with(model: &Model, options: &Options) -> Vec<OutputFile> {
                 contents: format!(
                     "# @generated by kondition-gen {} from {input}.\n{}",
                     env!("CARGO_PKG_VERSION"),
-                    yaml::to_yaml(&crd::crd(kind, &file.types))
+                    yaml::to_yaml(&crate::manifest::crd(kind, &file.types))
                 ),
             })
         })
@@ -364,7 +353,7 @@ pub fn crd_stream(model: &Model) -> String {
     for file in &model.files {
         for kind in &file.kinds {
             out.push_str("---\n");
-            out.push_str(&yaml::to_yaml(&crd::crd(kind, &file.types)));
+            out.push_str(&yaml::to_yaml(&crate::manifest::crd(kind, &file.types)));
         }
     }
     out

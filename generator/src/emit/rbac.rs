@@ -8,7 +8,7 @@ use kondition::permissions::{self, KindAccess};
 use serde_json::Value as Json;
 use std::path::Path;
 
-use super::{crd, display_path, yaml};
+use super::{display_path, yaml};
 use crate::model::Model;
 use crate::source::diagnostic::Diagnostic;
 use crate::source::yaml::Pos;
@@ -42,7 +42,7 @@ pub fn kind_accesses(model: &Model, finalizer: bool) -> Result<Vec<KindAccess>, 
     let mut accesses = Vec::new();
     for file in &model.files {
         for kind in &file.kinds {
-            let mut json = crd::crd(kind, &file.types);
+            let mut json = crate::manifest::crd(kind, &file.types);
             // The rules depend on the group, the plural and each version's `served` and
             // `subresources`; a large CRD's schemas would be read for nothing.
             if let Some(versions) = json

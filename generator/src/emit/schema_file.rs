@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use super::crd::{bounds, string_keys, validations_json as validations};
+use crate::manifest::{bounds, string_keys, validations_json as validations};
 use crate::model::{Body, EnumValues, Field, IntegerFormat, Kind, ListKind, Schema, Scope, Type};
 
 /// The schema file for `kind`, as YAML, and notes on what it could not hold.
@@ -67,7 +67,7 @@ pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
             writer.body(&version.body, &version.name, &mut v);
             // The standard status's columns are the format's own; a column of the CRD's named
             // like one of them but showing something else is kept, and takes its place.
-            let defaults = super::crd::default_printer_columns("Ready");
+            let defaults = crate::manifest::default_printer_columns("Ready");
             let own = |c: &&crate::model::PrinterColumn| {
                 let column = json!({"name": c.name, "type": c.type_, "jsonPath": c.json_path});
                 let plain = c.description.is_none() && c.priority.is_none() && c.format.is_none();
@@ -586,7 +586,7 @@ spec:
           spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
           data: {type: string, not: {pattern: x}}
 ";
-        let (file, _) = crate::read_crd_text(std::path::Path::new("w.yaml"), text)
+        let (file, _) = crate::load::read_crd_text(std::path::Path::new("w.yaml"), text)
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
         let (schema, notes) = schema_file(&file.kinds[0]);
         assert_eq!(
@@ -644,7 +644,7 @@ spec:
               readyInstances: {type: integer}
     subresources: {status: {}}
 "#;
-        let (file, _) = crate::read_crd_text(std::path::Path::new("cluster.yaml"), text)
+        let (file, _) = crate::load::read_crd_text(std::path::Path::new("cluster.yaml"), text)
             .unwrap_or_else(|e| panic!("{e}"));
         let (schema, notes) = schema_file(&file.kinds[0]);
         assert_eq!(
@@ -662,7 +662,7 @@ spec:
         let path = std::path::Path::new("cluster.schema.yaml");
         let read = crate::schema::read_file(path, &schema, &crate::profile::Profiles::embedded())
             .unwrap_or_else(|e| panic!("{e}\n{schema}"));
-        let crd = super::super::crd::crd(&read.kinds[0], &read.types);
+        let crd = crate::manifest::crd(&read.kinds[0], &read.types);
         let version = &crd["spec"]["versions"][0];
         assert_eq!(
             version["additionalPrinterColumns"],
@@ -719,7 +719,7 @@ spec:
             ("", vec![lacks_spec]),
         ] {
             let text = crd(required);
-            let (file, _) = crate::read_crd_text(std::path::Path::new("w.yaml"), &text)
+            let (file, _) = crate::load::read_crd_text(std::path::Path::new("w.yaml"), &text)
                 .unwrap_or_else(|e| panic!("{e}\n{text}"));
             let (_, notes) = schema_file(&file.kinds[0]);
             let notes: Vec<&str> = notes

@@ -7,14 +7,15 @@ use kondition::subresources::{
 };
 use kondition::validation::is_valid_reason;
 
+use crate::conditions::{read_condition, read_reason};
 use crate::model::{
     Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope,
     StatusDef, SubResourceDef, Version,
 };
-use crate::name_rules::{is_dns_label, is_group, is_pascal_case};
-use crate::profile::{Profiles, read_condition, read_reason};
-use crate::schema::reader::{MapReader, Sink};
+use crate::name_rules::{check_group, is_dns_label, is_pascal_case};
+use crate::profile::Profiles;
 use crate::schema::types::TypeReader;
+use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos};
 use kondition_names::suggest;
 
@@ -128,13 +129,6 @@ pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Op
         source_crd: None,
         crd_metadata: CrdMetadata::default(),
     })
-}
-
-/// Reports `group` unless it is a lowercase DNS name with at least one dot.
-pub(crate) fn check_group(group: &str, pos: Pos, sink: &Sink) {
-    if !is_group(group) {
-        sink.error(pos, format!("group `{group}` must be a lowercase DNS name with at least one dot, such as example.com"));
-    }
 }
 
 /// The English plural of a lowercase kind, as the API conventions name resources.

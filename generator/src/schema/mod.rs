@@ -1,20 +1,16 @@
 //! The schema format front-end: schema files into the model.
 
 pub mod kind;
-pub mod reader;
 pub mod types;
 pub mod written_out;
 
 use std::path::Path;
 
-use kondition::{Polarity, Severity};
-
 use crate::model::{NamedType, SchemaFile, Type};
-use crate::names::snake_case;
 use crate::profile::Profiles;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::reader::Sink;
 use crate::source::yaml::{self, Node, Pos};
-use reader::Sink;
 use types::TypeReader;
 
 /// Reads one schema file (any number of kinds) into the model.
@@ -95,7 +91,7 @@ pub fn read_documents(
     }
     check_type_names(&kinds, &named, &sink);
     written_out::check(&kinds, &named, &declared, &sink);
-    let module = module_name(path);
+    let module = crate::names::file_module(path);
     let diagnostics = sink.finish();
     diagnostics.into_result(SchemaFile {
         path: path.to_owned(),
@@ -111,8 +107,8 @@ pub fn read_documents(
 /// would be the same Rust code may share a name (one type is written for them), as they do
 /// in a CRD input.
 fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Sink) {
-    use crate::crd::types::rust_shape;
     use crate::model::Schema;
+    use crate::rust_shape::rust_shape;
     fn walk<'a>(schema: &'a Schema, found: &mut Vec<(&'a str, Pos, &'a Schema)>) {
         match &schema.ty {
             Type::Object(object) => {
@@ -173,41 +169,6 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
                     format!("two types would both be named `{name}` in the generated code; rename a field, a `name` or a type under `types`"),
                 );
             }
-        }
-    }
-}
-
-/// The Rust module for a schema file: its stem, snake_cased.
-pub fn module_name(path: &Path) -> String {
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("schema");
-    crate::names::module_name(snake_case(stem))
-}
-
-/// `Positive` or `Negative`.
-pub fn parse_polarity(node: &Node, sink: &Sink) -> Option<Polarity> {
-    match node.as_str() {
-        Some("Positive") => Some(Polarity::Positive),
-        Some("Negative") => Some(Polarity::Negative),
-        _ => {
-            sink.error(node.pos, "`polarity` must be Positive or Negative");
-            None
-        }
-    }
-}
-
-/// `Error`, `Warning`, `Info` or `None`.
-pub fn parse_severity(node: &Node, sink: &Sink) -> Option<Severity> {
-    match node.as_str() {
-        Some("Error") => Some(Severity::Error),
-        Some("Warning") => Some(Severity::Warning),
-        Some("Info") => Some(Severity::Info),
-        Some("None") => Some(Severity::None),
-        _ => {
-            sink.error(node.pos, "`severity` must be Error, Warning, Info or None");
-            None
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::model::{
     NumberType, ObjectType, Schema, StringType, Type, Validation, WellKnown,
 };
 use crate::names::pascal_case;
-use crate::schema::reader::{MapReader, Sink};
+use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos, Value};
 use kondition_names::suggest;
 

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::model::{Kind, NamedType, Schema, Type};
-use crate::schema::reader::Sink;
+use crate::source::reader::Sink;
 use crate::source::yaml::{MAX_DEPTH, Pos};
 
 /// The most schemas (objects, fields, list items, ...) one kind's CRD may have once its

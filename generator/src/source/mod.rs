@@ -1,5 +1,7 @@
-//! Reading input: YAML with a position on every node, and the diagnostics that point at them.
+//! Reading input: YAML with a position on every node, the diagnostics that point at them,
+//! and the typed reads of mappings both front-ends make (`reader`).
 
 pub mod deserialize;
 pub mod diagnostic;
+pub mod reader;
 pub mod yaml;

@@ -150,7 +150,7 @@ pub fn assert_same_crds(compiled: &Value, expected: &[Value]) {
     let compiled = compiled.as_array().expect("crds");
     assert_eq!(compiled.len(), expected.len());
     for (compiled, expected) in compiled.iter().zip(expected) {
-        let report = kondition_gen::fidelity::compare(expected, compiled, None);
+        let report = kondition_testkit::fidelity::compare(expected, compiled, None);
         assert!(
             report.exact() && kondition_gen::json::same(expected, compiled),
             "{}: {report:?}",

@@ -75,7 +75,7 @@ mod tests {
 
     #[test]
     fn the_crd_comes_back_exactly() {
-        use kondition_gen::fidelity;
+        use kondition_testkit::fidelity;
 
         let text = include_str!("../schemas/crd-edge-cases.yaml");
         let documents = kondition_gen::source::yaml::parse(text).expect("parses");
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn text_that_tries_to_become_code_comes_back_as_text() {
-        use kondition_gen::fidelity;
+        use kondition_testkit::fidelity;
 
         use super::injection::v1::{Payload, PayloadChoice};
 

@@ -18,6 +18,7 @@ use quote::quote;
 
 use super::imports::Imports;
 use super::types::{self, Declarations, RustType};
+pub use crate::analysis::Optional;
 use crate::emit::{EmitError, docs};
 use crate::model::{EnumType, EnumValues, Field};
 use crate::names;
@@ -29,30 +30,6 @@ const MIN_SPACE: usize = 60;
 /// Columns left for a line's text at `indent`.
 fn space(indent: usize) -> usize {
     MARGIN.saturating_sub(indent).max(MIN_SPACE)
-}
-
-/// Which of the derives that can be left out ([`crate::Derive`]) one data type gets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Optional {
-    /// `PartialEq` (structs and enums).
-    pub partial_eq: bool,
-    /// `Eq` (enums, with `PartialEq` only).
-    pub eq: bool,
-    /// `Hash` (enums).
-    pub hash: bool,
-    /// `Default` (structs whose fields are all optional).
-    pub default: bool,
-}
-
-impl Optional {
-    /// Every derive: the default output.
-    #[cfg(test)]
-    pub const ALL: Optional = Optional {
-        partial_eq: true,
-        eq: true,
-        hash: true,
-        default: true,
-    };
 }
 
 /// A module's text being written, at the indentation of its items.

@@ -1,7 +1,7 @@
 //! Objects synthesized from a CRD's schema, to test that the generated types give back what
 //! they read: [`object`] builds one object of a version (every field set, or only the required
 //! ones), [`normalize`] applies what reused k8s-openapi types change by design, and
-//! [`crate::json::same`] compares.
+//! [`kondition_gen::json::same`] compares.
 //!
 //! Every object also has a key the schema does not name wherever the schema preserves
 //! unknown fields; a full object gives nullable fields values, a minimal object and a
@@ -28,7 +28,7 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use crate::model::{Body, Field, Kind, NamedType, Type, Version, WellKnown};
+use kondition_gen::model::{Body, Field, Kind, NamedType, Type, Version, WellKnown};
 
 /// Which object to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,7 +269,9 @@ impl Walker<'_> {
                 }
             }
             // What the k8s-openapi type writes back (Time, Quantity, defaulted names).
-            Type::Reused(reused) => crate::reuse::Catalog::get().normalize(&reused.path, value),
+            Type::Reused(reused) => {
+                kondition_gen::reuse::Catalog::get().normalize(&reused.path, value)
+            }
             Type::Conditions(_) => {
                 if let Json::Array(items) = value {
                     items.iter_mut().for_each(listed_condition_time);

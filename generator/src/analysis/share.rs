@@ -218,7 +218,7 @@ fn push_field_text(key: &mut String, field: &Field) {
         None => key.push_str("None"),
     }
     key.push(' ');
-    push_debug(key, &crate::emit::docs::facts(&field.schema));
+    push_debug(key, &crate::facts::facts(&field.schema));
     key.push(' ');
 }
 

@@ -8,7 +8,8 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use super::well_known;
+mod well_known;
+
 use crate::model::{
     Body, Bounds, EnumValues, Field, Kind, ListKind, NamedType, Schema, Scope, StringType, Type,
     Validation, Version,
