@@ -1,5 +1,5 @@
 //! The offline status checker (`kondition::check::Checker` with a CRD) on every object
-//! `kondition_gen::objects` synthesizes for the corpus' CRDs (every version with a status
+//! `kondition_testkit::objects` synthesizes for the corpus' CRDs (every version with a status
 //! schema; full, minimal and nulls), made valid where the synthesizer's "text" and 7 are not
 //! (`conform`, support/conform.rs, as crds_on_server.rs sends them to the real server):
 //!
@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition::check::{Checker, Level, Violation};
-use kondition_gen::objects::{self, Sample};
+use kondition_testkit::objects::{self, Sample};
 use serde_json::{Value, json};
 use support::conform::conform;
 

@@ -1,7 +1,7 @@
 //! Synthesized values made into ones the API server's schema validation takes, shared by
 //! crds_on_server.rs and status_check.rs.
 
-use kondition_gen::objects::{self, Sample};
+use kondition_testkit::objects::{self, Sample};
 use serde_json::{Value, json};
 
 /// A value of each format the API server checks (kube-openapi's format registry) and the
