@@ -46,40 +46,9 @@ impl Object {
 }
 
 /// The files `paths` name: files as given, folders searched recursively for `.yaml`, `.yml`
-/// and `.json` files (sorted).
+/// and `.json` files (sorted), each once.
 pub fn object_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let mut found = Vec::new();
-            collect(path, &mut found)?;
-            found.sort();
-            files.extend(found);
-        } else if path.exists() {
-            files.push(path.clone());
-        } else {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{}: no such file or folder", path.display()),
-            ));
-        }
-    }
-    Ok(files)
-}
-
-fn collect(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect(&path, found)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-        {
-            found.push(path);
-        }
-    }
-    Ok(())
+    crate::inputs::files_with(paths, &["yaml", "yml", "json"])
 }
 
 /// The objects in `text` (YAML or JSON, read from `file`): every document, the items of a
