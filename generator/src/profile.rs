@@ -45,6 +45,9 @@ pub struct Profile {
     pub path: Option<PathBuf>,
 }
 
+/// The profile of a kind that names none.
+pub const DEFAULT: &str = "standard";
+
 /// Every profile known to one generation run.
 #[derive(Clone, Debug, Default)]
 pub struct Profiles {
@@ -114,6 +117,18 @@ impl Profiles {
     /// The profile of that name.
     pub fn get(&self, name: &str) -> Option<&Profile> {
         self.by_name.get(name)
+    }
+
+    /// The profile of that name, or what to tell a user who named one that does not exist:
+    /// the nearest name (`did you mean `orc`?`), else every known one.
+    pub fn lookup(&self, name: &str) -> Result<&Profile, String> {
+        self.get(name).ok_or_else(|| {
+            let names = self.names();
+            match kondition_names::suggest(name, &names) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!("known profiles: {}", names.join(", ")),
+            }
+        })
     }
 
     /// Every profile name, for messages.

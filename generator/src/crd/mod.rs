@@ -628,17 +628,14 @@ fn standard_status_def(
 ) -> Option<StatusDef> {
     let name = choice
         .and_then(|c| c.profile.clone())
-        .unwrap_or_else(|| "standard".to_owned());
-    let Some(profile) = profiles.get(&name) else {
-        sink.error(
-            pos,
-            format!(
-                "{}: no such profile{}",
-                caller.profile(kind, &name),
-                profile_hint(&name, &profiles.names())
-            ),
-        );
-        return None;
+        .unwrap_or_else(|| crate::profile::DEFAULT.to_owned());
+    let profile = match profiles.lookup(&name) {
+        Ok(profile) => profile,
+        Err(hint) => {
+            let place = caller.profile(kind, &name);
+            sink.error(pos, format!("{place}: no such profile; {hint}"));
+            return None;
+        }
     };
     let mut conditions = profile.conditions.clone();
     for type_ in choice.map(|c| c.conditions.as_slice()).unwrap_or_default() {
@@ -676,14 +673,6 @@ fn standard_status_def(
         conditions,
         sub_resources: Vec::new(),
     })
-}
-
-/// A did-you-mean for a profile name, else the list of known profiles.
-fn profile_hint(name: &str, known: &[&str]) -> String {
-    match kondition_names::suggest(name, known) {
-        Some(near) => format!("; did you mean `{near}`?"),
-        None => format!("; known profiles: {}", known.join(", ")),
-    }
 }
 
 fn read_version(

@@ -45,7 +45,7 @@ pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
     if let Some(docs) = &kind.docs {
         out.insert("docs".into(), docs.clone().into());
     }
-    out.insert("status".into(), json!({"profile": "standard"}));
+    out.insert("status".into(), json!({"profile": crate::profile::DEFAULT}));
     let versions: Vec<Json> = kind
         .versions
         .iter()

@@ -17,7 +17,6 @@ use crate::profile::Profiles;
 use crate::schema::types::TypeReader;
 use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos};
-use kondition_names::suggest;
 
 /// Every key of a kind document.
 pub const KIND_KEYS: &[&str] = &[
@@ -71,7 +70,6 @@ pub const SCALE_KEYS: &[&str] = &[
 /// Every key of an entry of `status.subResources`.
 pub const SUB_RESOURCE_KEYS: &[&str] = &["kind", "docs"];
 const PRINTER_TYPES: &[&str] = &["string", "integer", "number", "boolean", "date"];
-const DEFAULT_PROFILE: &str = "standard";
 
 /// Reads one kind document.
 pub fn read_kind(root: &Node, types: &mut TypeReader, profiles: &Profiles) -> Option<Kind> {
@@ -207,17 +205,16 @@ fn read_status(node: Option<&Node>, profiles: &Profiles, sink: &Sink) -> Option<
     let (profile_name, profile_pos) = map
         .get("profile")
         .and_then(|n| n.as_str().map(|s| (s.to_owned(), n.pos)))
-        .unwrap_or_else(|| (DEFAULT_PROFILE.to_owned(), node.pos));
-    let Some(profile) = profiles.get(&profile_name) else {
-        let names = profiles.names();
-        let hint = suggest(&profile_name, &names)
-            .map(|s| format!("did you mean `{s}`?"))
-            .unwrap_or_else(|| format!("known profiles: {}", names.join(", ")));
-        sink.error(
-            profile_pos,
-            format!("profile `{profile_name}` does not exist; {hint}"),
-        );
-        return None;
+        .unwrap_or_else(|| (crate::profile::DEFAULT.to_owned(), node.pos));
+    let profile = match profiles.lookup(&profile_name) {
+        Ok(profile) => profile,
+        Err(hint) => {
+            sink.error(
+                profile_pos,
+                format!("profile `{profile_name}` does not exist; {hint}"),
+            );
+            return None;
+        }
     };
     let mut conditions: Vec<ConditionDef> = profile.conditions.clone();
     for node in map.list("conditions") {
