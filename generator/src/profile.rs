@@ -120,7 +120,7 @@ impl Profiles {
     }
 
     /// The profile of that name, or what to tell a user who named one that does not exist:
-    /// the nearest name (`did you mean `orc`?`), else every known one.
+    /// the nearest name ("did you mean `orc`?"), else every known one.
     pub fn lookup(&self, name: &str) -> Result<&Profile, String> {
         self.get(name).ok_or_else(|| {
             let names = self.names();
