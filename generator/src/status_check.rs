@@ -123,16 +123,13 @@ pub fn read_crds(file: &Path, text: &str) -> Result<Vec<CustomResourceDefinition
     Ok(crds)
 }
 
-/// The CRD of `object`'s group and kind that has its version, or an error at the object
-/// naming what was given.
-pub fn crd_of<'c>(
-    crds: &'c [CustomResourceDefinition],
-    object: &Object,
-) -> Result<&'c CustomResourceDefinition, Diagnostic> {
+/// Which of `crds` is of `object`'s group and kind and has its version, or an error at the
+/// object naming what was given.
+pub fn crd_of(crds: &[CustomResourceDefinition], object: &Object) -> Result<usize, Diagnostic> {
     let api_version = object.value["apiVersion"].as_str().unwrap_or_default();
     let kind = object.value["kind"].as_str().unwrap_or_default();
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    let found = crds.iter().find(|crd| {
+    let found = crds.iter().position(|crd| {
         crd.spec.group == group
             && crd.spec.names.kind == kind
             && crd.spec.versions.iter().any(|v| v.name == version)
@@ -169,13 +166,7 @@ pub fn check(
     let checkers: Vec<Checker> = crds.iter().map(|crd| Checker::new().crd(crd)).collect();
     for object in objects {
         match crd_of(crds, object) {
-            Ok(crd) => {
-                let index = crds
-                    .iter()
-                    .position(|c| std::ptr::eq(c, crd))
-                    .unwrap_or_default();
-                found.push(checkers[index].check(&object.value));
-            }
+            Ok(index) => found.push(checkers[index].check(&object.value)),
             Err(problem) => problems.push(problem),
         }
     }

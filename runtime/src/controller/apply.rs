@@ -248,6 +248,7 @@ where
         namespace: read.meta().namespace.clone(),
         resource_version: None,
     };
+    let (ours, merge) = (writer.managers(), K::Status::SHAPE.merge);
     let mut resends = 0;
     loop {
         let error = match apply::<K, _>(client, &metadata, &writer.owner, &body).await {
@@ -265,10 +266,9 @@ where
         let Some(current) = read_back(client, read).await? else {
             return Err(error);
         };
-        if holds(&current, &body, K::Status::SHAPE.merge)? {
+        if holds(&current, &body, merge)? {
             return Ok(Applied::Found(current));
         }
-        let (ours, merge) = (writer.managers(), K::Status::SHAPE.merge);
         if !only_others_wrote(stored, &current, &ours, merge, &body["status"])? {
             return Err(error);
         }
@@ -308,7 +308,6 @@ fn holds<K: Serialize>(
         if name != "conditions" || merge == ConditionsMerge::Atomic {
             return stored.get(name) == Some(value);
         }
-        let stored = stored.get(name).and_then(|c| c.as_array());
         let timeless = |condition: &serde_json::Value| {
             let mut condition = condition.clone();
             if let Some(fields) = condition.as_object_mut() {
@@ -317,11 +316,20 @@ fn holds<K: Serialize>(
             condition
         };
         value.as_array().into_iter().flatten().all(|condition| {
-            stored.into_iter().flatten().any(|stored| {
-                stored["type"] == condition["type"] && timeless(stored) == timeless(condition)
-            })
+            let type_ = condition["type"].as_str().unwrap_or_default();
+            condition_in(stored, type_)
+                .is_some_and(|stored| timeless(stored) == timeless(condition))
         })
     }))
+}
+
+/// The condition of type `type_` in `status` (a status as JSON), if it has one.
+fn condition_in<'a>(status: &'a serde_json::Value, type_: &str) -> Option<&'a serde_json::Value> {
+    status
+        .get("conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
 }
 
 /// How many times in a row a full apply refused with 409 is sent again (see
@@ -395,13 +403,6 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
         return Ok(false);
     }
     let owned = Owned::of(read, ours);
-    let conditions = |status: &serde_json::Value, type_: &str| {
-        status
-            .get("conditions")
-            .and_then(|c| c.as_array())
-            .and_then(|items| items.iter().find(|c| c["type"] == type_))
-            .cloned()
-    };
     let same_fields = owned.fields.iter().all(|field| {
         field == "conditions" && merge == ConditionsMerge::ByType
             || read_status.get(field) == current_status.get(field)
@@ -410,20 +411,16 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
     // (a contested one, left to it) may still hold our `observedGeneration`, and only that
     // is ours to compare.
     let same_conditions = owned.condition_types.iter().all(|(type_, fields)| {
-        let (read, current) = (
-            conditions(&read_status, type_),
-            conditions(&current_status, type_),
-        );
-        if read.is_none() || current.is_none() {
-            return read == current;
+        match (
+            condition_in(&read_status, type_),
+            condition_in(&current_status, type_),
+        ) {
+            (Some(read), Some(current)) => fields
+                .iter()
+                .filter_map(|field| field.strip_prefix("f:"))
+                .all(|field| read.get(field) == current.get(field)),
+            (read, current) => read == current,
         }
-        fields
-            .iter()
-            .filter_map(|field| field.strip_prefix("f:"))
-            .all(|field| {
-                read.as_ref().and_then(|r| r.get(field))
-                    == current.as_ref().and_then(|c| c.get(field))
-            })
     });
     // What the apply takes over from other managers (a field or a condition it changes, an
     // atomic list) must be as read too: sent again, it would undo their newer value.
@@ -434,7 +431,7 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
         }
         value.as_array().into_iter().flatten().all(|condition| {
             let type_ = condition["type"].as_str().unwrap_or_default();
-            conditions(&read_status, type_) == conditions(&current_status, type_)
+            condition_in(&read_status, type_) == condition_in(&current_status, type_)
         })
     });
     Ok(same_fields && same_conditions && same_taken)
