@@ -25,6 +25,7 @@
 //! no offline check can evaluate (transition rules), and without the feature every rule, at
 //! [`Level::Unchecked`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -40,10 +41,7 @@ use super::{Found, Level};
 /// Checks `status` (found at `path`, `.status`) against `schema`, the status property of a
 /// version's `openAPIV3Schema`.
 pub(super) fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: &Value) {
-    let mut walk = Walk {
-        found,
-        patterns: HashMap::new(),
-    };
+    let mut walk = Walk { found };
     walk.value(schema, status, ".status", Place::Property, true);
 }
 
@@ -57,8 +55,17 @@ enum Place {
 
 struct Walk<'f> {
     found: &'f mut Found,
-    /// Each pattern compiled once per check: `None` if `regex` cannot compile it.
-    patterns: HashMap<String, Option<Regex>>,
+}
+
+/// How many compiled patterns a thread keeps: the distinct patterns of the CRDs it checks
+/// against; past this (a process checking ever new CRDs) the cache starts again.
+const MAX_PATTERNS: usize = 1024;
+
+thread_local! {
+    /// Each pattern compiled once per thread, not once per check: compiling is most of what a
+    /// check of a status with a few patterned fields costs. `None` if `regex` cannot compile
+    /// it.
+    static PATTERNS: RefCell<HashMap<String, Option<Regex>>> = RefCell::new(HashMap::new());
 }
 
 impl Walk<'_> {
@@ -234,9 +241,9 @@ impl Walk<'_> {
             );
         }
         if let Some(pattern) = &schema.pattern {
-            match self.pattern(pattern) {
-                Some(regex) if regex.is_match(text) => {}
-                Some(_) => self.found.fail(
+            match matches(pattern, text) {
+                Some(true) => {}
+                Some(false) => self.found.fail(
                     "schema-pattern",
                     path,
                     format!("Invalid value: {text:?}: should match '{pattern}'"),
@@ -267,13 +274,6 @@ impl Walk<'_> {
             ),
             _ => {}
         }
-    }
-
-    fn pattern(&mut self, pattern: &str) -> Option<&Regex> {
-        self.patterns
-            .entry(pattern.to_owned())
-            .or_insert_with(|| Regex::new(pattern).ok())
-            .as_ref()
     }
 
     fn number(&mut self, schema: &JSONSchemaProps, value: &Value, path: &str) {
@@ -531,12 +531,8 @@ impl Walk<'_> {
     /// Whether `value` passes `schema`'s value validations, without reporting.
     fn passes(&mut self, schema: &JSONSchemaProps, value: &Value, path: &str) -> bool {
         let mut found = Found(Vec::new());
-        let mut walk = Walk {
-            found: &mut found,
-            patterns: std::mem::take(&mut self.patterns),
-        };
+        let mut walk = Walk { found: &mut found };
         walk.value(schema, value, path, Place::Item, false);
-        self.patterns = walk.patterns;
         !found.0.iter().any(|v| v.level == Level::Fail)
     }
 }
@@ -595,6 +591,21 @@ fn same(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// Whether `text` matches `pattern`; None if the `regex` crate cannot compile it.
+fn matches(pattern: &str, text: &str) -> Option<bool> {
+    PATTERNS.with(|patterns| {
+        let mut patterns = patterns.borrow_mut();
+        if patterns.len() >= MAX_PATTERNS && !patterns.contains_key(pattern) {
+            patterns.clear();
+        }
+        patterns
+            .entry(pattern.to_owned())
+            .or_insert_with(|| Regex::new(pattern).ok())
+            .as_ref()
+            .map(|regex| regex.is_match(text))
+    })
 }
 
 /// Whether `text` is of `format`: None for a format the server validates and this checker
