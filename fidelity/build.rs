@@ -52,11 +52,11 @@ fn main() {
         };
         let mut types = String::new();
         for schema_file in &model.files {
-            let module = kondition_gen::names::ident_text(&schema_file.module);
+            let module = kondition_gen::rust_names::ident_text(&schema_file.module);
             for kind in &schema_file.kinds {
                 for version in &kind.versions {
-                    let version_module = kondition_gen::names::ident_text(
-                        &kondition_gen::names::version_module(&version.name),
+                    let version_module = kondition_gen::rust_names::ident_text(
+                        &kondition_gen::rust_names::version_module(&version.name),
                     );
                     let _ = writeln!(
                         types,

@@ -20,6 +20,7 @@ use syn::{Attribute, Ident, LitBool, LitStr, Path, Token, parenthesized};
 
 use crate::errors::Errors;
 use crate::profiles;
+use kondition_names::Quote;
 
 /// The longest field owner: the API server accepts 128 characters for a field manager, and
 /// the status fallback manager appends `-fallback` (9) to it.
@@ -181,12 +182,9 @@ impl Reader {
             return Some(key);
         }
         let near = kondition_names::suggest(&written, KEYS);
-        let hint = near.map_or_else(
-            || {
-                "; expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)`, `conditions_optional(...)` or `status_subresource = false`".to_owned()
-            },
-            |near| format!("; did you mean `{near}`?"),
-        );
+        let hint = kondition_names::hint(&written, KEYS, Quote::Code, || {
+            "expected `resource = Kind`, `conditions(...)`, `profile = \"...\"`, `summary = \"...\"`, `success_reason = \"...\"`, `transition_rule = \"...\"`, `field_owner = \"...\"`, `crate = \"...\"`, `observed_generation = \"...\"`, `conditions_list = \"...\"`, `conditions_without(...)`, `conditions_optional(...)` or `status_subresource = false`".to_owned()
+        });
         errors.push(meta.error(format!("unknown kondition attribute `{written}`{hint}")));
         near
     }
@@ -355,13 +353,13 @@ fn known_value(value: &LitStr, known: &[&str], what: &str, errors: &mut Errors) 
         return Some(value.clone());
     }
     let near = kondition_names::suggest(&written, known);
-    let hint = near.map_or_else(
-        || {
-            let quoted: Vec<String> = known.iter().map(|name| format!("{name:?}")).collect();
-            format!("; expected one of {}", quoted.join(", "))
-        },
-        |near| format!("; did you mean {near:?}?"),
-    );
+    let hint = kondition_names::hint(&written, known, Quote::Literal, || {
+        let quoted: Vec<String> = known
+            .iter()
+            .map(|name| Quote::Literal.quote(name))
+            .collect();
+        format!("expected one of {}", quoted.join(", "))
+    });
     errors.push(syn::Error::new(
         value.span(),
         format!("unknown {what} {written:?}{hint}"),

@@ -23,11 +23,11 @@ pub fn expand(status: &Status) -> TokenStream {
 }
 
 fn enum_ident(status: &Status) -> syn::Ident {
-    format_ident!("{}ConditionType", status.ident)
+    format_ident!("{}{}", status.ident, kondition_names::CONDITION_TYPE_SUFFIX)
 }
 
 fn apply_ident(status: &Status) -> syn::Ident {
-    format_ident!("{}Apply", status.ident)
+    format_ident!("{}{}", status.ident, kondition_names::APPLY_SUFFIX)
 }
 
 fn condition_type_enum(status: &Status) -> TokenStream {

@@ -65,7 +65,7 @@ use syn::{DeriveInput, parse_macro_input};
 
 mod api_rules;
 mod attrs;
-mod case;
+mod condition_idents;
 mod errors;
 mod expand;
 mod model;

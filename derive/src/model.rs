@@ -10,7 +10,7 @@ use syn::{
 
 use crate::api_rules;
 use crate::attrs::{self, DeclaredCondition};
-use crate::case;
+use crate::condition_idents;
 use crate::errors::Errors;
 use crate::profiles;
 use crate::serde_attrs;
@@ -488,7 +488,7 @@ fn condition_types(declared: Vec<DeclaredCondition>, errors: &mut Errors) -> Vec
     for DeclaredCondition { name, span } in declared {
         if !api_rules::is_valid_type(&name) {
             let hint = api_rules::suggested_type(&name)
-                .map(|t| format!("; did you mean {t}?"))
+                .map(|t| kondition_names::did_you_mean(&t))
                 .unwrap_or_default();
             errors.push(syn::Error::new(
                 span,
@@ -506,7 +506,10 @@ fn condition_types(declared: Vec<DeclaredCondition>, errors: &mut Errors) -> Vec
             ));
             continue;
         }
-        let (Some(method_stem), Some(variant)) = (case::snake(&name), case::pascal(&name)) else {
+        let (Some(method_stem), Some(variant)) = (
+            condition_idents::snake(&name),
+            condition_idents::pascal(&name),
+        ) else {
             // A valid type holds a letter or digit: not reached.
             continue;
         };

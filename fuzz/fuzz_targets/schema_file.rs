@@ -7,7 +7,7 @@ use std::path::Path;
 
 use kondition_gen::model::Model;
 use kondition_gen::profile::Profiles;
-use kondition_gen::{emit, schema, source};
+use kondition_gen::{emit, format, source};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let path = Path::new("fuzz.yaml");
-    if let Ok(file) = schema::read_documents(path, &documents, &Profiles::embedded()) {
+    if let Ok(file) = format::read_documents(path, &documents, &Profiles::embedded()) {
         let model = Model {
             files: vec![file],
             notes: Vec::new(),

@@ -91,11 +91,20 @@ impl Builder {
 
     /// Whether a CRD subtree with the structure of a k8s-openapi type (Container, Affinity,
     /// ...) becomes that type (default `true`; `false` copies every structure, as
-    /// `kondition generate --no-well-known` does).
+    /// `kondition generate --no-reuse` does).
     #[must_use]
-    pub fn well_known_types(mut self, reuse: bool) -> Self {
+    pub fn reuse_k8s_openapi(mut self, reuse: bool) -> Self {
         self.crd_options.reuse_k8s_types = reuse;
         self
+    }
+
+    /// The former name of [`Builder::reuse_k8s_openapi`].
+    #[deprecated(
+        note = "renamed `reuse_k8s_openapi`: \"well known\" names the schema format's own types"
+    )]
+    #[must_use]
+    pub fn well_known_types(self, reuse: bool) -> Self {
+        self.reuse_k8s_openapi(reuse)
     }
 
     /// The condition types, beyond its profile's, of `kind`, a kind read from a CRD whose

@@ -1,6 +1,6 @@
 //! Rust CRD types with kondition's standard status, generated from schema files or CRDs.
 //!
-//! The pipeline runs one way: `source` reads YAML keeping every node's position, `schema`
+//! The pipeline runs one way: `source` reads YAML keeping every node's position, `format`
 //! turns schema files and `crd` CustomResourceDefinitions into the typed, validated `model`,
 //! `select` keeps the kinds asked for, `analysis` makes the run-wide plans (shared types,
 //! derives), and `emit` writes Rust, CRD manifests and schema files from the model and the
@@ -60,6 +60,8 @@ pub mod crd;
 pub mod emit;
 mod facts;
 #[doc(hidden)]
+pub mod format;
+#[doc(hidden)]
 pub mod inputs;
 pub mod json;
 mod load;
@@ -69,8 +71,6 @@ pub mod manifest;
 pub mod model;
 mod name_rules;
 #[doc(hidden)]
-pub mod names;
-#[doc(hidden)]
 pub mod output;
 mod parallel;
 #[doc(hidden)]
@@ -79,9 +79,9 @@ pub mod pipeline;
 pub mod profile;
 #[doc(hidden)]
 pub mod reuse;
-mod rust_shape;
 #[doc(hidden)]
-pub mod schema;
+pub mod rust_names;
+mod rust_shape;
 #[doc(hidden)]
 pub mod select;
 #[doc(hidden)]
@@ -99,4 +99,4 @@ pub use source::diagnostic::{Diagnostic, Diagnostics};
 
 /// The JSON Schema of the schema format (what `kondition schema` prints).
 #[doc(hidden)]
-pub const FORMAT_JSON_SCHEMA: &str = include_str!("schema/format.schema.json");
+pub const FORMAT_JSON_SCHEMA: &str = include_str!("format/format.schema.json");

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use crate::model::{self, Model};
 use crate::profile::Profiles;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
-use crate::{crd, names, parallel, reuse, schema, source};
+use crate::{crd, format, parallel, reuse, rust_names, source};
+use kondition_names::{Quote, hint};
 
 /// Reads every schema file into one model. Every problem of every file is reported.
 pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics> {
@@ -86,7 +87,7 @@ fn read_file(
     if documents.iter().any(crd::is_crd) {
         crd::read_documents(path, &documents, options, profiles)
     } else {
-        schema::read_documents(path, &documents, profiles).map(|file| (file, Vec::new()))
+        format::read_documents(path, &documents, profiles).map(|file| (file, Vec::new()))
     }
 }
 
@@ -126,7 +127,7 @@ fn assign_modules(files: &mut [model::SchemaFile]) {
                 .flat_map(Path::components)
                 .filter_map(|c| match c {
                     std::path::Component::Normal(name) => {
-                        Some(names::snake_case(&name.to_string_lossy()))
+                        Some(rust_names::snake_case(&name.to_string_lossy()))
                     }
                     _ => None,
                 })
@@ -163,14 +164,14 @@ fn assign_modules(files: &mut [model::SchemaFile]) {
             .unwrap_or(own_folders);
         wanted.push(qualified(i, depth));
     }
-    let mut scope = names::Scope::with_reserved(RESERVED_MODULES);
+    let mut scope = rust_names::Scope::with_reserved(RESERVED_MODULES);
     for (file, name) in files.iter_mut().zip(wanted) {
         let name = if RESERVED_MODULES.contains(&name.as_str()) {
             name + "_"
         } else {
             name
         };
-        file.module = scope.unique(&names::module_name(name));
+        file.module = scope.unique(&rust_names::module_name(name));
     }
 }
 
@@ -187,18 +188,20 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
         if crd_kinds.contains(&kind.as_str()) {
             continue;
         }
-        let hint = match kondition_names::suggest(kind, &crd_kinds) {
-            Some(near) => format!("; did you mean `{near}`?"),
-            None if model
+        let of_a_schema_file = || {
+            model
                 .files
                 .iter()
                 .flat_map(|f| &f.kinds)
-                .any(|k| &k.kind == kind) =>
-            {
-                "; it is a kind of a schema file, whose status its schema declares".to_owned()
-            }
-            None => String::new(),
+                .any(|k| &k.kind == kind)
         };
+        let hint = hint(kind, &crd_kinds, Quote::Code, || {
+            if of_a_schema_file() {
+                "it is a kind of a schema file, whose status its schema declares".to_owned()
+            } else {
+                String::new()
+            }
+        });
         diagnostics.push(Diagnostic::new(
             options.caller.place(),
             source::yaml::Pos::default(),
@@ -240,7 +243,7 @@ fn check_across_files(model: &Model, diagnostics: &mut Diagnostics) {
         let mut modules: Vec<(String, &str)> = Vec::new();
         for kind in &file.kinds {
             for version in &kind.versions {
-                let module = names::version_module(&version.name);
+                let module = rust_names::version_module(&version.name);
                 match modules.iter().find(|(m, _)| *m == module) {
                     Some((_, other)) if *other != version.name => diagnostics.push(Diagnostic::new(
                         &kind.origin.path,

@@ -77,8 +77,9 @@ struct GenerateArgs {
     kinds: Vec<String>,
     /// Copy every structure of a CRD, instead of using k8s-openapi's type where a subtree
     /// has its structure (Container, Affinity, ...).
-    #[arg(long)]
-    no_well_known: bool,
+    /// (`--no-well-known`, its former name, is kept as an alias.)
+    #[arg(long, alias = "no-well-known")]
+    no_reuse: bool,
     /// The condition types, beyond the profile's, of a kind read from a CRD whose status is
     /// the standard one (repeatable): `Kind=Ready,Synced`.
     #[arg(long = "conditions", value_name = "KIND=TYPES", value_parser = kind_and_value)]
@@ -107,7 +108,7 @@ impl GenerateArgs {
     /// How CRDs are read.
     fn crd_options(&self) -> kondition_gen::crd::Options {
         let mut options = kondition_gen::crd::Options {
-            reuse_k8s_types: !self.no_well_known,
+            reuse_k8s_types: !self.no_reuse,
             acknowledged_atomic_lists: self.acknowledged_atomic_lists.clone(),
             ..Default::default()
         };

@@ -405,6 +405,18 @@ pub struct Validation {
     pub field_path: Option<String>,
 }
 
+impl Validation {
+    /// Every key a CEL validation has, as a CRD and the schema format both write it: the
+    /// format's reader accepts these and its writer notes a CRD rule's others.
+    pub const KEYS: &[&str] = &[
+        "rule",
+        "message",
+        "messageExpression",
+        "reason",
+        "fieldPath",
+    ];
+}
+
 /// A named type declared under `types`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamedType {

@@ -13,6 +13,7 @@ use crate::model::ConditionDef;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{self, Node};
+use kondition_names::{Quote, hint};
 
 /// kondition's profiles: file name and text.
 const EMBEDDED: &[(&str, &str)] = &[
@@ -119,15 +120,14 @@ impl Profiles {
         self.by_name.get(name)
     }
 
-    /// The profile of that name, or what to tell a user who named one that does not exist:
-    /// the nearest name ("did you mean `orc`?"), else every known one.
+    /// The profile of that name, or the end of a message for a user who named one that does
+    /// not exist: the nearest name ("; did you mean `orc`?"), else every known one.
     pub fn lookup(&self, name: &str) -> Result<&Profile, String> {
         self.get(name).ok_or_else(|| {
             let names = self.names();
-            match kondition_names::suggest(name, &names) {
-                Some(near) => format!("did you mean `{near}`?"),
-                None => format!("known profiles: {}", names.join(", ")),
-            }
+            hint(name, &names, Quote::Code, || {
+                format!("known profiles: {}", names.join(", "))
+            })
         })
     }
 

@@ -5,7 +5,7 @@
 
 use crate::caller::Caller;
 use crate::model::{Kind, Model, NamedType, SourceSpec};
-use kondition_names::suggest;
+use kondition_names::{Quote, hint};
 
 /// Which kinds and versions to generate; empty lists choose everything.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -114,11 +114,13 @@ fn selector_problem(selector: &Selector, all: &[&Kind], caller: Caller) -> Optio
                 ),
             };
             let known: Vec<&str> = known.iter().map(String::as_str).collect();
-            let hint = match suggest(&wanted, &known) {
-                Some(near) => format!("; did you mean `{near}`?"),
-                None if known.len() <= 10 => format!("; the kinds are {}", known.join(", ")),
-                None => String::new(),
-            };
+            let hint = hint(&wanted, &known, Quote::Code, || {
+                if known.len() <= 10 {
+                    format!("the kinds are {}", known.join(", "))
+                } else {
+                    String::new()
+                }
+            });
             Some(format!(
                 "kondition: {}: no kind `{wanted}` in the inputs{hint}",
                 caller.kind(selector.text)
@@ -130,12 +132,11 @@ fn selector_problem(selector: &Selector, all: &[&Kind], caller: Caller) -> Optio
                 return None;
             }
             let versions: Vec<&str> = kind.versions.iter().map(|v| v.name.as_str()).collect();
-            let hint = match suggest(version, &versions) {
-                Some(near) => format!("did you mean `{near}`?"),
-                None => format!("its versions are {}", versions.join(", ")),
-            };
+            let hint = hint(version, &versions, Quote::Code, || {
+                format!("its versions are {}", versions.join(", "))
+            });
             Some(format!(
-                "kondition: {}: {} has no version `{version}`; {hint}",
+                "kondition: {}: {} has no version `{version}`{hint}",
                 caller.kind(selector.text),
                 kind.kind
             ))

@@ -319,39 +319,28 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `well_known_types(false)` is `--no-well-known`: the same file, with every structure
-/// copied; by default a subtree of a k8s-openapi type's structure becomes that type.
+/// `reuse_k8s_openapi(false)` is `--no-reuse`: the same file, with every structure copied;
+/// by default a subtree of a k8s-openapi type's structure becomes that type. The former names
+/// (`well_known_types`, `--no-well-known`) do the same.
 #[test]
-fn well_known_types_off_is_the_cli_without_well_known_types() {
-    let dir = scratch("well-known");
+fn reuse_off_is_the_cli_without_reuse() {
+    let dir = scratch("reuse");
     let monitors = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../corpus/prometheus-operator/monitoring.coreos.com_servicemonitors.yaml");
-    let build = |name: &str, reuse: Option<bool>| {
+    let build = |name: &str, configure: &dyn Fn(Builder) -> Builder| {
         let builder = Builder::new().schemas([&monitors]).out_dir(dir.join(name));
-        let builder = match reuse {
-            Some(reuse) => builder.well_known_types(reuse),
-            None => builder,
-        };
-        let path = builder.generate().expect("generates");
+        let path = configure(builder).generate().expect("generates");
         std::fs::read_to_string(path).expect("the output")
     };
-    let default = build("default", None);
-    assert_eq!(build("on", Some(true)), default);
-    let copied = build("off", Some(false));
+    let default = build("default", &|b| b);
+    assert_eq!(build("on", &|b| b.reuse_k8s_openapi(true)), default);
+    let copied = build("off", &|b| b.reuse_k8s_openapi(false));
+    #[allow(deprecated)]
+    let former = build("former", &|b| b.well_known_types(false));
+    assert_eq!(former, copied);
     assert!(default.contains("SecretKeySelector"), "reused by default");
     assert!(default.contains("use k8s_openapi::api::core::v1::"));
     assert!(!copied.contains("k8s_openapi::api::core::v1"), "{copied}");
-    // The command line's `--no-well-known` writes the same module.
-    let cli = dir.join("cli");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_kondition"))
-        .args(["generate", "--no-well-known", "--out"])
-        .arg(&cli)
-        .arg(&monitors)
-        .output()
-        .expect("run kondition");
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let module = cli.join("monitoring_coreos_com_servicemonitors.rs");
-    let from_cli = std::fs::read_to_string(&module).expect("the CLI's module");
     // The same types, declared the same: each struct's line and its fields.
     let structs = |text: &str| {
         let mut found: Vec<String> = text
@@ -363,7 +352,20 @@ fn well_known_types_off_is_the_cli_without_well_known_types() {
         found.sort();
         found
     };
-    assert_eq!(structs(&copied), structs(&from_cli));
-    assert_ne!(structs(&default), structs(&from_cli));
+    assert_ne!(structs(&default), structs(&copied));
+    // The command line's `--no-reuse`, and its alias, write the same module.
+    for flag in ["--no-reuse", "--no-well-known"] {
+        let cli = dir.join(format!("cli{flag}"));
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_kondition"))
+            .args(["generate", flag, "--out"])
+            .arg(&cli)
+            .arg(&monitors)
+            .output()
+            .expect("run kondition");
+        assert_eq!(output.status.code(), Some(0), "{flag}: {output:?}");
+        let module = cli.join("monitoring_coreos_com_servicemonitors.rs");
+        let from_cli = std::fs::read_to_string(&module).expect("the CLI's module");
+        assert_eq!(structs(&copied), structs(&from_cli), "{flag}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -90,7 +90,7 @@ fn schema_types_and_api_validation() {
     let not_a_crd = GOOD_SPEC.replace("served: true", "served: {}");
     assert_eq!(
         problems(&crd(&not_a_crd)),
-        "11:13: `served` must be true or false\n"
+        "11:13: `served` must be true or false, found a mapping\n"
     );
     let bad_schema = GOOD_SPEC.replace("{type: object}", "{type: object, required: true}");
     assert_eq!(

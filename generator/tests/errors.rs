@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use kondition_gen::format::read_file;
 use kondition_gen::profile::Profiles;
-use kondition_gen::schema::read_file;
 
 /// The diagnostics for `text` read as `bad.yaml`, one line each.
 fn errors(text: &str) -> Vec<String> {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use kondition_gen::schema::{kind, types};
+use kondition_gen::format::{kind, types};
 use serde_json::Value;
 
 fn keys(schema: &Value) -> BTreeSet<String> {
@@ -45,7 +45,7 @@ fn the_json_schema_knows_every_key_the_loader_knows() {
         (
             "validation",
             keys(&defs["validation"]),
-            set(types::VALIDATION_KEYS),
+            set(kondition_gen::model::Validation::KEYS),
         ),
     ];
     for (name, json_schema, loader) in cases {

@@ -53,7 +53,7 @@ fn import(path: &Path, dir: &Path) -> Vec<(Kind, SchemaFile, Vec<String>)> {
             let (schema, notes) = kondition_gen::emit::schema_file::schema_file(&kind);
             let out = dir.join(format!("{}.yaml", kind.kind.to_ascii_lowercase()));
             std::fs::write(&out, &schema).expect("write schema file");
-            let read = kondition_gen::schema::read_file(&out, &schema, &Profiles::embedded())
+            let read = kondition_gen::format::read_file(&out, &schema, &Profiles::embedded())
                 .unwrap_or_else(|e| {
                     panic!(
                         "{}: the imported {} does not read: {e}",

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use kondition_gen::model::Model;
 use kondition_gen::profile::Profiles;
-use kondition_gen::{emit, schema, source};
+use kondition_gen::{emit, format, source};
 
 /// Reads `text` as a schema file and, if accepted, writes the Rust and the CRDs, on a
 /// 2 MiB stack (what `std::thread::spawn` gives). The errors as `line:col: message`.
@@ -18,7 +18,7 @@ fn generate(text: String) -> Result<(String, String), Vec<String>> {
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let file = schema::read_file(Path::new("wide.yaml"), &text, &Profiles::embedded())
+            let file = format::read_file(Path::new("wide.yaml"), &text, &Profiles::embedded())
                 .map_err(|errors| {
                     errors
                         .0

@@ -21,6 +21,51 @@ pub fn suggest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
         .map(|(_, k)| k)
 }
 
+/// How a message shows a name it quotes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quote {
+    /// In backticks, as code: a key, a kind, a type (`` `profile` ``).
+    Code,
+    /// As the string literal the user wrote (`"kstatus"`): a derive attribute's value.
+    Literal,
+}
+
+impl Quote {
+    /// `name` quoted this way.
+    pub fn quote(self, name: &str) -> String {
+        match self {
+            Self::Code => format!("`{name}`"),
+            Self::Literal => format!("{name:?}"),
+        }
+    }
+}
+
+/// The end of a message about `name`, which is none of `known`: "; did you mean `x`?" when a
+/// known name is near it ([`suggest`]), else "; " and what `otherwise` says (the known names,
+/// say), or nothing when that is empty. Every did-you-mean of the generator and the derive
+/// is worded here.
+pub fn hint(
+    name: &str,
+    known: &[&str],
+    quote: Quote,
+    otherwise: impl FnOnce() -> String,
+) -> String {
+    match suggest(name, known) {
+        Some(near) => did_you_mean(&quote.quote(near)),
+        None => match otherwise() {
+            tail if tail.is_empty() => tail,
+            tail => format!("; {tail}"),
+        },
+    }
+}
+
+/// "; did you mean `x`?", the end of a message, for a suggestion already quoted: the one
+/// wording of [`hint`] and of the derive's suggestions that are not a known name (a condition
+/// type respelt).
+pub fn did_you_mean(quoted: &str) -> String {
+    format!("; did you mean {quoted}?")
+}
+
 /// Edit distance over characters, counting a swap of two neighbours as one edit (optimal
 /// string alignment), so `int23` is one edit from `int32`.
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -49,6 +94,25 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_word_the_suggestion_or_what_the_caller_says() {
+        let known = ["standard", "kstatus"];
+        let list = || "known: standard, kstatus".to_owned();
+        assert_eq!(
+            hint("kstatsu", &known, Quote::Literal, list),
+            "; did you mean \"kstatus\"?"
+        );
+        assert_eq!(
+            hint("standart", &known, Quote::Code, list),
+            "; did you mean `standard`?"
+        );
+        assert_eq!(
+            hint("other", &known, Quote::Code, list),
+            "; known: standard, kstatus"
+        );
+        assert_eq!(hint("other", &known, Quote::Code, String::new), "");
+    }
 
     #[test]
     fn suggestions_catch_typos_only() {

@@ -40,6 +40,7 @@
 
 pub mod check;
 mod condition;
+mod condition_schema;
 mod conditions;
 #[cfg(feature = "controller")]
 pub mod controller;
@@ -51,7 +52,6 @@ pub mod merge;
 pub mod nullable;
 pub mod permissions;
 pub mod profile;
-mod schema;
 pub mod shape;
 mod status;
 pub mod subresources;

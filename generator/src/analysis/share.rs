@@ -32,7 +32,7 @@ use crate::model::{
     Bounds, EnumValues, Field, IntegerFormat, IntegerType, Model, Schema, SchemaFile, StringType,
     Type,
 };
-use crate::names;
+use crate::rust_names;
 
 /// Where a struct or enum is named: (input file module, version, name).
 type Place = (String, String, String);
@@ -395,7 +395,7 @@ pub fn plan(model: &Model) -> Plan {
         })
         .collect();
     wanted.sort();
-    let mut scope = names::Scope::default();
+    let mut scope = rust_names::Scope::default();
     let mut aliases = HashMap::new();
     let mut named = Vec::with_capacity(wanted.len());
     for (name, _, id) in wanted {

@@ -25,17 +25,10 @@ use crate::model::{
 use crate::name_rules::{check_group, is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
-use crate::source::reader::Sink;
+use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos, Value};
+use kondition_names::ROOT_TYPE_SUFFIXES;
 use types::{SchemaReader, TypeNames};
-
-/// The items the generated code defines for a kind besides the types of its schema, by
-/// their suffix to the kind's name: the kind, its reasons (`<Kind>Reason`), and what the
-/// derive writes for a standard status named `<Kind>Status` (its apply configuration and
-/// condition-type enum). A schema type is never given one of these names in any version
-/// module, whether or not the kind has a status they are written for. (`<Kind>Spec` and
-/// `<Kind>Status` are the root fields' own, set aside by `TypeNames`.)
-const KIND_ITEMS: [&str; 4] = ["", "Reason", "StatusApply", "StatusConditionType"];
 
 /// The `kind` of a CRD document.
 pub const CRD_KIND: &str = "CustomResourceDefinition";
@@ -45,7 +38,7 @@ const API_VERSION: &str = "apiextensions.k8s.io/v1";
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Use k8s-openapi's types for subtrees that have their structure (`crate::reuse`); on
-    /// by default, `--no-well-known` turns it off.
+    /// by default, `--no-reuse` turns it off.
     pub reuse_k8s_types: bool,
     /// The condition types and profile of the kinds whose status is the standard one
     /// ([`status`]); a kind not named gets the standard profile.
@@ -87,7 +80,7 @@ pub fn read_documents(
 ) -> Result<(SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let sink = Sink::new(path);
     let mut notes = Vec::new();
-    let module = crate::names::file_module(path);
+    let module = crate::rust_names::file_module(path);
     let mut kinds: Vec<Kind> = Vec::new();
     // Type names are unique per version module, which every kind of the file shares.
     let mut scopes: Vec<(String, TypeNames)> = Vec::new();
@@ -118,7 +111,16 @@ pub fn read_documents(
                 .and_then(|n| n.get("kind"))
                 .and_then(Node::as_str)
         })
-        .flat_map(|kind| KIND_ITEMS.map(|suffix| format!("{kind}{suffix}")))
+        // A schema type never takes one of the kind's own item names in any version module,
+        // whether or not the kind has a status they are written for; the names of the root
+        // fields' types are theirs (set aside by `TypeNames`).
+        .flat_map(|kind| {
+            kondition_names::kind_items(kind).filter(move |name| {
+                !ROOT_TYPE_SUFFIXES
+                    .iter()
+                    .any(|suffix| *name == format!("{kind}{suffix}"))
+            })
+        })
         .collect();
     let reserved_names: Vec<&str> = reserved.iter().map(String::as_str).collect();
     let kind_notes = RefCell::new(Vec::new());
@@ -216,65 +218,6 @@ fn check_names(crd: &Node, spec: &Node, names: &Node, group: &str, plural: &str,
     }
 }
 
-/// A string under `key` of `node`, or a problem if it is missing or not a string.
-fn required_str<'n>(node: &'n Node, key: &str, what: &str, sink: &Sink) -> Option<&'n str> {
-    match node.get(key) {
-        Some(value) => {
-            let text = value.as_str();
-            if text.is_none() {
-                sink.error(value.pos, format!("`{key}` of {what} must be a string"));
-            }
-            text
-        }
-        None => {
-            sink.error(node.pos, format!("{what} needs `{key}`"));
-            None
-        }
-    }
-}
-
-fn optional_str(node: &Node, key: &str, sink: &Sink) -> Option<String> {
-    let value = node.get(key)?;
-    match value.as_str() {
-        Some(text) => Some(text.to_owned()),
-        None => {
-            sink.error(value.pos, format!("`{key}` must be a string"));
-            None
-        }
-    }
-}
-
-fn optional_bool(node: &Node, key: &str, sink: &Sink) -> Option<bool> {
-    let value = node.get(key)?;
-    match value.value {
-        Value::Bool(b) => Some(b),
-        _ => {
-            sink.error(value.pos, format!("`{key}` must be true or false"));
-            None
-        }
-    }
-}
-
-fn strings(node: &Node, key: &str, sink: &Sink) -> Vec<String> {
-    let Some(value) = node.get(key) else {
-        return Vec::new();
-    };
-    let Some(items) = value.as_seq() else {
-        sink.error(value.pos, format!("`{key}` must be a list of strings"));
-        return Vec::new();
-    };
-    items
-        .iter()
-        .filter_map(|item| {
-            let text = item.as_str();
-            if text.is_none() {
-                sink.error(item.pos, format!("entries of `{key}` must be strings"));
-            }
-            text.map(str::to_owned)
-        })
-        .collect()
-}
-
 /// What reading one CRD needs besides the CRD.
 struct Context<'a> {
     sink: &'a Sink<'a>,
@@ -297,14 +240,15 @@ fn read_crd(
         sink.error(crd.pos, "a CRD needs `spec`");
         return None;
     };
-    let group = required_str(spec, "group", "a CRD's spec", sink);
+    let group = MapReader::open(spec, "a CRD's spec", sink).required_str("group");
     let names_node = spec.get("names");
     if names_node.is_none() {
         sink.error(spec.pos, "a CRD's spec needs `names`");
     }
     let names_node = names_node?;
-    let kind = required_str(names_node, "kind", "`names`", sink);
-    let plural = required_str(names_node, "plural", "`names`", sink);
+    let names_map = MapReader::open(names_node, "`names`", sink);
+    let kind = names_map.required_str("kind");
+    let plural = names_map.required_str("plural");
     if let Some(kind) = kind
         && !is_pascal_case(kind)
     {
@@ -320,11 +264,20 @@ fn read_crd(
     check_names(crd, spec, names_node, group, plural, sink);
     let names = Names {
         plural: plural.to_owned(),
-        singular: optional_str(names_node, "singular", sink)
+        singular: names_map
+            .string("singular")
             .unwrap_or_else(|| kind.to_ascii_lowercase()),
-        short_names: strings(names_node, "shortNames", sink),
-        categories: strings(names_node, "categories", sink),
-        list_kind: optional_str(names_node, "listKind", sink),
+        short_names: names_map
+            .strings("shortNames")
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect(),
+        categories: names_map
+            .strings("categories")
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect(),
+        list_kind: names_map.string("listKind"),
     };
     let Some(version_nodes) = spec.get("versions").and_then(Node::as_seq) else {
         sink.error(spec.pos, "a CRD's spec needs `versions`, a list");
@@ -449,7 +402,7 @@ fn read_crd_versions(
     let mut names: Vec<&str> = Vec::new();
     for node in version_nodes {
         let problems = Sink::new(sink.path());
-        let name = required_str(node, "name", "a version", &problems);
+        let name = MapReader::open(node, "a version", &problems).required_str("name");
         match name {
             Some(name) if !is_dns_label(name) => problems.error(
                 node.pos,
@@ -633,7 +586,7 @@ fn standard_status_def(
         Ok(profile) => profile,
         Err(hint) => {
             let place = caller.profile(kind, &name);
-            sink.error(pos, format!("{place}: no such profile; {hint}"));
+            sink.error(pos, format!("{place}: no such profile{hint}"));
             return None;
         }
     };
@@ -692,12 +645,11 @@ fn read_version(
     let driven_status = status::standard_status(&fields);
     let subresources = node.get("subresources");
     let scale = subresources.and_then(|s| s.get("scale")).and_then(|scale| {
+        let scale = MapReader::open(scale, "`scale`", sink);
         Some(Scale {
-            spec_replicas_path: required_str(scale, "specReplicasPath", "`scale`", sink)?
-                .to_owned(),
-            status_replicas_path: required_str(scale, "statusReplicasPath", "`scale`", sink)?
-                .to_owned(),
-            label_selector_path: optional_str(scale, "labelSelectorPath", sink),
+            spec_replicas_path: scale.required_string("specReplicasPath")?.0,
+            status_replicas_path: scale.required_string("statusReplicasPath")?.0,
+            label_selector_path: scale.string("labelSelectorPath"),
         })
     });
     let printer_columns = node
@@ -706,25 +658,27 @@ fn read_version(
         .unwrap_or_default()
         .iter()
         .filter_map(|column| {
+            let column = MapReader::open(column, "a printer column", sink);
             Some(PrinterColumn {
-                name: required_str(column, "name", "a printer column", sink)?.to_owned(),
-                type_: required_str(column, "type", "a printer column", sink)?.to_owned(),
-                json_path: required_str(column, "jsonPath", "a printer column", sink)?.to_owned(),
-                description: optional_str(column, "description", sink),
+                name: column.required_string("name")?.0,
+                type_: column.required_string("type")?.0,
+                json_path: column.required_string("jsonPath")?.0,
+                description: column.string("description"),
                 priority: column.get("priority").and_then(|p| match p.value {
                     Value::Int(i) => i32::try_from(i).ok(),
                     _ => None,
                 }),
-                format: optional_str(column, "format", sink),
+                format: column.string("format"),
             })
         })
         .collect();
+    let version = MapReader::open(node, "a version", sink);
     Version {
         name: name.to_owned(),
-        served: optional_bool(node, "served", sink).unwrap_or(true),
-        storage: optional_bool(node, "storage", sink).unwrap_or(false),
-        deprecated: optional_bool(node, "deprecated", sink).unwrap_or(false),
-        deprecation_warning: optional_str(node, "deprecationWarning", sink),
+        served: version.boolean("served").unwrap_or(true),
+        storage: version.boolean("storage").unwrap_or(false),
+        deprecated: version.boolean("deprecated").unwrap_or(false),
+        deprecation_warning: version.string("deprecationWarning"),
         body: Body::Root(fields),
         driven_status,
         printer_columns,

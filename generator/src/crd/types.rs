@@ -19,7 +19,7 @@ use crate::model::{
     Bounds, EnumType, EnumValues, Field, IntegerFormat, IntegerType, ListKind, ListType, MapType,
     NumberType, ObjectType, QUANTITY_PATTERN, Schema, StringType, Type, Validation,
 };
-use crate::names::{self, pascal_case};
+use crate::rust_names::{self, pascal_case};
 use crate::rust_shape::struct_shape;
 use crate::source::reader::Sink;
 use crate::source::yaml::{Node, Value};
@@ -42,7 +42,7 @@ const ROOT_OWN_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
 /// whatever is nested in them.
 #[derive(Default)]
 pub struct TypeNames {
-    scope: names::Scope,
+    scope: rust_names::Scope,
     by_shape: HashMap<(String, String), String>,
     /// The names set aside for the root fields' types, by kind and field.
     roots: HashMap<(String, String), String>,
@@ -52,7 +52,7 @@ impl TypeNames {
     /// Names where `reserved` are taken already (the kinds' own types).
     pub fn with_reserved(reserved: &[&str]) -> Self {
         Self {
-            scope: names::Scope::with_reserved(reserved),
+            scope: rust_names::Scope::with_reserved(reserved),
             by_shape: HashMap::new(),
             roots: HashMap::new(),
         }

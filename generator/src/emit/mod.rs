@@ -13,7 +13,7 @@ use quote::quote;
 
 use crate::analysis::Plans;
 use crate::model::{Model, SchemaFile};
-use crate::names::ident;
+use crate::rust_names::ident;
 
 /// A bug in kondition, found while writing Rust: nothing the input says can cause one.
 #[derive(Clone, Debug, PartialEq, Eq)]

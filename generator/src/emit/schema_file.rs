@@ -452,7 +452,7 @@ impl LeftOut<'_> {
         let rules = node["x-kubernetes-validations"].as_array();
         for (i, rule) in rules.into_iter().flatten().enumerate() {
             let path = format!("{path}: x-kubernetes-validations[{i}]");
-            self.keys(rule, &path, crate::schema::types::VALIDATION_KEYS);
+            self.keys(rule, &path, crate::model::Validation::KEYS);
         }
     }
 
@@ -660,7 +660,7 @@ spec:
             "{schema}"
         );
         let path = std::path::Path::new("cluster.schema.yaml");
-        let read = crate::schema::read_file(path, &schema, &crate::profile::Profiles::embedded())
+        let read = crate::format::read_file(path, &schema, &crate::profile::Profiles::embedded())
             .unwrap_or_else(|e| panic!("{e}\n{schema}"));
         let crd = crate::manifest::crd(&read.kinds[0], &read.types);
         let version = &crd["spec"]["versions"][0];

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::yaml::{Node, Pos, Value};
+use kondition_names::{Quote, hint};
 
 /// Where problems go while one file is read.
 pub struct Sink<'a> {
@@ -52,11 +53,14 @@ impl<'a> Sink<'a> {
     }
 }
 
-/// Reads the keys of one mapping.
+/// Reads the keys of one mapping: each value's kind checked, a problem at its place in the
+/// same words for both front-ends.
 pub struct MapReader<'n, 's> {
     node: &'n Node,
     what: &'static str,
-    known: &'static [&'static str],
+    /// Every key the mapping may have; `None` when its other keys are not this reader's to
+    /// judge (a CRD's, which the API types check).
+    known: Option<&'static [&'static str]>,
     sink: &'s Sink<'s>,
 }
 
@@ -69,20 +73,31 @@ impl<'n, 's> MapReader<'n, 's> {
         known: &'static [&'static str],
         sink: &'s Sink<'s>,
     ) -> Self {
+        let reader = Self::open(node, what, sink);
+        let reader = Self {
+            known: Some(known),
+            ..reader
+        };
+        reader.check_keys();
+        reader
+    }
+
+    /// A reader over `node`, which must be a mapping, whose keys beyond those read are not
+    /// checked: a CRD's, which holds many keys the generator does not read and the API types
+    /// check.
+    pub fn open(node: &'n Node, what: &'static str, sink: &'s Sink<'s>) -> Self {
         if node.as_map().is_none() {
             sink.error(
                 node.pos,
                 format!("{what} must be a mapping, found {}", node.value.describe()),
             );
         }
-        let reader = Self {
+        Self {
             node,
             what,
-            known,
+            known: None,
             sink,
-        };
-        reader.check_keys();
-        reader
+        }
     }
 
     /// The mapping's position.
@@ -91,16 +106,19 @@ impl<'n, 's> MapReader<'n, 's> {
     }
 
     fn check_keys(&self) {
+        let Some(known) = self.known else {
+            return;
+        };
         for (key, _) in self.node.as_map().unwrap_or_default() {
             let Some(name) = key.as_str() else {
                 self.sink
                     .error(key.pos, format!("keys of {} must be strings", self.what));
                 continue;
             };
-            if !self.known.contains(&name) {
-                let hint = kondition_names::suggest(name, self.known)
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_else(|| format!("; expected one of: {}", self.known.join(", ")));
+            if !known.contains(&name) {
+                let hint = hint(name, known, Quote::Code, || {
+                    format!("expected one of: {}", known.join(", "))
+                });
                 self.sink.error(
                     key.pos,
                     format!("unknown key `{name}` in {}{hint}", self.what),
@@ -112,7 +130,7 @@ impl<'n, 's> MapReader<'n, 's> {
     /// The value under `key`.
     pub fn get(&self, key: &str) -> Option<&'n Node> {
         debug_assert!(
-            self.known.contains(&key),
+            self.known.is_none_or(|known| known.contains(&key)),
             "{key} is not a known key of {}",
             self.what
         );
@@ -140,18 +158,29 @@ impl<'n, 's> MapReader<'n, 's> {
 
     /// The string under `key`, if present (else a problem if it is not a string).
     pub fn string(&self, key: &str) -> Option<String> {
-        self.get(key).and_then(|node| self.expect_string(key, node))
+        self.str(key).map(str::to_owned)
+    }
+
+    /// The string under `key`, borrowed, if present (else a problem if it is not a string).
+    pub fn str(&self, key: &str) -> Option<&'n str> {
+        self.get(key).and_then(|node| self.expect_str(key, node))
     }
 
     /// The string under `key`, which must be present.
     pub fn required_string(&self, key: &str) -> Option<(String, Pos)> {
         let node = self.required(key)?;
-        self.expect_string(key, node).map(|s| (s, node.pos))
+        self.expect_str(key, node).map(|s| (s.to_owned(), node.pos))
     }
 
-    fn expect_string(&self, key: &str, node: &Node) -> Option<String> {
+    /// The string under `key`, borrowed, which must be present.
+    pub fn required_str(&self, key: &str) -> Option<&'n str> {
+        let node = self.required(key)?;
+        self.expect_str(key, node)
+    }
+
+    fn expect_str(&self, key: &str, node: &'n Node) -> Option<&'n str> {
         match &node.value {
-            Value::Str(s) => Some(s.clone()),
+            Value::Str(s) => Some(s),
             other => {
                 self.sink.error(
                     node.pos,

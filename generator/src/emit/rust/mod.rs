@@ -22,7 +22,7 @@ use quote::{format_ident, quote};
 use super::{EmitError, OutputFile};
 use crate::analysis::{DerivePlan, Plan};
 use crate::model::{Body, EnumValues, Field, Kind, Schema, SchemaFile, Type, Version};
-use crate::names::{self, ident, snake_case};
+use crate::rust_names::{self, ident, snake_case};
 use imports::Imports;
 pub use spacing::separate_items;
 use writer::{Optional, Writer};
@@ -123,7 +123,7 @@ fn version_module(
         .map(|k| (format!("{}Reason", k.kind), format!("{}Reason", k.kind)))
         .collect();
     let reasons = reexport(&quote!(super), &reasons);
-    let module = ident(&names::version_module(version)).to_string();
+    let module = ident(&rust_names::version_module(version)).to_string();
     writer.open_module(&module, &format!("Version `{version}`."));
     let mut body = Writer::new(writer.indent());
     let uses = version_items(&mut body, file, version, crd_consts, plan, derives)?;
@@ -184,7 +184,7 @@ fn version_gate(file: &SchemaFile) -> Option<TokenStream> {
 
 /// The names of the kinds' CRD constants (`SECURITY_GROUP_CRD`), distinct within the file.
 pub fn crd_const_names(file: &SchemaFile) -> Vec<syn::Ident> {
-    let mut scope = names::Scope::default();
+    let mut scope = rust_names::Scope::default();
     file.kinds
         .iter()
         .map(|kind| {
@@ -310,9 +310,10 @@ fn reexport(path: &TokenStream, names: &[(String, String)]) -> Option<TokenStrea
 /// spec, status and reasons, and the structs and enums `types` collected. More than one
 /// version defines is harmless: the names only keep imports from clashing.
 fn module_item_names(file: &SchemaFile, types: &TypeCollector) -> Vec<String> {
-    let kinds = file.kinds.iter().flat_map(|kind| {
-        ["", "Spec", "Status", "Reason"].map(|suffix| format!("{}{suffix}", kind.kind))
-    });
+    let kinds = file
+        .kinds
+        .iter()
+        .flat_map(|kind| kondition_names::kind_items(&kind.kind));
     kinds.chain(types.order.iter().cloned()).collect()
 }
 

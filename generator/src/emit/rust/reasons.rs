@@ -5,12 +5,12 @@ use quote::{format_ident, quote};
 
 use crate::emit::docs;
 use crate::model::{Kind, StatusDef};
-use crate::names::{self, pascal_case};
+use crate::rust_names::{self, pascal_case};
 
 /// The reasons enum of a kind with the standard status.
 pub fn item(kind: &Kind, status: &StatusDef) -> TokenStream {
     let name = format_ident!("{}Reason", kind.kind);
-    let mut scope = names::Scope::with_reserved(&["Other"]);
+    let mut scope = rust_names::Scope::with_reserved(&["Other"]);
     let mut seen: Vec<&str> = Vec::new();
     let mut variants = Vec::new();
     for condition in &status.conditions {

@@ -15,7 +15,7 @@ use crate::model::{
     Bounds, DrivenStatus, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type,
     Version, success_reason,
 };
-use crate::names;
+use crate::rust_names;
 
 const META: &str = "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
@@ -68,7 +68,7 @@ impl<'k> Object<'k> {
         root_fields: &[&Field],
         imports: &mut Imports,
     ) -> Self {
-        let mut scope = names::Scope::with_reserved(&["metadata"]);
+        let mut scope = rust_names::Scope::with_reserved(&["metadata"]);
         // Optional root fields are `Option`s like any other (a status always is: it is absent
         // until a controller writes it), so an object without them is written back without
         // them.
@@ -77,7 +77,7 @@ impl<'k> Object<'k> {
         // A root that preserves unknown fields keeps them in a flattened map, written back.
         let extra = version
             .preserve_unknown
-            .then(|| names::ident(&scope.unique("extra")));
+            .then(|| rust_names::ident(&scope.unique("extra")));
         Self {
             kind,
             version,
@@ -457,7 +457,7 @@ pub fn status_item(
     let all: Vec<&Field> = standard.iter().chain(fields).collect();
     let mut declarations = Declarations::of(
         &all,
-        &mut names::Scope::default(),
+        &mut rust_names::Scope::default(),
         |f| f.name != "conditions",
         imports,
     );
@@ -495,8 +495,12 @@ pub fn crd_status_item(
     let shape = shape_attrs(&driven.shape);
     let subresource = (!version.status_subresource).then(|| quote!(, status_subresource = false));
     let fields: Vec<&Field> = driven.object.fields.iter().collect();
-    let mut declarations =
-        Declarations::of(&fields, &mut names::Scope::default(), |_| true, imports);
+    let mut declarations = Declarations::of(
+        &fields,
+        &mut rust_names::Scope::default(),
+        |_| true,
+        imports,
+    );
     // Conditions without a field metav1 requires are written back without it, through the
     // status' shape.
     if !driven.shape.fields.has_metav1_fields()

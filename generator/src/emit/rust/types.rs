@@ -12,7 +12,7 @@ use kondition_names::RenameRule;
 use super::imports::Imports;
 use crate::emit::docs;
 use crate::model::{EnumType, EnumValues, Field, IntegerFormat, Type};
-use crate::names::{self, snake_case};
+use crate::rust_names::{self, snake_case};
 
 /// How a field's type is wrapped, from whether it may be absent and whether it may be `null`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,13 +107,13 @@ impl Declarations {
     /// which `force_optional` holds is optional whatever the schema says.
     pub fn of(
         fields_in: &[&Field],
-        scope: &mut names::Scope,
+        scope: &mut rust_names::Scope,
         force_optional: impl Fn(&Field) -> bool,
         imports: &mut Imports,
     ) -> Self {
         let idents: Vec<String> = fields_in
             .iter()
-            .map(|f| names::ident_text(&scope.unique(&snake_case(&f.name))))
+            .map(|f| rust_names::ident_text(&scope.unique(&snake_case(&f.name))))
             .collect();
         let matches = |rule: Option<RenameRule>| {
             fields_in

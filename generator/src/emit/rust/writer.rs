@@ -21,7 +21,7 @@ use super::types::{self, Declarations, RustType};
 pub use crate::analysis::Optional;
 use crate::emit::{EmitError, docs};
 use crate::model::{EnumType, EnumValues, Field};
-use crate::names;
+use crate::rust_names;
 
 /// prettyplease's line width, and the least it leaves however deep the indentation.
 const MARGIN: usize = 89;
@@ -101,7 +101,7 @@ impl Writer {
         if let Some(doc) = doc {
             self.doc(doc);
         }
-        let mut scope = names::Scope::default();
+        let mut scope = rust_names::Scope::default();
         let fields: Vec<&Field> = fields_in.iter().collect();
         let declarations = Declarations::of(&fields, &mut scope, |_| false, imports);
         let (serialize, deserialize) = serde_derives(imports);
@@ -144,7 +144,7 @@ impl Writer {
                 "Keys the schema does not name, kept as they were (it preserves unknown fields).",
             );
             self.attr("serde", &["flatten"]);
-            let ident = names::ident_text(&scope.unique("extra"));
+            let ident = rust_names::ident_text(&scope.unique("extra"));
             let ty = types::unknown_fields(imports);
             self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
         }
@@ -185,9 +185,9 @@ impl Writer {
         if values.is_empty() {
             return;
         }
-        let mut scope = names::Scope::default();
+        let mut scope = rust_names::Scope::default();
         for value in values {
-            let variant = scope.unique_pascal(&names::variant_name(value));
+            let variant = scope.unique_pascal(&rust_names::variant_name(value));
             self.doc(&format!("{}.", docs::code(value)));
             if variant != *value {
                 self.attr("serde", &[&types::serde_rename(value)]);

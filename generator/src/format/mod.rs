@@ -11,6 +11,7 @@ use crate::profile::Profiles;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::reader::Sink;
 use crate::source::yaml::{self, Node, Pos};
+use kondition_names::{Quote, hint};
 use types::TypeReader;
 
 /// Reads one schema file (any number of kinds) into the model.
@@ -83,15 +84,15 @@ pub fn read_documents(
     for (name, pos) in &reader.references {
         if !named.iter().any(|t| &t.name == name) {
             let declared: Vec<&str> = named.iter().map(|t| t.name.as_str()).collect();
-            let hint = kondition_names::suggest(name, &declared)
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_else(|| "; declare it under `types`".to_owned());
+            let hint = hint(name, &declared, Quote::Code, || {
+                "declare it under `types`".to_owned()
+            });
             sink.error(*pos, format!("type `{name}` is not declared{hint}"));
         }
     }
     check_type_names(&kinds, &named, &sink);
     written_out::check(&kinds, &named, &declared, &sink);
-    let module = crate::names::file_module(path);
+    let module = crate::rust_names::file_module(path);
     let diagnostics = sink.finish();
     diagnostics.into_result(SchemaFile {
         path: path.to_owned(),
@@ -125,17 +126,7 @@ fn check_type_names(kinds: &[crate::model::Kind], named: &[NamedType], sink: &Si
     }
     let reserved: Vec<String> = kinds
         .iter()
-        .flat_map(|k| {
-            [
-                "",
-                "Spec",
-                "Status",
-                "Reason",
-                "StatusApply",
-                "StatusConditionType",
-            ]
-            .map(|suffix| format!("{}{suffix}", k.kind))
-        })
+        .flat_map(|k| kondition_names::kind_items(&k.kind))
         .collect();
     let mut versions: Vec<&str> = kinds
         .iter()

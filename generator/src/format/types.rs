@@ -5,10 +5,10 @@ use crate::model::{
     Bounds, EnumType, EnumValues, Field, IntegerFormat, IntegerType, ListKind, ListType, MapType,
     NumberType, ObjectType, Schema, StringType, Type, Validation, WellKnown,
 };
-use crate::names::pascal_case;
+use crate::rust_names::pascal_case;
 use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos, Value};
-use kondition_names::suggest;
+use kondition_names::{Quote, hint};
 
 /// Every key of a field's long form.
 pub const FIELD_KEYS: &[&str] = &[
@@ -69,14 +69,6 @@ const BUILTIN_TYPES: &[&str] = &[
     "raw",
 ];
 
-/// Every key of a CEL validation.
-pub const VALIDATION_KEYS: &[&str] = &[
-    "rule",
-    "message",
-    "messageExpression",
-    "reason",
-    "fieldPath",
-];
 const VALIDATION_REASONS: &[&str] = &[
     "FieldValueInvalid",
     "FieldValueForbidden",
@@ -273,9 +265,9 @@ impl<'s> TypeReader<'s> {
                 } else {
                     let mut known: Vec<&str> = BUILTIN_TYPES.to_vec();
                     known.extend(WellKnown::ALL.iter().map(|(n, _)| *n));
-                    let hint = suggest(name, &known)
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_else(|| "; expected a built-in type (string, int32, int64, number, boolean, object, map, list, enum, int-or-string, quantity, date-time, raw), a k8s type such as ObjectReference, or a type declared under `types`".to_owned());
+                    let hint = hint(name, &known, Quote::Code, || {
+                        "expected a built-in type (string, int32, int64, number, boolean, object, map, list, enum, int-or-string, quantity, date-time, raw), a k8s type such as ObjectReference, or a type declared under `types`".to_owned()
+                    });
                     self.sink.error(pos, format!("unknown type `{name}`{hint}"));
                     return None;
                 }
@@ -399,7 +391,7 @@ impl<'s> TypeReader<'s> {
         nodes
             .iter()
             .filter_map(|node| {
-                let map = MapReader::new(node, "a validation", VALIDATION_KEYS, self.sink);
+                let map = MapReader::new(node, "a validation", Validation::KEYS, self.sink);
                 let (rule, _) = map.required_string("rule")?;
                 let reason = map.string("reason");
                 if let (Some(reason), Some(node)) = (&reason, map.get("reason"))

@@ -8,13 +8,13 @@ use kondition::subresources::{
 use kondition::validation::is_valid_reason;
 
 use crate::conditions::{read_condition, read_reason};
+use crate::format::types::TypeReader;
 use crate::model::{
     Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, ReasonDef, Scale, Scope,
     StatusDef, SubResourceDef, Version,
 };
 use crate::name_rules::{check_group, is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
-use crate::schema::types::TypeReader;
 use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{Node, Pos};
 
@@ -211,7 +211,7 @@ fn read_status(node: Option<&Node>, profiles: &Profiles, sink: &Sink) -> Option<
         Err(hint) => {
             sink.error(
                 profile_pos,
-                format!("profile `{profile_name}` does not exist; {hint}"),
+                format!("profile `{profile_name}` does not exist{hint}"),
             );
             return None;
         }
