@@ -45,8 +45,7 @@ fn main() {
         // Each kind at each version with its generated type, for the object round trip.
         let model = match kondition_gen::load(
             std::slice::from_ref(file),
-            &kondition_gen::profile::Profiles::embedded(),
-        ) {
+            &kondition_gen::profile::Profiles::embedded(), &Default::default()) {
             Ok(model) => model,
             Err(error) => fail(&error.to_string()),
         };

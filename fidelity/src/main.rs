@@ -220,8 +220,7 @@ fn objects_of(corpus: &str, file: &CorpusFile, inputs: &[Json]) -> Result<Object
     let path = Path::new(corpus).join(file.path);
     let model = kondition_gen::load(
         std::slice::from_ref(&path),
-        &kondition_gen::profile::Profiles::embedded(),
-    )
+        &kondition_gen::profile::Profiles::embedded(), &Default::default())
     .map_err(|e| e.to_string())?;
     let mut counts = ObjectCounts::default();
     for entry in file.kinds {

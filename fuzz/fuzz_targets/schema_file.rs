@@ -31,6 +31,6 @@ fuzz_target!(|data: &[u8]| {
 fn emit_all(model: &Model) {
     let plans = kondition_gen::analysis::Plans::new(model, Default::default());
     let _ = emit::rust_single_file(model, &plans, "kondition.rs");
-    let _ = emit::rust_tree(model, &plans);
+    let _ = emit::rust_tree(model, &plans, &Default::default());
     let _ = emit::crd_stream(model);
 }

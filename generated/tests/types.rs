@@ -142,8 +142,12 @@ fn both_database_versions_are_types() {
 fn kondition_crd_writes_what_crds_returns() {
     let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
     let files = kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/");
-    let model =
-        kondition_gen::load(&files, &kondition_gen::profile::Profiles::embedded()).expect("loads");
+    let model = kondition_gen::load(
+        &files,
+        &kondition_gen::profile::Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect("loads");
     let stream = kondition_gen::emit::crd_stream(&model);
     let manifests: Vec<Value> = kondition_gen::source::yaml::parse(&stream)
         .expect("the manifests are YAML")

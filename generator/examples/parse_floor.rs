@@ -84,23 +84,31 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
     ));
 
     let start = Instant::now();
-    let model = kondition_gen::load(files, &Profiles::embedded()).map_err(|d| d.to_string())?;
+    let model = kondition_gen::load(files, &Profiles::embedded(), &Default::default())
+        .map_err(|d| d.to_string())?;
     timings.push(("load: parse, then read into the model", start.elapsed()));
 
     let start = Instant::now();
     let mut lines = 0usize;
     let plans = kondition_gen::analysis::Plans::new(&model, Default::default());
     for file in &model.files {
-        lines += emit::rust::file_module(file, 0, &plans.share, "")
-            .map_err(|e| e.to_string())?
-            .lines()
-            .count();
+        lines += emit::rust::file_module(
+            file,
+            &file.path.display().to_string(),
+            0,
+            &plans.share,
+            &plans.derives,
+            "",
+        )
+        .map_err(|e| e.to_string())?
+        .lines()
+        .count();
     }
     timings.push(("emit Rust, file by file", start.elapsed()));
 
     let start = Instant::now();
     let plans = kondition_gen::analysis::Plans::new(&model, Default::default());
-    let out = emit::rust_tree(&model, &plans).map_err(|e| e.to_string())?;
+    let out = emit::rust_tree(&model, &plans, &Default::default()).map_err(|e| e.to_string())?;
     timings.push((
         "analysis and rust_tree: all output files, as generate does",
         start.elapsed(),

@@ -46,57 +46,53 @@
 pub mod builder;
 /// Who asked for a generation: the words of an error about the options.
 pub mod caller;
+pub mod cli;
 mod conditions;
 pub mod derives;
-
-// The steps of the pipeline. They serve the `kondition` binary, the tests, the fuzz targets
-// and the corpus round trip (`fidelity/`), which need them public; they are no API of the
-// crate's, so they stay out of its docs and out of its semver promise.
-#[doc(hidden)]
-pub mod analysis;
-#[doc(hidden)]
-pub mod crd;
-#[doc(hidden)]
-pub mod emit;
 mod facts;
-#[doc(hidden)]
-pub mod format;
-#[doc(hidden)]
-pub mod inputs;
-pub mod json;
 mod load;
-#[doc(hidden)]
-pub mod manifest;
-#[doc(hidden)]
-pub mod model;
 mod name_rules;
-#[doc(hidden)]
-pub mod output;
 mod parallel;
-#[doc(hidden)]
-pub mod pipeline;
-#[doc(hidden)]
-pub mod profile;
-#[doc(hidden)]
-pub mod reuse;
-#[doc(hidden)]
-pub mod rust_names;
 mod rust_shape;
-#[doc(hidden)]
-pub mod select;
-#[doc(hidden)]
-pub mod source;
-#[doc(hidden)]
-pub mod status_check;
+
+/// Declares the pipeline's stages. They are private to the crate, whose API is [`Builder`]
+/// and [`cli`]; the feature `internals` makes them public for kondition's own tests, fuzz
+/// targets and corpus round trip (`fidelity/`), which drive the stages one by one. They carry
+/// no semver promise, and a published build does not show them.
+macro_rules! stages {
+    ($($(#[$attr:meta])* mod $name:ident;)*) => {$(
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        mod $name;
+    )*};
+}
+
+stages! {
+    mod analysis;
+    mod crd;
+    mod emit;
+    mod format;
+    mod inputs;
+    mod json;
+    mod manifest;
+    mod model;
+    mod output;
+    mod pipeline;
+    mod profile;
+    mod reuse;
+    mod rust_names;
+    mod select;
+    mod source;
+    mod status_check;
+}
 
 pub use builder::{Builder, Error};
 pub use derives::{Derive, DeriveError};
 pub use emit::EmitError;
-#[doc(hidden)]
-pub use load::{load, load_with, read_crd_text};
+#[cfg(feature = "internals")]
+pub use load::{load, read_crd_text};
 pub use select::SelectionError;
 pub use source::diagnostic::{Diagnostic, Diagnostics};
-
-/// The JSON Schema of the schema format (what `kondition schema` prints).
-#[doc(hidden)]
-pub const FORMAT_JSON_SCHEMA: &str = include_str!("format/format.schema.json");

@@ -10,13 +10,9 @@ use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::{crd, format, parallel, reuse, rust_names, source};
 use kondition_names::{Quote, hint};
 
-/// Reads every schema file into one model. Every problem of every file is reported.
-pub fn load(files: &[PathBuf], profiles: &Profiles) -> Result<Model, Diagnostics> {
-    load_with(files, profiles, &crd::Options::default())
-}
-
-/// [`load`], with CRDs read as `options` say.
-pub fn load_with(
+/// Reads every input file (schema files and CRDs, the latter as `options` say) into one
+/// model. Every problem of every file is reported.
+pub fn load(
     files: &[PathBuf],
     profiles: &Profiles,
     options: &crd::Options,

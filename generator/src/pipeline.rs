@@ -32,7 +32,7 @@ pub struct Pipeline {
 #[derive(Clone, Debug)]
 pub enum Layout {
     /// A module tree (`lib.rs`, one module per input file), the headers naming the inputs
-    /// as `options` say ([`emit::rust_tree_with`]).
+    /// as `options` say ([`emit::rust_tree`]).
     Tree(emit::Options),
     /// One file of this name, for `include!`, with the CRD JSON files beside it
     /// ([`emit::rust_single_file`]).
@@ -74,7 +74,7 @@ impl Pipeline {
             observer.read(file)?;
         }
         let mut model =
-            crate::load::load_with(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
+            crate::load::load(&files, &profiles, &self.crd_options).map_err(Error::Input)?;
         for note in &model.notes {
             observer.note(note)?;
         }
@@ -92,7 +92,7 @@ impl Pipeline {
         let model = self.load(observer)?;
         let plans = Plans::new(&model, self.without_derives);
         let files = match layout {
-            Layout::Tree(options) => emit::rust_tree_with(&model, &plans, options),
+            Layout::Tree(options) => emit::rust_tree(&model, &plans, options),
             Layout::SingleFile(name) => emit::rust_single_file(&model, &plans, name),
         }
         .map_err(Error::Internal)?;

@@ -2,12 +2,12 @@
 
 use std::path::Path;
 
-use kondition_gen::format::read_file;
 use kondition_gen::profile::Profiles;
+use kondition_testkit::schema_file;
 
 /// The diagnostics for `text` read as `bad.yaml`, one line each.
 fn errors(text: &str) -> Vec<String> {
-    match read_file(Path::new("bad.yaml"), text, &Profiles::embedded()) {
+    match schema_file::read(Path::new("bad.yaml"), text, &Profiles::embedded()) {
         Ok(_) => Vec::new(),
         Err(diagnostics) => diagnostics.0.iter().map(ToString::to_string).collect(),
     }
@@ -56,7 +56,11 @@ fn duplicate_kind() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("widgets.yaml");
     std::fs::write(&path, text).expect("write");
-    let result = kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded());
+    let result = kondition_gen::load(
+        std::slice::from_ref(&path),
+        &Profiles::embedded(),
+        &Default::default(),
+    );
     let lines: Vec<String> = result
         .expect_err("duplicate")
         .0

@@ -19,7 +19,7 @@ fn set(keys: &[&str]) -> BTreeSet<String> {
 #[test]
 fn the_json_schema_knows_every_key_the_loader_knows() {
     let schema: Value =
-        serde_json::from_str(kondition_gen::FORMAT_JSON_SCHEMA).expect("valid JSON");
+        serde_json::from_str(kondition_gen::format::JSON_SCHEMA).expect("valid JSON");
     let defs = &schema["$defs"];
     let cases = [
         ("kind", keys(&schema), set(kind::KIND_KEYS)),

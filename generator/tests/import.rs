@@ -53,7 +53,7 @@ fn import(path: &Path, dir: &Path) -> Vec<(Kind, SchemaFile, Vec<String>)> {
             let (schema, notes) = kondition_gen::emit::schema_file::schema_file(&kind);
             let out = dir.join(format!("{}.yaml", kind.kind.to_ascii_lowercase()));
             std::fs::write(&out, &schema).expect("write schema file");
-            let read = kondition_gen::format::read_file(&out, &schema, &Profiles::embedded())
+            let read = kondition_testkit::schema_file::read(&out, &schema, &Profiles::embedded())
                 .unwrap_or_else(|e| {
                     panic!(
                         "{}: the imported {} does not read: {e}",
@@ -573,7 +573,7 @@ fn objects_change_alike_through_the_crd_and_the_imported_file() {
         let out = dir.join(n.to_string());
         std::fs::create_dir_all(&out).expect("mkdir");
         let model =
-            kondition_gen::load_with(std::slice::from_ref(file), &Profiles::embedded(), &options)
+            kondition_gen::load(std::slice::from_ref(file), &Profiles::embedded(), &options)
                 .unwrap_or_else(|e| panic!("{e}"));
         for (kind, imported, _) in import(file, &out) {
             let crd = kondition_gen::manifest::crd(&kind, &[]);

@@ -20,7 +20,12 @@ const PAYLOADS: &str = concat!(
 
 /// The Rust `kondition generate` writes for `path`, one file.
 fn generate(path: &Path) -> String {
-    let model = kondition_gen::load(&[path.to_owned()], &Profiles::embedded()).expect("loads");
+    let model = kondition_gen::load(
+        &[path.to_owned()],
+        &Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect("loads");
     kondition_gen::emit::rust_single_file(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),
@@ -193,10 +198,14 @@ fn a_crd_named_other_than_plural_dot_group_is_refused() {
     let text = crd("example.com", "Widget", "widgets", "v1")
         .replace("\"widgets.example.com\"", "\"gadgets.example.com\"");
     std::fs::write(dir.join("w.yaml"), text).expect("write");
-    let error = kondition_gen::load(&[dir.join("w.yaml")], &Profiles::embedded())
-        .expect_err("refused")
-        .0
-        .remove(0);
+    let error = kondition_gen::load(
+        &[dir.join("w.yaml")],
+        &Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect_err("refused")
+    .0
+    .remove(0);
     assert_eq!(
         (error.pos.line, error.pos.col, error.message.as_str()),
         (
@@ -269,8 +278,12 @@ fn hyphenated_versions_become_modules() {
         "group: promoter.argoproj.io\nkind: PromotionStrategy\nversion: v2al---1\n",
     )
     .expect("write");
-    let model = kondition_gen::load(&[dir.join("promotion.yaml")], &Profiles::embedded())
-        .expect("a DNS label is a valid version");
+    let model = kondition_gen::load(
+        &[dir.join("promotion.yaml")],
+        &Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect("a DNS label is a valid version");
     let rust = kondition_gen::emit::rust_single_file(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),
@@ -288,9 +301,13 @@ fn hyphenated_versions_become_modules() {
         "group: example.com\nkind: Twin\nversions:\n  - {name: v1-a, storage: true}\n  - {name: v1--a}\n",
     )
     .expect("write");
-    let errors = kondition_gen::load(&[dir.join("twins.yaml")], &Profiles::embedded())
-        .expect_err("refused")
-        .0;
+    let errors = kondition_gen::load(
+        &[dir.join("twins.yaml")],
+        &Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect_err("refused")
+    .0;
     assert_eq!(
         errors
             .iter()

@@ -31,10 +31,11 @@ fn load_path(path: PathBuf) -> Result<String, Diagnostics> {
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let model = kondition_gen::load(&[path], &Profiles::embedded())?;
+            let model = kondition_gen::load(&[path], &Profiles::embedded(), &Default::default())?;
             let files = kondition_gen::emit::rust_tree(
                 &model,
                 &kondition_gen::analysis::Plans::new(&model, Default::default()),
+                &Default::default(),
             )
             .expect("generates");
             Ok(files.into_iter().map(|f| f.contents).collect())

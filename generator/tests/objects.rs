@@ -70,8 +70,12 @@ fn synthesized_and_written_objects_come_back_unchanged() {
     let dir = support::scratch("objects");
     let path = dir.join("application.yaml");
     std::fs::write(&path, serde_json::to_string_pretty(&crd).expect("JSON")).expect("write");
-    let model = kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded())
-        .expect("a valid CRD");
+    let model = kondition_gen::load(
+        std::slice::from_ref(&path),
+        &Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect("a valid CRD");
     let files = kondition_gen::emit::rust_single_file(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),

@@ -274,7 +274,11 @@ fn random_crds_compile_and_come_back_exactly() {
         })
         .collect();
     std::fs::write(&path, stream).expect("write");
-    let model = match kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded()) {
+    let model = match kondition_gen::load(
+        std::slice::from_ref(&path),
+        &Profiles::embedded(),
+        &Default::default(),
+    ) {
         Ok(model) => model,
         Err(errors) => panic!(
             "a valid random CRD was refused ({}):\n{}",

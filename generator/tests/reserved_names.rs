@@ -80,8 +80,12 @@ fn names_the_generator_makes_up_are_kept_from_schema_types() {
         crd("Widget", "widgets") + "---\n" + &crd("Gadget", "gadgets"),
     )
     .expect("write");
-    let model =
-        kondition_gen::load(std::slice::from_ref(&path), &Profiles::embedded()).expect("loads");
+    let model = kondition_gen::load(
+        std::slice::from_ref(&path),
+        &Profiles::embedded(),
+        &Default::default(),
+    )
+    .expect("loads");
     let files = emit::rust_single_file(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),

@@ -73,10 +73,12 @@ fn generate(files: &[(&str, String)]) -> Vec<emit::OutputFile> {
             path
         })
         .collect();
-    let model = kondition_gen::load(&paths, &Profiles::embedded()).expect("loads");
+    let model =
+        kondition_gen::load(&paths, &Profiles::embedded(), &Default::default()).expect("loads");
     emit::rust_tree(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),
+        &Default::default(),
     )
     .expect("emits")
 }
@@ -250,7 +252,8 @@ fn shared_types_are_the_same_rust_type_in_every_version() {
         + "---\n"
         + &crd("Beta", "betas", &["v1"], false);
     std::fs::write(&crd_path, bundle).expect("write");
-    let model = kondition_gen::load(&[crd_path], &Profiles::embedded()).expect("loads");
+    let model = kondition_gen::load(&[crd_path], &Profiles::embedded(), &Default::default())
+        .expect("loads");
     let mut files = emit::rust_single_file(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),

@@ -18,12 +18,13 @@ fn the_example_schemas_generate_the_reviewed_output() {
     let files = kondition_gen::inputs::schema_files(&[PathBuf::from("schemas")]).expect("schemas/");
     // Five schema files, and three real CRDs of the corpus (links in schemas/crds/).
     assert_eq!(files.len(), 8, "{files:?}");
-    let model = kondition_gen::load(&files, &Profiles::embedded()).expect("the examples are valid");
+    let model = kondition_gen::load(&files, &Profiles::embedded(), &Default::default())
+        .expect("the examples are valid");
     // Inputs named from the output folder, as `kondition generate` names them.
     let options = kondition_gen::emit::Options {
         inputs_relative_to: Some(PathBuf::from("generated/src")),
     };
-    let output = kondition_gen::emit::rust_tree_with(
+    let output = kondition_gen::emit::rust_tree(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),
         &options,
@@ -85,11 +86,16 @@ fn generated_code_for_real_crds_is_laid_out_as_prettyplease_lays_it_out() {
     let files = kondition_gen::inputs::schema_files(&[PathBuf::from(CORPUS)]).expect("corpus");
     let mut checked = 0;
     for file in files {
-        let model = kondition_gen::load(std::slice::from_ref(&file), &Profiles::embedded())
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let model = kondition_gen::load(
+            std::slice::from_ref(&file),
+            &Profiles::embedded(),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let outputs = kondition_gen::emit::rust_tree(
             &model,
             &kondition_gen::analysis::Plans::new(&model, Default::default()),
+            &Default::default(),
         )
         .expect("emits");
         for output in outputs.iter().filter(|o| is_rust(&o.path)) {

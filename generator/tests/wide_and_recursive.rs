@@ -10,7 +10,7 @@ use std::path::Path;
 
 use kondition_gen::model::Model;
 use kondition_gen::profile::Profiles;
-use kondition_gen::{emit, format, source};
+use kondition_gen::{emit, source};
 
 /// Reads `text` as a schema file and, if accepted, writes the Rust and the CRDs, on a
 /// 2 MiB stack (what `std::thread::spawn` gives). The errors as `line:col: message`.
@@ -18,14 +18,18 @@ fn generate(text: String) -> Result<(String, String), Vec<String>> {
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let file = format::read_file(Path::new("wide.yaml"), &text, &Profiles::embedded())
-                .map_err(|errors| {
-                    errors
-                        .0
-                        .iter()
-                        .map(|e| format!("{}:{}: {}", e.pos.line, e.pos.col, e.message))
-                        .collect::<Vec<_>>()
-                })?;
+            let file = kondition_testkit::schema_file::read(
+                Path::new("wide.yaml"),
+                &text,
+                &Profiles::embedded(),
+            )
+            .map_err(|errors| {
+                errors
+                    .0
+                    .iter()
+                    .map(|e| format!("{}:{}: {}", e.pos.line, e.pos.col, e.message))
+                    .collect::<Vec<_>>()
+            })?;
             let model = Model {
                 files: vec![file],
                 notes: Vec::new(),

@@ -3,4 +3,6 @@
 //! use it.
 
 pub mod fidelity;
+pub mod k8s_writes;
 pub mod objects;
+pub mod schema_file;

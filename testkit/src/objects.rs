@@ -269,9 +269,7 @@ impl Walker<'_> {
                 }
             }
             // What the k8s-openapi type writes back (Time, Quantity, defaulted names).
-            Type::Reused(reused) => {
-                kondition_gen::reuse::Catalog::get().normalize(&reused.path, value)
-            }
+            Type::Reused(reused) => crate::k8s_writes::normalize(&reused.path, value),
             Type::Conditions(_) => {
                 if let Json::Array(items) = value {
                     items.iter_mut().for_each(listed_condition_time);

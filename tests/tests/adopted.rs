@@ -55,7 +55,7 @@ const INPUTS: [&str; 6] = [
 #[test]
 fn the_adopted_kinds_are_up_to_date() {
     let files: Vec<PathBuf> = INPUTS.iter().map(PathBuf::from).collect();
-    let model = kondition_gen::load_with(
+    let model = kondition_gen::load(
         &files,
         &Profiles::embedded(),
         &kondition_gen::crd::Options::default(),
@@ -64,7 +64,7 @@ fn the_adopted_kinds_are_up_to_date() {
     let options = kondition_gen::emit::Options {
         inputs_relative_to: Some(PathBuf::from("src/adopted")),
     };
-    let tree: Vec<OutputFile> = kondition_gen::emit::rust_tree_with(
+    let tree: Vec<OutputFile> = kondition_gen::emit::rust_tree(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),
         &options,
@@ -94,7 +94,7 @@ const LEAN_INPUTS: [&str; 5] = [
 #[test]
 fn the_kinds_without_optional_derives_are_up_to_date() {
     let files: Vec<PathBuf> = LEAN_INPUTS.iter().map(PathBuf::from).collect();
-    let model = kondition_gen::load_with(
+    let model = kondition_gen::load(
         &files,
         &Profiles::embedded(),
         &kondition_gen::crd::Options::default(),
@@ -107,7 +107,7 @@ fn the_kinds_without_optional_derives_are_up_to_date() {
     let options = kondition_gen::emit::Options {
         inputs_relative_to: Some(PathBuf::from("src/lean")),
     };
-    let tree = kondition_gen::emit::rust_tree_with(&model, &plans, &options).expect("emits");
+    let tree = kondition_gen::emit::rust_tree(&model, &plans, &options).expect("emits");
     let diff = diff_tree(std::path::Path::new("src/lean"), &tree).expect("compares");
     assert!(
         diff.is_empty(),

@@ -62,9 +62,10 @@ fn crds_of(path: &Path) -> Vec<CustomResourceDefinition> {
     let model = kondition_gen::load(
         &[path.to_path_buf()],
         &kondition_gen::profile::Profiles::embedded(),
+        &Default::default(),
     )
     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    kondition_gen::emit::crd_manifests(&model)
+    kondition_gen::emit::crd_manifests(&model, &Default::default())
         .iter()
         .map(|file| {
             let documents = kondition_gen::source::yaml::parse(&file.contents)
@@ -750,6 +751,7 @@ async fn objects_of_generated_kinds_come_back_from_the_server_unchanged() {
     let model = kondition_gen::load(
         &kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/"),
         &kondition_gen::profile::Profiles::embedded(),
+        &Default::default(),
     )
     .expect("the model of schemas/");
     let crds: Vec<Value> = g::crds()

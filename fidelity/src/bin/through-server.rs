@@ -168,8 +168,7 @@ async fn through_server(
     let path = Path::new(CORPUS).join(file.path);
     let model = kondition_gen::load(
         std::slice::from_ref(&path),
-        &kondition_gen::profile::Profiles::embedded(),
-    )
+        &kondition_gen::profile::Profiles::embedded(), &Default::default())
     .map_err(|e| e.to_string())?;
     let crds: Vec<Json> = (file.crds)()
         .iter()

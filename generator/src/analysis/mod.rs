@@ -7,7 +7,7 @@ mod derive_plan;
 mod share;
 
 pub use derive_plan::{DerivePlan, Optional};
-pub use share::{Plan, SharedDef};
+pub use share::Plan;
 
 use crate::derives::Derives;
 use crate::model::Model;

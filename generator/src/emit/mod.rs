@@ -158,13 +158,8 @@ pub struct Options {
 }
 
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`, as `plans`
-/// (the run's analysis) say.
-pub fn rust_tree(model: &Model, plans: &Plans) -> Result<Vec<OutputFile>, EmitError> {
-    rust_tree_with(model, plans, &Options::default())
-}
-
-/// [`rust_tree`], written as `options` say.
-pub fn rust_tree_with(
+/// (the run's analysis) say, written as `options` say.
+pub fn rust_tree(
     model: &Model,
     plans: &Plans,
     options: &Options,
@@ -184,7 +179,7 @@ pub fn rust_tree_with(
                 &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
                 |(file, _)| weight(file),
                 |(file, input)| {
-                    let module = rust::file_module_with(file, input, 0, plan, derives, "")?;
+                    let module = rust::file_module(file, input, 0, plan, derives, "")?;
                     let module = OutputFile {
                         path: PathBuf::from(format!("{}.rs", file.module)),
                         contents: rust::separate_items(
@@ -273,7 +268,7 @@ pub fn rust_single_file_with(
         &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
         |(file, _)| weight(file),
         |(file, input)| {
-            let module = rust::file_module_with(file, input, 1, plan, derives, &data_prefix)?;
+            let module = rust::file_module(file, input, 1, plan, derives, &data_prefix)?;
             Ok::<_, EmitError>((module, rust::crd_files(file, &data_prefix)))
         },
     );
@@ -322,14 +317,9 @@ fn crds_fn(model: &Model, prefix: &proc_macro2::TokenStream) -> proc_macro2::Tok
 }
 
 /// Every kind's CRD manifest, one file per kind (`<group>_<plural>.yaml`, as controller-gen
-/// names them), each starting with a `#` header naming its input.
-pub fn crd_manifests(model: &Model) -> Vec<OutputFile> {
-    crd_manifests_with(model, &Options::default())
-}
-
-/// [`crd_manifests`], the inputs' paths in the headers as `options` say (the derives do not
-/// concern manifests).
-pub fn crd_manifests_with(model: &Model, options: &Options) -> Vec<OutputFile> {
+/// names them), each starting with a `#` header naming its input as `options` say (the
+/// derives do not concern manifests).
+pub fn crd_manifests(model: &Model, options: &Options) -> Vec<OutputFile> {
     model
         .files
         .iter()

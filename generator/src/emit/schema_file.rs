@@ -660,8 +660,13 @@ spec:
             "{schema}"
         );
         let path = std::path::Path::new("cluster.schema.yaml");
-        let read = crate::format::read_file(path, &schema, &crate::profile::Profiles::embedded())
-            .unwrap_or_else(|e| panic!("{e}\n{schema}"));
+        let documents = crate::source::yaml::parse(&schema).expect("YAML");
+        let read = crate::format::read_documents(
+            path,
+            &documents,
+            &crate::profile::Profiles::embedded(),
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{schema}"));
         let crd = crate::manifest::crd(&read.kinds[0], &read.types);
         let version = &crd["spec"]["versions"][0];
         assert_eq!(

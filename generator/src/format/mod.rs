@@ -1,5 +1,8 @@
 //! The schema format front-end: schema files into the model.
 
+/// The JSON Schema of the schema format (what `kondition schema` prints).
+pub const JSON_SCHEMA: &str = include_str!("format.schema.json");
+
 pub mod kind;
 pub mod types;
 pub mod written_out;
@@ -8,18 +11,11 @@ use std::path::Path;
 
 use crate::model::{NamedType, SchemaFile, Type};
 use crate::profile::Profiles;
-use crate::source::diagnostic::{Diagnostic, Diagnostics};
+use crate::source::diagnostic::Diagnostics;
 use crate::source::reader::Sink;
 use crate::source::yaml::{self, Node, Pos};
 use kondition_names::{Quote, hint};
 use types::TypeReader;
-
-/// Reads one schema file (any number of kinds) into the model.
-pub fn read_file(path: &Path, text: &str, profiles: &Profiles) -> Result<SchemaFile, Diagnostics> {
-    let documents = yaml::parse(text)
-        .map_err(|e| Diagnostics::from(Diagnostic::new(path, e.pos, e.message)))?;
-    read_documents(path, &documents, profiles)
-}
 
 /// Reads the parsed documents of one schema file into the model.
 pub fn read_documents(

@@ -37,7 +37,6 @@
 //! Leaves are `time`, `micro-time`, `quantity`, `int-or-string` and `json` (any JSON object).
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use serde_json::Value as Json;
 
@@ -89,21 +88,14 @@ pub enum Leaf {
 }
 
 impl Leaf {
-    const NAMES: [(Self, &'static str); 5] = [
+    /// Each leaf with its name in the file.
+    pub const NAMES: [(Self, &'static str); 5] = [
         (Self::Time, "time"),
         (Self::MicroTime, "micro-time"),
         (Self::Quantity, "quantity"),
         (Self::IntOrString, "int-or-string"),
         (Self::Json, "json"),
     ];
-
-    /// Its name in the file.
-    pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(leaf, _)| *leaf == self)
-            .map_or("", |(_, name)| name)
-    }
 
     fn from_name(name: &str) -> Option<Self> {
         Self::NAMES
@@ -217,10 +209,6 @@ impl DocHash {
         Self(hash)
     }
 
-    fn text(self) -> String {
-        format!("{:08x}", self.0)
-    }
-
     fn parse(text: &str) -> Option<Self> {
         (text.len() == 8)
             .then(|| u32::from_str_radix(text, 16).ok())
@@ -230,34 +218,6 @@ impl DocHash {
 }
 
 impl PropertyType {
-    /// The type as the file writes it.
-    pub fn text(&self) -> String {
-        match self {
-            Self::String => "string".to_owned(),
-            Self::Bytes => "bytes".to_owned(),
-            Self::Int32 => "int32".to_owned(),
-            Self::Int64 => "int64".to_owned(),
-            Self::Number => "number".to_owned(),
-            Self::Boolean => "boolean".to_owned(),
-            Self::Ref(path) => path.clone(),
-            Self::List(items, merge) => {
-                let merge = match merge {
-                    ListMerge::Atomic => "atomic".to_owned(),
-                    ListMerge::Set => "set".to_owned(),
-                    ListMerge::Map(keys) => format!("map:{}", keys.join(",")),
-                };
-                format!("[{merge}]{}", items.text())
-            }
-            Self::Map(values, merge) => {
-                let merge = match merge {
-                    MapMerge::Atomic => "atomic",
-                    MapMerge::Granular => "granular",
-                };
-                format!("{{{merge}}}{}", values.text())
-            }
-        }
-    }
-
     /// The type the file wrote as `text`.
     pub fn parse(text: &str) -> Option<Self> {
         if let Some(rest) = text.strip_prefix('[') {
@@ -310,65 +270,6 @@ impl CatalogData {
     /// The newest version the crate supports.
     pub fn latest(&self) -> Minor {
         self.versions.last().copied().unwrap_or_default()
-    }
-
-    /// The data as the file holds it.
-    pub fn to_text(&self) -> String {
-        let quote = |text: &str| Json::from(text).to_string();
-        let versions = |versions: &[Minor]| {
-            let list: Vec<String> = versions.iter().map(ToString::to_string).collect();
-            format!("[{}]", list.join(", "))
-        };
-        let doc =
-            |doc: Option<DocHash>| doc.map_or_else(|| "null".to_owned(), |d| quote(&d.text()));
-        let mut out = String::new();
-        out.push_str("{\n");
-        let _ = writeln!(out, "  \"crate\": {},", quote(&self.source));
-        let _ = writeln!(out, "  \"versions\": {},", versions(&self.versions));
-        out.push_str("  \"types\": {\n");
-        for (t, (path, variants)) in self.types.iter().enumerate() {
-            let _ = writeln!(out, "    {}: [", quote(path));
-            for (v, variant) in variants.iter().enumerate() {
-                let _ = write!(out, "      {{\"versions\": {}", versions(&variant.versions));
-                match &variant.shape {
-                    Shape::Leaf(leaf) => {
-                        let _ = write!(out, ", \"leaf\": {}}}", quote(leaf.name()));
-                    }
-                    Shape::Object(object) => {
-                        let required: Vec<String> =
-                            object.required.iter().map(|r| quote(r)).collect();
-                        let _ = write!(
-                            out,
-                            ", \"doc\": {}, \"required\": [{}], \"properties\": {{",
-                            doc(object.doc),
-                            required.join(", ")
-                        );
-                        for (p, (name, property)) in object.properties.iter().enumerate() {
-                            let _ = write!(
-                                out,
-                                "{}\n        {}: [{}, {}]",
-                                if p == 0 { "" } else { "," },
-                                quote(name),
-                                quote(&property.ty.text()),
-                                doc(property.doc)
-                            );
-                        }
-                        if !object.properties.is_empty() {
-                            out.push_str("\n      ");
-                        }
-                        out.push_str("}}");
-                    }
-                }
-                out.push_str(if v + 1 < variants.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(if t + 1 < self.types.len() {
-                "    ],\n"
-            } else {
-                "    ]\n"
-            });
-        }
-        out.push_str("  }\n}\n");
-        out
     }
 
     /// The data of a file's text; the error says what is wrong where.
@@ -479,79 +380,5 @@ mod tests {
                 "{text:?}"
             );
         }
-    }
-
-    #[test]
-    fn property_types_read_back_as_written() {
-        for text in [
-            "string",
-            "bytes",
-            "int32",
-            "[atomic]string",
-            "[set]int64",
-            "[map:containerPort,protocol]api::core::v1::ContainerPort",
-            "{granular}apimachinery::pkg::api::resource::Quantity",
-            "{atomic}[atomic]string",
-        ] {
-            let ty = PropertyType::parse(text).expect(text);
-            assert_eq!(ty.text(), text);
-        }
-        assert_eq!(PropertyType::parse("[sorted]string"), None);
-        assert_eq!(PropertyType::parse("strin"), None);
-    }
-
-    #[test]
-    fn the_text_reads_back_as_the_data() {
-        let mut properties = BTreeMap::new();
-        properties.insert(
-            "name".to_owned(),
-            Property {
-                ty: PropertyType::String,
-                doc: Some(DocHash::of("The name.")),
-            },
-        );
-        properties.insert(
-            "items".to_owned(),
-            Property {
-                ty: PropertyType::List(
-                    Box::new(PropertyType::Ref("api::core::v1::KeyToPath".to_owned())),
-                    ListMerge::Map(vec!["key".to_owned()]),
-                ),
-                doc: None,
-            },
-        );
-        let mut types = BTreeMap::new();
-        types.insert(
-            "api::core::v1::Example".to_owned(),
-            vec![
-                Variant {
-                    versions: vec![33, 34],
-                    shape: Shape::Object(ObjectShape {
-                        doc: None,
-                        required: vec!["name".to_owned()],
-                        properties: properties.clone(),
-                    }),
-                },
-                Variant {
-                    versions: vec![35],
-                    shape: Shape::Object(ObjectShape::default()),
-                },
-            ],
-        );
-        types.insert(
-            "apimachinery::pkg::apis::meta::v1::Time".to_owned(),
-            vec![Variant {
-                versions: vec![33, 34, 35],
-                shape: Shape::Leaf(Leaf::Time),
-            }],
-        );
-        let data = CatalogData {
-            source: "k8s-openapi 0.0.0".to_owned(),
-            versions: vec![33, 34, 35],
-            types,
-        };
-        let text = data.to_text();
-        assert_eq!(CatalogData::from_text(&text), Ok(data));
-        assert!(CatalogData::from_text("{}").is_err());
     }
 }

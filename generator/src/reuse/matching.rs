@@ -10,7 +10,7 @@ use crate::model::{
 };
 
 use super::catalog::{DocHash, Leaf, ListMerge, MapMerge, Minor, PropertyType, Shape};
-use super::{Catalog, normalize};
+use super::Catalog;
 
 /// How a type holds a subtree at one version; ordered from worst to best.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -209,7 +209,7 @@ fn object_fit(
                         shape
                             .properties
                             .get(name)
-                            .and_then(|p| normalize::default(catalog, &p.ty))
+                            .and_then(|p| catalog.default_value(&p.ty))
                             .is_some_and(|absent| crate::json::same(default, &absent))
                     }))
         })

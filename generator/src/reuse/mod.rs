@@ -3,8 +3,8 @@
 //! CRDs embed Kubernetes structures (a `Container`, an `Affinity`) as copies of their schemas.
 //! [`Catalog::find`] tells, by structure, when a CRD's object subtree is exactly a k8s-openapi
 //! 0.29 type, so the generated code can name `::k8s_openapi::api::core::v1::Container`
-//! instead of a struct of its own; [`Catalog::normalize`] predicts what that type writes back
-//! for an object it read.
+//! instead of a struct of its own. (What that type writes back for an object it read is
+//! predicted by the test kit, `kondition-testkit`'s `k8s_writes`, for the object round trips.)
 //!
 //! The catalog ([`catalog`]) holds every type of `api::core::v1`, `api::apps::v1`,
 //! `api::batch::v1` and `apimachinery::pkg::apis::meta::v1`, and every type they reference,
@@ -23,7 +23,7 @@
 //!   not.
 //! - Every property's schema is compatible with T's, recursively at the same v:
 //!   - a string (or a string enum) is held by a string; a `date-time` string also by `Time`
-//!     and `MicroTime` (which rewrite it: see [`Catalog::normalize`]); base64 bytes hold
+//!     and `MicroTime` (which rewrite it to UTC); base64 bytes hold
 //!     only a `byte` string; an int-or-string is held by `IntOrString` and `Quantity`;
 //!   - integers have the same width: `int32` only for an `i32`, `int64` (or an integer enum)
 //!     only for an `i64`; a number is held by a number, a boolean by a boolean;
@@ -67,8 +67,8 @@
 //! `Reused { path, since, original: Type::Object(object.clone()) }`.
 
 pub mod catalog;
+mod defaults;
 mod matching;
-mod normalize;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -158,25 +158,10 @@ impl Catalog {
         })
     }
 
-    /// Rewrites `value` (an object the type at `path` read) as that k8s-openapi type writes
-    /// it back, as the newest version has the type (every version from [`Reused::since`] on
-    /// has the subtree's properties). Used by the object round trip to predict the written
-    /// object. What k8s-openapi's serde impls change:
-    ///
-    /// - `Time`: UTC, whole seconds (`2024-01-02T03:04:05.678+01:00` is written
-    ///   `2024-01-02T02:04:05Z`); `MicroTime`: UTC with 6 fraction digits.
-    /// - `Quantity`: text; a number is written as its text (`3` as `"3"`).
-    /// - base64 bytes: decoded and encoded again (canonical padding).
-    /// - a `number` is an `f64` (`2` is written `2.0`).
-    /// - keys the type does not have are dropped, and so are nulls of optional properties.
-    /// - a required property that is absent (or null) gets the Rust type's default: `""`,
-    ///   `0`, `false`, `[]`, `{}`, an object of its own required properties' defaults (a
-    ///   `Time` has none: k8s-openapi fails, and the value is left as it is).
-    ///
-    /// Values that are not what the type reads (a string where an object belongs) are left
-    /// as they are: k8s-openapi would fail to read them. Key order is not predicted
-    /// (k8s-openapi writes properties in its fields' order): compare objects by key.
-    pub fn normalize(&self, path: &str, value: &mut serde_json::Value) {
-        normalize::value(self, &catalog::PropertyType::Ref(path.to_owned()), value);
+    /// What the Rust type's `Default` writes for a property of type `ty` that is required
+    /// and absent: k8s-openapi's value, which a schema's default must equal for the subtree
+    /// to be reused (`None` where the type has none, a `Time`).
+    pub fn default_value(&self, ty: &catalog::PropertyType) -> Option<serde_json::Value> {
+        defaults::default(self, ty)
     }
 }

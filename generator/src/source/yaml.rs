@@ -16,7 +16,9 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
 mod split;
 
-pub use split::{parse_on_cores, parse_on_cores_from};
+pub use split::parse_on_cores;
+#[cfg(feature = "internals")]
+pub use split::parse_on_cores_from;
 
 /// The deepest nesting of sequences and mappings accepted: over three times the deepest
 /// real CRD seen (38 levels, cert-manager's ClusterIssuer), and shallow enough that every

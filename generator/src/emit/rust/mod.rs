@@ -27,30 +27,11 @@ use imports::Imports;
 pub use spacing::separate_items;
 use writer::{Optional, Writer};
 
-/// The contents of one input file's module, laid out `depth` modules deep: its doc, each
-/// kind's CRD as a JSON constant and reasons enum (kind-level, so written once), and
-/// `pub mod <version> { ... }` for each version, which re-exports the reasons of its kinds.
-/// Every data type has every derive ([`file_module_with`] leaves some out).
+/// The contents of one input file's module, laid out `depth` modules deep: its doc (naming
+/// the input file `input`), each kind's CRD as a JSON constant and reasons enum (kind-level,
+/// so written once), and `pub mod <version> { ... }` for each version, which re-exports the
+/// reasons of its kinds. Each data type gets the derives `derives` gives it.
 pub fn file_module(
-    file: &SchemaFile,
-    depth: usize,
-    plan: &Plan,
-    data_prefix: &str,
-) -> Result<String, EmitError> {
-    let input = super::display_path(&file.path);
-    file_module_with(
-        file,
-        &input,
-        depth,
-        plan,
-        &DerivePlan::default(),
-        data_prefix,
-    )
-}
-
-/// [`file_module`], with the derives `derives` gives each data type, naming its input file
-/// `input` (as the header does).
-pub fn file_module_with(
     file: &SchemaFile,
     input: &str,
     depth: usize,

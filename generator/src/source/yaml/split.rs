@@ -32,9 +32,9 @@ pub fn parse_on_cores(text: &str) -> Result<Vec<Node>, YamlError> {
     read(text, SPLIT_FROM).0
 }
 
-/// [`parse_on_cores`], cutting every text from `split_from` bytes, whatever its size: for
-/// fuzzing the cuts against reading whole.
-#[doc(hidden)]
+/// [`parse_on_cores`], cutting every text from `split_from` bytes, whatever its size: the
+/// fuzz target's way to compare the cuts with reading whole on small texts.
+#[cfg(feature = "internals")]
 pub fn parse_on_cores_from(text: &str, split_from: usize) -> Result<Vec<Node>, YamlError> {
     read(text, split_from).0
 }

@@ -1,4 +1,5 @@
-//! What a k8s-openapi type writes back for a value it read (`Catalog::normalize` lists it).
+//! What a k8s-openapi type writes back for a value it read, to predict the object a
+//! generated type that reuses it writes ([`normalize`]).
 //!
 //! Leaves go through k8s-openapi's own types (the generator's k8s-openapi is the same 0.29),
 //! so their text is exactly what the crate writes; objects follow the catalog's shape at the
@@ -9,13 +10,33 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use k8s_openapi::serde::Serialize;
 use k8s_openapi::serde::de::DeserializeOwned;
-use serde_json::{Map, Value as Json};
+use kondition_gen::reuse::Catalog;
+use kondition_gen::reuse::catalog::{Leaf, PropertyType, Shape};
+use serde_json::Value as Json;
 
-use super::Catalog;
-use super::catalog::{Leaf, PropertyType, Shape};
+/// Rewrites `value` (an object the k8s-openapi type at `path` read, `api::core::v1::Volume`)
+/// as that type writes it back, as the newest version has the type (every version the reuse
+/// covers has the subtree's properties). What k8s-openapi's serde impls change:
+///
+/// - `Time`: UTC, whole seconds (`2024-01-02T03:04:05.678+01:00` is written
+///   `2024-01-02T02:04:05Z`); `MicroTime`: UTC with 6 fraction digits.
+/// - `Quantity`: text; a number is written as its text (`3` as `"3"`).
+/// - base64 bytes: decoded and encoded again (canonical padding).
+/// - a `number` is an `f64` (`2` is written `2.0`).
+/// - keys the type does not have are dropped, and so are nulls of optional properties.
+/// - a required property that is absent (or null) gets the Rust type's default: `""`,
+///   `0`, `false`, `[]`, `{}`, an object of its own required properties' defaults (a
+///   `Time` has none: k8s-openapi fails, and the value is left as it is).
+///
+/// Values that are not what the type reads (a string where an object belongs) are left
+/// as they are: k8s-openapi would fail to read them. Key order is not predicted
+/// (k8s-openapi writes properties in its fields' order): compare objects by key.
+pub fn normalize(path: &str, value: &mut Json) {
+    self::value(Catalog::get(), &PropertyType::Ref(path.to_owned()), value);
+}
 
 /// Rewrites `value`, a value of type `ty`.
-pub(super) fn value(catalog: &Catalog, ty: &PropertyType, value: &mut Json) {
+fn value(catalog: &Catalog, ty: &PropertyType, value: &mut Json) {
     match ty {
         PropertyType::String | PropertyType::Int32 | PropertyType::Int64 => {}
         PropertyType::Boolean => {}
@@ -33,7 +54,7 @@ pub(super) fn value(catalog: &Catalog, ty: &PropertyType, value: &mut Json) {
                     .for_each(|item| self::value(catalog, values, item));
             }
         }
-        PropertyType::Ref(path) => match catalog.data.shape(path, catalog.data.latest()) {
+        PropertyType::Ref(path) => match catalog.data().shape(path, catalog.data().latest()) {
             Some(Shape::Leaf(leaf)) => match leaf {
                 Leaf::Time => through::<Time>(value),
                 Leaf::MicroTime => through::<MicroTime>(value),
@@ -51,7 +72,7 @@ pub(super) fn value(catalog: &Catalog, ty: &PropertyType, value: &mut Json) {
                     let present = map.get(required).is_some_and(|v| !v.is_null());
                     if !present
                         && let Some(property) = shape.properties.get(required)
-                        && let Some(default) = default(catalog, &property.ty)
+                        && let Some(default) = catalog.default_value(&property.ty)
                     {
                         map.insert(required.clone(), default);
                     }
@@ -74,37 +95,10 @@ fn through<T: DeserializeOwned + Serialize>(value: &mut Json) {
     }
 }
 
-/// What the Rust type's `Default` writes: k8s-openapi's value for an absent required property.
-pub(super) fn default(catalog: &Catalog, ty: &PropertyType) -> Option<Json> {
-    Some(match ty {
-        PropertyType::String | PropertyType::Bytes => Json::from(""),
-        PropertyType::Int32 | PropertyType::Int64 => Json::from(0),
-        PropertyType::Number => Json::from(0.0),
-        PropertyType::Boolean => Json::from(false),
-        PropertyType::List(..) => Json::Array(Vec::new()),
-        PropertyType::Map(..) => Json::Object(Map::new()),
-        PropertyType::Ref(path) => match catalog.data.shape(path, catalog.data.latest())? {
-            Shape::Leaf(Leaf::Time | Leaf::MicroTime) => return None,
-            Shape::Leaf(Leaf::Quantity) => Json::from(""),
-            Shape::Leaf(Leaf::IntOrString) => Json::from(0),
-            Shape::Leaf(Leaf::Json) => Json::Null,
-            Shape::Object(shape) => {
-                let mut map = Map::new();
-                for required in &shape.required {
-                    let property = shape.properties.get(required)?;
-                    map.insert(required.clone(), default(catalog, &property.ty)?);
-                }
-                Json::Object(map)
-            }
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
-    use super::super::Catalog;
     use super::*;
 
     /// What k8s-openapi's `T` writes for `input`.
@@ -114,7 +108,7 @@ mod tests {
     }
 
     fn normalized(path: &str, mut value: Json) -> Json {
-        Catalog::get().normalize(path, &mut value);
+        normalize(path, &mut value);
         value
     }
 
@@ -235,7 +229,7 @@ mod tests {
         // And that is what k8s-openapi does.
         let written = k8s_writes::<k8s_openapi::api::core::v1::Container>(input);
         assert!(
-            crate::json::same(&written, &predicted),
+            kondition_gen::json::same(&written, &predicted),
             "k8s-openapi wrote {written:#}"
         );
     }
@@ -267,15 +261,14 @@ mod tests {
         );
         let catalog = Catalog::get();
         assert_eq!(
-            default(catalog, &PropertyType::Ref(TIME.to_owned())),
+            catalog.default_value(&PropertyType::Ref(TIME.to_owned())),
             None,
             "k8s-openapi has no default Time"
         );
         assert_eq!(
-            default(
-                catalog,
-                &PropertyType::Ref("api::core::v1::LocalObjectReference".to_owned())
-            ),
+            catalog.default_value(&PropertyType::Ref(
+                "api::core::v1::LocalObjectReference".to_owned()
+            )),
             Some(json!({"name": ""}))
         );
     }
