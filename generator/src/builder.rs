@@ -145,7 +145,10 @@ impl Builder {
     /// let builder = Builder::new().without_derives([Derive::PartialEq, Derive::Default]);
     /// ```
     #[must_use]
-    pub fn without_derives(mut self, derives: impl IntoIterator<Item = crate::Derive>) -> Self {
+    pub fn without_derives(
+        mut self,
+        derives: impl IntoIterator<Item = crate::derives::Derive>,
+    ) -> Self {
         self.without_derives.extend(derives);
         self
     }

@@ -98,7 +98,7 @@ struct GenerateArgs {
         value_delimiter = ',',
         value_parser = clap::builder::ValueParser::new(derive_name)
     )]
-    without_derive: Vec<crate::Derive>,
+    without_derive: Vec<crate::derives::Derive>,
     /// Say you know what the status chokepoint can and cannot do with KIND's atomic
     /// `conditions` list (repeatable): the note that says it is not printed for KIND.
     #[arg(long = "acknowledge-atomic-list", value_name = "KIND")]
@@ -131,7 +131,7 @@ impl GenerateArgs {
 }
 
 /// A derive that can be left out, by name; the error says why another cannot.
-fn derive_name(text: &str) -> Result<crate::Derive, crate::DeriveError> {
+fn derive_name(text: &str) -> Result<crate::derives::Derive, crate::derives::DeriveError> {
     text.parse()
 }
 
@@ -533,16 +533,19 @@ fn pipeline(
 struct PrintNotes;
 
 impl Observer for PrintNotes {
-    fn note(&mut self, note: &crate::Diagnostic) -> Result<(), crate::Error> {
+    fn note(
+        &mut self,
+        note: &crate::source::diagnostic::Diagnostic,
+    ) -> Result<(), crate::pipeline::Error> {
         eprintln!("{note}");
         Ok(())
     }
 }
 
 /// A failed run's message, as printed: every problem of the inputs, or one line.
-fn message(error: crate::Error) -> String {
+fn message(error: crate::pipeline::Error) -> String {
     match error {
-        crate::Error::Input(diagnostics) => diagnostics.to_string(),
+        crate::pipeline::Error::Input(diagnostics) => diagnostics.to_string(),
         other => format!("{other}\n"),
     }
 }

@@ -73,7 +73,7 @@ pub fn version_module(version: &str) -> String {
 
 /// The Rust module for an input file, before clashes between files are settled: its stem,
 /// snake_cased. Both front-ends name their files so.
-pub fn file_module(path: &std::path::Path) -> String {
+pub fn file_module_name(path: &std::path::Path) -> String {
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())

@@ -80,7 +80,7 @@ pub fn read_documents(
 ) -> Result<(SchemaFile, Vec<Diagnostic>), Diagnostics> {
     let sink = Sink::new(path);
     let mut notes = Vec::new();
-    let module = crate::rust_names::file_module(path);
+    let module = crate::rust_names::file_module_name(path);
     let mut kinds: Vec<Kind> = Vec::new();
     // Type names are unique per version module, which every kind of the file shares.
     let mut scopes: Vec<(String, TypeNames)> = Vec::new();

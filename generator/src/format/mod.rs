@@ -88,7 +88,7 @@ pub fn read_documents(
     }
     check_type_names(&kinds, &named, &sink);
     written_out::check(&kinds, &named, &declared, &sink);
-    let module = crate::rust_names::file_module(path);
+    let module = crate::rust_names::file_module_name(path);
     let diagnostics = sink.finish();
     diagnostics.into_result(SchemaFile {
         path: path.to_owned(),

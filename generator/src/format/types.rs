@@ -141,12 +141,8 @@ impl<'s> TypeReader<'s> {
                 "`required` applies to fields, not to list items or map values",
             );
         }
-        if let Some(required) = map.get("required")
-            && !matches!(required.value, Value::Bool(_))
-        {
-            self.sink
-                .error(required.pos, "`required` must be true or false");
-        }
+        // Read here for its kind only: the field's place reads whether it is required.
+        map.boolean("required");
         let (type_name, type_pos) = map.required_string("type")?;
         let own_name = self.own_name(&map);
         let context = own_name.as_deref().unwrap_or(context);
