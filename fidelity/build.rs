@@ -43,7 +43,7 @@ fn main() {
             .display()
             .to_string();
         // Each kind at each version with its generated type, for the object round trip.
-        let model = match kondition_gen::load(
+        let model = match kondition_gen::load::load(
             std::slice::from_ref(file),
             &kondition_gen::profile::Profiles::embedded(), &Default::default()) {
             Ok(model) => model,

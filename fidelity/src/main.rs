@@ -218,7 +218,7 @@ fn add(a: (usize, usize), b: (usize, usize)) -> (usize, usize) {
 /// generated type and written back; each difference is printed to stderr.
 fn objects_of(corpus: &str, file: &CorpusFile, inputs: &[Json]) -> Result<ObjectCounts, String> {
     let path = Path::new(corpus).join(file.path);
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         std::slice::from_ref(&path),
         &kondition_gen::profile::Profiles::embedded(), &Default::default())
     .map_err(|e| e.to_string())?;

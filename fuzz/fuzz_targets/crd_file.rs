@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         yaml::parse(text),
         "read in pieces and whole"
     );
-    if let Ok((file, notes)) = kondition_gen::read_crd_text(Path::new("fuzz.yaml"), text) {
+    if let Ok((file, notes)) = kondition_gen::load::read_crd_text(Path::new("fuzz.yaml"), text) {
         let model = Model {
             files: vec![file],
             notes,

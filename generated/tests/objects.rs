@@ -79,7 +79,7 @@ fn kinds() -> Vec<(&'static str, &'static str, RoundTrip)> {
 fn model() -> Model {
     let schemas = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../schemas"));
     let files = kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/");
-    kondition_gen::load(
+    kondition_gen::load::load(
         &files,
         &kondition_gen::profile::Profiles::embedded(),
         &Default::default(),

@@ -142,7 +142,7 @@ fn both_database_versions_are_types() {
 fn kondition_crd_writes_what_crds_returns() {
     let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
     let files = kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/");
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &files,
         &kondition_gen::profile::Profiles::embedded(),
         &Default::default(),

@@ -84,7 +84,7 @@ fn stages(files: &[PathBuf]) -> Result<(), String> {
     ));
 
     let start = Instant::now();
-    let model = kondition_gen::load(files, &Profiles::embedded(), &Default::default())
+    let model = kondition_gen::load::load(files, &Profiles::embedded(), &Default::default())
         .map_err(|d| d.to_string())?;
     timings.push(("load: parse, then read into the model", start.elapsed()));
 

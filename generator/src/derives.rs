@@ -1,5 +1,5 @@
 //! The derives of the generated data types that a user can go without
-//! ([`Builder::without_derives`](crate::Builder::without_derives), `kondition generate
+//! (`Builder::without_derives`, `kondition generate
 //! --without-derive`): fewer derives, less code for the compiler to check.
 //!
 //! Every generated struct and enum derives serde's `Serialize` and `Deserialize`, `Clone` and

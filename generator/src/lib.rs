@@ -5,9 +5,9 @@
 //! `select` keeps the kinds asked for, `analysis` makes the run-wide plans (shared types,
 //! derives), and `emit` writes Rust, CRD manifests and schema files from the model and the
 //! plans; `output` replaces files atomically and only when they change. `pipeline` runs
-//! these steps for the binary and [`Builder`] (`docs/ARCHITECTURE.md` in the repository
-//! tells more). The crate's API is [`Builder`] and the errors it reports; use it from the
-//! `kondition` binary (`cargo install kondition-gen`, or
+//! these steps for the command line ([`cli`]) and [`Builder`] (`docs/ARCHITECTURE.md` in the
+//! repository tells more). The crate's API is [`Builder`], the errors it reports and [`cli`];
+//! use it from the `kondition` binary (`cargo install kondition-gen`, or
 //! `cargo install --path generator` in the repository), or from a build script through
 //! [`Builder`]:
 //!
@@ -50,7 +50,6 @@ pub mod cli;
 mod conditions;
 pub mod derives;
 mod facts;
-mod load;
 mod name_rules;
 mod parallel;
 mod rust_shape;
@@ -77,6 +76,7 @@ stages! {
     mod format;
     mod inputs;
     mod json;
+    mod load;
     mod manifest;
     mod model;
     mod output;
@@ -92,7 +92,5 @@ stages! {
 pub use builder::{Builder, Error};
 pub use derives::{Derive, DeriveError};
 pub use emit::EmitError;
-#[cfg(feature = "internals")]
-pub use load::{load, read_crd_text};
 pub use select::SelectionError;
 pub use source::diagnostic::{Diagnostic, Diagnostics};

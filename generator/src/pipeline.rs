@@ -1,5 +1,5 @@
 //! The generator's pipeline, written once: profiles, inputs, load, select, analyse, emit.
-//! The `kondition` binary and [`crate::Builder`] both run it; they differ only in what they
+//! The `kondition` binary and `Builder` both run it; they differ only in what they
 //! do with what it reads and reports ([`Observer`]), the output's layout ([`Layout`]) and
 //! how they write or check the files it returns.
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use kondition_gen::read_crd_text;
+use kondition_gen::load::read_crd_text;
 
 /// The problems in `text`, one `line:col: message` per line.
 fn problems(text: &str) -> String {

@@ -83,8 +83,8 @@ fn generate(without: &[Derive]) -> Vec<OutputFile> {
     std::fs::create_dir_all(&dir).expect("scratch folder");
     let path: PathBuf = dir.join("probe.yaml");
     std::fs::write(&path, crd()).expect("write");
-    let model =
-        kondition_gen::load(&[path], &Profiles::embedded(), &Default::default()).expect("loads");
+    let model = kondition_gen::load::load(&[path], &Profiles::embedded(), &Default::default())
+        .expect("loads");
     let plans = kondition_gen::analysis::Plans::new(&model, without.iter().copied().collect());
     let files = emit::rust_tree(&model, &plans, &Default::default()).expect("emits");
     let _ = std::fs::remove_dir_all(&dir);

@@ -56,7 +56,7 @@ fn duplicate_kind() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("widgets.yaml");
     std::fs::write(&path, text).expect("write");
-    let result = kondition_gen::load(
+    let result = kondition_gen::load::load(
         std::slice::from_ref(&path),
         &Profiles::embedded(),
         &Default::default(),

@@ -66,8 +66,8 @@ fn modules(paths: &[&str]) -> Vec<String> {
         write(&dir.join(path), &schema(&format!("K{i}")));
     }
     let files: Vec<PathBuf> = files.iter().map(|f| dir.join(f)).collect();
-    let model =
-        kondition_gen::load(&files, &Profiles::embedded(), &Default::default()).expect("loads");
+    let model = kondition_gen::load::load(&files, &Profiles::embedded(), &Default::default())
+        .expect("loads");
     model.files.iter().map(|f| f.module.clone()).collect()
 }
 

@@ -45,7 +45,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Each kind of `crd` imported: (kind, its schema file read back, the import's notes).
 fn import(path: &Path, dir: &Path) -> Vec<(Kind, SchemaFile, Vec<String>)> {
     let text = std::fs::read_to_string(path).expect("read CRD");
-    let (file, _) = kondition_gen::read_crd_text(path, &text)
+    let (file, _) = kondition_gen::load::read_crd_text(path, &text)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     file.kinds
         .into_iter()
@@ -573,7 +573,7 @@ fn objects_change_alike_through_the_crd_and_the_imported_file() {
         let out = dir.join(n.to_string());
         std::fs::create_dir_all(&out).expect("mkdir");
         let model =
-            kondition_gen::load(std::slice::from_ref(file), &Profiles::embedded(), &options)
+            kondition_gen::load::load(std::slice::from_ref(file), &Profiles::embedded(), &options)
                 .unwrap_or_else(|e| panic!("{e}"));
         for (kind, imported, _) in import(file, &out) {
             let crd = kondition_gen::manifest::crd(&kind, &[]);

@@ -20,7 +20,7 @@ const PAYLOADS: &str = concat!(
 
 /// The Rust `kondition generate` writes for `path`, one file.
 fn generate(path: &Path) -> String {
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &[path.to_owned()],
         &Profiles::embedded(),
         &Default::default(),
@@ -198,7 +198,7 @@ fn a_crd_named_other_than_plural_dot_group_is_refused() {
     let text = crd("example.com", "Widget", "widgets", "v1")
         .replace("\"widgets.example.com\"", "\"gadgets.example.com\"");
     std::fs::write(dir.join("w.yaml"), text).expect("write");
-    let error = kondition_gen::load(
+    let error = kondition_gen::load::load(
         &[dir.join("w.yaml")],
         &Profiles::embedded(),
         &Default::default(),
@@ -278,7 +278,7 @@ fn hyphenated_versions_become_modules() {
         "group: promoter.argoproj.io\nkind: PromotionStrategy\nversion: v2al---1\n",
     )
     .expect("write");
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &[dir.join("promotion.yaml")],
         &Profiles::embedded(),
         &Default::default(),
@@ -301,7 +301,7 @@ fn hyphenated_versions_become_modules() {
         "group: example.com\nkind: Twin\nversions:\n  - {name: v1-a, storage: true}\n  - {name: v1--a}\n",
     )
     .expect("write");
-    let errors = kondition_gen::load(
+    let errors = kondition_gen::load::load(
         &[dir.join("twins.yaml")],
         &Profiles::embedded(),
         &Default::default(),

@@ -31,7 +31,8 @@ fn load_path(path: PathBuf) -> Result<String, Diagnostics> {
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let model = kondition_gen::load(&[path], &Profiles::embedded(), &Default::default())?;
+            let model =
+                kondition_gen::load::load(&[path], &Profiles::embedded(), &Default::default())?;
             let files = kondition_gen::emit::rust_tree(
                 &model,
                 &kondition_gen::analysis::Plans::new(&model, Default::default()),

@@ -70,7 +70,7 @@ fn synthesized_and_written_objects_come_back_unchanged() {
     let dir = support::scratch("objects");
     let path = dir.join("application.yaml");
     std::fs::write(&path, serde_json::to_string_pretty(&crd).expect("JSON")).expect("write");
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         std::slice::from_ref(&path),
         &Profiles::embedded(),
         &Default::default(),

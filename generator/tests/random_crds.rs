@@ -274,7 +274,7 @@ fn random_crds_compile_and_come_back_exactly() {
         })
         .collect();
     std::fs::write(&path, stream).expect("write");
-    let model = match kondition_gen::load(
+    let model = match kondition_gen::load::load(
         std::slice::from_ref(&path),
         &Profiles::embedded(),
         &Default::default(),

@@ -438,7 +438,8 @@ fn random_valid_schemas_compile_and_their_crds_come_back() {
         std::fs::write(&path, schema_file(kind)).expect("write");
         paths.push(path);
     }
-    let model = match kondition_gen::load(&paths, &Profiles::embedded(), &Default::default()) {
+    let model = match kondition_gen::load::load(&paths, &Profiles::embedded(), &Default::default())
+    {
         Ok(model) => model,
         Err(errors) => panic!(
             "a valid random schema was refused:\n{}",
@@ -532,7 +533,7 @@ fn invalid_edits_are_refused_never_a_panic() {
             let (name, message) = EDITS[which];
             let path = dir.join(format!("{name}.yaml"));
             std::fs::write(&path, edit(&valid, name)).expect("write");
-            let errors = kondition_gen::load(
+            let errors = kondition_gen::load::load(
                 std::slice::from_ref(&path),
                 &Profiles::embedded(),
                 &Default::default(),
@@ -553,7 +554,8 @@ fn invalid_edits_are_refused_never_a_panic() {
             let text = &valid[..end];
             let cut_path = dir.join("cut.yaml");
             std::fs::write(&cut_path, text).expect("write");
-            let _ = kondition_gen::load(&[cut_path], &Profiles::embedded(), &Default::default());
+            let _ =
+                kondition_gen::load::load(&[cut_path], &Profiles::embedded(), &Default::default());
             Ok(())
         })
         .expect("every edit refused with its message");

@@ -80,7 +80,7 @@ fn names_the_generator_makes_up_are_kept_from_schema_types() {
         crd("Widget", "widgets") + "---\n" + &crd("Gadget", "gadgets"),
     )
     .expect("write");
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         std::slice::from_ref(&path),
         &Profiles::embedded(),
         &Default::default(),

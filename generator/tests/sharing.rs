@@ -73,8 +73,8 @@ fn generate(files: &[(&str, String)]) -> Vec<emit::OutputFile> {
             path
         })
         .collect();
-    let model =
-        kondition_gen::load(&paths, &Profiles::embedded(), &Default::default()).expect("loads");
+    let model = kondition_gen::load::load(&paths, &Profiles::embedded(), &Default::default())
+        .expect("loads");
     emit::rust_tree(
         &model,
         &kondition_gen::analysis::Plans::new(&model, Default::default()),
@@ -252,7 +252,7 @@ fn shared_types_are_the_same_rust_type_in_every_version() {
         + "---\n"
         + &crd("Beta", "betas", &["v1"], false);
     std::fs::write(&crd_path, bundle).expect("write");
-    let model = kondition_gen::load(&[crd_path], &Profiles::embedded(), &Default::default())
+    let model = kondition_gen::load::load(&[crd_path], &Profiles::embedded(), &Default::default())
         .expect("loads");
     let mut files = emit::rust_single_file(
         &model,

@@ -18,7 +18,7 @@ fn the_example_schemas_generate_the_reviewed_output() {
     let files = kondition_gen::inputs::schema_files(&[PathBuf::from("schemas")]).expect("schemas/");
     // Five schema files, and three real CRDs of the corpus (links in schemas/crds/).
     assert_eq!(files.len(), 8, "{files:?}");
-    let model = kondition_gen::load(&files, &Profiles::embedded(), &Default::default())
+    let model = kondition_gen::load::load(&files, &Profiles::embedded(), &Default::default())
         .expect("the examples are valid");
     // Inputs named from the output folder, as `kondition generate` names them.
     let options = kondition_gen::emit::Options {
@@ -86,7 +86,7 @@ fn generated_code_for_real_crds_is_laid_out_as_prettyplease_lays_it_out() {
     let files = kondition_gen::inputs::schema_files(&[PathBuf::from(CORPUS)]).expect("corpus");
     let mut checked = 0;
     for file in files {
-        let model = kondition_gen::load(
+        let model = kondition_gen::load::load(
             std::slice::from_ref(&file),
             &Profiles::embedded(),
             &Default::default(),

@@ -28,7 +28,7 @@ const APPLICATION: &str = concat!(
 /// What `kondition generate` writes for `files`.
 fn generate(files: &[&Path]) -> Vec<OutputFile> {
     let files: Vec<PathBuf> = files.iter().map(|f| f.to_path_buf()).collect();
-    let model = kondition_gen::load(&files, &Profiles::embedded(), &Default::default())
+    let model = kondition_gen::load::load(&files, &Profiles::embedded(), &Default::default())
         .expect("the inputs load");
     kondition_gen::emit::rust_tree(
         &model,

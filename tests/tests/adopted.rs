@@ -55,7 +55,7 @@ const INPUTS: [&str; 6] = [
 #[test]
 fn the_adopted_kinds_are_up_to_date() {
     let files: Vec<PathBuf> = INPUTS.iter().map(PathBuf::from).collect();
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &files,
         &Profiles::embedded(),
         &kondition_gen::crd::Options::default(),
@@ -94,7 +94,7 @@ const LEAN_INPUTS: [&str; 5] = [
 #[test]
 fn the_kinds_without_optional_derives_are_up_to_date() {
     let files: Vec<PathBuf> = LEAN_INPUTS.iter().map(PathBuf::from).collect();
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &files,
         &Profiles::embedded(),
         &kondition_gen::crd::Options::default(),

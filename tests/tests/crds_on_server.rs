@@ -59,7 +59,7 @@ fn corpus_files() -> Vec<PathBuf> {
 /// The CRDs `kondition crd FILE --out DIR` writes for `path` (one manifest per kind), read
 /// back from the YAML it writes.
 fn crds_of(path: &Path) -> Vec<CustomResourceDefinition> {
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &[path.to_path_buf()],
         &kondition_gen::profile::Profiles::embedded(),
         &Default::default(),
@@ -748,7 +748,7 @@ async fn objects_of_generated_kinds_come_back_from_the_server_unchanged() {
     let names = install_established(&env.admin, g::crds()).await;
     assert_eq!(names.len(), 9, "generated/'s CRDs");
     let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         &kondition_gen::inputs::schema_files(&[schemas]).expect("schemas/"),
         &kondition_gen::profile::Profiles::embedded(),
         &Default::default(),

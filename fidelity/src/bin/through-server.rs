@@ -166,7 +166,7 @@ async fn through_server(
     failures: &mut Vec<String>,
 ) -> Result<Counts, String> {
     let path = Path::new(CORPUS).join(file.path);
-    let model = kondition_gen::load(
+    let model = kondition_gen::load::load(
         std::slice::from_ref(&path),
         &kondition_gen::profile::Profiles::embedded(), &Default::default())
     .map_err(|e| e.to_string())?;

@@ -152,7 +152,7 @@ fn weight(file: &SchemaFile) -> u64 {
 pub struct Options {
     /// The folder the headers' input paths lead from ([`path_from`]): the output folder, so
     /// that the output does not depend on the working directory (`kondition generate` and
-    /// `check` set it). `None` (the default, and [`crate::Builder`]'s: cargo runs build
+    /// `check` set it). `None` (the default, and `Builder`'s: cargo runs build
     /// scripts in the package's folder) writes them as given.
     pub inputs_relative_to: Option<PathBuf>,
 }
