@@ -14,13 +14,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use kondition::StatusShape;
-use kondition::shape::ConditionsMerge;
 
 use crate::caller::Caller;
 use crate::model::{
-    Body, ConditionDef, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
-    SourceSpec, StatusDef, Version,
+    Body, CrdMetadata, Kind, Names, Origin, PrinterColumn, Scale, SchemaFile, Scope,
+    SourceSpec, Version,
 };
 use crate::name_rules::{check_group, is_dns_label, is_pascal_case};
 use crate::profile::Profiles;
@@ -303,7 +301,7 @@ fn read_crd(
         sink.error(pos, message);
         return None;
     }
-    let status = kind_status(crd, kind, &versions, context)?;
+    let status = status::kind_status(crd, kind, &versions, context)?;
     Some(Kind {
         origin: Origin {
             path: sink.path().to_owned(),
@@ -494,138 +492,6 @@ fn storage_docs(versions: &[Version], version_nodes: &[Node]) -> Option<String> 
                 .as_str()
                 .map(str::to_owned)
         })
-}
-
-/// The kind's standard status, when its status is the standard one (`Some(None)` when it is
-/// not); `None` when the status the options choose cannot be given.
-fn kind_status(
-    crd: &Node,
-    kind: &str,
-    versions: &[Version],
-    context: &Context<'_>,
-) -> Option<Option<StatusDef>> {
-    let sink = context.sink;
-    // Each version whose status kondition drives, with that status's shape.
-    let driven: Vec<(&str, StatusShape)> = versions
-        .iter()
-        .filter_map(|v| Some((v.name.as_str(), v.driven_status?)))
-        .collect();
-    let choice = context.options.statuses.get(kind);
-    let caller = context.options.caller;
-    if !driven.is_empty() {
-        note_atomic_conditions(crd, kind, &driven, context);
-        return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
-            .map(Some);
-    }
-    if let Some(choice) = choice {
-        // The stored version's reason (else the first's): the one most objects are in.
-        let version = versions
-            .iter()
-            .find(|v| v.storage)
-            .or_else(|| versions.first());
-        let why = version.map_or_else(String::new, |version| match &version.body {
-            Body::Root(fields) => status::why_not_standard(fields)
-                .map_or_else(String::new, |why| {
-                    format!(" in version {}: {why}", version.name)
-                }),
-            Body::Standard { .. } => String::new(),
-        });
-        sink.error(
-            crd.pos,
-            format!(
-                "{}: {kind} has no status kondition can drive (a `conditions` list whose items have a required `type` and `status`){why}",
-                choice.how(kind, caller)
-            ),
-        );
-    }
-    Some(None)
-}
-
-/// A note for each version whose driven status has an atomic `conditions` list: what the
-/// chokepoint can and cannot do with it is the user's to know, until they say they do
-/// ([`Options::acknowledged_atomic_lists`]).
-fn note_atomic_conditions(
-    crd: &Node,
-    kind: &str,
-    driven: &[(&str, StatusShape)],
-    context: &Context<'_>,
-) {
-    let options = context.options;
-    if !options.atomic_list_notes || options.acknowledged_atomic_lists.iter().any(|k| k == kind) {
-        return;
-    }
-    let acknowledge = options.caller.acknowledge_atomic_list(kind);
-    let atomic = driven
-        .iter()
-        .filter(|(_, shape)| shape.merge == ConditionsMerge::Atomic);
-    for (version, _) in atomic {
-        context.notes.borrow_mut().push(Diagnostic::new(
-            context.sink.path(),
-            crd.pos,
-            format!(
-                "note: {kind} {version}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced; {acknowledge} says you know, and ends this note"
-            ),
-        ));
-    }
-}
-
-/// The status of a kind whose status is the standard one: the chosen profile's conditions
-/// (standard by default), then the user's.
-fn standard_status_def(
-    kind: &str,
-    choice: Option<&status::StatusChoice>,
-    profiles: &Profiles,
-    pos: Pos,
-    sink: &Sink,
-    caller: Caller,
-) -> Option<StatusDef> {
-    let name = choice
-        .and_then(|c| c.profile.clone())
-        .unwrap_or_else(|| crate::profile::DEFAULT.to_owned());
-    let profile = match profiles.lookup(&name) {
-        Ok(profile) => profile,
-        Err(hint) => {
-            let place = caller.profile(kind, &name);
-            sink.error(pos, format!("{place}: no such profile{hint}"));
-            return None;
-        }
-    };
-    let mut conditions = profile.conditions.clone();
-    for type_ in choice.map(|c| c.conditions.as_slice()).unwrap_or_default() {
-        if !kondition::validation::is_valid_type(type_) {
-            sink.error(
-                pos,
-                format!(
-                    "{}: condition type `{type_}` would be rejected by the API server",
-                    caller.conditions(kind)
-                ),
-            );
-            return None;
-        }
-        if conditions.iter().any(|c| &c.type_ == type_) {
-            sink.error(
-                pos,
-                format!(
-                    "{}: condition type `{type_}` is already declared (by the profile or before)",
-                    caller.conditions(kind)
-                ),
-            );
-            return None;
-        }
-        conditions.push(ConditionDef {
-            type_: type_.clone(),
-            polarity: kondition::Polarity::Positive,
-            reasons: Vec::new(),
-            docs: None,
-        });
-    }
-    Some(StatusDef {
-        profile: name,
-        summary: profile.summary.clone(),
-        transition_rule: profile.transition_rule,
-        conditions,
-        sub_resources: Vec::new(),
-    })
 }
 
 fn read_version(

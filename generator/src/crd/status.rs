@@ -33,7 +33,11 @@
 //! drop.
 //!
 //! The condition types and the profile are the user's (`--conditions`, `--profile`); by
-//! default the standard profile.
+//! default the standard profile. Every status decision of the CRD front-end is made here:
+//! each version's driven status ([`standard_status`]), then the kind's (`kind_status`: the
+//! profile and conditions the options choose, an error where they name a kind whose status
+//! kondition cannot drive, and the note on an atomic `conditions` list); the model records
+//! the answers, and no later stage asks the CRD again.
 
 use std::collections::BTreeMap;
 
@@ -41,7 +45,14 @@ use kondition::StatusShape;
 use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField, Presence};
 
 use crate::caller::Caller;
-use crate::model::{EnumValues, Field, IntegerFormat, ListKind, ListType, ObjectType, Type};
+use crate::model::{
+    Body, ConditionDef, EnumValues, Field, IntegerFormat, ListKind, ListType, ObjectType,
+    StatusDef, Type, Version,
+};
+use crate::profile::Profiles;
+use crate::source::diagnostic::Diagnostic;
+use crate::source::reader::Sink;
+use crate::source::yaml::{Node, Pos};
 
 /// What the user says about one kind's standard status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -318,4 +329,136 @@ fn generation_problem(status: &ObjectType) -> Option<String> {
             "its `status.observedGeneration` is not an integer of format int64; {add}"
         )),
     }
+}
+
+/// The kind's standard status, when its status is the standard one (`Some(None)` when it is
+/// not); `None` when the status the options choose cannot be given.
+pub(super) fn kind_status(
+    crd: &Node,
+    kind: &str,
+    versions: &[Version],
+    context: &super::Context<'_>,
+) -> Option<Option<StatusDef>> {
+    let sink = context.sink;
+    // Each version whose status kondition drives, with that status's shape.
+    let driven: Vec<(&str, StatusShape)> = versions
+        .iter()
+        .filter_map(|v| Some((v.name.as_str(), v.driven_status?)))
+        .collect();
+    let choice = context.options.statuses.get(kind);
+    let caller = context.options.caller;
+    if !driven.is_empty() {
+        note_atomic_conditions(crd, kind, &driven, context);
+        return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
+            .map(Some);
+    }
+    if let Some(choice) = choice {
+        // The stored version's reason (else the first's): the one most objects are in.
+        let version = versions
+            .iter()
+            .find(|v| v.storage)
+            .or_else(|| versions.first());
+        let why = version.map_or_else(String::new, |version| match &version.body {
+            Body::Root(fields) => why_not_standard(fields)
+                .map_or_else(String::new, |why| {
+                    format!(" in version {}: {why}", version.name)
+                }),
+            Body::Standard { .. } => String::new(),
+        });
+        sink.error(
+            crd.pos,
+            format!(
+                "{}: {kind} has no status kondition can drive (a `conditions` list whose items have a required `type` and `status`){why}",
+                choice.how(kind, caller)
+            ),
+        );
+    }
+    Some(None)
+}
+
+/// A note for each version whose driven status has an atomic `conditions` list: what the
+/// chokepoint can and cannot do with it is the user's to know, until they say they do
+/// ([`Options::acknowledged_atomic_lists`]).
+fn note_atomic_conditions(
+    crd: &Node,
+    kind: &str,
+    driven: &[(&str, StatusShape)],
+    context: &super::Context<'_>,
+) {
+    let options = context.options;
+    if !options.atomic_list_notes || options.acknowledged_atomic_lists.iter().any(|k| k == kind) {
+        return;
+    }
+    let acknowledge = options.caller.acknowledge_atomic_list(kind);
+    let atomic = driven
+        .iter()
+        .filter(|(_, shape)| shape.merge == ConditionsMerge::Atomic);
+    for (version, _) in atomic {
+        context.notes.borrow_mut().push(Diagnostic::new(
+            context.sink.path(),
+            crd.pos,
+            format!(
+                "note: {kind} {version}: `status.conditions` is an atomic list (no `x-kubernetes-list-type: map`): the controller's status apply holds it whole, other managers' conditions as it read them (a list changed since the read fails the apply's precondition, and the reconcile runs again), and the controller then owns the whole list: nothing is merged per condition type, and another manager's server-side apply of the list conflicts unless forced; {acknowledge} says you know, and ends this note"
+            ),
+        ));
+    }
+}
+
+/// The status of a kind whose status is the standard one: the chosen profile's conditions
+/// (standard by default), then the user's.
+fn standard_status_def(
+    kind: &str,
+    choice: Option<&StatusChoice>,
+    profiles: &Profiles,
+    pos: Pos,
+    sink: &Sink,
+    caller: Caller,
+) -> Option<StatusDef> {
+    let name = choice
+        .and_then(|c| c.profile.clone())
+        .unwrap_or_else(|| crate::profile::DEFAULT.to_owned());
+    let profile = match profiles.lookup(&name) {
+        Ok(profile) => profile,
+        Err(hint) => {
+            let place = caller.profile(kind, &name);
+            sink.error(pos, format!("{place}: no such profile{hint}"));
+            return None;
+        }
+    };
+    let mut conditions = profile.conditions.clone();
+    for type_ in choice.map(|c| c.conditions.as_slice()).unwrap_or_default() {
+        if !kondition::validation::is_valid_type(type_) {
+            sink.error(
+                pos,
+                format!(
+                    "{}: condition type `{type_}` would be rejected by the API server",
+                    caller.conditions(kind)
+                ),
+            );
+            return None;
+        }
+        if conditions.iter().any(|c| &c.type_ == type_) {
+            sink.error(
+                pos,
+                format!(
+                    "{}: condition type `{type_}` is already declared (by the profile or before)",
+                    caller.conditions(kind)
+                ),
+            );
+            return None;
+        }
+        conditions.push(ConditionDef {
+            type_: type_.clone(),
+            polarity: kondition::Polarity::Positive,
+            reasons: Vec::new(),
+            docs: None,
+        });
+    }
+    Some(StatusDef {
+        profile: name,
+        summary: profile.summary.clone(),
+        transition_rule: profile.transition_rule,
+        conditions,
+        sub_resources: Vec::new(),
+    })
 }
