@@ -14,8 +14,8 @@ use libfuzzer_sys::fuzz_target;
 mod api_rules;
 #[path = "../../derive/src/attrs.rs"]
 mod attrs;
-#[path = "../../derive/src/case.rs"]
-mod case;
+#[path = "../../derive/src/condition_idents.rs"]
+mod condition_idents;
 #[path = "../../derive/src/errors.rs"]
 mod errors;
 #[path = "../../derive/src/expand.rs"]
