@@ -3,9 +3,9 @@
 //! them, with `kondition::check::Checker` (the CRD's schema and CEL rules for the status, the
 //! conventions kondition enforces before sending, kstatus' conventions).
 //!
-//! Reading and picking are here; the binary prints. An object no CRD given describes, a file
-//! that cannot be read or parsed, a CRD that does not deserialize: each is an input error at
-//! its place (`path:line:col: message`), not a violation.
+//! Reading and picking are here; the command line (`cli.rs`) prints. An object no CRD given
+//! describes, a file that cannot be read or parsed, a CRD that does not deserialize: each is
+//! an input error at its place (`path:line:col: message`), not a violation.
 
 use std::io;
 use std::path::{Path, PathBuf};

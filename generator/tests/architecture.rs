@@ -33,15 +33,26 @@ fn rust_files(base: &Path, dir: &Path, found: &mut Vec<String>) {
     }
 }
 
-/// A file's code as the product compiles it: its unit tests (`tests.rs` files, and what
-/// follows `#[cfg(test)]`, which this crate keeps at a file's end) and its comments left
-/// out.
+/// A file's code as the product compiles it: its unit tests (`tests.rs` files, and a
+/// `#[cfg(test)]` module, which this crate keeps at a file's end) and its comments left out.
+/// A `#[cfg(test)]` on any other item leaves the rest of the file in.
 fn product_code(text: &str) -> String {
-    let text = text.find("#[cfg(test)]").map_or(text, |end| &text[..end]);
-    text.lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let mut lines: Vec<&str> = Vec::new();
+    let mut rest = text.lines().peekable();
+    while let Some(line) = rest.next() {
+        let test_module = line.trim() == "#[cfg(test)]"
+            && rest.peek().is_some_and(|next| {
+                let next = next.trim_start();
+                next.starts_with("mod ") || next.starts_with("pub mod ")
+            });
+        if test_module {
+            break;
+        }
+        if !line.trim_start().starts_with("//") {
+            lines.push(line);
+        }
+    }
+    lines.join("\n")
 }
 
 /// The generator's source files that are not unit tests, with their product code.
