@@ -75,7 +75,6 @@ stages! {
     mod emit;
     mod format;
     mod inputs;
-    mod json;
     mod load;
     mod manifest;
     mod model;

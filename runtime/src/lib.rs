@@ -47,6 +47,7 @@ pub mod controller;
 pub mod crd;
 mod error;
 pub mod inherit;
+pub mod json;
 pub mod kstatus;
 pub mod merge;
 pub mod nullable;

@@ -174,6 +174,15 @@ fn managers_sent(journal: &[Exchange]) -> Vec<Option<&str>> {
     journal.iter().map(|e| e.sent.manager()).collect()
 }
 
+/// Each exchange's method, subresource and the real server's status code (None: not
+/// forwarded, or no answer yet).
+fn requests(journal: &[Exchange]) -> Vec<(&str, Option<&str>, Option<u16>)> {
+    journal
+        .iter()
+        .map(|e| (e.sent.method.as_str(), e.sent.subresource(), e.server))
+        .collect()
+}
+
 /// `body` with every condition's `lastTransitionTime` replaced by `"<now>"`.
 fn without_times(mut body: Value) -> Value {
     for condition in body["status"]["conditions"]
@@ -314,10 +323,7 @@ async fn a_copy_made_stale_by_another_clients_write_gets_the_servers_409_and_wri
     assert_eq!(error.status_code(), Some(409));
     // The object read back after the 409: its spec moved, so the status stays refused.
     let journal = f.faults.journal();
-    let sent: Vec<_> = journal
-        .iter()
-        .map(|e| (e.sent.method.as_str(), e.sent.subresource(), e.server))
-        .collect();
+    let sent = requests(&journal);
     assert_eq!(
         sent,
         [
@@ -569,10 +575,7 @@ async fn a_lost_response_landed_so_the_retry_from_the_old_copy_finds_it_written_
     // nothing sent again, no fallback.
     f.reconcile(&copy, Body::Sees).await.expect("found written");
     let journal = f.faults.journal();
-    let sent: Vec<_> = journal[1..]
-        .iter()
-        .map(|e| (e.sent.method.as_str(), e.sent.subresource(), e.server))
-        .collect();
+    let sent = requests(&journal[1..]);
     assert_eq!(
         sent,
         [

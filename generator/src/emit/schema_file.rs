@@ -29,19 +29,10 @@ pub fn schema_file(kind: &Kind) -> (String, Vec<String>) {
     if kind.scope == Scope::Cluster {
         out.insert("scope".into(), "Cluster".into());
     }
-    let mut names = Map::new();
-    names.insert("plural".into(), kind.names.plural.clone().into());
-    names.insert("singular".into(), kind.names.singular.clone().into());
-    if !kind.names.short_names.is_empty() {
-        names.insert("shortNames".into(), kind.names.short_names.clone().into());
-    }
-    if !kind.names.categories.is_empty() {
-        names.insert("categories".into(), kind.names.categories.clone().into());
-    }
-    if let Some(list_kind) = &kind.names.list_kind {
-        names.insert("listKind".into(), list_kind.clone().into());
-    }
-    out.insert("names".into(), Json::Object(names));
+    out.insert(
+        "names".into(),
+        Json::Object(crate::manifest::names(&kind.names)),
+    );
     if let Some(docs) = &kind.docs {
         out.insert("docs".into(), docs.clone().into());
     }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value as Json, json};
 mod well_known;
 
 use crate::model::{
-    Body, Bounds, EnumValues, Field, Kind, ListKind, NamedType, Schema, Scope, StringType, Type,
+    Body, Bounds, EnumValues, Field, Kind, ListKind, NamedType, Names, Schema, Scope, StringType, Type,
     Validation, Version,
 };
 
@@ -93,20 +93,28 @@ fn crd_name(kind: &Kind) -> String {
 const API_VERSION: &str = "apiextensions.k8s.io/v1";
 const CRD_KIND: &str = "CustomResourceDefinition";
 
+/// A kind's `names` beside its `kind` (`plural`, `singular`, then those it has of
+/// `shortNames`, `categories` and `listKind`), as a CRD and a schema file both write them.
+pub fn names(names: &Names) -> Map<String, Json> {
+    let mut written = Map::new();
+    written.insert("plural".into(), names.plural.clone().into());
+    written.insert("singular".into(), names.singular.clone().into());
+    if !names.short_names.is_empty() {
+        written.insert("shortNames".into(), names.short_names.clone().into());
+    }
+    if !names.categories.is_empty() {
+        written.insert("categories".into(), names.categories.clone().into());
+    }
+    if let Some(list_kind) = &names.list_kind {
+        written.insert("listKind".into(), list_kind.clone().into());
+    }
+    written
+}
+
 fn lower_spec(kind: &Kind, named: &[NamedType]) -> Json {
     let mut names = Map::new();
     names.insert("kind".into(), kind.kind.clone().into());
-    names.insert("plural".into(), kind.names.plural.clone().into());
-    names.insert("singular".into(), kind.names.singular.clone().into());
-    if !kind.names.short_names.is_empty() {
-        names.insert("shortNames".into(), kind.names.short_names.clone().into());
-    }
-    if !kind.names.categories.is_empty() {
-        names.insert("categories".into(), kind.names.categories.clone().into());
-    }
-    if let Some(list_kind) = &kind.names.list_kind {
-        names.insert("listKind".into(), list_kind.clone().into());
-    }
+    names.extend(self::names(&kind.names));
     let versions: Vec<Json> = kind
         .versions
         .iter()

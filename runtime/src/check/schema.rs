@@ -37,6 +37,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::{Found, Level};
+use crate::json::same;
 
 /// Checks `status` (found at `path`, `.status`) against `schema`, the status property of a
 /// version's `openAPIV3Schema`.
@@ -579,20 +580,6 @@ fn shown(value: &Value) -> String {
     }
 }
 
-/// JSON equality where numbers compare by value (`2` and `2.0` are the same number).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 /// Whether `text` matches `pattern`; None if the `regex` crate cannot compile it.
 fn matches(pattern: &str, text: &str) -> Option<bool> {
     PATTERNS.with(|patterns| {
@@ -694,6 +681,7 @@ mod tests {
                 "host": {"type": "string", "format": "hostname"},
                 "secret": {"type": "string", "format": "password"},
                 "shape": {"type": "string", "format": "triangle"},
+                "code": {"type": "integer", "enum": [9_007_199_254_740_993_u64]},
             },
         });
         serde_json::from_value(json!({
@@ -768,6 +756,25 @@ mod tests {
                  schema does not name it, the server drops it",
                 ".status.tags: schema-max-items: Too many: 3: must have at most 2 items",
                 ".status.tags[1]: schema-list-unique: Duplicate value: \"a\"",
+            ]
+        );
+    }
+
+    /// Integers in an enum compare exactly, as the server reads them (`int64`): above 2^53
+    /// two of them can round to the same `f64`, and 2^53 is not 2^53 + 1.
+    #[test]
+    fn enum_integers_compare_exactly() {
+        assert_eq!(
+            check(json!({"phase": "Ready", "code": 9_007_199_254_740_993_u64})),
+            []
+        );
+        assert_eq!(
+            lines(&check(
+                json!({"phase": "Ready", "code": 9_007_199_254_740_992_u64})
+            )),
+            [
+                ".status.code: schema-enum: Unsupported value: 9007199254740992: supported values: \
+              \"9007199254740993\""
             ]
         );
     }

@@ -1,8 +1,10 @@
-//! JSON equality as kondition compares objects and schemas, in one place: numbers by value
-//! (`2` equals `2.0`, as the API server and serde_json read them), integers exactly. Two
-//! integers compared as `f64` would be equal whenever they round to the same double: above
-//! 2^53, `9007199254740993` would equal `9007199254740992`. Objects compare by their keys,
-//! whatever their order; arrays item by item.
+//! JSON equality as the API server compares values (an `enum`, a set's items), in one place
+//! for kondition: the status checker uses it, and so do the generator (schemas) and the
+//! tests (objects). Numbers compare by value (`2` equals `2.0`, as the API server and
+//! serde_json read them), integers exactly: two integers compared as `f64` would be equal
+//! whenever they round to the same double, and above 2^53 `9007199254740993` would equal
+//! `9007199254740992`, which the API server (reading integers as `int64`) tells apart.
+//! Objects compare by their keys, whatever their order; arrays item by item.
 
 use serde_json::{Number, Value as Json};
 
