@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use kondition_gen::Builder;
 use kondition_gen::builder::Error;
 
+#[allow(dead_code)] // Only `cargo` for the scratch crates.
+mod support;
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kondition-builder-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -186,14 +189,10 @@ kondition-gen = {{ path = "{}" }}
         )
     };
     let build = || {
-        let output = std::process::Command::new(env!("CARGO"))
+        let output = support::cargo("atomic-list-acknowledged")
             // Not `--quiet`, which hides build scripts' warnings too.
-            .args(["build", "--offline", "--color", "never", "--manifest-path"])
+            .args(["build", "--color", "never", "--manifest-path"])
             .arg(dir.join("Cargo.toml"))
-            .env(
-                "CARGO_TARGET_DIR",
-                workspace.join("target/atomic-list-acknowledged"),
-            )
             .output()
             .expect("run cargo");
         assert!(output.status.success(), "{output:?}");
@@ -255,9 +254,6 @@ publish = false
 
 [workspace]
 
-[profile.dev]
-debug = false
-
 [dependencies]
 k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
 kondition = {{ path = "{runtime}" }}
@@ -305,10 +301,9 @@ fn main() {
 "#,
     )
     .expect("main");
-    let output = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--color", "never", "--manifest-path"])
+    let output = support::cargo("private-module")
+        .args(["build", "--color", "never", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", workspace.join("target/private-module"))
         .output()
         .expect("run cargo");
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -143,7 +143,7 @@ fn crds_lib_mod_and_two_bundles_generate_and_compile() {
         .expect("run");
     assert_eq!(again.status.code(), Some(0), "{again:?}");
 
-    let workspace = support::scaffold_crate(&dir.join("crate"), "file-names", "main.rs");
+    support::scaffold_crate(&dir.join("crate"), "file-names", "main.rs");
     write(
         &dir.join("crate/main.rs"),
         "#![allow(warnings)]\n\
@@ -158,10 +158,9 @@ fn crds_lib_mod_and_two_bundles_generate_and_compile() {
              for crd in generated::crds() { println!(\"{}\", crd.metadata.name.unwrap_or_default()); }\n\
          }\n",
     );
-    let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--offline", "--manifest-path"])
+    let output = support::cargo("random-inputs")
+        .args(["run", "--quiet", "--manifest-path"])
         .arg(dir.join("crate/Cargo.toml"))
-        .env("CARGO_TARGET_DIR", workspace.join("target/random-inputs"))
         .output()
         .expect("run cargo");
     assert!(

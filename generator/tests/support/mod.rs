@@ -51,10 +51,26 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
 
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
+/// `cargo`, offline, building into the workspace's `target/<target>` the scratch crates the
+/// tests write under the system's temporary folder. The repository's `.cargo/config.toml`
+/// (no debug info for dependencies) does not reach them there, and their dependencies'
+/// debug info would be most of the folder's size (CI's disk is shared and was once full):
+/// none here, and no incremental state, which a crate built once never reuses.
+pub fn cargo(target: &str) -> Command {
+    let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .arg("--offline")
+        .env("CARGO_TARGET_DIR", workspace.join("target").join(target))
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0");
+    cargo
+}
+
 /// Writes, in `dir`, the manifest of a crate named `name` whose binary is `bin` and which
 /// depends on the runtime and what generated code needs, at the workspace's locked versions
-/// (so nothing is resolved anew). Returns the workspace folder.
-pub fn scaffold_crate(dir: &Path, name: &str, bin: &str) -> std::path::PathBuf {
+/// (so nothing is resolved anew).
+pub fn scaffold_crate(dir: &Path, name: &str, bin: &str) {
     let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
     let manifest = format!(
         r#"[package]
@@ -64,9 +80,6 @@ edition = "2024"
 publish = false
 
 [workspace]
-
-[profile.dev]
-debug = false
 
 [[bin]]
 name = "{name}"
@@ -84,7 +97,6 @@ serde_json = "1"
     std::fs::create_dir_all(dir.join("src")).expect("mkdir");
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("manifest");
     std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("lock");
-    workspace
 }
 
 /// Builds and runs, in `dir`, a crate holding `files` (a single generated Rust file named
@@ -92,7 +104,7 @@ serde_json = "1"
 /// type at its path and written back. Every run shares one target folder, so only the
 /// generated code is compiled anew.
 pub fn build_and_run(dir: &Path, files: &[OutputFile], samples: &[(String, Value)]) -> Value {
-    let workspace = scaffold_crate(dir, "random-inputs", "src/main.rs");
+    scaffold_crate(dir, "random-inputs", "src/main.rs");
     for file in files {
         std::fs::write(dir.join("src").join(&file.path), &file.contents).expect("generated");
     }
@@ -122,10 +134,9 @@ pub fn build_and_run(dir: &Path, files: &[OutputFile], samples: &[(String, Value
     );
     std::fs::write(dir.join("src/main.rs"), main).expect("main");
 
-    let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--offline", "--manifest-path"])
+    let output = cargo("random-inputs")
+        .args(["run", "--quiet", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", workspace.join("target/random-inputs"))
         .output()
         .expect("run cargo");
     assert!(
