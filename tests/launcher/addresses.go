@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // addresses are the loopback host:port pairs the launcher serves on. They are kept in the
@@ -19,29 +22,68 @@ type addresses struct {
 }
 
 // loadOrPickAddresses reads dir/addresses.json, or picks three free ports and writes them
-// there.
-func loadOrPickAddresses(dir string) (*addresses, error) {
-	path := filepath.Join(dir, "addresses.json")
+// there; fresh says they were picked now.
+func loadOrPickAddresses(dir string) (ports *addresses, fresh bool, err error) {
+	path := filepath.Join(dir, addressesFile)
 	data, err := os.ReadFile(path)
 	if err == nil {
 		var kept addresses
 		if err := json.Unmarshal(data, &kept); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, false, fmt.Errorf("%s: %w", path, err)
 		}
-		return &kept, nil
+		return &kept, false, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, false, err
 	}
-	picked := &addresses{}
-	for _, address := range []*string{&picked.APIServer, &picked.EtcdClient, &picked.EtcdPeer} {
-		if *address, err = freeAddress(); err != nil {
-			return nil, err
-		}
+	picked, err := pickAddresses()
+	if err != nil {
+		return nil, false, err
 	}
 	data, err = json.Marshal(picked)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return picked, os.WriteFile(path, data, 0o600)
+	return picked, true, os.WriteFile(path, data, 0o600)
+}
+
+// addressesFile is where a state folder keeps its addresses.
+const addressesFile = "addresses.json"
+
+// pickAddresses asks the kernel for three free loopback ports, holding each until all three
+// are picked so that they differ. They are free only a moment ago when the servers bind
+// them: another process may take one in between (see portTaken).
+func pickAddresses() (*addresses, error) {
+	picked := &addresses{}
+	for _, address := range []*string{&picked.APIServer, &picked.EtcdClient, &picked.EtcdPeer} {
+		listener, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer listener.Close()
+		*address = listener.Addr().String()
+	}
+	return picked, nil
+}
+
+// forgetAddresses removes what names the addresses in dir (addresses.json, and etcd's data,
+// whose member records its peer address), so that a launcher started again on dir picks
+// other ones.
+func forgetAddresses(dir string) error {
+	if err := os.Remove(filepath.Join(dir, addressesFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.RemoveAll(filepath.Join(dir, etcdFolder))
+}
+
+// exitPortTaken is the launcher's exit status when a server could not bind its port because
+// another process holds it (EX_TEMPFAIL): the harness starts the launcher again, which picks
+// other ports unless its state folder keeps them.
+const exitPortTaken = 75
+
+// portTaken says whether err comes from binding an address another process holds.
+// kube-apiserver formats its listener's error with %v, which drops the error's chain: its
+// text is all there is to read.
+func portTaken(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
 }

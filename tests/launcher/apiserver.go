@@ -85,7 +85,7 @@ func (s *apiServer) waitReady(ctx context.Context, certs *pki) error {
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-s.exited:
-			return fmt.Errorf("kube-apiserver stopped before it was ready: %v", err)
+			return fmt.Errorf("kube-apiserver stopped before it was ready: %w", err)
 		case <-ctx.Done():
 			return errStopped
 		case <-time.After(100 * time.Millisecond):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"time"
@@ -20,6 +19,9 @@ type etcd struct {
 	clientURL string
 }
 
+// etcdFolder is where etcd keeps its data, in the launcher's folder.
+const etcdFolder = "etcd"
+
 // startEtcd starts etcd on the loopback addresses given with its data in dir/etcd, without
 // fsync (the data is a test's: a restart of the launcher keeps it, a crash of the machine
 // need not), and waits until it serves, or until ctx ends (then it is closed again and
@@ -29,7 +31,7 @@ func startEtcd(ctx context.Context, dir string, ports *addresses) (*etcd, error)
 	peerURL := &url.URL{Scheme: "http", Host: ports.EtcdPeer}
 	cfg := embed.NewConfig()
 	cfg.Name = "kondition"
-	cfg.Dir = filepath.Join(dir, "etcd")
+	cfg.Dir = filepath.Join(dir, etcdFolder)
 	cfg.ListenClientUrls = []url.URL{*clientURL}
 	cfg.AdvertiseClientUrls = []url.URL{*clientURL}
 	cfg.ListenPeerUrls = []url.URL{*peerURL}
@@ -85,15 +87,4 @@ func (e *etcd) compact(ctx context.Context) (int64, error) {
 // Close stops etcd.
 func (e *etcd) Close() {
 	e.server.Close()
-}
-
-// freeAddress is 127.0.0.1:port for a port that was free a moment ago: the kernel picks it,
-// and the listener is closed so that the server can bind it.
-func freeAddress() (string, error) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer listener.Close()
-	return listener.Addr().String(), nil
 }

@@ -19,6 +19,11 @@
 // the ports chosen) and stay there when it exits: a launcher started again with the same
 // folder serves the same data on the same addresses with the same certificates, as an API
 // server restarted in place does, and a client holding the old kubeconfig reconnects.
+//
+// It picks its ports free, but another process may take one before etcd or kube-apiserver
+// binds it: it then exits with status 75 (EX_TEMPFAIL), having forgotten the ports it had
+// just picked (a state folder kept from an earlier run keeps its own), so that the harness
+// starts it again on other ports.
 package main
 
 import (
@@ -37,6 +42,9 @@ import (
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "launcher: %v\n", err)
+		if portTaken(err) {
+			os.Exit(exitPortTaken)
+		}
 		os.Exit(1)
 	}
 }
@@ -96,11 +104,20 @@ func run() error {
 // serve starts etcd and kube-apiserver with their files in dir, prints READY, and runs the
 // commands of lines until ctx ends (stdin closed, or a signal) or kube-apiserver stops. Every
 // step of the start gives up as soon as ctx ends.
-func serve(ctx context.Context, dir string, lines <-chan string) error {
-	ports, err := loadOrPickAddresses(dir)
+func serve(ctx context.Context, dir string, lines <-chan string) (err error) {
+	ports, fresh, err := loadOrPickAddresses(dir)
 	if err != nil {
 		return fmt.Errorf("addresses: %w", err)
 	}
+	ready := false
+	// Deferred first, so it runs last: after etcd is closed.
+	defer func() {
+		if fresh && !ready && err != nil && portTaken(err) {
+			if forgetErr := forgetAddresses(dir); forgetErr != nil {
+				err = fmt.Errorf("%w (and its addresses are kept: %v)", err, forgetErr)
+			}
+		}
+	}()
 	store, err := startEtcd(ctx, dir, ports)
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
@@ -125,6 +142,7 @@ func serve(ctx context.Context, dir string, lines <-chan string) error {
 	if err := server.waitReady(ctx, certs); err != nil {
 		return err
 	}
+	ready = true
 	if _, err := fmt.Printf("READY %s\n", kubeconfig); err != nil {
 		return fmt.Errorf("stdout: %w", err)
 	}

@@ -388,31 +388,86 @@ pub(crate) struct Started {
 }
 
 /// Runs the launcher (`KONDITION_APISERVER`, or the test command's build) with `args`, its
-/// output to `log`, and waits until it is ready. The error says why not, with the log's end,
-/// or how to build a missing launcher.
+/// output to `log`, and waits until it is ready. A launcher that could not bind a port
+/// because another process took it after it was picked (exit status [`EXIT_PORT_TAKEN`]) is
+/// started again, up to [`STARTS_ON_TAKEN_PORTS`] times: it picks other ports (a restart on
+/// a state folder keeps its own). The error says why not, with the log's end, or how to build
+/// a missing launcher.
 pub(crate) fn spawn_launcher(args: &[&str], log: &Path) -> Result<Started, String> {
-    let mut child = launcher_command(log)?
+    let mut starts = 1;
+    loop {
+        match start_launcher(args, log) {
+            Err(NotReady {
+                port_taken: true,
+                reason,
+            }) if starts < STARTS_ON_TAKEN_PORTS => {
+                eprintln!("starting the launcher again (start {starts}: {reason})");
+                starts += 1;
+            }
+            Err(NotReady { reason, .. }) if starts > 1 => {
+                return Err(format!(
+                    "{reason}\n(start {starts} of the launcher; a port was taken at each start before)"
+                ));
+            }
+            started => return started.map_err(|not| not.reason),
+        }
+    }
+}
+
+/// The launcher's exit status when a port it had picked was taken by another process before
+/// its server bound it (EX_TEMPFAIL; tests/launcher/main.go).
+pub const EXIT_PORT_TAKEN: i32 = 75;
+
+/// How many times [`spawn_launcher`] starts a launcher whose ports were taken.
+pub const STARTS_ON_TAKEN_PORTS: u32 = 5;
+
+/// Why a launcher is not ready.
+struct NotReady {
+    /// It ended with [`EXIT_PORT_TAKEN`].
+    port_taken: bool,
+    reason: String,
+}
+
+/// One start of [`spawn_launcher`].
+fn start_launcher(args: &[&str], log: &Path) -> Result<Started, NotReady> {
+    let not_ready = |reason: String| NotReady {
+        port_taken: false,
+        reason,
+    };
+    let mut child = launcher_command(log)
+        .map_err(not_ready)?
         .args(args)
         .spawn()
-        .map_err(|e| format!("cannot run the launcher: {e}"))?;
-    let stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        .map_err(|e| not_ready(format!("cannot run the launcher: {e}")))?;
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| not_ready("no stdin".into()))?;
+    let mut stdout = BufReader::new(
+        child
+            .stdout
+            .take()
+            .ok_or_else(|| not_ready("no stdout".into()))?,
+    );
     let mut line = String::new();
     let read = stdout
         .read_line(&mut line)
-        .map_err(|e| format!("reading the launcher: {e}"))?;
+        .map_err(|e| not_ready(format!("reading the launcher: {e}")))?;
     let Some(path) = line.trim_end().strip_prefix("READY ") else {
-        let _ = child.wait();
-        return Err(format!(
-            "the launcher ended before it was ready ({}); its log, {}, ends with:\n{}",
-            if read == 0 {
-                "no output"
-            } else {
-                line.trim_end()
-            },
-            log.display(),
-            tail(log, 20)
-        ));
+        let exit = child.wait().ok();
+        return Err(NotReady {
+            port_taken: exit.and_then(|status| status.code()) == Some(EXIT_PORT_TAKEN),
+            reason: format!(
+                "the launcher ended before it was ready ({}); its log, {}, ends with:\n{}",
+                if read == 0 {
+                    "no output"
+                } else {
+                    line.trim_end()
+                },
+                log.display(),
+                tail(log, 20)
+            ),
+        });
     };
     Ok(Started {
         child,
@@ -496,4 +551,47 @@ fn tail(path: &Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launcher whose port is taken at every start (a state folder naming a port this test
+    /// holds) is started [`STARTS_ON_TAKEN_PORTS`] times, then given up with the reason.
+    #[test]
+    fn a_port_taken_at_every_start_is_given_up_after_the_last_start() {
+        let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let free = || {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+            listener.local_addr().expect("its address").to_string()
+        };
+        let state = std::env::temp_dir().join(format!(
+            "kondition-launcher-port-taken-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&state);
+        std::fs::create_dir_all(&state).expect("a state folder");
+        let addresses = serde_json::json!({
+            "apiServer": held.local_addr().expect("its address").to_string(),
+            "etcdClient": free(),
+            "etcdPeer": free(),
+        });
+        std::fs::write(state.join("addresses.json"), addresses.to_string())
+            .expect("addresses.json");
+        let log = log_path().with_extension("port-taken.log");
+        let reason = match spawn_launcher(&["-state", &state.to_string_lossy()], &log) {
+            Ok(_) => panic!("the launcher started on a port another process holds"),
+            Err(reason) => reason,
+        };
+        let _ = std::fs::remove_dir_all(&state);
+        drop(held);
+        assert!(
+            reason.contains("address already in use")
+                && reason.ends_with(&format!(
+                    "(start {STARTS_ON_TAKEN_PORTS} of the launcher; a port was taken at each start before)"
+                )),
+            "{reason}"
+        );
+    }
 }

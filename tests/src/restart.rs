@@ -124,6 +124,16 @@ impl LauncherProcess {
     /// Starts the launcher, with `-state <scratch folder>/state` if `state` (it is not waited
     /// for). Panics if it cannot run.
     pub fn spawn(what: &str, state: bool) -> LauncherProcess {
+        Self::spawn_on(what, state, None)
+    }
+
+    /// As [`LauncherProcess::spawn`] with `-state`, on a state folder whose `addresses.json`
+    /// is `addresses` (as a launcher that ran on it before wrote it).
+    pub fn spawn_on_addresses(what: &str, addresses: &serde_json::Value) -> LauncherProcess {
+        Self::spawn_on(what, true, Some(addresses))
+    }
+
+    fn spawn_on(what: &str, state: bool, addresses: Option<&serde_json::Value>) -> LauncherProcess {
         static NEXT: AtomicU32 = AtomicU32::new(1);
         let tmpdir = std::env::temp_dir().join(format!(
             "kondition-launcher-{what}-{}-{}",
@@ -133,7 +143,13 @@ impl LauncherProcess {
         let _ = std::fs::remove_dir_all(&tmpdir);
         std::fs::create_dir_all(&tmpdir).expect("a scratch folder");
         let log = log_path().with_extension(format!("{what}.log"));
-        let state_folder = tmpdir.join("state").to_string_lossy().into_owned();
+        let state_folder = tmpdir.join("state");
+        if let Some(addresses) = addresses {
+            std::fs::create_dir_all(&state_folder).expect("a state folder");
+            std::fs::write(state_folder.join("addresses.json"), addresses.to_string())
+                .expect("addresses.json");
+        }
+        let state_folder = state_folder.to_string_lossy().into_owned();
         let args: &[&str] = if state {
             &["-state", &state_folder]
         } else {

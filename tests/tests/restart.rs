@@ -9,8 +9,8 @@
 //! connection the client pooled before the restart.
 //!
 //! And how the launcher stops: when its stdin closes while it is still starting (the test
-//! process died before READY), and on SIGTERM, removing its temporary folder but keeping a
-//! `-state` folder.
+//! process died before READY), on SIGTERM, removing its temporary folder but keeping a
+//! `-state` folder, and when another process holds a port it was to bind.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -20,6 +20,7 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Namespace;
 use kondition::controller::{StatusReconciler, error_policy};
 use kondition::{ConditionStatus, Failure, StatusResource};
+use kondition_tests::cluster::EXIT_PORT_TAKEN;
 use kondition_tests::cluster::install;
 use kondition_tests::faults::widget_crd;
 use kondition_tests::kinds::Widget;
@@ -368,4 +369,36 @@ fn sigterm_stops_a_launcher_removing_its_temporary_folder_but_not_its_state() {
             assert_eq!(launcher.leftovers(), Vec::<String>::new());
         }
     }
+}
+
+/// A port that another process holds when the launcher binds it ends the launcher before
+/// READY with status 75, the harness's cue to start it again (`cluster::spawn_launcher`), and
+/// a state folder's addresses stay as they were: a restart keeps its address. (CI failed once
+/// on a port taken between the launcher's pick and kube-apiserver's bind: the launcher ended
+/// with status 1 and the test binary's every test with it.) The port held is kube-apiserver's,
+/// which reports the failure only in its error's text; etcd's two are free a moment before
+/// the launcher starts, and had another process taken one since, etcd's failure would end it
+/// with the same status.
+#[test]
+fn a_port_held_by_another_process_ends_the_launcher_with_status_75_keeping_its_state() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let free = || {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        listener.local_addr().expect("its address").to_string()
+    };
+    let addresses = json!({
+        "apiServer": held.local_addr().expect("its address").to_string(),
+        "etcdClient": free(),
+        "etcdPeer": free(),
+    });
+    let mut launcher = LauncherProcess::spawn_on_addresses("port-held", &addresses);
+    let status = launcher.wait_exit();
+    assert_eq!(status.code(), Some(EXIT_PORT_TAKEN), "{status}");
+    let kept = std::fs::read_to_string(launcher.tmpdir.join("state/addresses.json"))
+        .expect("the state folder's addresses.json");
+    assert_eq!(
+        serde_json::from_str::<Value>(&kept).expect("JSON"),
+        addresses
+    );
+    drop(held);
 }

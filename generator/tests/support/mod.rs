@@ -54,7 +54,7 @@ const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// `cargo`, offline, building into the workspace's `target/<target>` the scratch crates the
 /// tests write under the system's temporary folder. The repository's `.cargo/config.toml`
 /// (no debug info for dependencies) does not reach them there, and their dependencies'
-/// debug info would be most of the folder's size (CI's disk is shared and was once full):
+/// debug info would be most of the folder's size (CI's disk is shared and has filled up):
 /// none here, and no incremental state, which a crate built once never reuses.
 pub fn cargo(target: &str) -> Command {
     let workspace = std::fs::canonicalize(WORKSPACE).expect("workspace");
