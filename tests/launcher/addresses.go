@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -50,13 +52,17 @@ func loadOrPickAddresses(dir string) (ports *addresses, fresh bool, err error) {
 // addressesFile is where a state folder keeps its addresses.
 const addressesFile = "addresses.json"
 
-// pickAddresses asks the kernel for three free loopback ports, holding each until all three
-// are picked so that they differ. They are free only a moment ago when the servers bind
-// them: another process may take one in between (see portTaken).
+// pickAddresses picks three free loopback ports, holding each until all three are picked so
+// that they differ. They are picked below the kernel's ephemeral range when it can be read:
+// the source port of every outgoing connection on the machine (etcd's own gateway dialling
+// its client port, kube-apiserver dialling etcd, any other process) comes from that range,
+// so a port picked there and released until the server binds it may be taken by one. A port
+// may still be taken in between by another process that binds one below (see portTaken).
 func pickAddresses() (*addresses, error) {
+	below := ephemeralLow()
 	picked := &addresses{}
 	for _, address := range []*string{&picked.APIServer, &picked.EtcdClient, &picked.EtcdPeer} {
-		listener, err := net.Listen("tcp", "127.0.0.1:0")
+		listener, err := listenBelow(below)
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +70,39 @@ func pickAddresses() (*addresses, error) {
 		*address = listener.Addr().String()
 	}
 	return picked, nil
+}
+
+// lowestPort is the lowest port picked: ports below are often those of services.
+const lowestPort = 10000
+
+// listenBelow listens on a random free loopback port from lowestPort up to below, or on
+// one the kernel picks when there is no such range or none of a hundred tries is free.
+func listenBelow(below int) (net.Listener, error) {
+	for try := 0; below > lowestPort && try < 100; try++ {
+		port := lowestPort + rand.IntN(below-lowestPort)
+		if listener, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+			return listener, nil
+		}
+	}
+	return net.Listen("tcp", "127.0.0.1:0")
+}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (Linux), or 0 when it
+// cannot be read.
+func ephemeralLow() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) != 2 {
+		return 0
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 0
+	}
+	return low
 }
 
 // forgetAddresses removes what names the addresses in dir (addresses.json, and etcd's data,
