@@ -419,7 +419,7 @@ pub(crate) fn spawn_launcher(args: &[&str], log: &Path) -> Result<Started, Strin
 pub const EXIT_PORT_TAKEN: i32 = 75;
 
 /// How many times [`spawn_launcher`] starts a launcher whose ports were taken.
-pub const STARTS_ON_TAKEN_PORTS: u32 = 5;
+pub(crate) const STARTS_ON_TAKEN_PORTS: u32 = 5;
 
 /// Why a launcher is not ready.
 struct NotReady {
