@@ -10,7 +10,7 @@ fn derive_ui() {
     cases.compile_fail("tests/ui/fail/*.rs");
 }
 
-/// The cases of `ui/fail/` that make more than one mistake, and how many each makes; every
+/// The cases of `tests/ui/fail/` that make more than one mistake, and how many each makes; every
 /// other case makes one.
 const MISTAKES: &[(&str, usize)] = &[
     ("invalid_condition_type", 3),
