@@ -562,21 +562,13 @@ mod tests {
     #[test]
     fn a_port_taken_at_every_start_is_given_up_after_the_last_start() {
         let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-        let free = || {
-            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-            listener.local_addr().expect("its address").to_string()
-        };
         let state = std::env::temp_dir().join(format!(
             "kondition-launcher-port-taken-{}",
             std::process::id()
         ));
         let _ = std::fs::remove_dir_all(&state);
         std::fs::create_dir_all(&state).expect("a state folder");
-        let addresses = serde_json::json!({
-            "apiServer": held.local_addr().expect("its address").to_string(),
-            "etcdClient": free(),
-            "etcdPeer": free(),
-        });
+        let addresses = crate::restart::addresses_with_api_server(&held);
         std::fs::write(state.join("addresses.json"), addresses.to_string())
             .expect("addresses.json");
         let log = log_path().with_extension("port-taken.log");

@@ -120,6 +120,23 @@ pub struct LauncherProcess {
     pub tmpdir: PathBuf,
 }
 
+/// The `addresses.json` of a state folder whose API server port is `api_server`'s (a port the
+/// caller holds, so the launcher finds it taken) and whose etcd ports were free a moment ago.
+pub fn addresses_with_api_server(api_server: &std::net::TcpListener) -> serde_json::Value {
+    let address = |listener: &std::net::TcpListener| {
+        listener
+            .local_addr()
+            .expect("a listener's address")
+            .to_string()
+    };
+    let free = || address(&std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"));
+    serde_json::json!({
+        "apiServer": address(api_server),
+        "etcdClient": free(),
+        "etcdPeer": free(),
+    })
+}
+
 impl LauncherProcess {
     /// Starts the launcher, with `-state <scratch folder>/state` if `state` (it is not waited
     /// for). Panics if it cannot run.

@@ -24,7 +24,7 @@ use kondition_tests::cluster::EXIT_PORT_TAKEN;
 use kondition_tests::cluster::install;
 use kondition_tests::faults::widget_crd;
 use kondition_tests::kinds::Widget;
-use kondition_tests::restart::{LauncherProcess, RestartableServer};
+use kondition_tests::restart::{LauncherProcess, RestartableServer, addresses_with_api_server};
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition};
 use kube::runtime::{Controller, watcher};
@@ -382,15 +382,7 @@ fn sigterm_stops_a_launcher_removing_its_temporary_folder_but_not_its_state() {
 #[test]
 fn a_port_held_by_another_process_ends_the_launcher_with_status_75_keeping_its_state() {
     let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-    let free = || {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
-        listener.local_addr().expect("its address").to_string()
-    };
-    let addresses = json!({
-        "apiServer": held.local_addr().expect("its address").to_string(),
-        "etcdClient": free(),
-        "etcdPeer": free(),
-    });
+    let addresses = addresses_with_api_server(&held);
     let mut launcher = LauncherProcess::spawn_on_addresses("port-held", &addresses);
     let status = launcher.wait_exit();
     assert_eq!(status.code(), Some(EXIT_PORT_TAKEN), "{status}");
