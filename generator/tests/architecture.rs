@@ -5,7 +5,7 @@
 //! drawing of the imports from the code (and fails, so the next run checks what it wrote).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -16,21 +16,17 @@ const STAGES_MARK: &str = "<!-- stages: checked by generator/tests/architecture.
 /// The marker before the fenced block of the imports.
 const IMPORTS_MARK: &str = "<!-- imports: written by generator/tests/architecture.rs -->";
 
-/// Every `.rs` file under `dir`, as its path relative to `base`, `/`-separated, sorted.
-fn rust_files(base: &Path, dir: &Path, found: &mut Vec<String>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+/// Every `.rs` file under `dir`, as its path relative to `base`, `/`-separated, sorted: the
+/// generator's own folder walk.
+fn rust_files(base: &Path, dir: &Path) -> Vec<String> {
+    kondition_gen::inputs::files_with(&[dir.to_path_buf()], &["rs"])
         .expect("read the folder")
-        .map(|entry| entry.expect("a folder entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(base, &path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        .iter()
+        .map(|path| {
             let relative = path.strip_prefix(base).expect("below the base");
-            found.push(relative.to_string_lossy().replace('\\', "/"));
-        }
-    }
+            relative.to_string_lossy().replace('\\', "/")
+        })
+        .collect()
 }
 
 /// A file's code as the product compiles it: its unit tests (`tests.rs` files, and a
@@ -57,9 +53,7 @@ fn product_code(text: &str) -> String {
 
 /// The generator's source files that are not unit tests, with their product code.
 fn generator_sources() -> Vec<(String, String)> {
-    let mut files = Vec::new();
-    rust_files(Path::new(SRC), Path::new(SRC), &mut files);
-    files
+    rust_files(Path::new(SRC), Path::new(SRC))
         .into_iter()
         .filter(|file| !file.ends_with("/tests.rs"))
         .map(|file| {
@@ -322,9 +316,7 @@ fn the_document_describes_every_module_and_only_modules_that_exist() {
     let section = &doc[start..end];
     let named = paths_named(section);
 
-    let mut files = Vec::new();
-    rust_files(Path::new(SRC), Path::new(SRC), &mut files);
-    let files: Vec<String> = files
+    let files: Vec<String> = rust_files(Path::new(SRC), Path::new(SRC))
         .into_iter()
         .filter(|file| !file.ends_with("/tests.rs"))
         .collect();
@@ -356,8 +348,7 @@ fn written_beside(needle: &str, home: &str, crates: &[&str]) -> Vec<String> {
     let mut found = Vec::new();
     for krate in crates {
         let base = Path::new(WORKSPACE);
-        let mut files = Vec::new();
-        rust_files(base, &base.join(krate), &mut files);
+        let files = rust_files(base, &base.join(krate));
         for file in files.iter().filter(|f| !f.ends_with("/tests.rs")) {
             let text = std::fs::read_to_string(base.join(file)).expect("read");
             if file != home && product_code(&text).contains(needle) {

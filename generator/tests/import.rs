@@ -19,19 +19,10 @@ use kondition_gen::model::{Body, EnumValues, Field, Kind, SchemaFile, Type};
 use kondition_gen::profile::Profiles;
 use serde_json::Value as Json;
 
-fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read corpus folder")
-        .map(|entry| entry.expect("corpus entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            corpus_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml") {
-            out.push(path);
-        }
-    }
+/// The corpus' CRD files, in path order: the generator's own folder walk.
+fn corpus_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    kondition_gen::inputs::schema_files(&[root]).expect("the corpus")
 }
 
 /// A fresh, empty folder for one test.
@@ -371,9 +362,7 @@ fn compare_types(file: &Path, kind: &Kind, imported: &SchemaFile) -> usize {
 
 #[test]
 fn every_corpus_crd_imports_with_every_loss_reported_and_the_same_types() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-    let mut files = Vec::new();
-    corpus_files(&root, &mut files);
+    let files = corpus_files();
     assert_eq!(files.len(), 29, "the corpus's CRD files");
     let dir = scratch("corpus");
     let (mut reported, mut types) = (0, 0);
@@ -560,9 +549,7 @@ fn a_node_pool_keeps_its_quantities_and_its_type_names() {
 fn objects_change_alike_through_the_crd_and_the_imported_file() {
     use kondition::json::same;
     use kondition_testkit::objects::{Sample, normalize, object};
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-    let mut files = Vec::new();
-    corpus_files(&root, &mut files);
+    let files = corpus_files();
     let dir = scratch("objects");
     let options = kondition_gen::crd::Options {
         reuse_k8s_types: false,
