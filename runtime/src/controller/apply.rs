@@ -16,16 +16,17 @@
 //! lose the answer's headers: a server that throttles (API Priority and Fairness) says how
 //! long to wait in a `Retry-After` header beside a plain-text body, and that wait is kept.
 
-use std::fmt::{self, Debug, Write as _};
+use std::fmt::{Debug, Write as _};
 use std::time::Duration;
 
 use kube::api::{Patch, PatchParams};
 use kube::client::Body;
-use kube::core::{Request, Status};
+use kube::core::Request;
 use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::answer::{Answer, AnswerClass, WriteError};
 use crate::shape::ConditionsMerge;
 use crate::status::{ApplyMetadata, StatusApply};
 use crate::{Conditions, KubeStatus, StatusResource};
@@ -129,60 +130,6 @@ pub(crate) enum Fallback {
     },
 }
 
-/// An answer of the API server that refused a write, as kept to report it again.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Answer {
-    /// The HTTP status code.
-    pub code: u16,
-    /// The API server's message.
-    pub message: String,
-}
-
-impl Answer {
-    /// The answer as kube's error, for the reconcile's [`Error`](super::Error).
-    pub(crate) fn to_error(&self) -> kube::Error {
-        kube::Error::Api(
-            Status::failure(&self.message, "StatusRejected")
-                .with_code(self.code)
-                .boxed(),
-        )
-    }
-}
-
-/// A write that failed: kube's error and how long the API server asked to wait (its
-/// `Retry-After` header, or a Status's `details.retryAfterSeconds`).
-#[derive(Debug)]
-pub(crate) struct WriteError {
-    pub error: kube::Error,
-    pub retry_after: Option<Duration>,
-}
-
-impl From<kube::Error> for WriteError {
-    fn from(error: kube::Error) -> Self {
-        let retry_after = retry_after_seconds(&error);
-        Self { error, retry_after }
-    }
-}
-
-impl fmt::Display for WriteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.error, f)
-    }
-}
-
-/// `details.retryAfterSeconds` of an API server's Status, when it sets one.
-fn retry_after_seconds(error: &kube::Error) -> Option<Duration> {
-    match error {
-        kube::Error::Api(status) => status
-            .details
-            .as_ref()
-            .map(|d| d.retry_after_seconds)
-            .filter(|seconds| *seconds > 0)
-            .map(|seconds| Duration::from_secs(seconds.into())),
-        _ => None,
-    }
-}
-
 /// The reason the summary condition carries when the API server rejected a status that the
 /// reconcile thought good.
 pub const REASON_STATUS_REJECTED: &str = "StatusRejected";
@@ -252,7 +199,7 @@ where
     let mut resends = 0;
     loop {
         let error = match apply::<K, _>(client, &metadata, &writer.owner, &body).await {
-            Err(error) if writer.precondition() && status_code(&error.error) == Some(409) => error,
+            Err(error) if writer.precondition() && error.class == AnswerClass::Conflict => error,
             answer => return answer.map(Applied::Sent),
         };
         // The object changed since it was read. When only other managers wrote, each its
@@ -692,13 +639,7 @@ pub(crate) async fn send<T: DeserializeOwned>(
     if code.is_success() {
         return serde_json::from_slice(&bytes).map_err(|e| kube::Error::SerdeError(e).into());
     }
-    let status = serde_json::from_slice::<Status>(&bytes).unwrap_or_else(|_| {
-        let text = String::from_utf8_lossy(&bytes);
-        Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
-    });
-    let error = kube::Error::Api(status.boxed());
-    let retry_after = retry_after.or_else(|| retry_after_seconds(&error));
-    Err(WriteError { error, retry_after })
+    Err(WriteError::from_answer(code.as_u16(), &bytes, retry_after))
 }
 
 /// Whether the object `read` still exists (the same uid), read from the API server: a 404 on
@@ -727,7 +668,7 @@ where
     match send::<K>(client, request).await {
         Ok(found) if meta.uid.is_none() || found.meta().uid == meta.uid => Ok(Some(found)),
         Ok(_) => Ok(None),
-        Err(error) if is_not_found(&error.error) => Ok(None),
+        Err(error) if error.class == AnswerClass::Gone => Ok(None),
         Err(error) => Err(error),
     }
 }
@@ -763,7 +704,7 @@ where
         metadata: &empty.metadata,
     };
     match apply::<K, _>(client, &empty.metadata, &writer.fallback, &body).await {
-        Err(error) if is_not_found(&error.error) => Ok(()),
+        Err(error) if error.class == AnswerClass::Gone => Ok(()),
         other => other.map(drop),
     }
 }
@@ -776,78 +717,6 @@ pub(crate) fn owns_fields<K: Resource>(object: &K, manager: &str) -> bool {
         .iter()
         .flatten()
         .any(|entry| entry.manager.as_deref() == Some(manager))
-}
-
-pub(crate) fn status_code(error: &kube::Error) -> Option<u16> {
-    match error {
-        kube::Error::Api(status) => Some(status.code),
-        _ => None,
-    }
-}
-
-pub(crate) fn is_not_found(error: &kube::Error) -> bool {
-    status_code(error) == Some(404)
-}
-
-/// The API server refused this status, not the request's circumstances: sending the same
-/// body again gets the same answer, so it is a rejection to report (and fall back from),
-/// never a fault to retry. These are the answers kube-apiserver gives (checked against it in
-/// `tests/tests/rejections.rs`):
-///
-/// - 422 Invalid: the CRD's schema (pattern, required, bounds), its CEL rules
-///   (`x-kubernetes-validations`) or an admission check refused a value;
-/// - 403 Forbidden: an admission policy or webhook denied the write with that code, or the
-///   controller's identity may not write it (RBAC): the fallback is tried, and when it is
-///   refused too nothing can be written, which is reported;
-/// - 400 Bad Request: the body cannot be read as the kind;
-/// - 413 Request Entity Too Large: the body is over the request limit (3 MiB);
-/// - 500 whose message says the body is at fault: server-side apply could not type it
-///   against the schema (`failed to create typed patch object`: a field the CRD does not
-///   declare, as when operator and CRD versions differ, or two list entries with the same
-///   key), or etcd refused its size (`request is too large`, over 1.5 MiB;
-///   `trying to send message larger than max`, over 2 MiB).
-///
-/// Any other 5xx (etcd unavailable, a timeout, a leader change) is a fault of the moment
-/// and the write is retried.
-pub(crate) fn is_rejection(error: &kube::Error) -> bool {
-    /// What the API server's message says when a 500 is about the body.
-    const BODY_AT_FAULT: [&str; 3] = [
-        "failed to create typed patch object",
-        "etcdserver: request is too large",
-        "trying to send message larger than max",
-    ];
-    match error {
-        kube::Error::Api(status) => match status.code {
-            400 | 403 | 413 | 422 => true,
-            500 => BODY_AT_FAULT.iter().any(|m| status.message.contains(m)),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-pub(crate) fn rejection_message(error: &kube::Error) -> String {
-    match error {
-        kube::Error::Api(status) if !status.message.is_empty() => status.message.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// An answer for logs and Events: the code and the API server's message, or the transport
-/// error.
-pub(crate) fn describe(error: &kube::Error) -> String {
-    match error {
-        kube::Error::Api(status) => format!("{} {}", status.code, status.message),
-        other => other.to_string(),
-    }
-}
-
-/// The answer of a refusal, to remember it.
-pub(crate) fn answer(error: &kube::Error) -> Answer {
-    Answer {
-        code: status_code(error).unwrap_or_default(),
-        message: rejection_message(error),
-    }
 }
 
 #[cfg(test)]

@@ -1,25 +1,27 @@
-//! What the chokepoint remembers of each object between reconciles: its consecutive failures
-//! (for the backoff), the last status the API server rejected (so that a persistent
-//! rejection is a steady state, not a loop), its failed writes (their backoff, and whether
-//! their answer was reported), the summary before a write whose outcome is unknown (so its
-//! transition Event is not lost), and what the API server made of the last status written
-//! when it stored something else (its defaults, a mutating admission policy), so that status
-//! is not sent again and again.
+//! What the chokepoint remembers of each object between reconciles: its retry state (one
+//! episode of failures of any class, see [`retry`](super::retry)), the last status the API
+//! server rejected (so that a persistent rejection is a steady state, not a loop), the
+//! summary before a write whose outcome is unknown (so its transition Event is not lost),
+//! and what the API server made of the last status written when it stored something else
+//! (its defaults, a mutating admission policy), so that status is not sent again and again.
 //!
 //! Bounded: an entry goes as soon as it has nothing to remember, when its object is gone
 //! (a write answered 404, or its finalizers finished), and when its object was not
 //! reconciled for a while: an object deleted without a finalizer gets no last reconcile to
 //! say so, while a live object with an entry is requeued well within that time (every entry
 //! is kept by a backoff). The map never holds more than its capacity either: past it, the
-//! entry seen longest ago goes. Time is tokio's clock, so tests can pause and advance it.
+//! entry seen longest ago goes. Entries are ordered by when they were last seen (an index
+//! beside the map), so making room and sweeping cost O(log n) per entry, never a scan of the
+//! map. Time is tokio's clock, so tests can pause and advance it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::apply::Answer;
-use crate::ConditionStatus;
+use super::answer::{Answer, AnswerClass};
+use super::retry::{Episode, Failed, FailureClass, Gate, Moment};
+use crate::{ConditionStatus, RequeuePolicy};
 
 /// The default bound on remembered objects.
 pub(crate) const DEFAULT_CAPACITY: usize = 100_000;
@@ -28,20 +30,21 @@ pub(crate) const DEFAULT_CAPACITY: usize = 100_000;
 #[derive(Debug)]
 pub(crate) struct Memory {
     entries: HashMap<String, Entry>,
+    /// The entries by when they were last seen, oldest first: (seen, sequence, key).
+    recency: BTreeSet<(Instant, u64, String)>,
+    /// The next sequence number: two entries seen at the same instant stay distinct.
+    sequence: u64,
     /// How long an entry outlives the last reconcile of its object.
     ttl: Duration,
     /// The most entries kept.
     capacity: usize,
-    /// When entries not seen for `ttl` are next swept out.
-    next_sweep: Option<Instant>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Entry {
-    /// Consecutive reconciles that ended in a retryable failure.
-    failures: u32,
+    /// The episode of failures under way, if any.
+    episode: Option<Episode>,
     rejection: Option<Rejection>,
-    write_failure: Option<WriteFailure>,
     /// A transition not announced yet: of a full apply whose answer never came (it may have
     /// landed), or whose Event could not be posted.
     unannounced: Option<Unannounced>,
@@ -50,8 +53,31 @@ struct Entry {
     /// A second controller's first write of the object landed, and no copy since showed it:
     /// a copy without any field of its own is older than that write.
     first_write_unseen: bool,
-    /// The last reconcile of the object.
-    seen: Option<Instant>,
+    /// When the object was last reconciled, and its place in `recency`.
+    seen: (Instant, u64),
+}
+
+impl Entry {
+    fn new(seen: (Instant, u64)) -> Self {
+        Self {
+            episode: None,
+            rejection: None,
+            unannounced: None,
+            stored_as: None,
+            contest: None,
+            first_write_unseen: false,
+            seen,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.episode.is_none()
+            && self.rejection.is_none()
+            && self.unannounced.is_none()
+            && self.stored_as.is_none()
+            && self.contest.is_none()
+            && !self.first_write_unseen
+    }
 }
 
 /// The summary condition's status and reason, what a transition Event is about.
@@ -69,18 +95,6 @@ pub(crate) struct Unannounced {
 
 /// The most unannounced summaries kept per object.
 const MAX_UNANNOUNCED: usize = 4;
-
-/// Consecutive status writes that failed (not rejections: the request's circumstances, a
-/// refusal of the identity, a fault of the server).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct WriteFailure {
-    /// How many writes in a row failed.
-    pub attempts: u32,
-    /// The last answer.
-    pub answer: String,
-    /// Whether an Event said so (once per answer).
-    pub announced: bool,
-}
 
 /// A status the API server stored differently from how it was sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,17 +126,14 @@ pub(crate) enum Contested {
     TakeBack(Instant),
 }
 
-/// A full status apply the API server rejected.
+/// A full status apply the API server rejected. Its retry time is the episode's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Rejection {
-    /// The rejected status, its condition times left out (see `fingerprint`).
+    /// The rejected status, its free text (condition messages and times) left out (see
+    /// `fingerprint`).
     pub fingerprint: u64,
     /// The API server's message.
     pub message: String,
-    /// How many times in a row this status was rejected.
-    pub attempts: u32,
-    /// When the full apply of this status may be tried again.
-    pub retry_at: Instant,
     /// The API server's answer when it rejected the conditions-only fallback of this
     /// status too: that fallback is not sent again either until the status changes.
     pub fallback_rejected: Option<Answer>,
@@ -141,9 +152,10 @@ impl Memory {
     pub(crate) fn new(ttl: Duration, capacity: usize) -> Self {
         Self {
             entries: HashMap::new(),
+            recency: BTreeSet::new(),
+            sequence: 0,
             ttl,
             capacity: capacity.max(1),
-            next_sweep: None,
         }
     }
 
@@ -155,6 +167,7 @@ impl Memory {
     /// The bound on remembered objects.
     pub(crate) fn set_capacity(&mut self, capacity: usize) {
         self.capacity = capacity.max(1);
+        self.make_room(0);
     }
 
     /// How long entries outlive their object's last reconcile.
@@ -162,19 +175,61 @@ impl Memory {
         self.ttl = ttl;
     }
 
-    /// Counts this reconcile's outcome: a retryable failure adds one to the object's
-    /// consecutive failures and returns the count (1 for the first); anything else ends the
-    /// run and returns 0.
-    pub(crate) fn count(&mut self, key: &str, failed: bool, now: Instant) -> u32 {
+    /// Whether a reconcile of `key` at `moment` may act at `now`: not before the retry time
+    /// of an episode of failures of the same moment. Sweeps out entries not seen for the
+    /// ttl first.
+    pub(crate) fn gate(&mut self, key: &str, moment: Moment, now: Instant) -> Gate {
         self.sweep(now);
-        if failed {
-            let entry = self.entry(key, now);
-            entry.failures = entry.failures.saturating_add(1);
-            entry.failures
-        } else {
-            self.update(key, now, |entry| entry.failures = 0);
-            0
+        Episode::gate(
+            self.entries.get(key).and_then(|e| e.episode.as_ref()),
+            moment,
+            now,
+        )
+    }
+
+    /// A failed attempt on `key` (see [`Episode::fail`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn fail(
+        &mut self,
+        key: &str,
+        class: FailureClass,
+        read: Moment,
+        after: Moment,
+        now: Instant,
+        retry_after: Option<Duration>,
+        policy: &RequeuePolicy,
+    ) -> Failed {
+        let entry = self.entry(key, now);
+        Episode::fail(
+            &mut entry.episode,
+            class,
+            read,
+            after,
+            now,
+            retry_after,
+            policy,
+        )
+    }
+
+    /// An attempt on `key` that succeeded: the episode is over.
+    pub(crate) fn succeed(&mut self, key: &str, now: Instant) {
+        self.update(key, now, |entry| entry.episode = None);
+    }
+
+    /// The Event announcing a failed write of `class` could not be posted: it is said at the
+    /// next failure of that class instead.
+    pub(crate) fn unannounce(&mut self, key: &str, class: AnswerClass) {
+        if let Some(episode) = self.entries.get_mut(key).and_then(|e| e.episode.as_mut()) {
+            episode.unannounce(class);
         }
+    }
+
+    /// The retry time of `key`'s episode, if one is under way.
+    pub(crate) fn retry_at(&self, key: &str) -> Option<Instant> {
+        self.entries
+            .get(key)
+            .and_then(|e| e.episode.as_ref())
+            .map(|e| e.retry_at)
     }
 
     /// The remembered rejection of `key`.
@@ -182,30 +237,26 @@ impl Memory {
         self.entries.get(key).and_then(|e| e.rejection.as_ref())
     }
 
-    /// Remembers that the status with `fingerprint` was rejected with `message`; returns how
-    /// many times in a row that status has been rejected now.
+    /// Remembers that the status with `fingerprint` was rejected with `message`; the
+    /// fallback's state is kept when it is the same status.
     pub(crate) fn reject(
         &mut self,
         key: &str,
         fingerprint: u64,
         message: String,
         now: Instant,
-        retry_after: impl FnOnce(u32) -> Duration,
     ) -> &Rejection {
         let entry = self.entry(key, now);
-        let (attempts, fallback_rejected, fallback_announced) = match &entry.rejection {
+        let (fallback_rejected, fallback_announced) = match &entry.rejection {
             Some(previous) if previous.fingerprint == fingerprint => (
-                previous.attempts.saturating_add(1),
                 previous.fallback_rejected.clone(),
                 previous.fallback_announced,
             ),
-            _ => (1, None, false),
+            _ => (None, false),
         };
         entry.rejection.insert(Rejection {
             fingerprint,
             message,
-            attempts,
-            retry_at: now + retry_after(attempts),
             fallback_rejected,
             fallback_announced,
             fallback_sent: false,
@@ -224,7 +275,6 @@ impl Memory {
     pub(crate) fn reject_fallback(&mut self, key: &str, answer: Answer) {
         if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
             rejection.fallback_rejected = Some(answer);
-            rejection.fallback_announced = false;
         }
     }
 
@@ -233,49 +283,6 @@ impl Memory {
         if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
             rejection.fallback_announced = true;
         }
-    }
-
-    /// Forgets that the last failed write was announced: its Event could not be recorded.
-    pub(crate) fn write_failure_unannounced(&mut self, key: &str) {
-        if let Some(failure) = self
-            .entries
-            .get_mut(key)
-            .and_then(|e| e.write_failure.as_mut())
-        {
-            failure.announced = false;
-        }
-    }
-
-    /// Counts a failed write answered `answer`; returns the failures in a row (1 for the
-    /// first) and whether to announce it: a refusal (`refused`, such as 401 or 403) at once,
-    /// any other answer once it repeats; each answer once.
-    pub(crate) fn write_failed(
-        &mut self,
-        key: &str,
-        answer: String,
-        refused: bool,
-        now: Instant,
-    ) -> (u32, bool) {
-        let entry = self.entry(key, now);
-        let failure = entry.write_failure.get_or_insert(WriteFailure {
-            attempts: 0,
-            answer: String::new(),
-            announced: false,
-        });
-        let repeated = failure.attempts > 0 && failure.answer == answer;
-        if !repeated {
-            failure.announced = false;
-            failure.answer = answer;
-        }
-        failure.attempts = failure.attempts.saturating_add(1);
-        let announce = !failure.announced && (refused || repeated);
-        failure.announced |= announce;
-        (failure.attempts, announce)
-    }
-
-    /// Ends a run of failed writes: a write went through (or had nothing to send).
-    pub(crate) fn write_succeeded(&mut self, key: &str, now: Instant) {
-        self.update(key, now, |entry| entry.write_failure = None);
     }
 
     /// Remembers a transition from `before` to `after` that may have been written and was not
@@ -384,66 +391,77 @@ impl Memory {
         self.update(key, now, |entry| entry.rejection = None);
     }
 
-    /// Forgets the object: it is gone.
-    pub(crate) fn forget(&mut self, key: &str) {
-        self.entries.remove(key);
-    }
-
-    /// The entry of `key`, made if needed; makes room first when the map is full.
+    /// The entry of `key`, made if needed (making room first when the map is full), marked
+    /// as seen `now`.
     fn entry(&mut self, key: &str, now: Instant) -> &mut Entry {
-        if !self.entries.contains_key(key) && self.entries.len() >= self.capacity {
-            self.sweep_now(now);
-            if self.entries.len() >= self.capacity {
-                let oldest = self
-                    .entries
-                    .iter()
-                    .min_by_key(|(_, entry)| entry.seen)
-                    .map(|(key, _)| key.clone());
-                if let Some(oldest) = oldest {
-                    self.entries.remove(&oldest);
-                }
-            }
+        if !self.entries.contains_key(key) {
+            self.make_room(1);
         }
-        let entry = self.entries.entry(key.to_owned()).or_default();
-        entry.seen = Some(now);
+        let seen = self.next_seen(now);
+        let recency = &mut self.recency;
+        let entry = self
+            .entries
+            .entry(key.to_owned())
+            .and_modify(|entry| {
+                recency.remove(&(entry.seen.0, entry.seen.1, key.to_owned()));
+                entry.seen = seen;
+            })
+            .or_insert_with(|| Entry::new(seen));
+        recency.insert((seen.0, seen.1, key.to_owned()));
         entry
     }
 
     /// Changes an existing entry, and drops it when it has nothing left to remember.
     fn update(&mut self, key: &str, now: Instant, change: impl FnOnce(&mut Entry)) {
+        let seen = self.next_seen(now);
         let Some(entry) = self.entries.get_mut(key) else {
             return;
         };
         change(entry);
-        entry.seen = Some(now);
-        let empty = entry.failures == 0
-            && entry.rejection.is_none()
-            && entry.write_failure.is_none()
-            && entry.unannounced.is_none()
-            && entry.stored_as.is_none()
-            && entry.contest.is_none()
-            && !entry.first_write_unseen;
-        if empty {
+        self.recency
+            .remove(&(entry.seen.0, entry.seen.1, key.to_owned()));
+        if entry.is_empty() {
             self.entries.remove(key);
+        } else {
+            entry.seen = seen;
+            self.recency.insert((seen.0, seen.1, key.to_owned()));
         }
     }
 
-    /// Sweeps out entries not seen for `ttl`, at most every half `ttl`: amortized over the
-    /// reconciles, a sweep costs nothing per reconcile however many objects there are.
+    /// Forgets the object: it is gone.
+    pub(crate) fn forget(&mut self, key: &str) {
+        if let Some(entry) = self.entries.remove(key) {
+            self.recency
+                .remove(&(entry.seen.0, entry.seen.1, key.to_owned()));
+        }
+    }
+
+    fn next_seen(&mut self, now: Instant) -> (Instant, u64) {
+        self.sequence = self.sequence.wrapping_add(1);
+        (now, self.sequence)
+    }
+
+    /// Drops the entries seen longest ago until `room` more fit.
+    fn make_room(&mut self, room: usize) {
+        while self.entries.len() + room > self.capacity {
+            let Some((_, _, oldest)) = self.recency.pop_first() else {
+                break;
+            };
+            self.entries.remove(&oldest);
+        }
+    }
+
+    /// Sweeps out entries not seen for `ttl`: the oldest first, so a sweep costs only what
+    /// it removes.
     fn sweep(&mut self, now: Instant) {
-        if self.next_sweep.is_none_or(|at| now >= at) {
-            self.sweep_now(now);
+        while let Some((seen, ..)) = self.recency.first() {
+            if now.saturating_duration_since(*seen) < self.ttl {
+                break;
+            }
+            if let Some((_, _, key)) = self.recency.pop_first() {
+                self.entries.remove(&key);
+            }
         }
-    }
-
-    fn sweep_now(&mut self, now: Instant) {
-        let ttl = self.ttl;
-        self.entries.retain(|_, entry| {
-            entry
-                .seen
-                .is_some_and(|seen| now.saturating_duration_since(seen) < ttl)
-        });
-        self.next_sweep = Some(now + ttl / 2);
     }
 }
 
@@ -452,59 +470,70 @@ mod tests {
     use super::*;
 
     const MINUTE: Duration = Duration::from_secs(60);
+    const SECOND: Duration = Duration::from_secs(1);
 
-    #[test]
-    fn failures_count_up_and_reset() {
-        let now = Instant::now();
-        let mut memory = Memory::new(MINUTE, 10);
-        assert_eq!(memory.count("a", true, now), 1);
-        assert_eq!(memory.count("a", true, now), 2);
-        assert_eq!(memory.len(), 1);
-        assert_eq!(memory.count("a", false, now), 0);
-        assert_eq!(memory.len(), 0, "nothing left to remember");
-        assert_eq!(memory.count("a", true, now), 1);
+    fn policy() -> RequeuePolicy {
+        RequeuePolicy {
+            resync: 5 * MINUTE,
+            backoff_initial: 5 * SECOND,
+            backoff_max: MINUTE,
+        }
+    }
+
+    const AT: Moment = Moment {
+        generation: Some(1),
+        deleting: false,
+    };
+
+    fn fail(memory: &mut Memory, key: &str, now: Instant) -> Failed {
+        memory.fail(key, FailureClass::Body, AT, AT, now, None, &policy())
     }
 
     #[test]
-    fn rejections_count_attempts_of_the_same_status() {
+    fn an_episode_gates_until_its_retry_time_and_ends_on_success() {
         let now = Instant::now();
         let mut memory = Memory::new(MINUTE, 10);
-        let backoff = |attempts: u32| Duration::from_secs(5 * u64::from(attempts));
-        assert_eq!(memory.reject("a", 7, "no".into(), now, backoff).attempts, 1);
-        let again = memory.reject("a", 7, "no".into(), now, backoff);
-        assert_eq!((again.attempts, again.retry_at), (2, now + 10 * SECOND));
+        assert_eq!(fail(&mut memory, "a", now).attempts, 1);
+        assert_eq!(memory.gate("a", AT, now), Gate::Wait(5 * SECOND));
+        assert_eq!(memory.gate("b", AT, now), Gate::Run);
+        assert_eq!(fail(&mut memory, "a", now + 5 * SECOND).attempts, 2);
+        assert_eq!(memory.retry_at("a"), Some(now + 15 * SECOND));
+        assert_eq!(memory.len(), 1);
+        memory.succeed("a", now);
+        assert_eq!(memory.len(), 0, "nothing left to remember");
+        assert_eq!(fail(&mut memory, "a", now).attempts, 1);
+    }
+
+    #[test]
+    fn a_rejection_keeps_its_fallback_state_for_the_same_status() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        memory.reject("a", 7, "no".into(), now);
         let no_either = Answer {
             code: 422,
             message: "no either".into(),
         };
         memory.reject_fallback("a", no_either.clone());
-        let again = memory.reject("a", 7, "no".into(), now, backoff);
+        let again = memory.reject("a", 7, "no".into(), now);
         assert_eq!(again.fallback_rejected, Some(no_either));
         // Another status: its fallback has not been tried.
-        let other = memory.reject("a", 8, "no".into(), now, backoff);
-        assert_eq!((other.attempts, other.fallback_rejected.clone()), (1, None));
+        let other = memory.reject("a", 8, "no".into(), now);
+        assert_eq!(other.fallback_rejected, None);
         memory.accepted("a", now);
         assert_eq!(memory.rejection("a"), None);
         assert_eq!(memory.len(), 0);
     }
 
-    const SECOND: Duration = Duration::from_secs(1);
-
     #[test]
-    fn a_refusal_is_announced_at_once_and_other_answers_when_they_repeat() {
+    fn an_announcement_not_posted_is_made_at_the_next_failure_of_its_class() {
         let now = Instant::now();
         let mut memory = Memory::new(MINUTE, 10);
-        let forbidden = || "403 Forbidden".to_owned();
-        assert_eq!(memory.write_failed("a", forbidden(), true, now), (1, true));
-        assert_eq!(memory.write_failed("a", forbidden(), true, now), (2, false));
-        // Another answer is announced once it repeats; the count goes on (the backoff grows).
-        let fault = || "500 etcd is down".to_owned();
-        assert_eq!(memory.write_failed("a", fault(), false, now), (3, false));
-        assert_eq!(memory.write_failed("a", fault(), false, now), (4, true));
-        assert_eq!(memory.write_failed("a", fault(), false, now), (5, false));
-        memory.write_succeeded("a", now);
-        assert_eq!(memory.len(), 0, "nothing left to remember");
-        assert_eq!(memory.write_failed("a", fault(), false, now), (1, false));
+        let refused = FailureClass::Write(AnswerClass::Refused);
+        let fail = |memory: &mut Memory| memory.fail("a", refused, AT, AT, now, None, &policy());
+        assert!(fail(&mut memory).announce);
+        assert!(!fail(&mut memory).announce);
+        memory.unannounce("a", AnswerClass::Refused);
+        assert!(fail(&mut memory).announce);
     }
 
     #[test]
@@ -538,7 +567,7 @@ mod tests {
         let stored_as = StoredAs { sent: 1, stored: 2 };
         memory.set_stored_as("a", Some(stored_as), now);
         assert_eq!(memory.stored_as("a"), Some(stored_as));
-        memory.count("a", false, now);
+        memory.succeed("a", now);
         assert_eq!(
             memory.stored_as("a"),
             Some(stored_as),
@@ -578,30 +607,57 @@ mod tests {
         let start = Instant::now();
         let mut memory = Memory::new(MINUTE, 100);
         for i in 0..50 {
-            memory.count(&format!("o{i}"), true, start);
+            fail(&mut memory, &format!("o{i}"), start);
         }
-        memory.count("live", true, start + MINUTE / 2);
+        fail(&mut memory, "live", start + MINUTE / 2);
         assert_eq!(memory.len(), 51);
         // A reconcile of a live object sweeps out the objects not seen since.
-        memory.count("live", true, start + MINUTE + SECOND);
+        memory.gate("live", AT, start + MINUTE + SECOND);
         assert_eq!(memory.len(), 1);
+        assert_eq!(memory.recency.len(), 1);
         memory.forget("live");
         assert_eq!(memory.len(), 0);
+        assert!(memory.recency.is_empty());
     }
 
     #[test]
-    fn the_capacity_holds() {
+    fn the_capacity_holds_and_the_entries_seen_last_stay() {
         let start = Instant::now();
         let mut memory = Memory::new(MINUTE, 3);
         for i in 0..10u64 {
-            memory.count(&format!("o{i}"), true, start + Duration::from_millis(i));
+            fail(
+                &mut memory,
+                &format!("o{i}"),
+                start + Duration::from_millis(i),
+            );
         }
         assert_eq!(memory.len(), 3);
-        // The three seen last stay.
         assert!(
             ["o7", "o8", "o9"]
                 .iter()
                 .all(|k| memory.entries.contains_key(*k))
         );
+        // Seen again, o7 is the newest: o8 goes next.
+        fail(&mut memory, "o7", start + SECOND);
+        fail(&mut memory, "n", start + 2 * SECOND);
+        assert!(
+            ["o7", "o9", "n"]
+                .iter()
+                .all(|k| memory.entries.contains_key(*k))
+        );
+        assert_eq!(memory.recency.len(), 3, "the index follows the map");
+        memory.set_capacity(1);
+        assert_eq!(memory.entries.keys().collect::<Vec<_>>(), ["n"]);
+    }
+
+    #[test]
+    fn entries_seen_at_the_same_instant_stay_distinct_in_the_index() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 2);
+        fail(&mut memory, "a", now);
+        fail(&mut memory, "b", now);
+        fail(&mut memory, "c", now);
+        assert!(!memory.entries.contains_key("a"), "the first seen goes");
+        assert_eq!(memory.recency.len(), 2);
     }
 }

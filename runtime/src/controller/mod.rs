@@ -90,14 +90,17 @@
 //! # }
 //! ```
 
+mod answer;
 mod apply;
 mod checks;
 mod finalizer;
 mod memory;
 mod panics;
 mod report;
+mod retry;
 
 use std::fmt::{self, Debug};
+use std::future::Future;
 use std::hash::{Hash, Hasher};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -112,10 +115,13 @@ use serde::de::DeserializeOwned;
 use tokio::time::Instant;
 use tracing::Instrument;
 
-use apply::{Fallback, WriteError, Writer, Written};
+use answer::WriteError;
+use apply::{Fallback, Writer, Written};
 use memory::{Contested, Memory, StoredAs, Summary};
 use report::{Outcome, Report};
+use retry::{FailureClass, Gate, Moment};
 
+pub use answer::AnswerClass;
 pub use apply::{REASON_STATUS_REJECTED, fallback_owner};
 pub use checks::{
     CheckError, CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
@@ -150,6 +156,8 @@ const MAX_EVENT_NOTE_BYTES: usize = 1024;
 #[derive(Debug)]
 pub struct Error {
     source: kube::Error,
+    /// What the answer means.
+    class: AnswerClass,
     /// What could not be done, for the message.
     context: &'static str,
     /// The API server's `Retry-After`.
@@ -174,16 +182,22 @@ impl Error {
     fn new(context: &'static str, failure: WriteError, backoff: Option<Duration>) -> Self {
         Self {
             source: failure.error,
+            class: failure.class,
             context,
             retry_after: failure.retry_after,
             backoff,
         }
     }
 
+    /// What the answer means: its [`AnswerClass`], for an operator's metrics and logs.
+    pub fn class(&self) -> AnswerClass {
+        self.class
+    }
+
     /// The API server's HTTP status code, if it answered (none for a transport error such
     /// as a timeout or a reset connection).
     pub fn status_code(&self) -> Option<u16> {
-        apply::status_code(&self.source)
+        answer::status_code(&self.source)
     }
 
     /// Whether the object changed since the reconcile read it (409 Conflict) in what the
@@ -192,7 +206,7 @@ impl Error {
     /// reconcile starts from the new one. A change by other field managers alone is not one:
     /// the status is sent again within the reconcile.
     pub fn is_conflict(&self) -> bool {
-        self.status_code() == Some(409)
+        self.class == AnswerClass::Conflict
     }
 
     /// How long the API server asked to wait before retrying: the `Retry-After` header (as
@@ -202,9 +216,11 @@ impl Error {
         self.retry_after
     }
 
-    /// How long the reconciler waits before it writes this object's status again: its
-    /// backoff ([`RequeuePolicy`], doubling with each write of the object that failed in a
-    /// row, up to `backoff_max`). None for a conflict, which is retried at once.
+    /// How long the reconciler waits before it acts on this object again: its backoff
+    /// ([`RequeuePolicy`], doubling with each failed attempt of the episode, up to
+    /// `backoff_max`, and never shorter than the API server's `Retry-After`). Until then a
+    /// reconcile of the object, whatever caused it, does nothing. None for a conflict,
+    /// which is retried at once.
     pub fn backoff(&self) -> Option<Duration> {
         self.backoff
     }
@@ -349,19 +365,25 @@ where
         );
         async {
             let key = memory_key(&*object);
+            let read = moment(&*object);
+            // An episode of failures under way: nothing is done before its retry time,
+            // whatever caused this reconcile (the watch event of the last write, another
+            // writer's, a child's): the body is not run again, nothing is sent.
+            if let Gate::Wait(wait) = self.memory().gate(&key, read, Instant::now()) {
+                tracing::debug!(?wait, "backing off: nothing done before the retry time");
+                return Ok(Action::requeue(wait));
+            }
             let mut working = (*object).clone();
             self.report.clear(&mut working);
             let outcome = self.run(&mut working, body).await;
             let requeue = self.report.finish(&*object, &mut working, &outcome);
             let now = Instant::now();
             let (contest, left) = self.contest(&object, &mut working, &key, now).await;
-            // Counted from the body's outcome before the write: a write that fails (and is
-            // retried through the error policy) neither hides a failure nor a success.
-            let failures = self.memory().count(&key, requeue == Requeue::Backoff, now);
-            let after_body = self.policy.delay(requeue, failures);
             let write = match self.write(&object, &working, &key, &left, now).await {
                 Ok(write) => write,
-                Err(failure) => return Err(self.write_failed(&object, &key, failure, now).await),
+                Err(failure) => {
+                    return Err(self.write_failed(&object, &key, failure, read, now).await);
+                }
             };
             let stored_summary = self.summary_of(&object);
             // A transition written by an earlier reconcile and not announced (its answer was
@@ -411,33 +433,44 @@ where
                 tracing::debug!("object gone before its status was written");
                 return Ok(Action::await_change());
             }
+            if let Some(failure) = write.release {
+                return Err(self.write_failed(&object, &key, failure, read, now).await);
+            }
+            // One attempt of the episode: a rejected status, else the body's retryable
+            // failure; anything else ends the episode.
+            let failure = match &write.written {
+                Written::Rejected { .. } => Some(FailureClass::Rejected),
+                _ if requeue == Requeue::Backoff => Some(FailureClass::Body),
+                _ => None,
+            };
+            let retry = failure.map(|class| {
+                let after = moment_after_write::<K>(read, &write.written);
+                let failed = self
+                    .memory()
+                    .fail(&key, class, read, after, now, None, &self.policy);
+                failed.wait
+            });
+            if failure.is_none() {
+                self.memory().succeed(&key, now);
+            }
             if let Written::Rejected {
                 fallback: Fallback::Refused { answer, .. },
                 ..
             } = &write.written
             {
                 // Nothing of the status is stored: the reconcile failed, and is tried again
-                // when the full apply's backoff has passed.
-                let refused = WriteError::from(answer.to_error());
+                // at the episode's retry time.
                 return Err(Error::new(
                     "the status and its conditions alone were rejected",
-                    refused,
-                    write.retry,
+                    answer.to_error(),
+                    retry,
                 ));
             }
-            self.memory().write_succeeded(&key, now);
-            if let Some(failure) = write.release {
-                return Err(self.write_failed(&object, &key, failure, now).await);
-            }
-            // After a rejection the full apply is retried on its own backoff, or sooner when
-            // the body asks to be run again sooner.
             // A contested condition is taken back when its backoff has passed.
-            let delay = [write.retry, contest]
-                .into_iter()
-                .flatten()
-                .fold(after_body, |delay, retry| {
-                    Some(delay.map_or(retry, |delay| delay.min(retry)))
-                });
+            let delay = retry.or_else(|| self.policy.delay(requeue, 0));
+            let delay = contest.into_iter().fold(delay, |delay, retry| {
+                Some(delay.map_or(retry, |delay| delay.min(retry)))
+            });
             Ok(delay.map_or_else(Action::await_change, Action::requeue))
         }
         .instrument(span)
@@ -602,18 +635,20 @@ where
         }
     }
 
-    /// A failed write: counted for the backoff, logged (an error when the identity was
-    /// refused or the same answer came again), and said in a Warning Event once per answer.
+    /// A failed write: one failed attempt of the object's episode (a conflict is none),
+    /// logged (an error when it cannot pass by itself or repeats), and said in a Warning
+    /// Event once per class of answer and episode, naming what to do.
     async fn write_failed(
         &self,
         object: &K,
         key: &str,
         failure: WriteError,
+        read: Moment,
         now: Instant,
     ) -> Error {
         const CONTEXT: &str = "writing the status failed";
-        let code = apply::status_code(&failure.error);
-        if code == Some(409) {
+        let class = failure.class;
+        if class == AnswerClass::Conflict {
             // The object changed since it was read: its own watch event brings the next
             // reconcile, which starts from the newer object. Not a failure of the write.
             return Error::new(CONTEXT, failure, None);
@@ -623,29 +658,37 @@ where
             K::plural(&()),
             if K::STATUS_SUBRESOURCE { "/status" } else { "" }
         );
-        let answer = apply::describe(&failure.error);
-        // Answers about the identity or the kind, which no retry changes.
-        let refused = matches!(code, Some(401 | 403 | 404));
-        let (attempts, announce) = self
-            .memory()
-            .write_failed(key, answer.clone(), refused, now);
-        let backoff = self.policy.delay(Requeue::Backoff, attempts);
-        if refused || attempts > 1 {
-            tracing::error!(%request, %answer, attempts, ?backoff, "status write failed");
+        let answer = failure.describe();
+        let failed = self.memory().fail(
+            key,
+            FailureClass::Write(class),
+            read,
+            read,
+            now,
+            failure.retry_after,
+            &self.policy,
+        );
+        let (attempts, wait) = (failed.attempts, failed.wait);
+        if class.announce_at_once() || attempts > 1 {
+            tracing::error!(%request, %answer, %class, attempts, ?wait, "status write failed");
         } else {
-            tracing::warn!(%request, %answer, ?backoff, "status write failed");
+            tracing::warn!(%request, %answer, %class, ?wait, "status write failed");
         }
-        if announce {
-            let note = format!("{request} failed ({attempts} in a row): {answer}");
+        if failed.announce {
+            let note = format!(
+                "{request} failed ({class}, {attempts} in a row; next try in {wait:?}): \
+                 {answer}; {fix}",
+                fix = class.fix()
+            );
             let recorded = self
                 .publish(object, EventType::Warning, REASON_STATUS_WRITE_FAILED, note)
                 .await;
             if !recorded {
-                // Said at the next failure with the same answer instead.
-                self.memory().write_failure_unannounced(key);
+                // Said at the next failure of this class instead.
+                self.memory().unannounce(key, class);
             }
         }
-        Error::new(CONTEXT, failure, backoff)
+        Error::new(CONTEXT, failure, Some(wait))
     }
 
     /// Step 4 and 5: the full apply unless the status is stored already or known to be
@@ -682,17 +725,20 @@ where
             return Ok(Write::done(Written::Unchanged));
         }
         let fingerprint = fingerprint(&body);
-        let known = self
-            .memory()
-            .rejection(key)
-            .filter(|r| r.fingerprint == fingerprint && now < r.retry_at)
-            .cloned();
-        // The same status was rejected a moment ago (this reconcile is likely the one the
-        // fallback's own watch event caused): not sent again before its retry time.
-        let (message, retry_at, fallback_rejected, fallback_sent) = match known {
+        let known = {
+            let memory = self.memory();
+            let waiting = memory.retry_at(key).is_some_and(|at| now < at);
+            memory
+                .rejection(key)
+                .filter(|r| r.fingerprint == fingerprint && waiting)
+                .cloned()
+        };
+        // The same status was rejected, and its episode's retry time has not come (this
+        // reconcile acts before it because the object moved to a new moment, its deletion
+        // say): not sent again before then.
+        let (message, fallback_rejected, fallback_sent) = match known {
             Some(rejection) => (
                 rejection.message,
-                rejection.retry_at,
                 rejection
                     .fallback_rejected
                     .map(|a| (a, rejection.fallback_announced)),
@@ -728,27 +774,19 @@ where
                         };
                         return Ok(Write {
                             written: Written::Full,
-                            retry: None,
                             release,
                         });
                     }
-                    Err(error) if apply::is_not_found(&error.error) => {
+                    Err(error) if error.class == AnswerClass::Gone => {
                         return self.not_found(stored, error).await;
                     }
-                    Err(error) if apply::is_rejection(&error.error) => {
-                        let message = apply::rejection_message(&error.error);
-                        let policy = self.policy;
+                    Err(error) if error.class == AnswerClass::Rejected => {
+                        let message = error.message();
                         let mut memory = self.memory();
-                        let rejection =
-                            memory.reject(key, fingerprint, message.clone(), now, |attempts| {
-                                policy
-                                    .delay(Requeue::Backoff, attempts)
-                                    .unwrap_or(policy.backoff_max)
-                            });
+                        let rejection = memory.reject(key, fingerprint, message.clone(), now);
                         let announced = rejection.fallback_announced;
                         (
                             message,
-                            rejection.retry_at,
                             rejection.fallback_rejected.clone().map(|a| (a, announced)),
                             false,
                         )
@@ -764,13 +802,11 @@ where
                 }
             }
         };
-        let retry = Some(retry_at.saturating_duration_since(now));
         let rejected = |fallback| Write {
             written: Written::Rejected {
                 message: message.clone(),
                 fallback,
             },
-            retry,
             release: None,
         };
         // Its fallback was rejected too: the same conditions would be again.
@@ -808,11 +844,11 @@ where
                 self.memory().fallback_sent(key);
                 Ok(rejected(Fallback::Sent(conditions)))
             }
-            Err(error) if apply::is_not_found(&error.error) => self.not_found(stored, error).await,
+            Err(error) if error.class == AnswerClass::Gone => self.not_found(stored, error).await,
             // Nothing can be written: said once, in an Event, and not tried again until the
             // status changes or its full apply is retried and rejected anew.
-            Err(error) if apply::is_rejection(&error.error) => {
-                let answer = apply::answer(&error.error);
+            Err(error) if error.class == AnswerClass::Rejected => {
+                let answer = error.answer();
                 self.memory().reject_fallback(key, answer.clone());
                 Ok(rejected(Fallback::Refused {
                     answer,
@@ -837,9 +873,8 @@ where
         error: &WriteError,
         now: Instant,
     ) {
-        let may_have_landed = apply::status_code(&error.error).is_none_or(|code| code >= 500);
         let after = written.and_then(|c| c.get(&self.report.summary));
-        if let Some(after) = after.filter(|_| may_have_landed) {
+        if let Some(after) = after.filter(|_| error.class.may_have_landed()) {
             let before = self.summary_of(stored).map(summary_key);
             self.memory()
                 .unannounced(key, before, summary_key(after), now);
@@ -911,10 +946,9 @@ where
             plural = K::plural(&()),
             group = K::group(&()),
             kind = K::kind(&()),
-            answer = apply::rejection_message(&error.error),
+            answer = error.message(),
         );
-        let status = kube::core::Status::failure(&message, "NotFound").with_code(404);
-        Err(WriteError::from(kube::Error::Api(status.boxed())))
+        Err(WriteError::no_status_subresource(&message))
     }
 
     /// The object as it is written. For a kind without a status subresource the write itself
@@ -945,48 +979,42 @@ where
         conditions
     }
 
-    /// The checks and the body.
+    /// The checks and the body. A panic in any of them ends as that object's outcome
+    /// (`ReconcilePanicked`), never as a panic of the Controller's stream.
     async fn run<E, F>(&self, object: &mut K, body: F) -> Outcome
     where
         E: ReconcileError,
         F: AsyncFnOnce(&mut K) -> Result<(), E>,
     {
-        let decision = Next::new(&self.pre_checks).run(object, &self.client).await;
-        match decision {
-            Ok(PreCheck::Proceed) => {}
-            Ok(PreCheck::Block(reason)) => return Outcome::Blocked(reason),
-            Ok(PreCheck::Postpone(reason)) => return Outcome::Postponed(reason),
-            Err(error) => return Outcome::Blocked(error.to_string()),
+        let decision = Next::new(&self.pre_checks).run(object, &self.client);
+        match caught("a pre-reconciliation check", decision).await {
+            Err(panicked) => return panicked,
+            Ok(Ok(PreCheck::Proceed)) => {}
+            Ok(Ok(PreCheck::Block(reason))) => return Outcome::Blocked(reason),
+            Ok(Ok(PreCheck::Postpone(reason))) => return Outcome::Postponed(reason),
+            Ok(Err(error)) => return Outcome::Blocked(error.to_string()),
         }
         // Marked as a body's polls, so that `quiet_repeated_panics` can tell its panics.
-        let result = AssertUnwindSafe(panics::in_body(body(object)))
-            .catch_unwind()
-            .await;
-        match result {
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "the reconcile body panicked".to_owned());
-                tracing::error!(%message, "reconcile body panicked");
-                Outcome::Panicked(message)
+        match caught("the reconcile body", panics::in_body(body(object))).await {
+            Err(panicked) => return panicked,
+            Ok(Err(error)) => {
+                return Outcome::Failed {
+                    condition: self.report.failure(&error),
+                    requeue: error.requeue(),
+                };
             }
-            Ok(Err(error)) => Outcome::Failed {
-                condition: self.report.failure(&error),
-                requeue: error.requeue(),
-            },
-            Ok(Ok(())) => {
-                for check in &self.post_checks {
-                    match check.check(object, &self.client).await {
-                        Ok(PostCheck::Success) => {}
-                        Ok(PostCheck::Failure(reason)) => return Outcome::PostCheckFailed(reason),
-                        Err(error) => return Outcome::PostCheckFailed(error.to_string()),
-                    }
-                }
-                Outcome::Succeeded
+            Ok(Ok(())) => {}
+        }
+        for check in &self.post_checks {
+            let checked = check.check(object, &self.client);
+            match caught("a post-reconciliation check", checked).await {
+                Err(panicked) => return panicked,
+                Ok(Ok(PostCheck::Success)) => {}
+                Ok(Ok(PostCheck::Failure(reason))) => return Outcome::PostCheckFailed(reason),
+                Ok(Err(error)) => return Outcome::PostCheckFailed(error.to_string()),
             }
         }
+        Outcome::Succeeded
     }
 
     /// Records the transition from `before` to `after` (if it is one), or remembers it to
@@ -1075,14 +1103,16 @@ fn memory_ttl(policy: &RequeuePolicy) -> Duration {
     policy.resync.max(policy.backoff_max).saturating_mul(2)
 }
 
-/// The status to apply, with every condition's `lastTransitionTime` left out: two reconciles
-/// reaching the same outcome compute the same fingerprint even when the second one set its
-/// conditions over the fallback's (which moves their times).
+/// The status to apply, with every condition's free text left out (`lastTransitionTime` and
+/// `message`): two reconciles reaching the same outcome compute the same fingerprint even
+/// when the second one set its conditions over the fallback's (which moves their times), or
+/// its message carries a time, a request id or a counter.
 fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
     let mut value = serde_json::to_value(&body.status).unwrap_or_default();
     if let Some(conditions) = value.get_mut("conditions").and_then(|c| c.as_array_mut()) {
         for condition in conditions.iter_mut().filter_map(|c| c.as_object_mut()) {
             condition.remove("lastTransitionTime");
+            condition.remove("message");
         }
         // A list map's order is not its content: the list the API server returns after a
         // fallback may hold the same conditions in another order.
@@ -1093,12 +1123,11 @@ fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
     hasher.finish()
 }
 
-/// What [`StatusReconciler::write`] did: what was written, after a rejection how long until
-/// the full apply is tried again, and a release of the fallback manager that failed after
-/// the full apply went through (reported once the transition is recorded).
+/// What [`StatusReconciler::write`] did: what was written, and a release of the fallback
+/// manager that failed after the full apply went through (reported once the transition is
+/// recorded).
 struct Write {
     written: Written,
-    retry: Option<Duration>,
     release: Option<WriteError>,
 }
 
@@ -1106,9 +1135,39 @@ impl Write {
     fn done(written: Written) -> Self {
         Self {
             written,
-            retry: None,
             release: None,
         }
+    }
+}
+
+/// What an episode of failures of `object` is about: its generation, and whether it is being
+/// deleted.
+fn moment<K: Resource>(object: &K) -> Moment {
+    let meta = object.meta();
+    Moment {
+        generation: meta.generation,
+        deleting: meta.deletion_timestamp.is_some(),
+    }
+}
+
+/// The moment of the object after a reconcile that read it at `read` wrote `written`: for a
+/// kind without a status subresource, a status written moves the generation by one, and the
+/// watch event of that write is no new moment.
+fn moment_after_write<K: StatusResource>(read: Moment, written: &Written) -> Moment {
+    let wrote = matches!(
+        written,
+        Written::Full
+            | Written::Rejected {
+                fallback: Fallback::Sent(_),
+                ..
+            }
+    );
+    if K::STATUS_SUBRESOURCE || !wrote {
+        return read;
+    }
+    Moment {
+        generation: read.generation.map(|g| g.saturating_add(1)),
+        ..read
     }
 }
 
@@ -1139,6 +1198,23 @@ fn exact_hash<S: Serialize>(body: &StatusApply<S>) -> u64 {
         .unwrap_or_default()
         .hash(&mut hasher);
     hasher.finish()
+}
+
+/// `future`'s output, or the outcome of its panic: logged, and its message kept for the
+/// summary condition. `what` names the part of the reconcile that panicked.
+async fn caught<T>(what: &str, future: impl Future<Output = T>) -> Result<T, Outcome> {
+    AssertUnwindSafe(future)
+        .catch_unwind()
+        .await
+        .map_err(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| format!("{what} panicked"));
+            tracing::error!(%message, "{what} panicked");
+            Outcome::Panicked(message)
+        })
 }
 
 /// A summary condition as a transition Event sees it.
