@@ -382,5 +382,44 @@ fn offline_check(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, chokepoint, offline_check);
+/// Remembering a new object when the chokepoint's memory is full (issue 46): each reconcile
+/// of a new object whose body fails is remembered (its backoff), and at capacity the entry
+/// seen longest ago makes room. The time per reconcile is flat in the capacity: making room
+/// takes the oldest entry from an index, never a scan of the map.
+fn eviction(c: &mut Criterion) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let widget = steady_widget();
+    let next = AtomicU64::new(0);
+    let new_object = || {
+        let mut object = widget.clone();
+        object.metadata.uid = Some(format!("uid-{}", next.fetch_add(1, Ordering::Relaxed)));
+        Arc::new(object)
+    };
+    let failing = async |_: &mut Widget| Err::<(), _>(Failure::retryable("Waiting", "not yet"));
+    let mut group = c.benchmark_group("reconcile of a new failing object, memory full");
+    for capacity in [1_000, 100_000] {
+        let requests = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let reconciler = runtime.block_on(async {
+            StatusReconciler::<Widget>::new(echo_client(&widget, requests))
+                .max_tracked_objects(capacity)
+        });
+        runtime.block_on(async {
+            for _ in 0..capacity {
+                let _ = reconciler.reconcile(new_object(), failing).await;
+            }
+        });
+        assert_eq!(reconciler.tracked_objects(), capacity, "full");
+        group.bench_function(format!("{capacity} tracked"), |b| {
+            b.iter(|| runtime.block_on(reconciler.reconcile(new_object(), failing)));
+        });
+        assert_eq!(reconciler.tracked_objects(), capacity, "still bounded");
+    }
+    group.finish();
+}
+
+criterion_group!(benches, chokepoint, offline_check, eviction);
 criterion_main!(benches);

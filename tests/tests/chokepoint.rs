@@ -391,7 +391,11 @@ async fn success_applies_the_whole_status_once() {
     assert_eq!(events.len(), 1, "{events:#?}");
     assert_eq!(events[0].type_.as_deref(), Some("Normal"));
     assert_eq!(events[0].reason.as_deref(), Some("Succeeded"));
-    assert_eq!(events[0].note.as_deref(), Some("Ready is True: "));
+    assert_eq!(
+        events[0].note.as_deref(),
+        Some("Ready is True"),
+        "no dangling colon without a message"
+    );
     assert_eq!(
         setup.env.requests.len(),
         2,
@@ -485,6 +489,10 @@ async fn errors_requeue_by_their_severity() {
 
     let retry = setup.reconcile(&reconciler, "w1", throttled).await;
     assert_eq!(retry, Action::requeue(Duration::from_secs(5)));
+    // The watch event of its own write: nothing done before the retry time.
+    let waiting = setup.reconcile(&reconciler, "w1", throttled).await;
+    assert_eq!(waiting, Action::requeue(Duration::from_secs(5)));
+    tokio::time::advance(Duration::from_secs(5)).await;
     let again = setup.reconcile(&reconciler, "w1", throttled).await;
     assert_eq!(
         again,
@@ -492,6 +500,7 @@ async fn errors_requeue_by_their_severity() {
         "backoff grows"
     );
     let throttled_stored = setup.stored("w1").await;
+    tokio::time::advance(Duration::from_secs(10)).await;
     let fatal = setup
         .reconcile(&reconciler, "w1", async |_: &mut Widget| {
             Err(Failure::fatal("InvalidLocation", "eastus3 does not exist"))
@@ -778,7 +787,9 @@ async fn recovery_releases_the_fallback_manager() {
         "{rejected}"
     );
 
-    // The status mended: the full apply lands, then the fallback manager lets go.
+    // The status mended (by the time the rejection's backoff passed): the full apply
+    // lands, then the fallback manager lets go.
+    tokio::time::advance(Duration::from_secs(5)).await;
     setup.env.requests.clear();
     setup
         .reconcile(&reconciler, "w1", async |w: &mut Widget| {
@@ -797,10 +808,18 @@ async fn recovery_releases_the_fallback_manager() {
                "observedGeneration": 8, "endpoint": "10.0.0.7:443"}),
     );
     assert_apply(&patches[1], &setup.status_path("w1"), FALLBACK);
+    // Conditional on the version the full apply left: the release lands on that object or
+    // not at all (never on one deleted or created again meanwhile).
+    let version = patches[1].body["metadata"]["resourceVersion"].clone();
+    assert_ne!(
+        version,
+        json!(resource_version(&rejected)),
+        "the version after the apply"
+    );
     assert_eq!(
         patches[1].body,
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
-               "metadata": {"name": "w1", "namespace": setup.ns()}}),
+               "metadata": {"name": "w1", "namespace": setup.ns(), "resourceVersion": version}}),
         "no status at all: an empty one would leave the fallback owning `status`"
     );
     assert_eq!(
@@ -1198,6 +1217,60 @@ async fn post_checks_can_fail_a_reconcile() {
     );
 }
 
+/// A post-check that panics on one object (a bug in the check).
+struct PanicsOnW1;
+
+impl PostReconcileCheck<Widget> for PanicsOnW1 {
+    fn check<'a>(&'a self, object: &'a Widget, _: &'a Client) -> CheckFuture<'a, PostCheck> {
+        Box::pin(async move {
+            assert_ne!(object.name_any(), "w1", "the check's own bug");
+            Ok(PostCheck::Success)
+        })
+    }
+}
+
+/// A panic in a check is caught like the body's: that object's Ready says it (reason
+/// `ReconcilePanicked`, the panic's message), its reconcile returns (kube's Controller would
+/// otherwise lose its whole stream to the panic), and the other objects are reconciled.
+#[tokio::test]
+async fn a_panicking_check_fails_its_object_only() {
+    let setup = Setup::new().await;
+    setup.create("w1", 1, &[]).await;
+    setup.create("w2", 1, &[]).await;
+    let reconciler = setup.reconciler().post_check(PanicsOnW1);
+    let endpoint = async |w: &mut Widget| {
+        w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
+        Ok(())
+    };
+    let action = setup.reconcile(&reconciler, "w1", endpoint).await;
+    assert_eq!(action, Action::requeue(Duration::from_secs(5)));
+    let w1 = setup.stored("w1").await;
+    let ready = &w1["status"]["conditions"][0];
+    assert_eq!(
+        (&ready["type"], &ready["status"], &ready["reason"]),
+        (
+            &json!("Ready"),
+            &json!("False"),
+            &json!("ReconcilePanicked")
+        )
+    );
+    assert!(
+        ready["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the check's own bug")),
+        "{ready}"
+    );
+    setup.reconcile(&reconciler, "w2", endpoint).await;
+    let w2 = setup.stored("w2").await;
+    assert_eq!(
+        (
+            &w2["status"]["conditions"][0]["status"],
+            &w2["status"]["endpoint"]
+        ),
+        (&json!("True"), &json!("10.0.0.7:443"))
+    );
+}
+
 #[tokio::test]
 async fn an_event_is_recorded_when_ready_changes_and_only_then() {
     let setup = Setup::new().await;
@@ -1482,69 +1555,73 @@ async fn throttling_reaches_the_error_policy_without_a_fallback() {
     assert_eq!(setup.stored("w1").await.get("status"), None);
 }
 
+/// The controller's finalizer released (its cleanup done), no status is written after it:
+/// the object is gone (its last finalizer) or kept only by finalizers that are not this
+/// controller's. The one request is kube's finalizer patch.
 #[tokio::test]
-async fn finalizers_clean_up_while_ready_says_deleting() {
-    let setup = Setup::with_finalizer().await;
-    setup.create("w1", 6, &["example.com/cleanup"]).await;
-    let object = delete_held(&setup, "w1").await;
-    let uid = object.uid().expect("a uid");
-    let api: Api<Widget> = Api::namespaced(setup.env.client.clone(), setup.ns());
-    let cleaned = Arc::new(AtomicBool::new(false));
-    let flag = cleaned.clone();
-    let action = setup
-        .reconciler()
-        .reconcile(Arc::new(object), async |w: &mut Widget| {
-            kondition::controller::with_finalizer(
-                &api,
-                "example.com/cleanup",
-                w,
-                async |_: &mut Widget| Ok::<(), Failure>(()),
-                async |_: &mut Widget| {
-                    flag.store(true, Ordering::SeqCst);
-                    Ok(())
-                },
-            )
+async fn no_status_is_written_once_the_finalizer_is_released() {
+    for others in [&[][..], &["other.example.com/keep"][..]] {
+        let setup = Setup::with_finalizer().await;
+        let finalizers: Vec<&str> = ["example.com/cleanup"]
+            .into_iter()
+            .chain(others.iter().copied())
+            .collect();
+        setup.create("w1", 6, &finalizers).await;
+        let object = delete_held(&setup, "w1").await;
+        let uid = object.uid().expect("a uid");
+        let api: Api<Widget> = Api::namespaced(setup.env.client.clone(), setup.ns());
+        let cleaned = Arc::new(AtomicBool::new(false));
+        let flag = cleaned.clone();
+        let reconciler = setup.reconciler();
+        let action = reconciler
+            .reconcile(Arc::new(object), async |w: &mut Widget| {
+                kondition::controller::with_finalizer(
+                    &api,
+                    "example.com/cleanup",
+                    w,
+                    async |_: &mut Widget| Ok::<(), Failure>(()),
+                    async |_: &mut Widget| {
+                        flag.store(true, Ordering::SeqCst);
+                        Ok(())
+                    },
+                )
+                .await
+            })
             .await
-        })
-        .await
-        .expect("not an error");
-    assert!(cleaned.load(Ordering::SeqCst));
-    assert_eq!(action, Action::await_change());
-    let requests = setup.env.requests.all();
-    assert_eq!(requests.len(), 3, "{requests:#?}");
-    assert_eq!(requests[0].method, "PATCH");
-    assert_eq!(
-        requests[0].path,
-        format!("/apis/example.com/v1/namespaces/{}/widgets/w1", setup.ns())
-    );
-    assert_eq!(requests[0].content_type, "application/json-patch+json");
-    assert_eq!(
-        requests[0].body,
-        json!([{"op": "test", "path": "/metadata/finalizers/0", "value": "example.com/cleanup"},
-               {"op": "remove", "path": "/metadata/finalizers/0"}])
-    );
-    assert_eq!(requests[0].status, Some(200));
-    // The last finalizer gone, the server deletes the object: the status apply saying
-    // Deleting comes too late and is answered 404, which is no error.
-    assert_apply(&requests[1], &setup.status_path("w1"), OWNER);
-    assert_eq!(
-        conditions_without_time(&requests[1].body)[0]["reason"],
-        "Deleting"
-    );
-    assert_eq!(requests[1].status, Some(404));
-    assert_eq!(
-        (requests[2].method.as_str(), requests[2].status),
-        ("GET", Some(404)),
-        "read back: gone"
-    );
-    let gone = setup.widgets().get_opt("w1").await.expect("a read");
-    assert!(gone.is_none_or(|w| w.uid().as_ref() != Some(&uid)));
+            .expect("not an error");
+        assert!(cleaned.load(Ordering::SeqCst));
+        assert_eq!(action, Action::await_change());
+        assert_eq!(reconciler.tracked_objects(), 0);
+        let requests = setup.env.requests.all();
+        assert_eq!(requests.len(), 1, "{others:?}: {requests:#?}");
+        assert_eq!(requests[0].method, "PATCH");
+        assert_eq!(
+            requests[0].path,
+            format!("/apis/example.com/v1/namespaces/{}/widgets/w1", setup.ns())
+        );
+        assert_eq!(requests[0].content_type, "application/json-patch+json");
+        assert_eq!(
+            requests[0].body,
+            json!([{"op": "test", "path": "/metadata/finalizers/0", "value": "example.com/cleanup"},
+                   {"op": "remove", "path": "/metadata/finalizers/0"}])
+        );
+        assert_eq!(requests[0].status, Some(200));
+        let left = setup.widgets().get_opt("w1").await.expect("a read");
+        if others.is_empty() {
+            assert!(left.is_none_or(|w| w.uid().as_ref() != Some(&uid)), "gone");
+        } else {
+            let left = left.expect("kept by the other finalizer");
+            assert_eq!(left.finalizers(), others);
+            assert_eq!(left.status, None, "no status written after the release");
+        }
+    }
 }
 
 /// A new object through [`kondition::controller::with_finalizer`]: the first reconcile adds
 /// the finalizer (a JSON patch, which moves the object's `resourceVersion`), reads the
-/// object's metadata back to follow that patch (same generation: nothing else changed), and
-/// runs the body at once; its status apply carries the version the finalizer patch left, so
+/// object back to follow that patch (the patch is the only change since the copy was read:
+/// the same metadata and spec, no field manager's fields but finalizers changed), and runs
+/// the body at once; its status apply carries the version the finalizer patch left, so
 /// it lands in the same reconcile. (The real server showed the bug: with the version read
 /// before the patch, every new object's first status write was refused with 409.)
 #[tokio::test]

@@ -10,7 +10,8 @@ use std::time::Duration;
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition::controller::{
-    Error, REASON_STATUS_REJECTED, REASON_STATUS_WRITE_FAILED, StatusReconciler, error_policy,
+    AnswerClass, Error, REASON_STATUS_REJECTED, REASON_STATUS_WRITE_FAILED, StatusReconciler,
+    error_policy,
 };
 use kondition::permissions::KindAccess;
 use kondition::{Conditions, Failure, KubeStatus, RequeuePolicy, StatusResource};
@@ -387,6 +388,64 @@ async fn a_kind_without_a_status_subresource_is_written_once_then_never() {
     assert_eq!(fields, ["f:status"], "{owned:?}");
 }
 
+/// On the main resource an apply to a missing object creates it, `resourceVersion` or not:
+/// every write of a kind without a status subresource carries the object's uid, so that a
+/// status computed from a copy of an object deleted since, or deleted and created again
+/// under the same name, never lands: the API server answers 409 `uid mismatch` or 422
+/// `metadata.uid: field is immutable`, read as the object gone (no fallback, no Event, no
+/// error, forgotten). The reconciler's identity may create the kind (the harness's admin).
+#[tokio::test(start_paused = true)]
+async fn a_write_for_a_deleted_or_recreated_object_never_lands() {
+    let harness = Harness::<PlainWidget>::new(without_status_subresource(PlainWidget::crd())).await;
+    harness.create("p1").await;
+    let copy = harness.stored("p1").await;
+    harness
+        .api()
+        .delete("p1", &Default::default())
+        .await
+        .expect("deleted");
+    let write = async |copy: &PlainWidget| {
+        harness
+            .reconciler
+            .reconcile(Arc::new(copy.clone()), async |w: &mut PlainWidget| {
+                *w.endpoint() = Some("10.0.0.1:80".into());
+                Ok::<(), Failure>(())
+            })
+            .await
+    };
+    let action = write(&copy).await.expect("gone is no error");
+    assert_eq!(action, Action::await_change());
+    assert_eq!(
+        harness.requests(),
+        [patch("p1", 409)],
+        "refused, not created"
+    );
+    let found = harness.api().get_opt("p1").await.expect("a read");
+    assert!(found.is_none(), "not created again: {found:?}");
+
+    // Created again under the same name: the old copy's status does not land on it.
+    harness.create("p1").await;
+    let again = harness.stored("p1").await;
+    assert_ne!(again.uid(), copy.uid());
+    let action = write(&copy).await.expect("gone is no error");
+    assert_eq!(action, Action::await_change());
+    let requests = harness.requests();
+    assert_eq!(
+        requests[1..],
+        [patch("p1", 409), ("GET".to_owned(), "p1".to_owned(), 200)],
+        "the precondition's 409, then the read that finds another object"
+    );
+    let stored = harness.stored("p1").await;
+    assert_eq!(
+        stored.resource_version(),
+        again.resource_version(),
+        "untouched"
+    );
+    assert!(json_of(&stored).get("status").is_none());
+    assert!(harness.events().await.is_empty(), "no Event");
+    assert_eq!(harness.reconciler.tracked_objects(), 0, "forgotten");
+}
+
 /// A kind declared with a status subresource whose installed CRD serves none: the API server
 /// answers 404 to the status write, worded as for a deleted object. The object still exists,
 /// so this is an error that says what is wrong, in an Event (once) and the reconcile's
@@ -400,6 +459,9 @@ async fn a_404_on_status_for_an_existing_object_is_an_error_not_a_deletion() {
         Harness::<LostWidget>::as_declared(without_status_subresource(LostWidget::crd())).await;
     harness.create("l1").await;
 
+    // Reconciles come as fast as watch events bring them; within the backoff they do
+    // nothing at all. Each backoff step sends one write (and the read that tells the 404
+    // from a deletion), then nothing until the next.
     let mut backoffs = Vec::new();
     for _ in 0..4 {
         let error = harness
@@ -407,25 +469,35 @@ async fn a_404_on_status_for_an_existing_object_is_an_error_not_a_deletion() {
             .await
             .expect_err("not written");
         assert_eq!(error.status_code(), Some(404));
+        assert_eq!(error.class(), AnswerClass::NoStatusSubresource);
         let message = error.to_string();
         assert!(
             message.contains("serves no status subresource")
                 && message.contains("status_subresource = false"),
             "{message}"
         );
-        backoffs.push(error.backoff());
+        let backoff = error.backoff().expect("a backoff");
+        backoffs.push(backoff);
         assert_eq!(
             error_policy(Arc::new(LostWidget::named("l1")), &error, Duration::ZERO),
-            Action::requeue(error.backoff().expect("a backoff"))
+            Action::requeue(backoff)
         );
+        for _ in 0..10 {
+            let action = harness
+                .reconcile("l1", |_| {})
+                .await
+                .expect("nothing done within the backoff");
+            assert_eq!(action, Action::requeue(backoff), "the clock is paused");
+        }
+        tokio::time::advance(backoff).await;
     }
-    let secs = |s| Some(Duration::from_secs(s));
+    let secs = Duration::from_secs;
     assert_eq!(
         backoffs,
         [secs(1), secs(2), secs(4), secs(8)],
         "exponential"
     );
-    // Each reconcile: the status write, then the read that finds the object still there.
+    // Each backoff step: the status write, then the read that finds the object still there.
     let one = [
         patch("l1/status", 404),
         ("GET".to_owned(), "l1".to_owned(), 200),
@@ -436,11 +508,16 @@ async fn a_404_on_status_for_an_existing_object_is_an_error_not_a_deletion() {
     );
     assert_eq!(harness.reconciler.tracked_objects(), 1, "not forgotten");
     let events = harness.events().await;
-    assert_eq!(events.len(), 1, "once per answer: {events:#?}");
+    assert_eq!(events.len(), 1, "once per episode: {events:#?}");
     assert_eq!(events[0].type_.as_deref(), Some("Warning"));
     assert_eq!(
         events[0].reason.as_deref(),
         Some(REASON_STATUS_WRITE_FAILED)
+    );
+    let note = events[0].note.as_deref().unwrap_or_default();
+    assert!(
+        note.contains("no status subresource") && note.contains("status_subresource = false"),
+        "the class and the fix: {note}"
     );
 
     // Deleted, it is gone: no error, and forgotten.

@@ -120,6 +120,12 @@ impl Fixture {
     }
 }
 
+/// Moves tokio's paused clock past the retry time of an episode of failures (the default
+/// policy's longest backoff): a reconcile before it does nothing.
+async fn retry_time_passes() {
+    tokio::time::advance(RequeuePolicy::default().backoff_max).await;
+}
+
 async fn label(api: &Api<Widget>, name: &str, value: &str) -> Widget {
     api.patch(
         name,
@@ -152,6 +158,13 @@ async fn reconcile(
             Ok::<(), Failure>(())
         })
         .await
+}
+
+/// The `resourceVersion` of the object the server answered `entry` with.
+fn answered_version(entry: &Exchange) -> Value {
+    entry.answer.as_ref().map_or(Value::Null, |answer| {
+        answer["metadata"]["resourceVersion"].clone()
+    })
 }
 
 /// The full status apply (the controller's manager).
@@ -479,7 +492,7 @@ async fn the_servers_own_429_is_plain_text_with_retry_after_and_kube_retries_it(
 /// fault of etcd): a failed write, retried after the reconciler's backoff, which doubles with
 /// each failure in a row (the default policy: 5 s, 10 s...), or the error policy's own delay
 /// when that is longer. Never a fixed delay for ever.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_server_error_without_retry_after_backs_off() {
     let f = fixture().await;
     let copy = f.create("w1", 3).await;
@@ -496,6 +509,13 @@ async fn a_server_error_without_retry_after_backs_off() {
         assert_eq!(action, Action::requeue(error.backoff().expect("a backoff")));
         let action = error_policy(Arc::new(copy.clone()), &error, Duration::from_secs(3600));
         assert_eq!(action, Action::requeue(Duration::from_secs(3600)));
+        // Within the backoff a reconcile does nothing.
+        let waiting = f.reconcile(&copy, Body::Sees).await.expect("waiting");
+        assert_eq!(
+            waiting,
+            Action::requeue(error.backoff().expect("a backoff"))
+        );
+        tokio::time::advance(error.backoff().expect("a backoff")).await;
     }
     let secs = |s| Some(Duration::from_secs(s));
     assert_eq!(backoffs, [secs(5), secs(10), secs(20)]);
@@ -507,7 +527,7 @@ async fn a_server_error_without_retry_after_backs_off() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_reset_connection_did_not_land_and_the_retry_writes_the_same_status() {
     let f = fixture().await;
     let copy = f.create("w1", 3).await;
@@ -525,6 +545,7 @@ async fn a_reset_connection_did_not_land_and_the_retry_writes_the_same_status() 
 
     // The retry (from the same copy: nothing changed, so the watch brought no newer one)
     // sends the same body, and it lands.
+    retry_time_passes().await;
     f.reconcile(&copy, Body::Sees).await.expect("written");
     let journal = f.faults.journal();
     assert_eq!(journal.len(), 2);
@@ -545,7 +566,7 @@ async fn a_reset_connection_did_not_land_and_the_retry_writes_the_same_status() 
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_lost_response_landed_so_the_retry_from_the_old_copy_finds_it_written_and_the_new_copy_is_steady()
  {
     // The write lands but its answer is lost: the chokepoint sees a transport error.
@@ -573,6 +594,7 @@ async fn a_lost_response_landed_so_the_retry_from_the_old_copy_finds_it_written_
     // server, the write that landed having moved the version on; the object read back holds
     // what the retry would write (its Ready a moment later, the same transition): done,
     // nothing sent again, no fallback.
+    retry_time_passes().await;
     f.reconcile(&copy, Body::Sees).await.expect("found written");
     let journal = f.faults.journal();
     let sent = requests(&journal[1..]);
@@ -605,7 +627,7 @@ async fn a_lost_response_landed_so_the_retry_from_the_old_copy_finds_it_written_
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_rejected_status_falls_back_under_the_precondition_and_the_release_carries_none() {
     let f = fixture().await;
     let copy = f.create("w1", 3).await;
@@ -651,6 +673,7 @@ async fn a_rejected_status_falls_back_under_the_precondition_and_the_release_car
 
     // A later full apply (from the copy read back) is conditional; the release after it is
     // not: the full apply has just moved the version on.
+    retry_time_passes().await;
     f.reconcile(&rejected, Body::Sees).await.expect("written");
     let journal = f.faults.journal();
     assert_eq!(managers_sent(&journal[2..]), [Some(OWNER), Some(FALLBACK)]);
@@ -661,7 +684,9 @@ async fn a_rejected_status_falls_back_under_the_precondition_and_the_release_car
     assert_eq!(
         journal[3].sent.body,
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
-               "metadata": {"name": "w1", "namespace": f.env.namespace}})
+               "metadata": {"name": "w1", "namespace": f.env.namespace,
+                            "resourceVersion": answered_version(&journal[2])}}),
+        "conditional on the version the full apply left"
     );
     assert_eq!(
         (journal[2].server, journal[3].server),
@@ -709,7 +734,7 @@ async fn a_fallback_from_a_copy_made_stale_meanwhile_gets_the_servers_409() {
     assert_eq!(managers(&stored), BTreeSet::from([created_by_harness()]));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
     let f = fixture().await;
     let copy = f.create("w1", 3).await;
@@ -724,6 +749,7 @@ async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
 
     // The status is good again: the full apply lands, but the release after it is reset
     // before it reaches the server.
+    retry_time_passes().await;
     f.faults.next(is_release, Fault::Reset);
     let error = f
         .reconcile(&rejected, Body::Sees)
@@ -756,6 +782,7 @@ async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
     );
 
     // The next reconcile, from that copy, applies the status again and releases.
+    retry_time_passes().await;
     f.reconcile(&half, Body::Sees).await.expect("written");
     let journal = f.faults.journal();
     assert_eq!(managers_sent(&journal[4..]), [Some(OWNER), Some(FALLBACK)]);
@@ -771,7 +798,8 @@ async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
     assert_eq!(
         journal[5].sent.body,
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
-               "metadata": {"name": "w1", "namespace": f.env.namespace}}),
+               "metadata": {"name": "w1", "namespace": f.env.namespace,
+                            "resourceVersion": answered_version(&journal[4])}}),
         "no status at all: an empty one would leave the fallback owning `status`"
     );
     let healed = f.stored("w1").await;
@@ -791,7 +819,7 @@ async fn a_failed_release_of_the_fallback_is_made_up_by_the_next_reconcile() {
     assert_eq!(f.faults.journal().len(), 6);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_release_lost_with_the_full_apply_is_made_up_although_the_status_is_stored() {
     // After a rejection, the full apply lands but its answer is lost, so no release follows.
     // The status it stored is exactly what the next reconcile computes (a retryable failure:
@@ -803,6 +831,7 @@ async fn a_release_lost_with_the_full_apply_is_made_up_although_the_status_is_st
         .await
         .expect("fallback written");
     let rejected = f.stored("w1").await;
+    retry_time_passes().await;
     f.faults.next(is_full_apply, Fault::LoseResponse);
     let busy = Body::Fails("the cloud API is busy");
     f.reconcile(&rejected, busy).await.expect_err("lost");
@@ -825,6 +854,7 @@ async fn a_release_lost_with_the_full_apply_is_made_up_although_the_status_is_st
     );
 
     // The same status is applied again, from that copy, and the release follows.
+    retry_time_passes().await;
     f.reconcile(&stored, busy).await.expect("written");
     let journal = f.faults.journal();
     assert_eq!(managers_sent(&journal[3..]), [Some(OWNER), Some(FALLBACK)]);
@@ -840,7 +870,8 @@ async fn a_release_lost_with_the_full_apply_is_made_up_although_the_status_is_st
     assert_eq!(
         journal[4].sent.body,
         json!({"apiVersion": "example.com/v1", "kind": "Widget",
-               "metadata": {"name": "w1", "namespace": f.env.namespace}})
+               "metadata": {"name": "w1", "namespace": f.env.namespace,
+                            "resourceVersion": answered_version(&journal[3])}})
     );
     let released = f.stored("w1").await;
     assert_eq!(released.status, stored.status, "the same status");
@@ -850,12 +881,16 @@ async fn a_release_lost_with_the_full_apply_is_made_up_although_the_status_is_st
     );
 
     // Once the fallback manager holds nothing, the same status sends nothing.
+    retry_time_passes().await;
     f.reconcile(&released, busy).await.expect("steady");
     assert_eq!(f.faults.journal().len(), 5);
 }
 
-#[tokio::test]
-async fn the_backoff_counts_the_bodys_failures_whether_or_not_their_status_was_written() {
+/// One episode counts every failed attempt, the body's and the status write's alike: each
+/// waits for the one before's retry time (5, 10, 20, 40 s), and only an attempt that
+/// succeeded, its status written, ends it.
+#[tokio::test(start_paused = true)]
+async fn the_backoff_counts_every_failed_attempt_of_the_body_and_of_the_write() {
     // Each reconcile starts from the object as the server holds it, as a controller's would;
     // each failure says something new, so that each has a status to write.
     let f = fixture().await;
@@ -868,21 +903,38 @@ async fn the_backoff_counts_the_bodys_failures_whether_or_not_their_status_was_w
     f.create("w1", 3).await;
     let backoff = |secs| Action::requeue(Duration::from_secs(secs));
     let run = async |body| reconcile(&reconciler, &f.stored("w1").await, body).await;
+    let pass = async |secs| tokio::time::advance(Duration::from_secs(secs)).await;
 
     assert_eq!(
         run(Body::Fails("busy (1)")).await.expect("written"),
         backoff(5)
     );
-    // The second failure's status write fails: it still counts.
+    // Before the retry time: nothing run, nothing sent.
+    assert_eq!(
+        run(Body::Fails("busy (-)")).await.expect("waiting"),
+        backoff(5)
+    );
+    pass(5).await;
+    // The second failure's status write fails: it counts once.
     f.faults.next(Sent::is_status_apply, Fault::ServerError);
-    assert!(run(Body::Fails("busy (2)")).await.is_err());
+    let error = run(Body::Fails("busy (2)")).await.expect_err("not written");
+    assert_eq!(error.backoff(), Some(Duration::from_secs(10)));
+    pass(10).await;
     assert_eq!(
         run(Body::Fails("busy (3)")).await.expect("written"),
         backoff(20)
     );
-    // A success whose write fails still ends the run of failures.
+    pass(20).await;
+    // A success whose write fails is a failed attempt: the episode goes on.
     f.faults.next(Sent::is_status_apply, Fault::ServerError);
-    assert!(run(Body::Sees).await.is_err());
+    let error = run(Body::Sees).await.expect_err("not written");
+    assert_eq!(error.backoff(), Some(Duration::from_secs(40)));
+    pass(40).await;
+    // A success written ends it: the next failure starts again at the first step.
+    assert_eq!(
+        run(Body::Sees).await.expect("written"),
+        Action::requeue(Duration::from_secs(600))
+    );
     assert_eq!(
         run(Body::Fails("busy (5)")).await.expect("written"),
         backoff(5)
@@ -899,6 +951,7 @@ async fn the_backoff_counts_the_bodys_failures_whether_or_not_their_status_was_w
             (Some(FaultKind::ServerError), None),
             (None, Some(200)),
             (Some(FaultKind::ServerError), None),
+            (None, Some(200)),
             (None, Some(200)),
         ]
     );

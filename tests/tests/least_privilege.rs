@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
-use kondition::controller::{REASON_STATUS_REJECTED, StatusReconciler, error_policy};
+use kondition::controller::{AnswerClass, REASON_STATUS_REJECTED, StatusReconciler, error_policy};
 use kondition::{Failure, RequeuePolicy};
 use kondition_tests::cluster::{TestEnv, recorded_events};
 use kondition_tests::kinds::{StandardWidget, StandardWidgetSpec};
@@ -163,10 +163,16 @@ async fn a_clusterrole_without_patch_on_the_status() {
     );
 
     // Reconciles before the backoff has passed (watch events, another controller's write)
-    // send nothing; each is the same error.
+    // do nothing: no body, no request; each asks to come back at the retry time.
     for _ in 0..10 {
-        let error = reconcile().await;
-        assert_eq!(error.status_code(), Some(403));
+        let object = api.get("w1").await.expect("read");
+        let action = reconciler
+            .reconcile(Arc::new(object), async |_: &mut StandardWidget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("nothing done within the backoff");
+        assert_eq!(action, Action::requeue(second), "the clock is paused");
     }
     assert_eq!(status_patches().len(), 2, "nothing sent before the backoff");
 
@@ -240,7 +246,19 @@ async fn real_throttling_is_waited_out_as_its_header_says() {
         .collect();
     assert_eq!(writes.len(), 1, "no fallback after a 429: {writes:?}");
 
+    // Before the server's wait has passed, a reconcile does nothing; once it has (the real
+    // clock: the throttle is the real server's), the status goes.
+    let action = reconciler
+        .reconcile(object.clone(), async |_: &mut StandardWidget| {
+            Ok::<(), Failure>(())
+        })
+        .await
+        .expect("nothing done before the wait");
+    assert_ne!(action, Action::await_change(), "requeued at the retry time");
+    let writes = requests.all().into_iter().filter(|r| r.is_write()).count();
+    assert_eq!(writes, 1, "nothing sent before the server's wait");
     throttled.release().await;
+    tokio::time::sleep(after.max(error.backoff().unwrap_or_default())).await;
     reconciler
         .reconcile(object, async |_: &mut StandardWidget| Ok::<(), Failure>(()))
         .await
@@ -296,6 +314,8 @@ async fn an_identity_the_server_no_longer_knows() {
         .recorder(Recorder::new(env.client.clone(), reporter))
         .requeue_policy(POLICY);
 
+    // Four reconciles back to back: one PATCH, the other three within its backoff do
+    // nothing. Then one PATCH per backoff step, doubling.
     let mut backoffs = Vec::new();
     for _ in 0..4 {
         let object = api.get("w1").await.expect("read");
@@ -306,9 +326,22 @@ async fn an_identity_the_server_no_longer_knows() {
             .await
             .expect_err("unauthorized");
         assert_eq!(error.status_code(), Some(401), "{error}");
-        backoffs.push(error.backoff().map(|b| b.as_secs()));
+        assert_eq!(error.class(), AnswerClass::Refused);
+        let backoff = error.backoff().expect("a backoff");
+        backoffs.push(backoff.as_secs());
+        for _ in 0..3 {
+            let object = api.get("w1").await.expect("read");
+            let action = reconciler
+                .reconcile(Arc::new(object), async |_: &mut StandardWidget| {
+                    Ok::<(), Failure>(())
+                })
+                .await
+                .expect("nothing done within the backoff");
+            assert_eq!(action, Action::requeue(backoff), "the clock is paused");
+        }
+        tokio::time::advance(backoff).await;
     }
-    assert_eq!(backoffs, [Some(1), Some(2), Some(4), Some(8)]);
+    assert_eq!(backoffs, [1, 2, 4, 8]);
     let sent: Vec<_> = requests
         .all()
         .into_iter()
@@ -317,7 +350,7 @@ async fn an_identity_the_server_no_longer_knows() {
     assert_eq!(
         sent,
         vec![("PATCH".to_owned(), Some(401)); 4],
-        "no fallback"
+        "one per backoff step, no fallback"
     );
     let events = recorded_events(&env.admin, &env.namespace).await;
     assert_eq!(events.len(), 1, "{events:#?}");

@@ -22,7 +22,7 @@ fn seen() -> Vec<String> {
     SEEN.lock().unwrap_or_else(PoisonError::into_inner).clone()
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_body_panicking_on_every_retry_reaches_the_hook_once() {
     // The program's own hook (a crash reporter's, say), then kondition's around it.
     std::panic::set_hook(Box::new(|info| {
@@ -86,6 +86,8 @@ async fn a_body_panicking_on_every_retry_reaches_the_hook_once() {
             ("ReconcilePanicked".to_owned(), message.to_owned()),
             "each retry's panic is written into Ready"
         );
+        // The next retry comes once the backoff has passed (before it, nothing is run).
+        tokio::time::advance(kondition::RequeuePolicy::default().backoff_max).await;
     }
     assert_eq!(
         seen(),

@@ -15,7 +15,7 @@ use futures::{StreamExt, stream};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kondition::controller::StatusReconciler;
-use kondition::{Failure, StatusResource};
+use kondition::{Failure, RequeuePolicy, StatusResource};
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::kinds::{KstatusWidget, StandardWidget, TestKind};
 use kube::api::{DeleteParams, PostParams};
@@ -221,7 +221,13 @@ async fn a_status_rejected_every_time_writes_once() {
     );
     assert_eq!(reconciler.tracked_objects(), 1);
 
-    // A new status is applied at once, accepted, and the fallback gives its fields up.
+    // Within the backoff nothing is run: a status the body would compute differently waits
+    // for the retry time too.
+    let action = reconcile(&cluster, &reconciler, "w1", Ok("10.0.0.7:443")).await;
+    assert_eq!(action, Action::requeue(delay));
+    assert_eq!(cluster.stats().requests, stats.requests, "no request");
+    // Then the new status is applied, accepted, and the fallback gives its fields up.
+    tokio::time::advance(delay).await;
     let action = reconcile(&cluster, &reconciler, "w1", Ok("10.0.0.7:443")).await;
     assert_eq!(action, Action::requeue(Duration::from_secs(600)));
     let accepted = cluster.stored("w1").await;
@@ -398,7 +404,9 @@ async fn the_memory_of_ten_thousand_deleted_objects_returns_to_empty() {
     stream::iter(&names)
         .for_each_concurrent(IN_FLIGHT, |name| cluster.delete(name))
         .await;
-    // Half race their deletion: a reconcile of the copy in the cache finds them gone (404).
+    // Half race their deletion: a reconcile of the copy in the cache, once its backoff has
+    // passed, finds them gone (404).
+    tokio::time::advance(RequeuePolicy::default().backoff_initial).await;
     stream::iter(copies.iter().take(OBJECTS / 2))
         .for_each_concurrent(IN_FLIGHT, |copy| async {
             reconciler
@@ -439,6 +447,7 @@ async fn the_memory_of_ten_thousand_deleted_objects_returns_to_empty() {
         1,
         "only the survivor's backoff"
     );
+    tokio::time::advance(RequeuePolicy::default().backoff_initial).await;
     reconcile(&cluster, &reconciler, "survivor", Ok("10.0.0.2:443")).await;
     assert_eq!(reconciler.tracked_objects(), 0);
 }

@@ -481,8 +481,9 @@ async fn the_fallback_rejected_too_writes_nothing_and_says_so_once() {
 
     assert_steady(&harness, "s1", set, true).await;
 
-    // The status changes to one the server takes: written at once, Ready True, and the
-    // transition is the second Event.
+    // The status changes to one the server takes: written at the retry time (before it
+    // nothing is run), Ready True, and the transition is the second Event.
+    tokio::time::advance(Duration::from_secs(300)).await;
     harness
         .reconcile("s1", |s: &mut Sprocket| {
             s.status_or_insert().endpoint = Some("10.0.0.1:80".into());

@@ -19,13 +19,14 @@ use std::time::Duration;
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::Namespace;
 use kondition::controller::{StatusReconciler, error_policy};
-use kondition::{ConditionStatus, Failure, StatusResource};
+use kondition::{ConditionStatus, Failure, RequeuePolicy, StatusResource};
 use kondition_tests::cluster::EXIT_PORT_TAKEN;
 use kondition_tests::cluster::install;
 use kondition_tests::faults::widget_crd;
 use kondition_tests::kinds::Widget;
 use kondition_tests::restart::{LauncherProcess, RestartableServer, addresses_with_api_server};
 use kube::api::{Patch, PatchParams, PostParams};
+use kube::runtime::controller::Action;
 use kube::runtime::wait::{Condition, await_condition};
 use kube::runtime::{Controller, watcher};
 use kube::{Api, Client, ResourceExt};
@@ -98,7 +99,7 @@ async fn resize(widgets: &Api<Widget>, name: &str, size: i64) -> Widget {
 async fn reconcile(
     reconciler: &StatusReconciler<Widget>,
     object: Arc<Widget>,
-) -> Result<kube::runtime::controller::Action, kondition::controller::Error> {
+) -> Result<Action, kondition::controller::Error> {
     reconciler
         .reconcile(object, async |w: &mut Widget| {
             w.status_or_insert().seen_size = Some(w.spec.size);
@@ -149,7 +150,8 @@ async fn a_status_write_the_stopped_server_missed_is_made_after_its_restart() {
     let client = server.client().await;
     let widgets = widgets(&client).await;
     create(&widgets, "w", 1).await;
-    let reconciler = StatusReconciler::<Widget>::new(client.clone());
+    // A short backoff: the retries after the restart run on the real clock.
+    let reconciler = StatusReconciler::<Widget>::new(client.clone()).requeue_policy(POLICY);
     let owner = reconciler.field_owner();
 
     let copy = widgets.get("w").await.expect("read");
@@ -170,7 +172,8 @@ async fn a_status_write_the_stopped_server_missed_is_made_after_its_restart() {
     assert!(!error.is_conflict(), "{error}");
 
     // Back on the same data: the same copy is reconciled again, as the error policy requeues
-    // it, and its status lands.
+    // it (a reconcile before the episode's retry time does nothing, and is tried again), and
+    // its status lands.
     server.start_again();
     answered(|| reconcile_once(&reconciler, &changed))
         .await
@@ -207,7 +210,9 @@ async fn reconcile_once(
     object: &Widget,
 ) -> kube::Result<()> {
     match reconcile(reconciler, Arc::new(object.clone())).await {
-        Ok(_) => Ok(()),
+        Ok(action) if action == Action::requeue(POLICY.resync) => Ok(()),
+        // Before the retry time: nothing was done.
+        Ok(_) => Err(kube::Error::Service("backing off".into())),
         Err(error) => match error.status_code() {
             Some(code) => Err(kube::Error::Api(
                 kube::core::Status::failure(&error.to_string(), "")
@@ -218,6 +223,14 @@ async fn reconcile_once(
         },
     }
 }
+
+/// The requeue policy of the reconciler that writes through the restart: its backoff is
+/// shorter than the wait between [`answered`]'s attempts.
+const POLICY: RequeuePolicy = RequeuePolicy {
+    resync: Duration::from_secs(600),
+    backoff_initial: Duration::from_millis(10),
+    backoff_max: Duration::from_millis(100),
+};
 
 #[tokio::test]
 async fn a_controller_watching_through_a_restart_reconciles_what_changed_after_it() {

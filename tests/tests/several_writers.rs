@@ -555,7 +555,7 @@ async fn three_controllers(contest: bool) {
 /// `StatusRejected`), not the kind's controller's Ready; once accepted again, the fallback
 /// manager is released and Ready was never touched. On AsoWidget, whose CRD this test alone
 /// installs with its rule (the other test of this binary installs StandardWidget's as it is).
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_second_controller_writes_its_own_conditions_only() {
     let mut crd = serde_json::to_value(AsoWidget::crd()).expect("CRD JSON");
     crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"]["x-kubernetes-validations"] =
@@ -651,7 +651,9 @@ async fn a_second_controller_writes_its_own_conditions_only() {
     );
     assert_eq!(fallback["metadata"].get("resourceVersion"), None);
 
-    // Accepted again: the full apply and the release; Ready as the kind's controller wrote it.
+    // Accepted again (once the rejection's backoff has passed: before it, nothing is run):
+    // the full apply and the release; Ready as the kind's controller wrote it.
+    tokio::time::advance(kondition::RequeuePolicy::default().backoff_max).await;
     reconcile(&health, None).await;
     let applies = status_applies();
     assert_eq!(

@@ -9,6 +9,8 @@
 //! | --- | --- | --- |
 //! | 409 Conflict (the `resourceVersion` precondition) | [`Conflict`](AnswerClass::Conflict) | `chokepoint.rs`, `several_writers.rs` |
 //! | 404 Not Found, the object gone | [`Gone`](AnswerClass::Gone) | `deployed.rs` |
+//! | 409 `uid mismatch` (main resource: the object deleted) | [`Gone`](AnswerClass::Gone) | `deployed.rs` |
+//! | 422 `metadata.uid: field is immutable` (main resource: another object of the name) | [`Gone`](AnswerClass::Gone) | `deployed.rs` |
 //! | 404 Not Found on `/status`, the object there | [`NoStatusSubresource`](AnswerClass::NoStatusSubresource) | `deployed.rs` |
 //! | 422 Invalid (schema, CEL, admission) | [`Rejected`](AnswerClass::Rejected) | `rejections.rs` |
 //! | 403 Forbidden (admission policy, RBAC) | [`Rejected`](AnswerClass::Rejected) | `rejections.rs`, `least_privilege.rs` |
@@ -65,6 +67,14 @@ impl AnswerClass {
         ];
         match error {
             kube::Error::Api(status) => match status.code {
+                // The uid the write carries (on the main resource): the object is missing,
+                // or another object took its name.
+                409 if status.message.contains("uid mismatch") => Self::Gone,
+                422 if status.message.contains("metadata.uid")
+                    && status.message.contains("field is immutable") =>
+                {
+                    Self::Gone
+                }
                 409 => Self::Conflict,
                 404 => Self::Gone,
                 401 => Self::Refused,
@@ -181,6 +191,15 @@ impl WriteError {
         }
     }
 
+    /// A 409 after which the object read back is missing, or is another object of the same
+    /// name (another uid): the object the write was for is gone.
+    pub(crate) fn into_gone(self) -> Self {
+        Self {
+            class: AnswerClass::Gone,
+            ..self
+        }
+    }
+
     /// The API server's message (or the transport error).
     pub(crate) fn message(&self) -> String {
         match &self.error {
@@ -257,6 +276,18 @@ mod tests {
     fn each_answer_has_its_class() {
         let cases = [
             (409, "the object has been modified", AnswerClass::Conflict),
+            (
+                409,
+                "Operation cannot be fulfilled on things.example.com \"t1\": uid mismatch: \
+                 the provided object specified uid 0000-1111, and no existing object was found",
+                AnswerClass::Gone,
+            ),
+            (
+                422,
+                "Thing.example.com \"t2\" is invalid: metadata.uid: Invalid value: \
+                 \"0000-1111\": field is immutable",
+                AnswerClass::Gone,
+            ),
             (404, "not found", AnswerClass::Gone),
             (422, "Invalid value", AnswerClass::Rejected),
             (403, "denied by policy", AnswerClass::Rejected),
@@ -314,5 +345,87 @@ mod tests {
         assert_eq!(error.retry_after, Some(Duration::from_secs(7)));
         assert_eq!(error.class, AnswerClass::Throttled);
         assert_eq!(error.message(), "slow down");
+    }
+
+    /// Only this file looks at answers: no other file of the controller matches a variant
+    /// of `kube::Error`, reads a Status's code or compares with an HTTP status code.
+    #[test]
+    fn only_this_file_classifies_answers() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/controller");
+        let mut offences = Vec::new();
+        let entries = std::fs::read_dir(&folder).expect("the controller's folder");
+        for entry in entries {
+            let path = entry.expect("an entry").path();
+            if path.file_name().is_some_and(|n| n == "answer.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a source file");
+            for (number, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                if matches_an_answer(code) {
+                    offences.push(format!(
+                        "{}:{}: {}",
+                        path.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+        assert!(
+            offences.is_empty(),
+            "answers classified outside answer.rs:\n{}",
+            offences.join("\n")
+        );
+    }
+
+    /// Whether a line of code matches on an answer.
+    fn matches_an_answer(code: &str) -> bool {
+        const PATTERNS: [&str; 4] = ["kube::Error::Api", "Error::Api(", ".code ==", "status.code"];
+        if PATTERNS.iter().any(|p| code.contains(p)) {
+            return true;
+        }
+        // An HTTP status code of an error compared or matched: `Some(404)`, `== 409`, `429 =>`.
+        let bytes = code.as_bytes();
+        bytes.windows(3).enumerate().any(|(at, digits)| {
+            let is_code = matches!(digits[0], b'4' | b'5')
+                && digits[1..].iter().all(u8::is_ascii_digit)
+                && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric() && bytes[at - 1] != b'_')
+                && bytes
+                    .get(at + 3)
+                    .is_none_or(|b| !b.is_ascii_alphanumeric() && *b != b'_');
+            let (Some(before), Some(after)) = (code.get(..at), code.get(at + 3..)) else {
+                return false;
+            };
+            let (before, after) = (before.trim_end(), after.trim_start());
+            is_code
+                && (before.ends_with("Some(")
+                    || before.ends_with("==")
+                    || before.ends_with("!=")
+                    || before.ends_with('|')
+                    || after.starts_with("=>")
+                    || after.starts_with('|'))
+        })
+    }
+
+    #[test]
+    fn the_scan_finds_what_it_looks_for() {
+        for line in [
+            "if status_code(&e) == Some(409) {",
+            "Err(kube::Error::Api(s)) if s.code == 404 => {}",
+            "    401 | 403 => true,",
+            "    429 => Retry,",
+            "matches!(code, Some(401 | 403 | 404))",
+        ] {
+            assert!(matches_an_answer(line), "{line}");
+        }
+        for line in [
+            "let x = 4096;",
+            "Duration::from_secs(500)",
+            "let v4 = 1;",
+            "const MAX: usize = 1024;",
+        ] {
+            assert!(!matches_an_answer(line), "{line}");
+        }
     }
 }

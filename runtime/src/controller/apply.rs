@@ -198,7 +198,7 @@ where
     let (ours, merge) = (writer.managers(), K::Status::SHAPE.merge);
     let mut resends = 0;
     loop {
-        let error = match apply::<K, _>(client, &metadata, &writer.owner, &body).await {
+        let error = match apply::<K, _>(client, &metadata, read, &writer.owner, &body).await {
             Err(error) if writer.precondition() && error.class == AnswerClass::Conflict => error,
             answer => return answer.map(Applied::Sent),
         };
@@ -211,7 +211,7 @@ where
         }
         resends += 1;
         let Some(current) = read_back(client, read).await? else {
-            return Err(error);
+            return Err(error.into_gone());
         };
         if holds(&current, &body, merge)? {
             return Ok(Applied::Found(current));
@@ -404,7 +404,7 @@ where
     if let Some(status) = body.get_mut("status") {
         fit_conditions::<K>(status);
     }
-    apply::<K, _>(client, &metadata, &writer.fallback, &body)
+    apply::<K, _>(client, &metadata, read, &writer.fallback, &body)
         .await
         .map(drop)
 }
@@ -566,11 +566,20 @@ impl Owned {
 }
 
 /// `PATCH .../<name>/status` (or `.../<name>` for a kind without a status subresource) with
-/// the apply body, forced, as `owner`; works for namespaced and cluster-scoped kinds alike
-/// (`metadata` says which). Returns the object as stored.
+/// the apply body, forced, as `owner`, to the object `read` (the same uid); works for
+/// namespaced and cluster-scoped kinds alike (`metadata` says which). Returns the object as
+/// stored.
+///
+/// On the main resource an apply to a missing object creates it, `resourceVersion` or not
+/// (kube-apiserver 1.37): the body carries `read`'s uid there, so that the API server refuses
+/// a write to a deleted object (409 `uid mismatch`) or to another object of the same name
+/// (422 `metadata.uid: field is immutable`), both [`AnswerClass::Gone`]. On `/status` the API
+/// server drops a uid from the body (it keeps the stored metadata); a missing object is a
+/// 404 there, and the `resourceVersion` precondition keeps a re-created one out.
 async fn apply<K, B>(
     client: &Client,
     metadata: &ApplyMetadata,
+    read: &K,
     owner: &str,
     body: &B,
 ) -> Result<K, WriteError>
@@ -581,7 +590,14 @@ where
     let params = PatchParams::apply(owner).force();
     let url = K::url_path(&(), metadata.namespace.as_deref());
     let request = Request::new(url);
-    let patch = Patch::Apply(body);
+    let mut body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
+    if !K::STATUS_SUBRESOURCE
+        && let Some(uid) = &read.meta().uid
+        && let Some(meta) = body.get_mut("metadata").and_then(|m| m.as_object_mut())
+    {
+        meta.insert("uid".to_owned(), uid.clone().into());
+    }
+    let patch = Patch::Apply(&body);
     let request = if K::STATUS_SUBRESOURCE {
         request.patch_subresource("status", &metadata.name, &params, &patch)
     } else {
@@ -687,23 +703,27 @@ struct Identity<'a> {
 
 /// An empty apply under the fallback manager: it then owns nothing (so the API server drops
 /// its `managedFields` entry), conditions only it kept (stale ones) go, while those the main
-/// manager applied stay. Sent right after a full apply changed the object, so without a
-/// precondition: it writes no value.
+/// manager applied stay. Sent right after a full apply changed the object, conditional on
+/// the version that apply left (`applied`, its answer): it lands on that object or not at
+/// all, never on one deleted or re-created meanwhile; a write of another manager in between
+/// makes it a 409, and the next reconcile, finding the fallback manager's fields still
+/// there, applies the status again and releases them.
 pub(crate) async fn release_fallback<K>(
     client: &Client,
     writer: &Writer,
-    object: &K,
+    applied: &K,
 ) -> Result<(), WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
 {
-    let empty = StatusApply::new(object, <K::Status as KubeStatus>::Apply::default());
+    let empty = StatusApply::new(applied, <K::Status as KubeStatus>::Apply::default())
+        .precondition(applied);
     let body = Identity {
         api_version: &empty.api_version,
         kind: &empty.kind,
         metadata: &empty.metadata,
     };
-    match apply::<K, _>(client, &empty.metadata, &writer.fallback, &body).await {
+    match apply::<K, _>(client, &empty.metadata, applied, &writer.fallback, &body).await {
         Err(error) if error.class == AnswerClass::Gone => Ok(()),
         other => other.map(drop),
     }

@@ -3,6 +3,7 @@
 //! status write, and the summary condition says `Deleting` while the cleanup runs.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt::{self, Debug};
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use kube::runtime::finalizer::{self, Event};
 use kube::{Api, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::{ReconcileError, Severity};
 
@@ -104,6 +106,13 @@ where
             Event::Cleanup(current) => {
                 let mut copy = (*current).clone();
                 let outcome = cleanup(&mut copy).await;
+                // kube's finalizer removes it once this returns Ok (or the reconcile fails):
+                // the copy says so, and the chokepoint writes no status after it.
+                if outcome.is_ok()
+                    && let Some(finalizers) = copy.meta_mut().finalizers.as_mut()
+                {
+                    finalizers.retain(|f| f != name);
+                }
                 *slot = Some(copy);
                 outcome
             }
@@ -117,7 +126,7 @@ where
         // kube's finalizer only added the finalizer this time; apply now rather than report
         // success for a reconcile that did nothing, on the object as that patch left it.
         (None, Some(apply)) if object.meta().deletion_timestamp.is_none() => {
-            follow_finalizer_patch(api, object).await;
+            follow_finalizer_patch(api, object, name).await;
             apply(object)
                 .await
                 .map_err(|error| FinalizerError(finalizer::Error::ApplyFailed(error)))?
@@ -130,25 +139,166 @@ where
 /// Takes the `resourceVersion` and finalizers the finalizer patch gave the object into
 /// `object`, so that the status written after it is conditional on that version: the patch
 /// was this reconcile's own write, and the status apply would otherwise get 409 Conflict on
-/// every new object. Only when the generation is the one read: a spec changed meanwhile
-/// leaves the old version, and the 409 that a stale status deserves.
-async fn follow_finalizer_patch<K>(api: &Api<K>, object: &mut K)
+/// every new object. Only when that patch is the one change since the copy was read
+/// ([`only_finalizer_added`]): any other (a spec, a label, another writer's status) leaves the
+/// old version, and the 409 that a status computed from a stale copy deserves.
+async fn follow_finalizer_patch<K>(api: &Api<K>, object: &mut K, finalizer: &str)
 where
-    K: Resource + Clone + DeserializeOwned + Debug,
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
 {
     let Some(name) = object.meta().name.clone() else {
         return;
     };
-    match api.get_metadata(&name).await {
-        Ok(current) if current.metadata.generation == object.meta().generation => {
-            let meta = object.meta_mut();
-            meta.resource_version = current.metadata.resource_version;
-            meta.finalizers = current.metadata.finalizers;
-        }
-        Ok(_) => {}
+    let current = match api.get(&name).await {
+        Ok(current) => current,
         // The status write will meet the same problem and report it.
         Err(error) => {
-            tracing::debug!(%error, "could not read the object after its finalizer was added")
+            tracing::debug!(%error, "could not read the object after its finalizer was added");
+            return;
         }
+    };
+    let (Ok(read), Ok(now)) = (
+        serde_json::to_value(&*object),
+        serde_json::to_value(&current),
+    ) else {
+        return;
+    };
+    if only_finalizer_added(&read, &now, finalizer) {
+        let meta = object.meta_mut();
+        meta.resource_version = current.meta().resource_version.clone();
+        meta.finalizers = current.meta().finalizers.clone();
+        meta.managed_fields = current.meta().managed_fields.clone();
+    } else {
+        tracing::debug!("the object changed beyond its finalizer since it was read");
+    }
+}
+
+/// Whether `current` is `read` with the finalizer `name` added and nothing else changed: the
+/// same metadata but for `resourceVersion`, `managedFields` and the finalizer; the same
+/// content outside `status`; and each field manager's entry the same but for finalizers (its
+/// time aside): a status or anything else written in between changes some manager's fields.
+fn only_finalizer_added(read: &Value, current: &Value, name: &str) -> bool {
+    const MOVING: [&str; 3] = ["resourceVersion", "managedFields", "finalizers"];
+    let without = |object: &Value| {
+        let mut object = object.clone();
+        if let Some(fields) = object.as_object_mut() {
+            fields.remove("status");
+        }
+        if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            for key in MOVING {
+                meta.remove(key);
+            }
+        }
+        object
+    };
+    let finalizers = |object: &Value| -> Vec<Value> {
+        object["metadata"]["finalizers"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut expected = finalizers(read);
+    if !expected.iter().any(|f| f == name) {
+        expected.push(Value::from(name));
+    }
+    let before = managers(read);
+    without(read) == without(current)
+        && finalizers(current) == expected
+        && managers(current)
+            .iter()
+            .all(|(manager, fields)| before.get(manager).unwrap_or(&Value::Null) == fields)
+}
+
+/// Each field manager's entry of `object`'s `managedFields`, keyed by manager, operation,
+/// subresource and API version: the fields it owns, its finalizers left out (none: null).
+fn managers(object: &Value) -> BTreeMap<String, Value> {
+    let entries = object["metadata"]["managedFields"].as_array();
+    entries
+        .into_iter()
+        .flatten()
+        .map(|entry| {
+            let key = ["manager", "operation", "subresource", "apiVersion"]
+                .map(|k| entry[k].as_str().unwrap_or_default())
+                .join("/");
+            let mut fields = entry["fieldsV1"].clone();
+            if let Some(meta) = fields.get_mut("f:metadata").and_then(Value::as_object_mut) {
+                meta.remove("f:finalizers");
+                if meta.is_empty()
+                    && let Some(owned) = fields.as_object_mut()
+                {
+                    owned.remove("f:metadata");
+                }
+            }
+            if fields.as_object().is_some_and(serde_json::Map::is_empty) {
+                fields = Value::Null;
+            }
+            (key, fields)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::only_finalizer_added;
+
+    const NAME: &str = "w.example.com/cleanup";
+
+    fn object(finalizers: Value, entries: Value) -> Value {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget",
+               "metadata": {"name": "w", "resourceVersion": "1", "generation": 1,
+                            "labels": {"a": "1"}, "finalizers": finalizers,
+                            "managedFields": entries},
+               "spec": {"size": 1}, "status": {}})
+    }
+
+    fn entry(manager: &str, time: &str, fields: Value) -> Value {
+        json!({"manager": manager, "operation": "Update", "apiVersion": "example.com/v1",
+               "time": time, "fieldsType": "FieldsV1", "fieldsV1": fields})
+    }
+
+    fn finalizers_owned() -> Value {
+        json!({"f:metadata": {"f:finalizers": {".": {}, "v:\"w.example.com/cleanup\"": {}}}})
+    }
+
+    #[test]
+    fn the_finalizer_patch_alone_is_followed() {
+        let creator = entry("kubectl", "t0", json!({"f:spec": {"f:size": {}}}));
+        let read = object(json!([]), json!([creator.clone()]));
+        let patched = entry("operator", "t1", finalizers_owned());
+        let mut current = object(json!([NAME]), json!([creator.clone(), patched]));
+        current["metadata"]["resourceVersion"] = json!("2");
+        current["status"] = json!({"conditions": [{"type": "Ready"}]});
+        assert!(only_finalizer_added(&read, &current, NAME));
+
+        // The patch made by the manager that created the object: its entry gains the
+        // finalizers and a new time.
+        let mut by_creator = current.clone();
+        by_creator["metadata"]["managedFields"] = json!([entry(
+            "kubectl",
+            "t1",
+            json!({"f:spec": {"f:size": {}}, "f:metadata": {"f:finalizers": {".": {}}}})
+        )]);
+        assert!(only_finalizer_added(&read, &by_creator, NAME));
+
+        // A label changed in between: not followed.
+        let mut labelled = current.clone();
+        labelled["metadata"]["labels"]["a"] = json!("2");
+        assert!(!only_finalizer_added(&read, &labelled, NAME));
+        // A spec changed in between.
+        let mut resized = current.clone();
+        resized["spec"]["size"] = json!(2);
+        assert!(!only_finalizer_added(&read, &resized, NAME));
+        // Another writer's status in between: its manager's entry is new.
+        let mut written = current.clone();
+        if let Some(entries) = written["metadata"]["managedFields"].as_array_mut() {
+            entries.push(entry("agent", "t1", json!({"f:status": {"f:backup": {}}})));
+        }
+        assert!(!only_finalizer_added(&read, &written, NAME));
+        // Another finalizer added by someone else.
+        let mut other = current.clone();
+        other["metadata"]["finalizers"] = json!([NAME, "other/keep"]);
+        assert!(!only_finalizer_added(&read, &other, NAME));
     }
 }

@@ -26,10 +26,17 @@
 //! 6. the body never writes status itself: it changes the object it is handed.
 //!
 //! A failure that persists is a steady state. Each condition is set over the stored one, so
-//! an outcome repeated keeps every `lastTransitionTime` and writes nothing. A rejected status
-//! is remembered per object (uid and the status's fingerprint): until its backoff has passed,
-//! the same status is not sent again (the reconcile that the fallback's own watch event
-//! causes sends nothing), and a fallback equal to the stored conditions is not sent either.
+//! an outcome repeated keeps every `lastTransitionTime` and writes nothing. Every failed
+//! attempt (the body's retryable failure or panic, a rejected status, a write that failed for
+//! any other reason) belongs to one *episode* of the object, with one retry time: before it, a
+//! reconcile of the object does nothing at all (no body, no request), whatever caused it (the
+//! watch event of its own write, another writer's, a child's); the first one after it acts.
+//! The wait doubles with each failed attempt of the episode ([`RequeuePolicy`], never shorter
+//! than the API server's `Retry-After`) and only success, a new generation or the start of
+//! the deletion end it: a message, a time or an answer worded anew do not. The answers are
+//! classified once ([`AnswerClass`]). A rejected status is remembered per object (uid and the
+//! status's fingerprint, its free text left out), and a fallback equal to the stored
+//! conditions is not sent.
 //! The fallback itself is sent once per rejection of the full apply: conditions another
 //! writer changed after it (a replica of a newer version, during a rolling upgrade) are left
 //! to it until the full apply is retried, so the two replicas do not take turns at every
@@ -54,11 +61,12 @@
 //!
 //! A write that fails for another reason than its content (401, 403 on the fallback too, 404
 //! while the object exists, 429, a 5xx, a transport error) is the reconcile's [`Error`]: it
-//! carries a backoff that doubles with each failed write of the object ([`Error::backoff`],
-//! which [`error_policy`] follows, with the server's `Retry-After`), an error log line names
-//! the request and the answer, and a Warning Event (`StatusWriteFailed`) says it once per
-//! answer (a refusal at once, any other answer when it repeats). The transition Event of a
-//! write whose answer was lost is recorded by the reconcile that finds it stored.
+//! carries its class ([`Error::class`]) and the wait until the episode's retry time
+//! ([`Error::backoff`], which [`error_policy`] follows), an error log line names the request
+//! and the answer, and a Warning Event (`StatusWriteFailed`) names the class and the fix once
+//! per class and episode (a refusal at once, a fault of the moment when it repeats). The
+//! transition Event of a write whose answer was lost is recorded by the reconcile that finds
+//! it stored.
 //!
 //! A kind whose CRD serves no status subresource ([`StatusResource::STATUS_SUBRESOURCE`]) is
 //! written through its main resource, with the same bodies, precondition and fallback. Every
@@ -70,9 +78,13 @@
 //! generation past it, as anywhere.
 //!
 //! While the object is being deleted (its finalizers run), a successful body leaves the
-//! summary False with reason `Deleting` (Info); a write after the object is gone (404, the
-//! object read back to tell it from a kind without a status subresource) is not an error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
-//! status changes of applying or cleaning up reach the write.
+//! summary False with reason `Deleting` (Info). A reconcile that removed a finalizer of an
+//! object being deleted writes nothing at all: the object is gone, or kept by other
+//! finalizers that are not this controller's business. A write after the object is gone
+//! (404, the object read back to tell it from a kind without a status subresource) is not an
+//! error. [`with_finalizer`] runs `kube::runtime::finalizer` inside the body, so that the
+//! status changes of applying or cleaning up reach the write (and the removal of its
+//! finalizer, the end of the writes).
 //!
 //! ```no_run
 //! # use std::sync::Arc;
@@ -376,6 +388,13 @@ where
             let mut working = (*object).clone();
             self.report.clear(&mut working);
             let outcome = self.run(&mut working, body).await;
+            if released(&*object, &working) {
+                // This controller's finalizer is gone from an object being deleted: the
+                // object is gone, or kept only by other finalizers. No status after it.
+                tracing::debug!("finalizer released: no status written");
+                self.memory().forget(&key);
+                return Ok(Action::await_change());
+            }
             let requeue = self.report.finish(&*object, &mut working, &outcome);
             let now = Instant::now();
             let (contest, left) = self.contest(&object, &mut working, &key, now).await;
@@ -757,16 +776,16 @@ where
                         self.remember_stored(key, &sent_body, None, now);
                         return Ok(Write::done(Written::Unchanged));
                     }
-                    Ok(apply::Applied::Sent(stored_now)) => {
+                    Ok(apply::Applied::Sent(applied)) => {
                         // After a release the object is not what this apply's answer holds
                         // (the fallback's own fields go): nothing to remember of it.
-                        let stored_now = (!fallback_holds).then_some(&stored_now);
+                        let stored_now = (!fallback_holds).then_some(&applied);
                         self.remember_stored(key, &sent_body, stored_now, now);
                         if writer.second && first_write {
                             self.memory().first_write_landed(key, now);
                         }
                         let release = if fallback_holds {
-                            apply::release_fallback(&self.client, writer, desired)
+                            apply::release_fallback(&self.client, writer, &applied)
                                 .await
                                 .err()
                         } else {
@@ -1051,10 +1070,14 @@ where
         } else {
             EventType::Normal
         };
-        let note = format!(
-            "{} is {}: {}",
-            self.report.summary, after.status, after.message
-        );
+        let note = if after.message.is_empty() {
+            format!("{} is {}", self.report.summary, after.status)
+        } else {
+            format!(
+                "{} is {}: {}",
+                self.report.summary, after.status, after.message
+            )
+        };
         self.publish(stored, type_, &after.reason, note).await
     }
 
@@ -1215,6 +1238,18 @@ async fn caught<T>(what: &str, future: impl Future<Output = T>) -> Result<T, Out
             tracing::error!(%message, "{what} panicked");
             Outcome::Panicked(message)
         })
+}
+
+/// Whether the reconcile of `read`, an object being deleted, removed one of its finalizers
+/// (`working` no longer holds it): the controller is done with the object.
+fn released<K: Resource>(read: &K, working: &K) -> bool {
+    let (read, working) = (read.meta(), working.meta());
+    read.deletion_timestamp.is_some()
+        && read
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| !working.finalizers.iter().flatten().any(|kept| kept == f))
 }
 
 /// A summary condition as a transition Event sees it.
