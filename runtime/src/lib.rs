@@ -19,8 +19,9 @@
 //! - [`merge`]: Cluster API v1beta2's Mirror, Aggregate and merged summary: conditions of
 //!   children copied, one condition across many objects, every issue named.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
-//! - [`check`]: a status checked offline against the API conventions and kstatus'
-//!   conventions (and, on request, Flux's `conditions/check`), each violation with its path.
+//! - `check` (feature `check`): a status checked offline against the API conventions and
+//!   kstatus' conventions (and, on request, Flux's `conditions/check`), each violation with
+//!   its path, for an operator's tests.
 //! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
 //!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
 //!
@@ -38,6 +39,7 @@
 //! assert!(conditions.is_true("Ready"));
 //! ```
 
+#[cfg(feature = "check")]
 pub mod check;
 mod condition;
 mod condition_schema;
@@ -60,7 +62,9 @@ mod summary;
 pub mod testing;
 pub mod validation;
 
-pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};
+pub use condition::{
+    Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, now,
+};
 pub use conditions::{Conditions, SetOutcome, TransitionRule};
 pub use error::{Failure, ReconcileError, Requeue, RequeuePolicy};
 pub use shape::StatusShape;
