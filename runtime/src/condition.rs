@@ -294,6 +294,12 @@ pub fn now() -> Time {
     whole_seconds(&Time(Timestamp::now()))
 }
 
+/// The time a condition field not stored reads as, and is kept at (see
+/// [`shape::Presence`](crate::shape::Presence)): the Unix epoch.
+pub(crate) fn unstored_time() -> Time {
+    Time(Timestamp::UNIX_EPOCH)
+}
+
 /// `time` with its sub-second part dropped (rounded toward the past).
 pub(crate) fn whole_seconds(time: &Time) -> Time {
     let seconds = time.0.as_second();

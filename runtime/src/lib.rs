@@ -22,6 +22,8 @@
 //! - `check` (feature `check`): a status checked offline against the API conventions and
 //!   kstatus' conventions (and, on request, Flux's `conditions/check`), each violation with
 //!   its path, for an operator's tests.
+//! - [`wire`]: objects as JSON: the CRDs generated code carries, nullable fields, and JSON
+//!   equality as the API server compares values.
 //! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
 //!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
 //!
@@ -46,13 +48,10 @@ mod condition_schema;
 mod conditions;
 #[cfg(feature = "controller")]
 pub mod controller;
-pub mod crd;
 mod error;
 pub mod inherit;
-pub mod json;
 pub mod kstatus;
 pub mod merge;
-pub mod nullable;
 pub mod permissions;
 pub mod profile;
 pub mod shape;
@@ -61,6 +60,11 @@ pub mod subresources;
 mod summary;
 pub mod testing;
 pub mod validation;
+pub mod wire;
+
+/// The paths generated code names ([`wire::crd`], [`wire::nullable`]).
+#[doc(hidden)]
+pub use wire::{crd, nullable};
 
 pub use condition::{
     Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, now,

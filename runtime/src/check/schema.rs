@@ -37,7 +37,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::{Found, Level, rules};
-use crate::json::same;
+use crate::wire::json::same;
 
 /// Checks `status` (found at `path`, `.status`) against `schema`, the status property of a
 /// version's `openAPIV3Schema`.
