@@ -35,6 +35,9 @@
 //! outside an enum, a missing required field or a text, list or map too long, and says so
 //! (`schema-cel-not-evaluated`, [`Level::Unchecked`]).
 //!
+//! Every rule, its [`Level`] and what it finds are in one catalogue, [`rules::RULES`], which
+//! the table of rules in kondition's README is tested against.
+//!
 //! # Schema rules
 //!
 //! What the API server's validation refuses is [`Level::Fail`], with a message worded as the
