@@ -256,7 +256,7 @@ fn objects_of(corpus: &str, file: &CorpusFile, inputs: &[Json]) -> Result<Object
                     let kept = markers(&written);
                     counts.unknown = add(counts.unknown, (kept.0.min(placed.0), placed.0));
                     counts.nulls = add(counts.nulls, (kept.1.min(placed.1), placed.1));
-                    kondition::json::first_difference(&expected, &written)
+                    kondition::wire::json::first_difference(&expected, &written)
                         .map(|at| format!("differs at `{at}`"))
                 }
                 Err(error) => {

@@ -113,7 +113,7 @@ fn every_object_of_every_kind_comes_back_as_it_went_in() {
                 let mut expected = object;
                 objects::normalize(&mut expected, kind, version, &file.types);
                 assert_eq!(
-                    kondition::json::first_difference(&expected, &written),
+                    kondition::wire::json::first_difference(&expected, &written),
                     None,
                     "{kind_name} {} {}:\n{expected:#}\n{written:#}",
                     version.name,

@@ -161,7 +161,7 @@ fn kondition_crd_writes_what_crds_returns() {
     assert_eq!(manifests.len(), generated.len());
     for (manifest, crd) in manifests.iter().zip(&generated) {
         assert!(
-            kondition::json::same(manifest, crd),
+            kondition::wire::json::same(manifest, crd),
             "{manifest:#}\n{crd:#}"
         );
     }

@@ -79,7 +79,7 @@ fn says_nothing(key: &str, value: &Json) -> bool {
 /// JSON equality with numbers by value and `required` as a set.
 fn same(key: &str, a: &Json, b: &Json) -> bool {
     match (a, b) {
-        (Json::Number(x), Json::Number(y)) => kondition::json::same_number(x, y),
+        (Json::Number(x), Json::Number(y)) => kondition::wire::json::same_number(x, y),
         (Json::Array(x), Json::Array(y)) if key == "required" => {
             x.iter().map(Json::to_string).collect::<BTreeSet<_>>()
                 == y.iter().map(Json::to_string).collect::<BTreeSet<_>>()
@@ -547,7 +547,7 @@ fn a_node_pool_keeps_its_quantities_and_its_type_names() {
 /// `import` says so); the standard status's own fields are left out of the objects.
 #[test]
 fn objects_change_alike_through_the_crd_and_the_imported_file() {
-    use kondition::json::same;
+    use kondition::wire::json::same;
     use kondition_testkit::objects::{Sample, normalize, object};
     let files = corpus_files();
     let dir = scratch("objects");

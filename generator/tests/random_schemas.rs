@@ -328,7 +328,7 @@ fn check_field(field: &Field, schema: &Value, path: &str) {
     check_ty(&field.ty, schema, path);
     for (_, value, crd_key) in &field.keywords {
         assert!(
-            kondition::json::same(&schema[*crd_key], value),
+            kondition::wire::json::same(&schema[*crd_key], value),
             "{path}: {crd_key} is {}, not {value}",
             schema[*crd_key]
         );

@@ -118,6 +118,42 @@ impl Polarity {
     }
 }
 
+/// The condition types a caller names as of negative polarity (healthy when False:
+/// Degraded, ...): what the merge strategy, the merged summary and the offline checker are
+/// told by their `negative_polarity` option; every other type is of positive polarity.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NegativeTypes(Vec<String>);
+
+impl NegativeTypes {
+    /// No type of negative polarity.
+    pub const fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    /// Names more types of negative polarity.
+    pub fn extend<I, S>(&mut self, types: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.0.extend(types.into_iter().map(Into::into));
+    }
+
+    /// Whether `type_` was named of negative polarity.
+    pub fn contains(&self, type_: &str) -> bool {
+        self.0.iter().any(|t| t == type_)
+    }
+
+    /// The polarity of `type_`: negative if named, positive otherwise.
+    pub fn polarity_of(&self, type_: &str) -> Polarity {
+        if self.contains(type_) {
+            Polarity::Negative
+        } else {
+            Polarity::Positive
+        }
+    }
+}
+
 /// One condition, with metav1.Condition's fields plus `severity`.
 ///
 /// Its JSON is exactly `metav1.Condition`'s (`message` always present, `observedGeneration`
@@ -258,6 +294,12 @@ pub fn now() -> Time {
     whole_seconds(&Time(Timestamp::now()))
 }
 
+/// The time a condition field not stored reads as, and is kept at (see
+/// [`shape::Presence`](crate::shape::Presence)): the Unix epoch.
+pub(crate) fn unstored_time() -> Time {
+    Time(Timestamp::UNIX_EPOCH)
+}
+
 /// `time` with its sub-second part dropped (rounded toward the past).
 pub(crate) fn whole_seconds(time: &Time) -> Time {
     let seconds = time.0.as_second();
@@ -319,3 +361,20 @@ impl fmt::Display for InvalidStatus {
 }
 
 impl std::error::Error for InvalidStatus {}
+
+#[cfg(test)]
+mod tests {
+    use super::{NegativeTypes, Polarity};
+
+    #[test]
+    fn only_the_types_named_are_of_negative_polarity() {
+        let mut negative = NegativeTypes::new();
+        assert!(!negative.contains("Degraded"));
+        negative.extend(["Degraded"]);
+        negative.extend(vec![String::from("Stalled")]);
+        assert!(negative.contains("Degraded") && negative.contains("Stalled"));
+        assert!(!negative.contains("Ready"));
+        assert_eq!(negative.polarity_of("Degraded"), Polarity::Negative);
+        assert_eq!(negative.polarity_of("Ready"), Polarity::Positive);
+    }
+}

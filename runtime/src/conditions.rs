@@ -232,7 +232,7 @@ impl Conditions {
     pub fn validate(&self) -> Result<(), ValidationErrors> {
         let mut errors = Vec::new();
         for (index, condition) in self.items.iter().enumerate() {
-            validation::check_condition(condition, Some(index), &mut errors);
+            validation::check_condition(condition.fields(), Some(index), &mut errors);
             if let Some(first) = self.items[..index]
                 .iter()
                 .position(|c| c.type_ == condition.type_)
@@ -258,10 +258,20 @@ impl Conditions {
 }
 
 impl Condition {
+    /// The fields the API server's rules read.
+    fn fields(&self) -> validation::ConditionFields<'_> {
+        validation::ConditionFields {
+            type_: &self.type_,
+            reason: &self.reason,
+            message: &self.message,
+            observed_generation: self.observed_generation,
+        }
+    }
+
     /// Checks every rule the API server enforces on one condition.
     pub fn validate(&self) -> Result<(), ValidationErrors> {
         let mut errors = Vec::new();
-        validation::check_condition(self, None, &mut errors);
+        validation::check_condition(self.fields(), None, &mut errors);
         if errors.is_empty() {
             Ok(())
         } else {
@@ -340,7 +350,7 @@ fn read_condition(value: &serde_json::Value) -> Option<Condition> {
         severity: item.severity,
         last_transition_time: item
             .last_transition_time
-            .unwrap_or_else(crate::shape::unstored_time),
+            .unwrap_or_else(crate::condition::unstored_time),
         reason: item.reason,
         message: item.message,
         observed_generation: item.observed_generation,

@@ -19,8 +19,11 @@
 //! - [`merge`]: Cluster API v1beta2's Mirror, Aggregate and merged summary: conditions of
 //!   children copied, one condition across many objects, every issue named.
 //! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
-//! - [`check`]: a status checked offline against the API conventions and kstatus'
-//!   conventions (and, on request, Flux's `conditions/check`), each violation with its path.
+//! - `check` (feature `check`): a status checked offline against the API conventions and
+//!   kstatus' conventions (and, on request, Flux's `conditions/check`), each violation with
+//!   its path, for an operator's tests.
+//! - [`wire`]: objects as JSON: the CRDs generated code carries, nullable fields, and JSON
+//!   equality as the API server compares values.
 //! - [`testing`]: assertions for an operator's tests: conditions and statuses compared
 //!   without `lastTransitionTime` (and messages, if asked), with a readable diff.
 //!
@@ -38,19 +41,17 @@
 //! assert!(conditions.is_true("Ready"));
 //! ```
 
+#[cfg(feature = "check")]
 pub mod check;
 mod condition;
 mod condition_schema;
 mod conditions;
 #[cfg(feature = "controller")]
 pub mod controller;
-pub mod crd;
 mod error;
 pub mod inherit;
-pub mod json;
 pub mod kstatus;
 pub mod merge;
-pub mod nullable;
 pub mod permissions;
 pub mod profile;
 pub mod shape;
@@ -59,8 +60,15 @@ pub mod subresources;
 mod summary;
 pub mod testing;
 pub mod validation;
+pub mod wire;
 
-pub use condition::{Condition, ConditionStatus, InvalidStatus, Polarity, Severity, now};
+/// The paths generated code names ([`wire::crd`], [`wire::nullable`]).
+#[doc(hidden)]
+pub use wire::{crd, nullable};
+
+pub use condition::{
+    Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, now,
+};
 pub use conditions::{Conditions, SetOutcome, TransitionRule};
 pub use error::{Failure, ReconcileError, Requeue, RequeuePolicy};
 pub use shape::StatusShape;

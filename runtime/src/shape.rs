@@ -22,7 +22,8 @@
 
 use serde::Serializer;
 
-use crate::{Condition, Conditions, KubeStatus, Severity, Time};
+use crate::condition::unstored_time;
+use crate::{Condition, Conditions, Severity};
 
 /// Where a status records the `metadata.generation` it was computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,7 +38,8 @@ pub enum GenerationField {
     /// chokepoint drives such a status all the same, but nothing in it can say which
     /// generation it was computed from: a reader (kstatus, `kubectl wait`) cannot tell a
     /// status written for the previous spec from one written for the current spec, and
-    /// [`KubeStatus::observed_generation`] is always `None`.
+    /// [`KubeStatus::observed_generation`](crate::KubeStatus::observed_generation) is always
+    /// `None`.
     None,
 }
 
@@ -109,14 +111,8 @@ pub enum Presence {
     Absent,
 }
 
-/// [`unstored_time`] as `Time` writes it, compared as text on every condition fitted.
+/// The unstored time (the Unix epoch) as `Time` writes it, compared as text on every condition fitted.
 const UNSTORED_TIME: &str = "1970-01-01T00:00:00Z";
-
-/// The value a condition field not stored reads as, and is kept at: an empty text, and the
-/// Unix epoch for a time.
-pub(crate) fn unstored_time() -> Time {
-    Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)
-}
 
 /// What a status' schema holds of the standard block; see the [module](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -212,6 +208,14 @@ impl StatusShape {
     }
 }
 
+/// A status type whose schema holds the standard block in a known [`StatusShape`]: every
+/// [`KubeStatus`](crate::KubeStatus) (a blanket implementation), so that the serializers
+/// below name the shape without naming the status trait.
+pub trait Shaped {
+    /// The shape of the type's status block.
+    const SHAPE: StatusShape;
+}
+
 /// Writes a status' `conditions` as its schema holds them (see [`StatusShape::fit_json`]):
 /// for a `#[serde(serialize_with = "...")]` on the conditions field of a status whose
 /// conditions lack a field metav1 requires, so that an object read into the status type is
@@ -220,7 +224,7 @@ impl StatusShape {
 /// [`serialize_optional_conditions`] for an `Option<Conditions>`).
 pub fn serialize_conditions<T, S>(conditions: &Conditions, serializer: S) -> Result<S::Ok, S::Error>
 where
-    T: KubeStatus,
+    T: Shaped,
     S: Serializer,
 {
     use serde::Serialize as _;
@@ -238,7 +242,7 @@ pub fn serialize_optional_conditions<T, S>(
     serializer: S,
 ) -> Result<S::Ok, S::Error>
 where
-    T: KubeStatus,
+    T: Shaped,
     S: Serializer,
 {
     match conditions {

@@ -65,6 +65,10 @@ pub trait KubeStatus {
     fn conditions_apply(conditions: Conditions) -> Self::Apply;
 }
 
+impl<T: KubeStatus + ?Sized> crate::shape::Shaped for T {
+    const SHAPE: StatusShape = <T as KubeStatus>::SHAPE;
+}
+
 /// A resource whose status is a [`KubeStatus`]: what the status chokepoint dispatches on.
 ///
 /// Implemented by `#[derive(KubeStatus)]` for the kind named by `resource = Kind`. The status

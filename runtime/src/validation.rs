@@ -8,8 +8,6 @@
 
 use std::fmt;
 
-use crate::Condition;
-
 /// The longest `type` the API server accepts, in characters.
 pub const MAX_TYPE_LEN: usize = 316;
 /// The longest `reason` the API server accepts, in characters.
@@ -297,9 +295,18 @@ impl fmt::Display for ValidationErrors {
 
 impl std::error::Error for ValidationErrors {}
 
-/// Appends every rule `condition` breaks on its own (everything but uniqueness).
+/// A condition's fields, as the rules read them.
+pub(crate) struct ConditionFields<'a> {
+    pub(crate) type_: &'a str,
+    pub(crate) reason: &'a str,
+    pub(crate) message: &'a str,
+    pub(crate) observed_generation: Option<i64>,
+}
+
+/// Appends every rule a condition breaks on its own (everything but uniqueness): the
+/// condition at `index` of its list, if in one.
 pub(crate) fn check_condition(
-    condition: &Condition,
+    condition: ConditionFields<'_>,
     index: Option<usize>,
     errors: &mut Vec<ValidationError>,
 ) {
@@ -311,7 +318,7 @@ pub(crate) fn check_condition(
         })
     };
     check_text(
-        &condition.type_,
+        condition.type_,
         Field::Type,
         MAX_TYPE_LEN,
         TYPE_PATTERN,
@@ -319,7 +326,7 @@ pub(crate) fn check_condition(
         &mut push,
     );
     check_text(
-        &condition.reason,
+        condition.reason,
         Field::Reason,
         MAX_REASON_LEN,
         REASON_PATTERN,
@@ -463,10 +470,14 @@ mod tests {
 
     #[test]
     fn errors_name_the_condition_and_field() {
-        let condition = crate::Condition::new("bad type", crate::ConditionStatus::True, "")
-            .with_observed_generation(-1);
+        let condition = ConditionFields {
+            type_: "bad type",
+            reason: "",
+            message: "",
+            observed_generation: Some(-1),
+        };
         let mut errors = Vec::new();
-        check_condition(&condition, Some(2), &mut errors);
+        check_condition(condition, Some(2), &mut errors);
         let text = ValidationErrors(errors).to_string();
         assert_eq!(
             text,

@@ -11,7 +11,7 @@
 //!
 //! The figures in FIDELITY.md come from here, for kondition's output and for other tools'.
 
-use kondition::json::same;
+use kondition::wire::json::same;
 use serde_json::{Map, Value as Json};
 
 /// Keywords that hold child schemas (compared as nodes of their own).

@@ -229,7 +229,7 @@ mod tests {
         // And that is what k8s-openapi does.
         let written = k8s_writes::<k8s_openapi::api::core::v1::Container>(input);
         assert!(
-            kondition::json::same(&written, &predicted),
+            kondition::wire::json::same(&written, &predicted),
             "k8s-openapi wrote {written:#}"
         );
     }

@@ -1,7 +1,7 @@
 //! Objects synthesized from a CRD's schema, to test that the generated types give back what
 //! they read: [`object`] builds one object of a version (every field set, or only the required
 //! ones), [`normalize`] applies what reused k8s-openapi types change by design, and
-//! [`kondition::json::same`] compares.
+//! [`kondition::wire::json::same`] compares.
 //!
 //! Every object also has a key the schema does not name wherever the schema preserves
 //! unknown fields; a full object gives nullable fields values, a minimal object and a

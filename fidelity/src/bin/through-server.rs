@@ -432,12 +432,12 @@ impl Subject<'_> {
             .map_err(|e| format!("the type does not read what the server served: {e}: {served}"))?;
         let mut expected = served.clone();
         normalize(&mut expected);
-        if let Some(at) = kondition::json::first_difference(&expected, &written) {
+        if let Some(at) = kondition::wire::json::first_difference(&expected, &written) {
             return Err(format!(
                 "the type wrote other than it read at `{at}`: served {served}, written {written}"
             ));
         }
-        let normalized = kondition::json::first_difference(&served, &expected).is_some();
+        let normalized = kondition::wire::json::first_difference(&served, &expected).is_some();
         if server_writes {
             return Ok(Outcome::WrittenByServer);
         }
@@ -463,7 +463,7 @@ impl Subject<'_> {
         let stored = self.get(&name).await?;
         let written = (self.entry.round_trip)(stored.clone())
             .map_err(|e| format!("the type does not read the normalized object: {e}"))?;
-        if let Some(at) = kondition::json::first_difference(&stored, &written) {
+        if let Some(at) = kondition::wire::json::first_difference(&stored, &written) {
             return Err(format!(
                 "the normalized object changes again through the type at `{at}`"
             ));

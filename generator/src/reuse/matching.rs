@@ -210,7 +210,7 @@ fn object_fit(
                             .properties
                             .get(name)
                             .and_then(|p| catalog.default_value(&p.ty))
-                            .is_some_and(|absent| kondition::json::same(default, &absent))
+                            .is_some_and(|absent| kondition::wire::json::same(default, &absent))
                     }))
         })
     };

@@ -163,7 +163,7 @@ pub fn assert_same_crds(compiled: &Value, expected: &[Value]) {
     for (compiled, expected) in compiled.iter().zip(expected) {
         let report = kondition_testkit::fidelity::compare(expected, compiled, None);
         assert!(
-            report.exact() && kondition::json::same(expected, compiled),
+            report.exact() && kondition::wire::json::same(expected, compiled),
             "{}: {report:?}",
             expected["metadata"]["name"]
         );

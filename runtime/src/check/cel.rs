@@ -12,7 +12,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSche
 use kube_cel::{ErrorKind, ValidationError, Validator};
 use serde_json::Value;
 
-use super::{Found, Level};
+use super::Found;
+use super::rules::{self, Rule};
 
 /// The server's words when schema errors keep it from evaluating CEL rules.
 const NOT_EVALUATED: &str = "some validation rules were not checked because the object was \
@@ -28,24 +29,23 @@ pub(super) fn after_schema(
     schema: &JSONSchemaProps,
     status: &Value,
 ) {
-    let blocking = found.0[before..].iter().any(|v| {
-        matches!(
-            v.rule,
-            "schema-type"
-                | "schema-format"
-                | "schema-enum"
-                | "schema-required"
-                | "schema-max-length"
-                | "schema-max-items"
-                | "schema-max-properties"
-        )
-    });
+    const BLOCKING: [Rule; 7] = [
+        rules::SCHEMA_TYPE,
+        rules::SCHEMA_FORMAT,
+        rules::SCHEMA_ENUM,
+        rules::SCHEMA_REQUIRED,
+        rules::SCHEMA_MAX_LENGTH,
+        rules::SCHEMA_MAX_ITEMS,
+        rules::SCHEMA_MAX_PROPERTIES,
+    ];
+    let blocking = found.0[before..]
+        .iter()
+        .any(|v| BLOCKING.iter().any(|rule| rule.id == v.rule));
     if !blocking {
         check_status(found, schema, status);
     } else if has_rules(schema) {
-        found.push(
-            "schema-cel-not-evaluated",
-            Level::Unchecked,
+        found.report(
+            rules::SCHEMA_CEL_NOT_EVALUATED,
             ".status",
             NOT_EVALUATED.to_owned(),
         );
@@ -61,9 +61,8 @@ fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: &Value) {
     let schema = match serde_json::to_value(schema) {
         Ok(schema) => schema,
         Err(error) => {
-            found.push(
-                "schema-cel-unchecked",
-                Level::Unchecked,
+            found.report(
+                rules::SCHEMA_CEL_UNCHECKED,
                 ".status",
                 format!("the schema could not be handed to the CEL evaluator: {error}"),
             );
@@ -81,11 +80,10 @@ fn check_status(found: &mut Found, schema: &JSONSchemaProps, status: &Value) {
         let path = status_path(&error.field_path);
         match error.kind {
             ErrorKind::ValidationFailure => {
-                found.fail("schema-cel", &path, failure_message(error, status));
+                found.report(rules::SCHEMA_CEL, &path, failure_message(error, status));
             }
-            _ => found.push(
-                "schema-cel-unchecked",
-                Level::Unchecked,
+            _ => found.report(
+                rules::SCHEMA_CEL_UNCHECKED,
                 &path,
                 format!("rule `{}` not evaluated: {}", error.rule, error.message),
             ),

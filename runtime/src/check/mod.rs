@@ -35,6 +35,9 @@
 //! outside an enum, a missing required field or a text, list or map too long, and says so
 //! (`schema-cel-not-evaluated`, [`Level::Unchecked`]).
 //!
+//! Every rule, its [`Level`] and what it finds are in one catalogue, [`rules::RULES`], which
+//! the table of rules in kondition's README is tested against.
+//!
 //! # Schema rules
 //!
 //! What the API server's validation refuses is [`Level::Fail`], with a message worded as the
@@ -74,8 +77,12 @@ use serde_json::Value;
 
 #[cfg(feature = "cel")]
 mod cel;
+pub mod rules;
 mod schema;
 
+use rules::Rule;
+
+use crate::NegativeTypes;
 use crate::validation::{
     MAX_MESSAGE_BYTES, MAX_REASON_LEN, MAX_TYPE_LEN, is_valid_reason, is_valid_type,
 };
@@ -98,7 +105,8 @@ pub enum Level {
 /// One thing found wrong with a status.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
-    /// Which rule: `condition-reason`, `kstatus-ready-behind`, Flux's `FAIL0005`, ...
+    /// Which rule: `condition-reason`, `kstatus-ready-behind`, Flux's `FAIL0005`, ... (the
+    /// id of one of [`rules::RULES`]).
     pub rule: &'static str,
     /// How serious it is.
     pub level: Level,
@@ -123,7 +131,7 @@ impl fmt::Display for Violation {
 /// Checks statuses; [`Checker::new`] has the conventions and kstatus rules.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Checker {
-    negative_polarity: Vec<String>,
+    negative_polarity: NegativeTypes,
     flux: bool,
     /// The CRDs whose schemas statuses are checked against, picked by apiVersion and kind.
     crds: Vec<CustomResourceDefinition>,
@@ -150,8 +158,7 @@ impl Checker {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.negative_polarity
-            .extend(types.into_iter().map(Into::into));
+        self.negative_polarity.extend(types);
         self
     }
 
@@ -209,8 +216,8 @@ impl Checker {
                     Some(observed)
                 }
                 None => {
-                    found.fail(
-                        "observed-generation",
+                    found.report(
+                        rules::OBSERVED_GENERATION,
                         ".status.observedGeneration",
                         format!("not an integer: {value}"),
                     );
@@ -246,7 +253,7 @@ impl Checker {
             None => match self.version_schema(object) {
                 Ok(root) => root,
                 Err(message) => {
-                    found.fail("schema-version", ".apiVersion", message);
+                    found.report(rules::SCHEMA_VERSION, ".apiVersion", message);
                     return;
                 }
             },
@@ -264,9 +271,8 @@ impl Checker {
                 cel::after_schema(found, before, status_schema, status);
             }
             None if root.x_kubernetes_preserve_unknown_fields == Some(true) => {}
-            None => found.push(
-                "schema-unknown-field",
-                Level::Dropped,
+            None => found.report(
+                rules::SCHEMA_UNKNOWN_FIELD,
                 ".status",
                 "unknown field \"status\": the schema does not name it, the server drops it".into(),
             ),
@@ -309,9 +315,7 @@ impl Checker {
     }
 
     fn is_negative(&self, type_: &str) -> bool {
-        type_ == RECONCILING
-            || type_ == STALLED
-            || self.negative_polarity.iter().any(|t| t == type_)
+        type_ == RECONCILING || type_ == STALLED || self.negative_polarity.contains(type_)
     }
 
     fn kstatus(&self, found: &mut Found, view: &View<'_>) {
@@ -326,8 +330,8 @@ impl Checker {
                 .map(|c| c.type_)
                 .collect();
             if !troubled.is_empty() {
-                found.fail(
-                    "kstatus-ready-with-negative-true",
+                found.report(
+                    rules::KSTATUS_READY_WITH_NEGATIVE_TRUE,
                     ".status.conditions",
                     format!(
                         "Ready is True while {} of negative polarity {} True (FAIL0001)",
@@ -339,14 +343,18 @@ impl Checker {
         }
         // FAIL0003 and FAIL0004: Ready must be False while Reconciling or Stalled is True.
         for (type_, rule, id) in [
-            (RECONCILING, "kstatus-ready-while-reconciling", "FAIL0003"),
-            (STALLED, "kstatus-ready-while-stalled", "FAIL0004"),
+            (
+                RECONCILING,
+                rules::KSTATUS_READY_WHILE_RECONCILING,
+                "FAIL0003",
+            ),
+            (STALLED, rules::KSTATUS_READY_WHILE_STALLED, "FAIL0004"),
         ] {
             if let (Some(ready), Some(other)) = (ready, view.get(type_))
                 && other.status == "True"
                 && ready.status != "False"
             {
-                found.fail(
+                found.report(
                     rule,
                     &ready.path("status"),
                     format!(
@@ -361,8 +369,8 @@ impl Checker {
             && observed < generation
             && ready_true
         {
-            found.fail(
-                "kstatus-ready-behind",
+            found.report(
+                rules::KSTATUS_READY_BEHIND,
                 ".status",
                 format!(
                     "Ready is True while observedGeneration {observed} is behind \
@@ -377,8 +385,8 @@ impl Checker {
             && reconciling.status == "False"
             && stalled.status == "False"
         {
-            found.fail(
-                "kstatus-stuck",
+            found.report(
+                rules::KSTATUS_STUCK,
                 &ready.path("status"),
                 "Ready is False while Reconciling and Stalled are both False: kstatus reads \
                  InProgress until one changes, and `helm --wait` waits for it"
@@ -394,15 +402,15 @@ impl Checker {
         let observed = view.observed.unwrap_or(0);
         let gen_of = |c: &Seen<'_>| c.observed_generation.unwrap_or(0);
         if ready.is_none() {
-            found.fail(
-                "FAIL0002",
+            found.report(
+                rules::FAIL0002,
                 ".status.conditions",
                 "Ready condition must always be present".into(),
             );
         }
         if view.get(RECONCILING).is_some() && view.get(STALLED).is_some() {
-            found.fail(
-                "FAIL0005",
+            found.report(
+                rules::FAIL0005,
                 ".status.conditions",
                 "Only one of Reconciling condition or Stalled condition must be present at a time"
                     .into(),
@@ -417,8 +425,8 @@ impl Checker {
                 .map(|c| c.type_)
                 .collect();
             if !behind.is_empty() {
-                found.fail(
-                    "FAIL0008",
+                found.report(
+                    rules::FAIL0008,
                     ".status.conditions",
                     format!(
                         "Ready condition must be False when any of the status condition's \
@@ -433,8 +441,8 @@ impl Checker {
                 .map(|c| c.type_)
                 .collect();
             if !unequal.is_empty() {
-                found.fail(
-                    "FAIL0009",
+                found.report(
+                    rules::FAIL0009,
                     ".status.conditions",
                     format!(
                         "The status conditions' ObservedGenerations must be equal to the root \
@@ -445,12 +453,12 @@ impl Checker {
             let present: Vec<&str> = view
                 .conditions
                 .iter()
-                .filter(|c| self.negative_polarity.iter().any(|t| t == c.type_))
+                .filter(|c| self.negative_polarity.contains(c.type_))
                 .map(|c| c.type_)
                 .collect();
             if !present.is_empty() {
-                found.warn(
-                    "WARN0001",
+                found.report(
+                    rules::WARN0001,
                     ".status.conditions",
                     format!("Negative polarity condition present when Ready condition is True: {present:?}"),
                 );
@@ -460,19 +468,19 @@ impl Checker {
             && reconciling.status == "True"
             && observed >= gen_of(reconciling)
         {
-            found.fail(
-                "FAIL0010",
+            found.report(
+                rules::FAIL0010,
                 &reconciling.path("observedGeneration"),
                 "The root ObservedGeneration must be less than the Reconciling condition \
                  ObservedGeneration when Reconciling condition is True"
                     .into(),
             );
         }
-        for (type_, id) in [(RECONCILING, "WARN0003"), (STALLED, "WARN0004")] {
+        for (type_, id) in [(RECONCILING, rules::WARN0003), (STALLED, rules::WARN0004)] {
             if let Some(condition) = view.get(type_)
                 && condition.status == "False"
             {
-                found.warn(
+                found.report(
                     id,
                     &condition.path("status"),
                     format!("{type_} condition can be removed when its value is False"),
@@ -486,8 +494,8 @@ impl Checker {
             .map(|c| c.type_)
             .collect();
         if !missing.is_empty() {
-            found.warn(
-                "WARN0005",
+            found.report(
+                rules::WARN0005,
                 ".status.conditions",
                 format!("Missing ObservedGeneration from status condition: {missing:?}"),
             );
@@ -499,18 +507,11 @@ impl Checker {
 struct Found(Vec<Violation>);
 
 impl Found {
-    fn fail(&mut self, rule: &'static str, path: &str, message: String) {
-        self.push(rule, Level::Fail, path, message);
-    }
-
-    fn warn(&mut self, rule: &'static str, path: &str, message: String) {
-        self.push(rule, Level::Warn, path, message);
-    }
-
-    pub(super) fn push(&mut self, rule: &'static str, level: Level, path: &str, message: String) {
+    /// A violation of `rule`, at its catalogue's level.
+    fn report(&mut self, rule: Rule, path: &str, message: String) {
         self.0.push(Violation {
-            rule,
-            level,
+            rule: rule.id,
+            level: rule.level,
             path: path.to_owned(),
             message,
         });
@@ -547,12 +548,12 @@ impl View<'_> {
 /// `observedGeneration` (of the status or of a condition) not negative, not ahead.
 fn generation_rule(found: &mut Found, path: &str, observed: i64, generation: Option<i64>) {
     let rule = if path == ".status.observedGeneration" {
-        "observed-generation"
+        rules::OBSERVED_GENERATION
     } else {
-        "condition-observed-generation"
+        rules::CONDITION_OBSERVED_GENERATION
     };
     if observed < 0 {
-        found.fail(
+        found.report(
             rule,
             path,
             format!("observedGeneration {observed} is negative"),
@@ -560,7 +561,7 @@ fn generation_rule(found: &mut Found, path: &str, observed: i64, generation: Opt
     } else if let Some(generation) = generation
         && observed > generation
     {
-        found.fail(
+        found.report(
             rule,
             path,
             format!("observedGeneration {observed} is ahead of metadata.generation {generation}"),
@@ -579,8 +580,8 @@ fn conventions<'a>(
         return Vec::new();
     };
     let Some(list) = conditions.as_array() else {
-        found.fail(
-            "condition-shape",
+        found.report(
+            rules::CONDITION_SHAPE,
             ".status.conditions",
             format!("not a list: {conditions}"),
         );
@@ -590,8 +591,8 @@ fn conventions<'a>(
     for (index, condition) in list.iter().enumerate() {
         let at = |field: &str| format!(".status.conditions[{index}]{field}");
         if !condition.is_object() {
-            found.fail(
-                "condition-shape",
+            found.report(
+                rules::CONDITION_SHAPE,
                 &at(""),
                 format!("not an object: {condition}"),
             );
@@ -600,14 +601,14 @@ fn conventions<'a>(
         let text = |field: &str| condition.get(field).map(|v| v.as_str().ok_or(v));
         for field in ["type", "status", "lastTransitionTime", "reason", "message"] {
             match text(field) {
-                None => found.fail(
-                    "condition-shape",
+                None => found.report(
+                    rules::CONDITION_SHAPE,
                     &at(&format!(".{field}")),
                     "required, missing".into(),
                 ),
                 Some(Err(value)) => {
-                    found.fail(
-                        "condition-shape",
+                    found.report(
+                        rules::CONDITION_SHAPE,
                         &at(&format!(".{field}")),
                         format!("not text: {value}"),
                     );
@@ -622,11 +623,11 @@ fn conventions<'a>(
             } else {
                 format!("{type_:?} does not match the type pattern")
             };
-            found.fail("condition-type", &at(".type"), why);
+            found.report(rules::CONDITION_TYPE, &at(".type"), why);
         }
         if seen.iter().any(|s| s.type_ == type_) && !type_.is_empty() {
-            found.fail(
-                "condition-type-unique",
+            found.report(
+                rules::CONDITION_TYPE_UNIQUE,
                 &at(".type"),
                 format!("{type_} appears more than once"),
             );
@@ -635,8 +636,8 @@ fn conventions<'a>(
         if condition.get("status").is_some_and(Value::is_string)
             && !matches!(status, "True" | "False" | "Unknown")
         {
-            found.fail(
-                "condition-status",
+            found.report(
+                rules::CONDITION_STATUS,
                 &at(".status"),
                 format!("{status:?} is not True, False or Unknown"),
             );
@@ -649,27 +650,27 @@ fn conventions<'a>(
             } else {
                 format!("{reason:?} does not match the reason pattern")
             };
-            found.fail("condition-reason", &at(".reason"), why);
+            found.report(rules::CONDITION_REASON, &at(".reason"), why);
         }
         if let Some(Ok(message)) = text("message")
             && message.len() > MAX_MESSAGE_BYTES
         {
-            found.fail(
-                "condition-message",
+            found.report(
+                rules::CONDITION_MESSAGE,
                 &at(".message"),
                 format!("{} bytes, over {MAX_MESSAGE_BYTES}", message.len()),
             );
         }
         if let Some(Ok(time)) = text("lastTransitionTime") {
             match time.parse::<Timestamp>() {
-                Err(_) => found.fail(
-                    "condition-time",
+                Err(_) => found.report(
+                    rules::CONDITION_TIME,
                     &at(".lastTransitionTime"),
                     format!("not an RFC 3339 time: {time}"),
                 ),
                 Ok(parsed) if parsed.subsec_nanosecond() != 0 => {
-                    found.fail(
-                        "condition-time",
+                    found.report(
+                        rules::CONDITION_TIME,
                         &at(".lastTransitionTime"),
                         format!("not in whole seconds: {time}"),
                     );
@@ -685,8 +686,8 @@ fn conventions<'a>(
                     Some(observed)
                 }
                 None => {
-                    found.fail(
-                        "condition-observed-generation",
+                    found.report(
+                        rules::CONDITION_OBSERVED_GENERATION,
                         &at(".observedGeneration"),
                         format!("not an integer: {value}"),
                     );

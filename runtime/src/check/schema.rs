@@ -36,8 +36,8 @@ use k8s_openapi::jiff::civil::Date;
 use regex::Regex;
 use serde_json::Value;
 
-use super::{Found, Level};
-use crate::json::same;
+use super::{Found, Level, rules};
+use crate::wire::json::same;
 
 /// Checks `status` (found at `path`, `.status`) against `schema`, the status property of a
 /// version's `openAPIV3Schema`.
@@ -108,9 +108,8 @@ impl Walk<'_> {
     fn cel_rules(&mut self, schema: &JSONSchemaProps, path: &str) {
         for rule in schema.x_kubernetes_validations.iter().flatten() {
             if mentions_old_self(&rule.rule) && rule.optional_old_self != Some(true) {
-                self.found.push(
-                    "schema-cel-transition",
-                    Level::Unchecked,
+                self.found.report(
+                    rules::SCHEMA_CEL_TRANSITION,
                     path,
                     format!(
                         "transition rule `{}` not evaluated: it compares with the stored object",
@@ -118,9 +117,8 @@ impl Walk<'_> {
                     ),
                 );
             } else if cfg!(not(feature = "cel")) {
-                self.found.push(
-                    "schema-cel-unchecked",
-                    Level::Unchecked,
+                self.found.report(
+                    rules::SCHEMA_CEL_UNCHECKED,
                     path,
                     format!(
                         "rule `{}` not evaluated: kondition is built without its `cel` feature",
@@ -137,9 +135,8 @@ impl Walk<'_> {
         }
         if place == Place::Property {
             if schema.default.is_none() {
-                self.found.push(
-                    "schema-null",
-                    Level::Dropped,
+                self.found.report(
+                    rules::SCHEMA_NULL,
                     path,
                     "null where the schema is not nullable: the server drops the field".into(),
                 );
@@ -147,8 +144,8 @@ impl Walk<'_> {
             return;
         }
         if let Some(type_) = &schema.type_ {
-            self.found.fail(
-                "schema-type",
+            self.found.report(
+                rules::SCHEMA_TYPE,
                 path,
                 format!("Invalid value: \"null\": must be of type {type_}: \"null\""),
             );
@@ -162,8 +159,8 @@ impl Walk<'_> {
             if found == "integer" || found == "string" {
                 return true;
             }
-            self.found.fail(
-                "schema-type",
+            self.found.report(
+                rules::SCHEMA_TYPE,
                 path,
                 format!(
                     "Invalid value: {}: must be of type integer or string: {found:?}",
@@ -181,8 +178,8 @@ impl Walk<'_> {
             || (wanted == "number" && found == "integer")
             || (wanted == "integer" && value.as_f64().is_some_and(|f| f.fract() == 0.0));
         if !matches {
-            self.found.fail(
-                "schema-type",
+            self.found.report(
+                rules::SCHEMA_TYPE,
                 path,
                 format!(
                     "Invalid value: {}: must be of type {wanted}: {found:?}",
@@ -207,8 +204,8 @@ impl Walk<'_> {
                 other => format!("{:?}", other.to_string()),
             })
             .collect();
-        self.found.fail(
-            "schema-enum",
+        self.found.report(
+            rules::SCHEMA_ENUM,
             path,
             format!(
                 "Unsupported value: {}: supported values: {}",
@@ -226,8 +223,8 @@ impl Walk<'_> {
             && length > max
         {
             let unit = if max == 1 { "byte" } else { "bytes" };
-            self.found.fail(
-                "schema-max-length",
+            self.found.report(
+                rules::SCHEMA_MAX_LENGTH,
                 path,
                 format!("Too long: may not be more than {max} {unit}"),
             );
@@ -235,8 +232,8 @@ impl Walk<'_> {
         if let Some(min) = schema.min_length
             && length < min
         {
-            self.found.fail(
-                "schema-min-length",
+            self.found.report(
+                rules::SCHEMA_MIN_LENGTH,
                 path,
                 format!("Invalid value: {text:?}: should be at least {min} chars long"),
             );
@@ -244,14 +241,13 @@ impl Walk<'_> {
         if let Some(pattern) = &schema.pattern {
             match matches(pattern, text) {
                 Some(true) => {}
-                Some(false) => self.found.fail(
-                    "schema-pattern",
+                Some(false) => self.found.report(
+                    rules::SCHEMA_PATTERN,
                     path,
                     format!("Invalid value: {text:?}: should match '{pattern}'"),
                 ),
-                None => self.found.push(
-                    "schema-pattern-unchecked",
-                    Level::Unchecked,
+                None => self.found.report(
+                    rules::SCHEMA_PATTERN_UNCHECKED,
                     path,
                     format!("pattern '{pattern}' is not one the regex crate can compile"),
                 ),
@@ -262,14 +258,13 @@ impl Walk<'_> {
             .as_deref()
             .map(|format| (format, format_holds(format, text)))
         {
-            Some((format, Some(false))) => self.found.fail(
-                "schema-format",
+            Some((format, Some(false))) => self.found.report(
+                rules::SCHEMA_FORMAT,
                 path,
                 format!("Invalid value: {text:?}: must be of type {format}: {text:?}"),
             ),
-            Some((format, None)) => self.found.push(
-                "schema-format-unchecked",
-                Level::Unchecked,
+            Some((format, None)) => self.found.report(
+                rules::SCHEMA_FORMAT_UNCHECKED,
                 path,
                 format!("format {format} is checked by the API server, not by this checker"),
             ),
@@ -286,32 +281,32 @@ impl Walk<'_> {
             if schema.exclusive_maximum == Some(true) {
                 if number >= max {
                     let message = format!("Invalid value: {shown}: should be less than {max}");
-                    self.found.fail("schema-maximum", path, message);
+                    self.found.report(rules::SCHEMA_MAXIMUM, path, message);
                 }
             } else if number > max {
                 let message =
                     format!("Invalid value: {shown}: should be less than or equal to {max}");
-                self.found.fail("schema-maximum", path, message);
+                self.found.report(rules::SCHEMA_MAXIMUM, path, message);
             }
         }
         if let Some(min) = schema.minimum {
             if schema.exclusive_minimum == Some(true) {
                 if number <= min {
                     let message = format!("Invalid value: {shown}: should be greater than {min}");
-                    self.found.fail("schema-minimum", path, message);
+                    self.found.report(rules::SCHEMA_MINIMUM, path, message);
                 }
             } else if number < min {
                 let message =
                     format!("Invalid value: {shown}: should be greater than or equal to {min}");
-                self.found.fail("schema-minimum", path, message);
+                self.found.report(rules::SCHEMA_MINIMUM, path, message);
             }
         }
         if let Some(factor) = schema.multiple_of
             && factor > 0.0
             && (number / factor).fract() != 0.0
         {
-            self.found.fail(
-                "schema-multiple-of",
+            self.found.report(
+                rules::SCHEMA_MULTIPLE_OF,
                 path,
                 format!("Invalid value: {shown}: should be a multiple of {factor}"),
             );
@@ -324,8 +319,8 @@ impl Walk<'_> {
             && count > max
         {
             let unit = if max == 1 { "item" } else { "items" };
-            self.found.fail(
-                "schema-max-items",
+            self.found.report(
+                rules::SCHEMA_MAX_ITEMS,
                 path,
                 format!("Too many: {count}: must have at most {max} {unit}"),
             );
@@ -333,8 +328,8 @@ impl Walk<'_> {
         if let Some(min) = schema.min_items
             && count < min
         {
-            self.found.fail(
-                "schema-min-items",
+            self.found.report(
+                rules::SCHEMA_MIN_ITEMS,
                 path,
                 format!("Invalid value: {count}: should have at least {min} items"),
             );
@@ -393,8 +388,8 @@ impl Walk<'_> {
                 Some((_, times)) => {
                     *times += 1;
                     if *times == 2 {
-                        self.found.fail(
-                            "schema-list-unique",
+                        self.found.report(
+                            rules::SCHEMA_LIST_UNIQUE,
                             &format!("{path}[{index}]"),
                             format!("Duplicate value: {key}"),
                         );
@@ -417,8 +412,8 @@ impl Walk<'_> {
             && count > max
         {
             let unit = if max == 1 { "item" } else { "items" };
-            self.found.fail(
-                "schema-max-properties",
+            self.found.report(
+                rules::SCHEMA_MAX_PROPERTIES,
                 path,
                 format!("Too many: {count}: must have at most {max} {unit}"),
             );
@@ -426,8 +421,8 @@ impl Walk<'_> {
         if let Some(min) = schema.min_properties
             && count < min
         {
-            self.found.fail(
-                "schema-min-properties",
+            self.found.report(
+                rules::SCHEMA_MIN_PROPERTIES,
                 path,
                 format!("Invalid value: {count}: should have at least {min} properties"),
             );
@@ -443,8 +438,8 @@ impl Walk<'_> {
                         .is_some_and(|p| p.nullable != Some(true) && p.default.is_none())
             });
             if !map.contains_key(required) || pruned {
-                self.found.fail(
-                    "schema-required",
+                self.found.report(
+                    rules::SCHEMA_REQUIRED,
                     &child(path, required),
                     "Required value".into(),
                 );
@@ -469,9 +464,8 @@ impl Walk<'_> {
                 && schema.additional_properties.is_none()
                 && !(embedded && matches!(key.as_str(), "apiVersion" | "kind" | "metadata"))
             {
-                self.found.push(
-                    "schema-unknown-field",
-                    Level::Dropped,
+                self.found.report(
+                    rules::SCHEMA_UNKNOWN_FIELD,
                     &at,
                     format!(
                         "unknown field {key:?}: the schema does not name it, the server drops it"
@@ -490,8 +484,8 @@ impl Walk<'_> {
             && !any.is_empty()
             && !any.iter().any(|s| self.passes(s, value, path))
         {
-            self.found.fail(
-                "schema-any-of",
+            self.found.report(
+                rules::SCHEMA_ANY_OF,
                 path,
                 format!(
                     "Invalid value: {}: should match at least one schema in anyOf",
@@ -504,8 +498,8 @@ impl Walk<'_> {
         {
             let passing = one.iter().filter(|s| self.passes(s, value, path)).count();
             if passing != 1 {
-                self.found.fail(
-                    "schema-one-of",
+                self.found.report(
+                    rules::SCHEMA_ONE_OF,
                     path,
                     format!(
                         "Invalid value: {}: must validate one and only one schema (oneOf); \
@@ -518,8 +512,8 @@ impl Walk<'_> {
         if let Some(not) = &schema.not
             && self.passes(not, value, path)
         {
-            self.found.fail(
-                "schema-not",
+            self.found.report(
+                rules::SCHEMA_NOT,
                 path,
                 format!(
                     "Invalid value: {}: must not validate the schema (not)",

@@ -33,7 +33,7 @@ mod summary;
 
 use std::fmt;
 
-use crate::{Condition, ConditionStatus, Polarity};
+use crate::{Condition, ConditionStatus, NegativeTypes, Polarity};
 
 pub use aggregate::Aggregate;
 pub use mirror::Mirror;
@@ -167,7 +167,7 @@ struct Owned {
 /// Cluster API's default merge strategy, with its options.
 #[derive(Clone, Debug)]
 pub struct MergeStrategy {
-    negative_polarity: Vec<String>,
+    negative_polarity: NegativeTypes,
     priority: Option<fn(&Condition) -> Priority>,
     target: Polarity,
     reasons: [String; 3],
@@ -185,7 +185,7 @@ impl MergeStrategy {
     /// reasons.
     pub fn new() -> Self {
         Self {
-            negative_polarity: Vec::new(),
+            negative_polarity: NegativeTypes::new(),
             priority: None,
             target: Polarity::Positive,
             reasons: [
@@ -204,8 +204,7 @@ impl MergeStrategy {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.negative_polarity
-            .extend(types.into_iter().map(Into::into));
+        self.negative_polarity.extend(types);
         self
     }
 

@@ -1,7 +1,7 @@
 //! Several conditions of one object merged into one, every issue named.
 
 use super::{MergeError, MergeStrategy, Operation, Owned, Owner, finish, not_yet_reported};
-use crate::Condition;
+use crate::{Condition, NegativeTypes};
 
 /// Merges several conditions of one object into one, as Cluster API's
 /// `NewSummaryCondition` does: the condition types in scope in their order of relevance, a
@@ -38,7 +38,7 @@ use crate::Condition;
 pub struct MergedSummary {
     type_: String,
     types: Vec<String>,
-    negative_polarity: Vec<String>,
+    negative_polarity: NegativeTypes,
     ignore_if_missing: Vec<String>,
     overrides: Vec<Condition>,
     strategy: Option<MergeStrategy>,
@@ -50,7 +50,7 @@ impl MergedSummary {
         Self {
             type_: type_.into(),
             types: Vec::new(),
-            negative_polarity: Vec::new(),
+            negative_polarity: NegativeTypes::new(),
             ignore_if_missing: Vec::new(),
             overrides: Vec::new(),
             strategy: None,
@@ -75,8 +75,7 @@ impl MergedSummary {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.negative_polarity
-            .extend(types.into_iter().map(Into::into));
+        self.negative_polarity.extend(types);
         self
     }
 
@@ -159,7 +158,10 @@ impl MergedSummary {
         let strategy = match &self.strategy {
             Some(strategy) => strategy,
             None => {
-                default = MergeStrategy::new().negative_polarity(self.negative_polarity.clone());
+                default = MergeStrategy {
+                    negative_polarity: self.negative_polarity.clone(),
+                    ..MergeStrategy::new()
+                };
                 &default
             }
         };

@@ -845,7 +845,7 @@ fn json_schema_at<'a>(root: &'a serde_json::Value, place: &str) -> &'a serde_jso
 
 #[test]
 fn every_corpus_match_reads_and_writes_through_k8s_openapi_as_normalize_predicts() {
-    use kondition::json::same;
+    use kondition::wire::json::same;
     // Only JSON crosses: the testkit links its own copy of this library.
     use kondition_testkit::k8s_writes::normalize;
     use kondition_testkit::objects::{Sample, value};

@@ -11,7 +11,7 @@
 //!     #[serde(
 //!         default,
 //!         skip_serializing_if = "Option::is_none",
-//!         deserialize_with = "kondition::nullable::deserialize"
+//!         deserialize_with = "kondition::wire::nullable::deserialize"
 //!     )]
 //!     cpu: Option<Option<i64>>,
 //! }
