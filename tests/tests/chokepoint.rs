@@ -29,7 +29,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::jiff::Timestamp;
 use kondition::controller::{
     CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
-    REASON_STATUS_REJECTED, StatusReconciler, fallback_owner,
+    REASON_STATUS_REJECTED, Reconciled, StatusReconciler, fallback_owner,
 };
 use kondition::{
     Condition, ConditionStatus, Conditions, Failure, KubeStatus, StatusResource, Time,
@@ -1214,6 +1214,55 @@ async fn post_checks_can_fail_a_reconcile() {
         json!({"type": "Ready", "status": "False", "severity": "Warning",
                "reason": "PostReconcileFailure", "message": "no endpoint after the reconcile",
                "lastTransitionTime": "<now>", "observedGeneration": 1})
+    );
+}
+
+/// Every reconcile tells the operator's hook what it came to: a body's failure (which the
+/// reconcile's error never carries), the reconciles that waited for the retry time, a
+/// success.
+#[tokio::test(start_paused = true)]
+async fn the_outcome_hook_sees_every_reconcile() {
+    let setup = Setup::new().await;
+    setup.create("w1", 1, &[]).await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let reconciler = setup
+        .reconciler()
+        .on_outcome(move |object: &Widget, reconciled: &Reconciled| {
+            let mut seen = record.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            seen.push((object.name_any(), reconciled.clone()));
+        });
+    let throttled =
+        async |_: &mut Widget| Err(Failure::retryable("Throttled", "the cloud API is busy"));
+    setup.reconcile(&reconciler, "w1", throttled).await;
+    setup.reconcile(&reconciler, "w1", throttled).await;
+    tokio::time::advance(Duration::from_secs(5)).await;
+    setup
+        .reconcile(&reconciler, "w1", async |_: &mut Widget| Ok(()))
+        .await;
+    let seen = seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let w1 = || "w1".to_owned();
+    assert_eq!(
+        seen,
+        [
+            (
+                w1(),
+                Reconciled::Unsuccessful {
+                    reason: "Throttled".into(),
+                    severity: kondition::Severity::Warning
+                }
+            ),
+            (
+                w1(),
+                Reconciled::Waiting {
+                    retry_in: Duration::from_secs(5)
+                }
+            ),
+            (w1(), Reconciled::Succeeded),
+        ]
     );
 }
 

@@ -110,6 +110,21 @@ pub(crate) enum Written {
     NotFound,
 }
 
+impl Written {
+    /// Whether a request of this reconcile changed the object: the full apply, or the
+    /// fallback of a rejected one.
+    pub(crate) fn wrote(&self) -> bool {
+        matches!(
+            self,
+            Self::Full
+                | Self::Rejected {
+                    fallback: Fallback::Sent(_),
+                    ..
+                }
+        )
+    }
+}
+
 /// What became of the fallback of a rejected status.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Fallback {
@@ -305,48 +320,9 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
     merge: ConditionsMerge,
     sending: &serde_json::Value,
 ) -> Result<bool, WriteError> {
-    /// The object without what any write changes (its version, the managers' entries) and
-    /// its status apart.
-    fn split<K: Serialize>(
-        object: &K,
-    ) -> Result<(serde_json::Value, serde_json::Value), WriteError> {
-        let mut value = serde_json::to_value(object).map_err(kube::Error::SerdeError)?;
-        let status = value
-            .get_mut("status")
-            .map(serde_json::Value::take)
-            .unwrap_or_default();
-        if let Some(metadata) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-            metadata.remove("resourceVersion");
-            metadata.remove("managedFields");
-        }
-        if let Some(object) = value.as_object_mut() {
-            object.remove("status");
-        }
-        Ok((value, status))
-    }
-    let entries = |object: &K| {
-        let mut entries: Vec<_> = object
-            .meta()
-            .managed_fields
-            .iter()
-            .flatten()
-            .filter(|e| ours.contains(&e.manager.as_deref().unwrap_or_default()))
-            .map(|e| {
-                (
-                    e.manager.clone(),
-                    e.operation.clone(),
-                    e.subresource.clone(),
-                    e.api_version.clone(),
-                    e.fields_v1.as_ref().map(|f| f.0.clone()),
-                )
-            })
-            .collect();
-        entries.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
-        entries
-    };
     let (read_object, read_status) = split(read)?;
     let (current_object, current_status) = split(current)?;
-    if read_object != current_object || entries(read) != entries(current) {
+    if read_object != current_object || entries_of(read, ours) != entries_of(current, ours) {
         return Ok(false);
     }
     let owned = Owned::of(read, ours);
@@ -382,6 +358,56 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
         })
     });
     Ok(same_fields && same_conditions && same_taken)
+}
+
+/// The object without what any write changes (its version, the managers' entries) and its
+/// status apart.
+fn split<K: Serialize>(object: &K) -> Result<(serde_json::Value, serde_json::Value), WriteError> {
+    let mut value = serde_json::to_value(object).map_err(kube::Error::SerdeError)?;
+    let status = value
+        .get_mut("status")
+        .map(serde_json::Value::take)
+        .unwrap_or_default();
+    if let Some(metadata) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+        metadata.remove("resourceVersion");
+        metadata.remove("managedFields");
+    }
+    if let Some(object) = value.as_object_mut() {
+        object.remove("status");
+    }
+    Ok((value, status))
+}
+
+/// A `managedFields` entry without its time: manager, operation, subresource, API version,
+/// the fields owned.
+type Entry = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<serde_json::Value>,
+);
+
+/// The `managedFields` entries of the managers `ours`, in a stable order.
+fn entries_of<K: Resource>(object: &K, ours: &[&str]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = object
+        .meta()
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|e| ours.contains(&e.manager.as_deref().unwrap_or_default()))
+        .map(|e| {
+            (
+                e.manager.clone(),
+                e.operation.clone(),
+                e.subresource.clone(),
+                e.api_version.clone(),
+                e.fields_v1.as_ref().map(|f| f.0.clone()),
+            )
+        })
+        .collect();
+    entries.sort_by(|a, b| (&a.0, &a.2).cmp(&(&b.0, &b.2)));
+    entries
 }
 
 /// The conditions-only apply under the fallback manager, only if the object is still at

@@ -107,6 +107,7 @@ mod apply;
 mod checks;
 mod finalizer;
 mod memory;
+mod outcome;
 mod panics;
 mod report;
 mod retry;
@@ -129,7 +130,7 @@ use tracing::Instrument;
 
 use answer::WriteError;
 use apply::{Fallback, Writer, Written};
-use memory::{Contested, Memory, StoredAs, Summary};
+use memory::{Contested, Memory, Rejection, StoredAs, Summary};
 use report::{Outcome, Report};
 use retry::{FailureClass, Gate, Moment};
 
@@ -139,6 +140,7 @@ pub use checks::{
     CheckError, CheckFuture, Next, PostCheck, PostReconcileCheck, PreCheck, PreReconcileCheck,
 };
 pub use finalizer::{FinalizerError, with_finalizer};
+pub use outcome::Reconciled;
 pub use panics::quiet_repeated_panics;
 
 use crate::{
@@ -256,8 +258,12 @@ pub struct StatusReconciler<K> {
     report: Report,
     pre_checks: Vec<Box<dyn PreReconcileCheck<K>>>,
     post_checks: Vec<Box<dyn PostReconcileCheck<K>>>,
+    on_outcome: Option<OutcomeHook<K>>,
     memory: Mutex<Memory>,
 }
+
+/// The operator's function told what each reconcile came to.
+type OutcomeHook<K> = Box<dyn Fn(&K, &Reconciled) + Send + Sync>;
 
 impl<K> StatusReconciler<K>
 where
@@ -275,6 +281,7 @@ where
             report: Report::new(<K::Status as KubeStatus>::PROFILE, Writer::of_kind::<K>()),
             pre_checks: Vec::new(),
             post_checks: Vec::new(),
+            on_outcome: None,
             memory: Mutex::new(Memory::new(memory_ttl(&policy), memory::DEFAULT_CAPACITY)),
         }
     }
@@ -328,6 +335,16 @@ where
         self
     }
 
+    /// Calls `hook` at the end of every reconcile with the object as read and what the
+    /// reconcile came to ([`Reconciled`]): the place for an operator's metrics and logs of
+    /// each outcome, the body's failures included (those end in the status, so the
+    /// reconcile's error, which `error_policy` sees, is only a failed write).
+    #[must_use]
+    pub fn on_outcome(mut self, hook: impl Fn(&K, &Reconciled) + Send + Sync + 'static) -> Self {
+        self.on_outcome = Some(Box::new(hook));
+        self
+    }
+
     /// Makes this reconciler a second controller of the kind's objects, writing under field
     /// manager `name` (and `<name>-fallback` when its status is rejected) instead of the
     /// kind's field owner: a health checker beside the main controller, say, each owning its
@@ -376,124 +393,181 @@ where
             generation = object.meta().generation
         );
         async {
-            let key = memory_key(&*object);
-            let read = moment(&*object);
-            // An episode of failures under way: nothing is done before its retry time,
-            // whatever caused this reconcile (the watch event of the last write, another
-            // writer's, a child's): the body is not run again, nothing is sent.
-            if let Gate::Wait(wait) = self.memory().gate(&key, read, Instant::now()) {
-                tracing::debug!(?wait, "backing off: nothing done before the retry time");
-                return Ok(Action::requeue(wait));
+            let (result, reconciled) = self.reconcile_once(&object, body).await;
+            if let Some(hook) = &self.on_outcome {
+                hook(&object, &reconciled);
             }
-            let mut working = (*object).clone();
-            self.report.clear(&mut working);
-            let outcome = self.run(&mut working, body).await;
-            if released(&*object, &working) {
-                // This controller's finalizer is gone from an object being deleted: the
-                // object is gone, or kept only by other finalizers. No status after it.
-                tracing::debug!("finalizer released: no status written");
-                self.memory().forget(&key);
-                return Ok(Action::await_change());
-            }
-            let requeue = self.report.finish(&*object, &mut working, &outcome);
-            let now = Instant::now();
-            let (contest, left) = self.contest(&object, &mut working, &key, now).await;
-            let write = match self.write(&object, &working, &key, &left, now).await {
-                Ok(write) => write,
-                Err(failure) => {
-                    return Err(self.write_failed(&object, &key, failure, read, now).await);
-                }
-            };
-            let stored_summary = self.summary_of(&object);
-            // A transition written by an earlier reconcile and not announced (its answer was
-            // lost, or its Event could not be posted): once a copy holds what it wrote, it
-            // landed, and is announced now; until then it waits (the copy may be older than
-            // the write), unless this reconcile writes anew.
-            let wrote = matches!(
-                write.written,
-                Written::Full
-                    | Written::Rejected {
-                        fallback: Fallback::Sent(_),
-                        ..
-                    }
-            );
-            let pending = self.memory().take_unannounced(&key, now);
-            if let Some(pending) = pending {
-                match stored_summary {
-                    Some(landed) if pending.afters.contains(&summary_key(landed)) => {
-                        self.announce(&object, &key, pending.before, landed, now)
-                            .await;
-                    }
-                    _ if !wrote => self.memory().keep_unannounced(&key, pending, now),
-                    _ => {}
-                }
-            }
-            // What the summary now says, if this reconcile wrote it. The copy it started from
-            // is the stored object (the writes carry its resourceVersion as a precondition):
-            // the summary before is the copy's.
-            let after = match &write.written {
-                Written::Full => self.summary_of(&working).cloned(),
-                Written::Rejected { message, fallback } => {
-                    self.report_rejection(&object, &key, message, fallback)
-                        .await
-                }
-                Written::Unchanged | Written::NotFound => None,
-            };
-            if let Some(after) = after {
-                let before = stored_summary.map(summary_key);
-                self.announce(&object, &key, before, &after, now).await;
-            }
-            let leaving =
-                matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
-            if write.written == Written::NotFound || leaving {
-                self.memory().forget(&key);
-            }
-            if write.written == Written::NotFound {
-                tracing::debug!("object gone before its status was written");
-                return Ok(Action::await_change());
-            }
-            if let Some(failure) = write.release {
-                return Err(self.write_failed(&object, &key, failure, read, now).await);
-            }
-            // One attempt of the episode: a rejected status, else the body's retryable
-            // failure; anything else ends the episode.
-            let failure = match &write.written {
-                Written::Rejected { .. } => Some(FailureClass::Rejected),
-                _ if requeue == Requeue::Backoff => Some(FailureClass::Body),
-                _ => None,
-            };
-            let retry = failure.map(|class| {
-                let after = moment_after_write::<K>(read, &write.written);
-                let failed = self
-                    .memory()
-                    .fail(&key, class, read, after, now, None, &self.policy);
-                failed.wait
-            });
-            if failure.is_none() {
-                self.memory().succeed(&key, now);
-            }
-            if let Written::Rejected {
-                fallback: Fallback::Refused { answer, .. },
-                ..
-            } = &write.written
-            {
-                // Nothing of the status is stored: the reconcile failed, and is tried again
-                // at the episode's retry time.
-                return Err(Error::new(
-                    "the status and its conditions alone were rejected",
-                    answer.to_error(),
-                    retry,
-                ));
-            }
-            // A contested condition is taken back when its backoff has passed.
-            let delay = retry.or_else(|| self.policy.delay(requeue, 0));
-            let delay = contest.into_iter().fold(delay, |delay, retry| {
-                Some(delay.map_or(retry, |delay| delay.min(retry)))
-            });
-            Ok(delay.map_or_else(Action::await_change, Action::requeue))
+            result
         }
         .instrument(span)
         .await
+    }
+
+    /// [`reconcile`](Self::reconcile), and what it came to.
+    async fn reconcile_once<E, F>(&self, object: &K, body: F) -> (Result<Action, Error>, Reconciled)
+    where
+        E: ReconcileError,
+        F: AsyncFnOnce(&mut K) -> Result<(), E>,
+    {
+        let key = memory_key(object);
+        let read = moment(object);
+        // An episode of failures under way: nothing is done before its retry time, whatever
+        // caused this reconcile (the watch event of the last write, another writer's, a
+        // child's): the body is not run again, nothing is sent.
+        if let Gate::Wait(wait) = self.memory().gate(&key, read, Instant::now()) {
+            tracing::debug!(?wait, "backing off: nothing done before the retry time");
+            let waiting = Reconciled::Waiting { retry_in: wait };
+            return (Ok(Action::requeue(wait)), waiting);
+        }
+        let mut working = object.clone();
+        self.report.clear(&mut working);
+        let outcome = self.run(&mut working, body).await;
+        if released(object, &working) {
+            // This controller's finalizer is gone from an object being deleted: the object
+            // is gone, or kept only by other finalizers. No status after it.
+            tracing::debug!("finalizer released: no status written");
+            self.memory().forget(&key);
+            return (Ok(Action::await_change()), Reconciled::Gone);
+        }
+        let requeue = self.report.finish(object, &mut working, &outcome);
+        let verdict = match (&outcome, self.summary_of(&working)) {
+            (Outcome::Succeeded, _) | (_, None) => Reconciled::Succeeded,
+            (_, Some(summary)) => Reconciled::Unsuccessful {
+                reason: summary.reason.clone(),
+                severity: summary.severity,
+            },
+        };
+        let now = Instant::now();
+        let (contest, left) = self.contest(object, &mut working, &key, now).await;
+        let write = match self.write(object, &working, &key, &left, now).await {
+            Ok(write) => write,
+            Err(failure) => {
+                let error = self.write_failed(object, &key, failure, read, now).await;
+                let failed = Reconciled::WriteFailed(error.class());
+                return (Err(error), failed);
+            }
+        };
+        self.announce_written(object, &working, &key, &write.written, now)
+            .await;
+        let leaving =
+            matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
+        if write.written == Written::NotFound || leaving {
+            self.memory().forget(&key);
+        }
+        if write.written == Written::NotFound {
+            tracing::debug!("object gone before its status was written");
+            return (Ok(Action::await_change()), Reconciled::Gone);
+        }
+        let attempt = Attempt {
+            read,
+            requeue,
+            contest,
+            now,
+        };
+        let rejected = matches!(write.written, Written::Rejected { .. });
+        let result = self.conclude(object, &key, write, attempt).await;
+        let reconciled = match &result {
+            _ if rejected => Reconciled::Rejected,
+            // The release of the fallback manager after the full apply.
+            Err(error) => Reconciled::WriteFailed(error.class()),
+            Ok(_) => verdict,
+        };
+        (result, reconciled)
+    }
+
+    /// The Events of what the write did: a transition written by an earlier reconcile and
+    /// not announced (its answer was lost, or its Event could not be posted) once a copy
+    /// holds what it wrote (until then it waits: the copy may be older than the write,
+    /// unless this reconcile writes anew), and the transition this reconcile wrote.
+    async fn announce_written(
+        &self,
+        object: &K,
+        working: &K,
+        key: &str,
+        written: &Written,
+        now: Instant,
+    ) {
+        let stored_summary = self.summary_of(object);
+        let pending = self.memory().take_unannounced(key, now);
+        if let Some(pending) = pending {
+            match stored_summary {
+                Some(landed) if pending.afters.contains(&summary_key(landed)) => {
+                    self.announce(object, key, pending.before, landed, now)
+                        .await;
+                }
+                _ if !written.wrote() => self.memory().keep_unannounced(key, pending, now),
+                _ => {}
+            }
+        }
+        // What the summary now says, if this reconcile wrote it. The copy it started from is
+        // the stored object (the writes carry its resourceVersion as a precondition): the
+        // summary before is the copy's.
+        let after = match written {
+            Written::Full => self.summary_of(working).cloned(),
+            Written::Rejected { message, fallback } => {
+                self.report_rejection(object, key, message, fallback).await
+            }
+            Written::Unchanged | Written::NotFound => None,
+        };
+        if let Some(after) = after {
+            let before = stored_summary.map(summary_key);
+            self.announce(object, key, before, &after, now).await;
+        }
+    }
+
+    /// The end of a reconcile whose status write was answered: one attempt of the object's
+    /// episode (a failed release of the fallback manager, a rejected status, else the body's
+    /// retryable failure) or its end, and the requeue that follows.
+    async fn conclude(
+        &self,
+        object: &K,
+        key: &str,
+        write: Write,
+        attempt: Attempt,
+    ) -> Result<Action, Error> {
+        let Attempt {
+            read,
+            requeue,
+            contest,
+            now,
+        } = attempt;
+        if let Some(failure) = write.release {
+            return Err(self.write_failed(object, key, failure, read, now).await);
+        }
+        let failure = match &write.written {
+            Written::Rejected { .. } => Some(FailureClass::Rejected),
+            _ if requeue == Requeue::Backoff => Some(FailureClass::Body),
+            _ => None,
+        };
+        let retry = failure.map(|class| {
+            let after = moment_after_write::<K>(read, &write.written);
+            let failed = self
+                .memory()
+                .fail(key, class, read, after, now, None, &self.policy);
+            failed.wait
+        });
+        if failure.is_none() {
+            self.memory().succeed(key, now);
+        }
+        if let Written::Rejected {
+            fallback: Fallback::Refused { answer, .. },
+            ..
+        } = &write.written
+        {
+            // Nothing of the status is stored: the reconcile failed, and is tried again at
+            // the episode's retry time.
+            return Err(Error::new(
+                "the status and its conditions alone were rejected",
+                answer.to_error(),
+                retry,
+            ));
+        }
+        // A contested condition is taken back when its backoff has passed.
+        let delay = retry.or_else(|| self.policy.delay(requeue, 0));
+        let delay = contest.into_iter().fold(delay, |delay, retry| {
+            Some(delay.map_or(retry, |delay| delay.min(retry)))
+        });
+        Ok(delay.map_or_else(Action::await_change, Action::requeue))
     }
 
     /// Conditions this reconcile sets that another field manager wrote over (it owns fields
@@ -575,21 +649,7 @@ where
                 .iter()
                 .map(|(c, managers, _)| format!("{} by {}", c.type_, managers.join(", ")))
                 .collect();
-            let said = said.join("; ");
-            let owner = &writer.owner;
-            tracing::warn!(
-                contested = %said,
-                field_manager = %owner,
-                ?wait,
-                "conditions this controller sets are written by another field manager too"
-            );
-            let note = format!(
-                "conditions {owner} sets are written by another field manager too ({said}): \
-                 left as they wrote them, and set again in {wait:?}, then on a doubling \
-                 backoff while the other writer goes on"
-            );
-            self.publish(stored, EventType::Warning, REASON_CONDITION_CONTESTED, note)
-                .await;
+            self.announce_contest(stored, &said.join("; "), wait).await;
         }
         // Left as stored; a condition the other manager holds whole is no longer applied
         // (it becomes the other manager's alone), one it holds in part is applied as stored
@@ -600,6 +660,25 @@ where
             .map(|(c, ..)| c.type_)
             .collect();
         (Some(wait), left)
+    }
+
+    /// Says that conditions this reconciler sets (`said`: each with the managers that wrote
+    /// it) are written by another field manager too: a log line and a Warning Event.
+    async fn announce_contest(&self, stored: &K, said: &str, wait: Duration) {
+        let owner = &self.report.writer.owner;
+        tracing::warn!(
+            contested = %said,
+            field_manager = %owner,
+            ?wait,
+            "conditions this controller sets are written by another field manager too"
+        );
+        let note = format!(
+            "conditions {owner} sets are written by another field manager too ({said}): \
+             left as they wrote them, and set again in {wait:?}, then on a doubling backoff \
+             while the other writer goes on"
+        );
+        self.publish(stored, EventType::Warning, REASON_CONDITION_CONTESTED, note)
+            .await;
     }
 
     /// Logs a rejected status and, when its fallback was refused by this reconcile, says so
@@ -711,9 +790,8 @@ where
     }
 
     /// Step 4 and 5: the full apply unless the status is stored already or known to be
-    /// rejected, the fallback after a rejection unless its conditions are stored already, and
-    /// the release of the fallback manager after a full apply. Returns what was written and,
-    /// after a rejection, how long until the full apply is tried again.
+    /// rejected ([`apply_full`](Self::apply_full)), and the fallback after a rejection
+    /// ([`fall_back`](Self::fall_back)). Returns what was written.
     async fn write(
         &self,
         stored: &K,
@@ -755,72 +833,102 @@ where
         // The same status was rejected, and its episode's retry time has not come (this
         // reconcile acts before it because the object moved to a new moment, its deletion
         // say): not sent again before then.
-        let (message, fallback_rejected, fallback_sent) = match known {
-            Some(rejection) => (
-                rejection.message,
-                rejection
-                    .fallback_rejected
-                    .map(|a| (a, rejection.fallback_announced)),
-                rejection.fallback_sent,
-            ),
+        let rejection = match known {
+            Some(rejection) => rejection,
             None => {
-                let sent = self.as_written(desired);
-                let sent_body = sent.status_apply();
-                let full =
-                    apply::full(&self.client, writer, stored, &sent, sent_body.clone(), left);
-                match full.await {
-                    // Its own earlier write, which the copy read predates: written already
-                    // (and announced by the reconcile that wrote it). A fallback manager
-                    // still holding fields is released by the reconcile of the newer copy.
-                    Ok(apply::Applied::Found(_)) => {
-                        self.remember_stored(key, &sent_body, None, now);
-                        return Ok(Write::done(Written::Unchanged));
-                    }
-                    Ok(apply::Applied::Sent(applied)) => {
-                        // After a release the object is not what this apply's answer holds
-                        // (the fallback's own fields go): nothing to remember of it.
-                        let stored_now = (!fallback_holds).then_some(&applied);
-                        self.remember_stored(key, &sent_body, stored_now, now);
-                        if writer.second && first_write {
-                            self.memory().first_write_landed(key, now);
-                        }
-                        let release = if fallback_holds {
-                            apply::release_fallback(&self.client, writer, &applied)
-                                .await
-                                .err()
-                        } else {
-                            None
-                        };
-                        return Ok(Write {
-                            written: Written::Full,
-                            release,
-                        });
-                    }
-                    Err(error) if error.class == AnswerClass::Gone => {
-                        return self.not_found(stored, error).await;
-                    }
-                    Err(error) if error.class == AnswerClass::Rejected => {
-                        let message = error.message();
-                        let mut memory = self.memory();
-                        let rejection = memory.reject(key, fingerprint, message.clone(), now);
-                        let announced = rejection.fallback_announced;
-                        (
-                            message,
-                            rejection.fallback_rejected.clone().map(|a| (a, announced)),
-                            false,
-                        )
-                    }
-                    Err(error) => {
-                        // A transport error or a fault of the server: the apply may have
-                        // landed. If it did, the next reconcile finds it stored; the
-                        // transition it made is announced then.
-                        let written = desired.status().map(KubeStatus::conditions);
-                        self.may_have_landed(key, stored, written, &error, now);
-                        return Err(error);
-                    }
+                let owned = Owning {
+                    fallback_holds,
+                    first_write,
+                };
+                let full = self.apply_full(stored, desired, key, left, fingerprint, owned, now);
+                match full.await? {
+                    Full::Done(write) => return Ok(write),
+                    Full::Rejected(rejection) => rejection,
                 }
             }
         };
+        self.fall_back(stored, desired, key, rejection, now).await
+    }
+
+    /// The full apply, and the release of the fallback manager after it when that manager
+    /// still holds fields; a rejection is remembered and returned for the fallback.
+    #[allow(clippy::too_many_arguments)]
+    async fn apply_full(
+        &self,
+        stored: &K,
+        desired: &K,
+        key: &str,
+        left: &[String],
+        fingerprint: u64,
+        owned: Owning,
+        now: Instant,
+    ) -> Result<Full, WriteError> {
+        let writer = &self.report.writer;
+        let sent = self.as_written(desired);
+        let sent_body = sent.status_apply();
+        let full = apply::full(&self.client, writer, stored, &sent, sent_body.clone(), left);
+        match full.await {
+            // Its own earlier write, which the copy read predates: written already (and
+            // announced by the reconcile that wrote it). A fallback manager still holding
+            // fields is released by the reconcile of the newer copy.
+            Ok(apply::Applied::Found(_)) => {
+                self.remember_stored(key, &sent_body, None, now);
+                Ok(Full::Done(Write::done(Written::Unchanged)))
+            }
+            Ok(apply::Applied::Sent(applied)) => {
+                // After a release the object is not what this apply's answer holds (the
+                // fallback's own fields go): nothing to remember of it.
+                let stored_now = (!owned.fallback_holds).then_some(&applied);
+                self.remember_stored(key, &sent_body, stored_now, now);
+                if writer.second && owned.first_write {
+                    self.memory().first_write_landed(key, now);
+                }
+                let release = if owned.fallback_holds {
+                    apply::release_fallback(&self.client, writer, &applied)
+                        .await
+                        .err()
+                } else {
+                    None
+                };
+                Ok(Full::Done(Write {
+                    written: Written::Full,
+                    release,
+                }))
+            }
+            Err(error) if error.class == AnswerClass::Gone => {
+                self.not_found(stored, error).await.map(Full::Done)
+            }
+            Err(error) if error.class == AnswerClass::Rejected => {
+                let rejection = self
+                    .memory()
+                    .reject(key, fingerprint, error.message(), now)
+                    .clone();
+                Ok(Full::Rejected(rejection))
+            }
+            Err(error) => {
+                // A transport error or a fault of the server: the apply may have landed. If
+                // it did, the next reconcile finds it stored; the transition it made is
+                // announced then.
+                let written = desired.status().map(KubeStatus::conditions);
+                self.may_have_landed(key, stored, written, &error, now);
+                Err(error)
+            }
+        }
+    }
+
+    /// Step 5: after a rejection of the full status, its conditions alone, under the
+    /// fallback manager, unless they are stored already, were sent for this rejection
+    /// already, or were rejected too.
+    async fn fall_back(
+        &self,
+        stored: &K,
+        desired: &K,
+        key: &str,
+        rejection: Rejection,
+        now: Instant,
+    ) -> Result<Write, WriteError> {
+        let writer = &self.report.writer;
+        let message = rejection.message;
         let rejected = |fallback| Write {
             written: Written::Rejected {
                 message: message.clone(),
@@ -829,10 +937,10 @@ where
             release: None,
         };
         // Its fallback was rejected too: the same conditions would be again.
-        if let Some((answer, announced)) = fallback_rejected {
+        if let Some(answer) = rejection.fallback_rejected {
             return Ok(rejected(Fallback::Refused {
                 answer,
-                announce: !announced,
+                announce: !rejection.fallback_announced,
             }));
         }
         let conditions = self.report.fallback(stored, desired, &message);
@@ -845,7 +953,7 @@ where
         // replica of another version, during a rolling upgrade): answering each of its
         // writes would make the two take turns at every watch event, each turn a write and
         // an Event on either side. They are left as they are until the full apply's retry.
-        if fallback_sent {
+        if rejection.fallback_sent {
             return Ok(rejected(Fallback::Held));
         }
         let mut conditions = self.conditions_as_written(desired, conditions);
@@ -1146,6 +1254,33 @@ fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
     hasher.finish()
 }
 
+/// What became of a full apply: done (written, found written, the object gone), or rejected.
+enum Full {
+    Done(Write),
+    Rejected(Rejection),
+}
+
+/// What the fallback manager and the reconciler's own manager hold of the object read.
+#[derive(Clone, Copy)]
+struct Owning {
+    /// The fallback manager holds fields: the full apply goes again, then the release.
+    fallback_holds: bool,
+    /// Neither manager holds any: a second controller's first write.
+    first_write: bool,
+}
+
+/// What a reconcile knows when it concludes, besides its write.
+struct Attempt {
+    /// The moment of the object read.
+    read: Moment,
+    /// The requeue the outcome asks for.
+    requeue: Requeue,
+    /// When a contested condition is taken back.
+    contest: Option<Duration>,
+    /// The time the write started from.
+    now: Instant,
+}
+
 /// What [`StatusReconciler::write`] did: what was written, and a release of the fallback
 /// manager that failed after the full apply went through (reported once the transition is
 /// recorded).
@@ -1177,15 +1312,7 @@ fn moment<K: Resource>(object: &K) -> Moment {
 /// kind without a status subresource, a status written moves the generation by one, and the
 /// watch event of that write is no new moment.
 fn moment_after_write<K: StatusResource>(read: Moment, written: &Written) -> Moment {
-    let wrote = matches!(
-        written,
-        Written::Full
-            | Written::Rejected {
-                fallback: Fallback::Sent(_),
-                ..
-            }
-    );
-    if K::STATUS_SUBRESOURCE || !wrote {
+    if K::STATUS_SUBRESOURCE || !written.wrote() {
         return read;
     }
     Moment {
