@@ -25,6 +25,8 @@ pub fn load(
         .iter()
         .map(|path| (path, std::fs::metadata(path).map_or(0, |m| m.len())))
         .collect();
+    // Bounded in all, as each file is: refused from the sizes, before any file is read.
+    source::diagnostic::within_total(sized.iter().map(|(path, size)| (path.as_path(), *size)), 0)?;
     let total: u64 = sized.iter().map(|(_, size)| size).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     // k8s-openapi's catalog is parsed on first use, the first file's reading of a schema,

@@ -69,7 +69,8 @@ impl Pipeline {
         for path in &self.inputs {
             observer.read(path)?;
         }
-        let files = crate::inputs::schema_files(&self.inputs).map_err(Error::Io)?;
+        let files =
+            crate::inputs::schema_files(&self.inputs).map_err(|d| Error::Input(d.into()))?;
         for file in &files {
             observer.read(file)?;
         }

@@ -283,11 +283,11 @@ fn no_inputs_and_no_schemas_folder_say_what_was_expected() {
         Some(0),
         "nothing written"
     );
-    // A file named that does not exist is still said as it is.
+    // A file named that does not exist is said as every input problem is: `path: message`.
     let missing = kondition(&dir, &["generate", "missing.yaml"]);
     assert_eq!(
         text(&missing.stderr),
-        "kondition: missing.yaml: no such file or folder\n"
+        "missing.yaml: no such file or folder\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
