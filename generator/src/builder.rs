@@ -175,6 +175,22 @@ impl Builder {
         self
     }
 
+    /// Whether kondition drives `kind`'s status, a kind read from a CRD whose status it can
+    /// drive (default `true`). `false` leaves the status as plain types, without `KubeStatus`
+    /// and so without the status chokepoint (`kondition generate --no-drive Kind`): for a kind
+    /// the operator only reads, or whose conditions never include the profile's summary
+    /// condition (a chokepoint would add one the kind does not define). A kind left undriven
+    /// takes no [`Builder::profile`] or [`Builder::conditions`].
+    #[must_use]
+    pub fn drive(mut self, kind: impl Into<String>, drive: bool) -> Self {
+        let kind = kind.into();
+        self.crd_options.not_driven.retain(|k| *k != kind);
+        if !drive {
+            self.crd_options.not_driven.push(kind);
+        }
+        self
+    }
+
     /// The output file's name (default `kondition.rs`).
     #[must_use]
     pub fn file_name(mut self, name: impl Into<String>) -> Self {

@@ -103,6 +103,11 @@ struct GenerateArgs {
     /// `conditions` list (repeatable): the note that says it is not printed for KIND.
     #[arg(long = "acknowledge-atomic-list", value_name = "KIND")]
     acknowledged_atomic_lists: Vec<String>,
+    /// Leave KIND's status as plain types (repeatable), though kondition could drive it: no
+    /// `KubeStatus`, so no status chokepoint on it. For a kind the operator only reads, or
+    /// whose conditions never include the profile's summary condition.
+    #[arg(long = "no-drive", value_name = "KIND")]
+    not_driven: Vec<String>,
 }
 
 impl GenerateArgs {
@@ -111,6 +116,7 @@ impl GenerateArgs {
         let mut options = crate::crd::Options {
             reuse_k8s_types: !self.no_reuse,
             acknowledged_atomic_lists: self.acknowledged_atomic_lists.clone(),
+            not_driven: self.not_driven.clone(),
             ..Default::default()
         };
         for (kind, types) in &self.conditions {

@@ -182,7 +182,17 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
         .filter(|k| k.source_crd.is_some())
         .map(|k| k.kind.as_str())
         .collect();
-    for (kind, choice) in &options.statuses {
+    let named = options
+        .statuses
+        .iter()
+        .map(|(kind, choice)| (kind, choice.how(kind, options.caller)))
+        .chain(
+            options
+                .not_driven
+                .iter()
+                .map(|kind| (kind, options.caller.no_drive(kind))),
+        );
+    for (kind, how) in named {
         if crd_kinds.contains(&kind.as_str()) {
             continue;
         }
@@ -191,7 +201,7 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
                 .files
                 .iter()
                 .flat_map(|f| &f.kinds)
-                .any(|k| &k.kind == kind)
+                .any(|k| k.kind == *kind)
         };
         let hint = hint(kind, &crd_kinds, Quote::Code, || {
             if of_a_schema_file() {
@@ -203,10 +213,7 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
         diagnostics.push(Diagnostic::new(
             options.caller.place(),
             source::yaml::Pos::default(),
-            format!(
-                "{}: no input CRD defines kind {kind}{hint}",
-                choice.how(kind, options.caller)
-            ),
+            format!("{how}: no input CRD defines kind {kind}{hint}"),
         ));
     }
 }

@@ -326,3 +326,77 @@ fn what_differs_in_a_condition_list_is_named() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A kind kondition could drive, left undriven by the user (issue 48: an operator that only
+/// reads Kueue's Workload, whose conditions never include the profile's Ready): plain types
+/// without `KubeStatus`, from the build script and the command line alike; a profile or
+/// conditions for it too is a contradiction, and a kind no CRD defines gets a did-you-mean.
+#[test]
+fn driving_can_be_left_off_for_a_kind() {
+    let dir = scratch("no-drive");
+    let nodepool = standard_nodepool(&dir);
+    let file = nodepool.display().to_string();
+    let driven = generated(&dir, &nodepool, |b| b);
+    assert!(
+        driven.contains("#[kondition( resource = NodePool,"),
+        "driven by default: {driven}"
+    );
+    let plain = generated(&dir, &nodepool, |b| b.drive("NodePool", false));
+    assert!(!plain.contains("KubeStatus"), "{plain}");
+    assert!(!plain.contains("#[kondition("), "{plain}");
+    assert!(plain.contains("pub struct NodePoolStatus {"), "{plain}");
+    // Its metav1 conditions are still read as conditions, written back as they are.
+    assert!(plain.contains("use kondition::Conditions;"), "{plain}");
+    assert!(
+        plain.contains("pub conditions: Option<Conditions>"),
+        "{plain}"
+    );
+    // The last word is the build script's.
+    let again = generated(&dir, &nodepool, |b| {
+        b.drive("NodePool", false).drive("NodePool", true)
+    });
+    assert_eq!(again, driven);
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--no-drive", "NodePool", "--out"])
+        .arg(dir.join("cli"))
+        .arg(&nodepool)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let module = std::fs::read_to_string(dir.join("cli/nodepool.rs")).expect("the module");
+    assert!(!module.contains("KubeStatus"), "{module}");
+    assert!(module.contains("pub struct NodePoolStatus {"), "{module}");
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(
+        build(&dir, &nodepool, |b| b
+            .drive("NodePool", false)
+            .profile("NodePool", "kstatus")),
+        format!(
+            "{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool is left undriven by `Builder::drive(\"NodePool\", false)`, so it has no profile or conditions; name one or the other\n"
+        )
+    );
+    assert_eq!(
+        cli(
+            &dir,
+            &[
+                &file,
+                "--no-drive",
+                "NodePool",
+                "--conditions",
+                "NodePool=Drifted"
+            ]
+        ),
+        format!(
+            "{file}:3:1: `--conditions NodePool=...`: NodePool is left undriven by `--no-drive NodePool`, so it has no profile or conditions; name one or the other\n"
+        )
+    );
+    assert_eq!(
+        cli(&dir, &[&file, "--no-drive", "Nodepool"]),
+        "<command line>: `--no-drive Nodepool`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+    assert_eq!(
+        build(&dir, &nodepool, |b| b.drive("Nodepool", false)),
+        "<build script>: `Builder::drive(\"Nodepool\", false)`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -80,17 +80,19 @@ pub type StatusChoices = BTreeMap<String, StatusChoice>;
 /// conditions `kondition::Conditions` holds losslessly ([`standard_status`] then tells
 /// whether the status can have `KubeStatus`). Conditions that lack a field metav1 requires
 /// are written back through the status' shape, which only a status with `KubeStatus` has:
-/// they are made `Type::Conditions` only in a status kondition drives.
-pub fn recognize(root_fields: &mut [Field]) {
+/// they are made `Type::Conditions` only in a status kondition drives (never without `drive`,
+/// the user's `--no-drive`).
+pub fn recognize(root_fields: &mut [Field], drive: bool) {
     let Some(status) = root_fields.iter_mut().find(|f| f.name == "status") else {
         return;
     };
     let Type::Object(object) = &mut status.schema.ty else {
         return;
     };
-    let status_drivable = keeps_unknown(object)
-        .or_else(|| generation_problem(object))
-        .is_none();
+    let status_drivable = drive
+        && keeps_unknown(object)
+            .or_else(|| generation_problem(object))
+            .is_none();
     let Some(list) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
         return;
     };
@@ -347,6 +349,21 @@ pub(super) fn kind_status(
         .collect();
     let choice = context.options.statuses.get(kind);
     let caller = context.options.caller;
+    if context.options.not_driven.iter().any(|k| k == kind) {
+        if let Some(choice) = choice {
+            sink.error(
+                crd.pos,
+                format!(
+                    "{}: {kind} is left undriven by {}, so it has no profile or conditions; \
+                     name one or the other",
+                    choice.how(kind, caller),
+                    caller.no_drive(kind)
+                ),
+            );
+            return None;
+        }
+        return Some(None);
+    }
     if !driven.is_empty() {
         note_atomic_conditions(crd, kind, &driven, context);
         return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
