@@ -285,6 +285,49 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// The kinds whose status kondition cannot drive are one warning of the build, in the
+    /// build script's words, which `Builder::drive(kind, false)` ends (issue 48).
+    #[test]
+    fn undriven_kinds_are_one_cargo_warning() {
+        let dir = std::env::temp_dir().join(format!("kondition-undriven-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/status_choices/nodepool.yaml"
+        );
+        // `type` optional: conditions kondition cannot tell apart.
+        let nodepool = dir.join("nodepool.yaml");
+        std::fs::write(
+            &nodepool,
+            std::fs::read_to_string(fixture).expect("fixture").replace(
+                "required: [lastTransitionTime, message, reason, status, type]",
+                "required: [lastTransitionTime, message, reason, status]",
+            ),
+        )
+        .expect("write");
+        let warnings = |builder: Builder| {
+            let mut cargo = Vec::new();
+            builder
+                .schemas([&nodepool])
+                .out_dir(dir.join("out"))
+                .generate_to(&mut cargo)
+                .expect("generates");
+            String::from_utf8(cargo)
+                .expect("UTF-8")
+                .lines()
+                .filter_map(|line| line.strip_prefix("cargo:warning=").map(str::to_owned))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            warnings(Builder::new()),
+            [
+                "<build script>: note: status left as plain types, which the status chokepoint cannot drive: NodePool; `kondition explain KIND` says why; `Builder::drive(\"KIND\", false)` says it is your choice, and ends this note"
+            ]
+        );
+        assert!(warnings(Builder::new().drive("NodePool", false)).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A note of the generator (here, what an atomic condition list means) reaches the
     /// build's output as a warning.
     #[test]

@@ -46,6 +46,9 @@ enum Command {
     /// the API conventions and kstatus' conventions. Prints `file: namespace/name: path: rule:
     /// message` per violation; exit 1 if any is an error, 2 on bad input.
     CheckStatus(CheckStatusArgs),
+    /// Say whether the status chokepoint drives KIND's status, and if not, every reason, each
+    /// at the line of its field in the CRD.
+    Explain(ExplainArgs),
     /// Print the JSON Schema of the schema format.
     Schema,
     /// Print a completion script for a shell (bash, zsh, fish, elvish or powershell).
@@ -213,6 +216,17 @@ struct CheckStatusArgs {
 }
 
 #[derive(clap::Args)]
+struct ExplainArgs {
+    /// The kind: `Kind`, `Kind/version` or `Kind.group` where two groups share a kind name.
+    kind: String,
+    /// Schema files, CRD files or folders of them (default: schemas/).
+    paths: Vec<PathBuf>,
+    /// A folder of additional status profiles.
+    #[arg(long, value_name = "DIR")]
+    profiles: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct ImportArgs {
     /// A CRD file, or `-` for stdin.
     file: PathBuf,
@@ -247,6 +261,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import(&args),
         Command::CheckStatus(args) => check_status(&args),
         Command::Rbac(args) => rbac(&args),
+        Command::Explain(args) => explain(&args),
         Command::Completions { shell } => {
             // Written to memory first: clap_complete panics when its writer fails (a closed
             // pipe), and the page is small.
@@ -370,6 +385,50 @@ fn rbac(args: &RbacArgs) -> ExitCode {
             )),
         }
     })())
+}
+
+/// `explain`: whether each kind chosen is driven, and every reason it is not, at its line.
+fn explain(args: &ExplainArgs) -> ExitCode {
+    let result = (|| -> Result<String, String> {
+        // Notes concern a generation; `explain` says all there is of one kind.
+        let options = crate::crd::Options {
+            atomic_list_notes: false,
+            ..crate::crd::Options::default()
+        };
+        let model = load(
+            "explain",
+            &args.paths,
+            args.profiles.as_ref(),
+            std::slice::from_ref(&args.kind),
+            &options,
+        )?;
+        let mut text = String::new();
+        for file in &model.files {
+            let documents = if file.kinds.iter().any(|k| k.source_crd.is_some()) {
+                let yaml = crate::source::diagnostic::read_input(&file.path)
+                    .map_err(|d| format!("{d}\n"))?;
+                crate::source::yaml::parse(&yaml).map_err(|e| {
+                    format!(
+                        "{}\n",
+                        crate::source::diagnostic::Diagnostic::new(&file.path, e.pos, e.message)
+                    )
+                })?
+            } else {
+                Vec::new()
+            };
+            for kind in &file.kinds {
+                for line in crate::crd::status::explain(kind, &documents) {
+                    text.push_str(&format!("{line}\n"));
+                }
+            }
+        }
+        Ok(text)
+    })()
+    .map(|text| print_bytes(text.as_bytes()));
+    match result {
+        Ok(code) => code,
+        Err(message) => finish(Err(message)),
+    }
 }
 
 fn import(args: &ImportArgs) -> ExitCode {

@@ -634,6 +634,7 @@ fn man_prints_the_manual_page() {
             "kondition-check.1",
             "kondition-completions.1",
             "kondition-crd.1",
+            "kondition-explain.1",
             "kondition-generate.1",
             "kondition-import.1",
             "kondition-man.1",

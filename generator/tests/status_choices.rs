@@ -400,3 +400,89 @@ fn driving_can_be_left_off_for_a_kind() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The kinds whose status kondition cannot drive are named in one note per run, not one per
+/// version (issue 48: they were plain types with no word), which `--no-drive` ends; and
+/// `kondition explain` gives every reason at once, each at the line of its field (it gave
+/// only the first, at the CRD's line, and only when a profile was named).
+#[test]
+fn kinds_left_undriven_are_named_once_and_explained_at_their_lines() {
+    let dir = scratch("explain");
+    let nodepool = dir.join("nodepool.yaml");
+    let text = undrivable();
+    std::fs::write(&nodepool, &text).expect("write");
+    let file = nodepool.display().to_string();
+    let kondition = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("run kondition");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    // Two versions of the kind, and one note for it.
+    let (head, version) = text.split_once("  - name: v1\n").expect("a version");
+    let earlier =
+        format!("  - name: v1beta1\n{version}").replace("storage: true", "storage: false");
+    let two_versions = dir.join("two.yaml");
+    std::fs::write(
+        &two_versions,
+        format!("{head}{earlier}  - name: v1\n{version}"),
+    )
+    .expect("write");
+    let (_, stderr) = kondition(&["generate", "--out", "out", "two.yaml"]);
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.contains("note:"))
+            .collect::<Vec<_>>(),
+        [
+            "<command line>: note: status left as plain types, which the status chokepoint cannot drive: NodePool; `kondition explain KIND` says why; `--no-drive KIND` says it is your choice, and ends this note"
+        ],
+        "{stderr}"
+    );
+    let (_, stderr) = kondition(&[
+        "generate",
+        "--out",
+        "out",
+        "--no-drive",
+        "NodePool",
+        "two.yaml",
+    ]);
+    assert!(!stderr.contains("note:"), "{stderr}");
+    // The lines of the fields.
+    let line_of = |needle: &str| {
+        1 + text
+            .lines()
+            .position(|line| line.trim_start().starts_with(needle))
+            .unwrap_or_else(|| panic!("{needle}"))
+    };
+    let (heartbeat, type_) = (
+        line_of("lastHeartbeatTime:"),
+        line_of("type: {type: string, maxLength: 316"),
+    );
+    let (stdout, stderr) = kondition(&["explain", "NodePool", &file]);
+    assert_eq!(stderr, "");
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}:{heartbeat}:21: NodePool v1: its `status.conditions` has items with a field `lastHeartbeatTime` that `kondition::Condition` does not hold\n\
+             {file}:{type_}:21: NodePool v1: its `status.conditions` has items where `type` is optional: a condition without one cannot be told apart or read\n"
+        )
+    );
+    // A driven kind says so, and its profile.
+    let standard = standard_nodepool(&dir);
+    let (stdout, _) = kondition(&["explain", "NodePool", &standard.display().to_string()]);
+    assert_eq!(
+        stdout,
+        format!(
+            "{}:3:1: NodePool: driven by the status chokepoint in version v1, with the profile `standard` (its status has `KubeStatus`)\n",
+            standard.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
