@@ -605,6 +605,22 @@ mod files {
             over,
         );
         refused(&kondition(&dir, &["crd", "schemas"]), over);
+        // A folder of profiles is bounded the same way.
+        std::fs::write(dir.join("widget.yaml"), WIDGET).expect("write");
+        refused(
+            &kondition(
+                &dir,
+                &[
+                    "generate",
+                    "widget.yaml",
+                    "--profiles",
+                    "schemas",
+                    "--out",
+                    "out",
+                ],
+            ),
+            over,
+        );
         // The CRD file counts too (301 MiB: the sizes are rounded up).
         std::fs::write(dir.join("crd.yaml"), "kind: CustomResourceDefinition\n").expect("write");
         refused(
