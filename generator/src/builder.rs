@@ -133,6 +133,21 @@ impl Builder {
         self
     }
 
+    /// The summary condition of `kind`, a kind read from a CRD whose status kondition drives,
+    /// instead of its profile's (`kondition generate --summary Kind=Admitted`): one of the
+    /// profile's condition types or of [`Builder::conditions`]. For a kind whose conditions
+    /// never include the profile's summary, so that the status chokepoint keeps one the kind
+    /// defines, without a profile folder.
+    #[must_use]
+    pub fn summary(mut self, kind: impl Into<String>, summary: impl Into<String>) -> Self {
+        self.crd_options
+            .statuses
+            .entry(kind.into())
+            .or_default()
+            .summary = Some(summary.into());
+        self
+    }
+
     /// Leaves these derives out of the generated data types (by default they have every
     /// derive), as `kondition generate --without-derive` does: less code for the compiler to
     /// check in the crate that includes them. `Clone`, `Debug` and serde's derives always
@@ -180,7 +195,7 @@ impl Builder {
     /// and so without the status chokepoint (`kondition generate --no-drive Kind`): for a kind
     /// the operator only reads, or whose conditions never include the profile's summary
     /// condition (a chokepoint would add one the kind does not define). A kind left undriven
-    /// takes no [`Builder::profile`] or [`Builder::conditions`].
+    /// takes no [`Builder::profile`], [`Builder::conditions`] or [`Builder::summary`].
     #[must_use]
     pub fn drive(mut self, kind: impl Into<String>, drive: bool) -> Self {
         let kind = kind.into();

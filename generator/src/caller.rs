@@ -57,6 +57,14 @@ impl Caller {
         }
     }
 
+    /// How the caller named `kind`'s summary condition.
+    pub fn summary(self, kind: &str, summary: &str) -> String {
+        match self {
+            Self::CommandLine => format!("`--summary {kind}={summary}`"),
+            Self::BuildScript => format!("`Builder::summary({kind:?}, {summary:?})`"),
+        }
+    }
+
     /// How the caller left driving off for `kind`.
     pub fn no_drive(self, kind: &str) -> String {
         match self {

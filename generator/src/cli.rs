@@ -106,6 +106,11 @@ struct GenerateArgs {
     /// `conditions` list (repeatable): the note that says it is not printed for KIND.
     #[arg(long = "acknowledge-atomic-list", value_name = "KIND")]
     acknowledged_atomic_lists: Vec<String>,
+    /// The summary condition of a kind read from a CRD whose status kondition drives
+    /// (repeatable): `Kind=Admitted`, one of its profile's condition types or of
+    /// `--conditions`. Default: the profile's (Ready for standard).
+    #[arg(long = "summary", value_name = "KIND=TYPE", value_parser = kind_and_value)]
+    summary: Vec<(String, String)>,
     /// Leave KIND's status as plain types (repeatable), though kondition could drive it: no
     /// `KubeStatus`, so no status chokepoint on it. For a kind the operator only reads, or
     /// whose conditions never include the profile's summary condition.
@@ -134,6 +139,9 @@ impl GenerateArgs {
         }
         for (kind, profile) in &self.profile {
             options.statuses.entry(kind.clone()).or_default().profile = Some(profile.clone());
+        }
+        for (kind, summary) in &self.summary {
+            options.statuses.entry(kind.clone()).or_default().summary = Some(summary.clone());
         }
         options
     }

@@ -273,7 +273,8 @@ kondition-gen = {{ path = "{}", default-features = false }}
 /// without a warning under `deny(warnings)` when the crate uses its kinds but not every
 /// function they offer (issue 37, item 9: `function crds is never used` and `associated
 /// function new is never used`): the items that are API for the user allow going unused.
-/// The kinds: one with the standard status, one driven through an atomic list (Kafka), one
+/// The kinds: one with the standard status, one driven through an atomic list with a summary
+/// condition of its own (Kafka, `summary("Kafka", "Synced")`), one
 /// whose status kondition does not drive (Cluster API's Cluster, two versions), and one it
 /// could drive but is told not to (NodePool, `drive("NodePool", false)`: its metav1
 /// conditions stay `kondition::Conditions` in a plain status).
@@ -319,7 +320,7 @@ kondition-gen = {{ path = "{generator}", default-features = false }}
     std::fs::write(
         dir.join("build.rs"),
         format!(
-            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}, {NODEPOOL:?}])\n        .acknowledge_atomic_list([\"Kafka\"])\n        .drive(\"NodePool\", false)\n        .generate()\n        .expect(\"generates\");\n}}\n",
+            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}, {NODEPOOL:?}])\n        .acknowledge_atomic_list([\"Kafka\"])\n        .conditions(\"Kafka\", [\"Synced\"])\n        .summary(\"Kafka\", \"Synced\")\n        .drive(\"NodePool\", false)\n        .generate()\n        .expect(\"generates\");\n}}\n",
             widget = dir.join("widget.yaml"),
         ),
     )
@@ -331,6 +332,20 @@ kondition-gen = {{ path = "{generator}", default-features = false }}
 mod api {
     include!(concat!(env!("OUT_DIR"), "/kondition.rs"));
 }
+
+// The summary named is the one the chokepoint keeps (checked as the crate compiles).
+const _: () = {
+    let summary = <api::kafka::v1beta2::KafkaStatus as kondition::KubeStatus>::PROFILE
+        .summary
+        .as_bytes();
+    let wanted = b"Synced";
+    assert!(summary.len() == wanted.len());
+    let mut i = 0;
+    while i < wanted.len() {
+        assert!(summary[i] == wanted[i]);
+        i += 1;
+    }
+};
 
 fn read<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
     serde_json::from_str(text).ok()

@@ -372,7 +372,7 @@ fn driving_can_be_left_off_for_a_kind() {
             .drive("NodePool", false)
             .profile("NodePool", "kstatus")),
         format!(
-            "{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool is left undriven by `Builder::drive(\"NodePool\", false)`, so it has no profile or conditions; name one or the other\n"
+            "{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool is left undriven by `Builder::drive(\"NodePool\", false)`, so it has no profile, conditions or summary; name one or the other\n"
         )
     );
     assert_eq!(
@@ -387,7 +387,7 @@ fn driving_can_be_left_off_for_a_kind() {
             ]
         ),
         format!(
-            "{file}:3:1: `--conditions NodePool=...`: NodePool is left undriven by `--no-drive NodePool`, so it has no profile or conditions; name one or the other\n"
+            "{file}:3:1: `--conditions NodePool=...`: NodePool is left undriven by `--no-drive NodePool`, so it has no profile, conditions or summary; name one or the other\n"
         )
     );
     assert_eq!(
@@ -483,6 +483,51 @@ fn kinds_left_undriven_are_named_once_and_explained_at_their_lines() {
             "{}:3:1: NodePool: driven by the status chokepoint in version v1, with the profile `standard` (its status has `KubeStatus`)\n",
             standard.display()
         )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kind's summary condition named without a profile folder (issue 48: Kueue's Workload
+/// never writes the standard profile's Ready): one of its condition types, spelled out in
+/// the derive's attribute; another is an error in the caller's words that lists them.
+#[test]
+fn a_summary_condition_can_be_named_for_a_kind() {
+    let dir = scratch("summary");
+    let nodepool = standard_nodepool(&dir);
+    let file = nodepool.display().to_string();
+    let rust = generated(&dir, &nodepool, |b| {
+        b.conditions("NodePool", ["Admitted", "Finished"])
+            .summary("NodePool", "Admitted")
+    });
+    assert!(
+        rust.contains(
+            r#"#[kondition( resource = NodePool, conditions("Ready", "Admitted", "Finished"), summary = "Admitted", conditions_without(severity) )]"#
+        ),
+        "{rust}"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--conditions", "NodePool=Admitted,Finished"])
+        .args(["--summary", "NodePool=Admitted", "--out"])
+        .arg(dir.join("cli"))
+        .arg(&nodepool)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let module = std::fs::read_to_string(dir.join("cli/nodepool.rs")).expect("the module");
+    assert!(
+        single_spaced(&module).contains(r#"summary = "Admitted""#),
+        "{module}"
+    );
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(
+        build(&dir, &nodepool, |b| b.summary("NodePool", "Admitted")),
+        format!(
+            "{file}:3:1: `Builder::summary(\"NodePool\", \"Admitted\")`: `Admitted` is not a condition type of NodePool (its types: Ready); add it with `Builder::conditions(\"NodePool\", ...)`\n"
+        )
+    );
+    assert_eq!(
+        cli(&dir, &[&file, "--summary", "Nodepool=Ready"]),
+        "<command line>: `--summary Nodepool=Ready`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -61,14 +61,18 @@ pub struct StatusChoice {
     pub profile: Option<String>,
     /// Condition types beyond the profile's.
     pub conditions: Vec<String>,
+    /// The summary condition, instead of the profile's: one of the profile's condition types
+    /// or of [`StatusChoice::conditions`].
+    pub summary: Option<String>,
 }
 
 impl StatusChoice {
     /// How the caller made this choice for `kind`, for an error about it.
     pub fn how(&self, kind: &str, caller: Caller) -> String {
-        match &self.profile {
-            Some(profile) => caller.profile(kind, profile),
-            None => caller.conditions(kind),
+        match (&self.profile, &self.summary) {
+            (Some(profile), _) => caller.profile(kind, profile),
+            (None, Some(summary)) if self.conditions.is_empty() => caller.summary(kind, summary),
+            (None, _) => caller.conditions(kind),
         }
     }
 }
@@ -613,8 +617,8 @@ pub(super) fn kind_status(
             sink.error(
                 crd.pos,
                 format!(
-                    "{}: {kind} is left undriven by {}, so it has no profile or conditions; \
-                     name one or the other",
+                    "{}: {kind} is left undriven by {}, so it has no profile, conditions \
+                     or summary; name one or the other",
                     choice.how(kind, caller),
                     caller.no_drive(kind)
                 ),
@@ -730,9 +734,26 @@ fn standard_status_def(
             docs: None,
         });
     }
+    let summary = match choice.and_then(|c| c.summary.as_ref()) {
+        None => profile.summary.clone(),
+        Some(summary) if conditions.iter().any(|c| &c.type_ == summary) => summary.clone(),
+        Some(summary) => {
+            let types: Vec<&str> = conditions.iter().map(|c| c.type_.as_str()).collect();
+            sink.error(
+                pos,
+                format!(
+                    "{}: `{summary}` is not a condition type of {kind} (its types: {}); add it with {}",
+                    caller.summary(kind, summary),
+                    types.join(", "),
+                    caller.conditions(kind)
+                ),
+            );
+            return None;
+        }
+    };
     Some(StatusDef {
         profile: name,
-        summary: profile.summary.clone(),
+        summary,
         transition_rule: profile.transition_rule,
         conditions,
         sub_resources: Vec::new(),
