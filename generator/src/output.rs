@@ -9,12 +9,14 @@
 //! - files whose content is unchanged are not touched, and stale files of an earlier run
 //!   are removed;
 //! - temporary files left behind by a run that was killed are removed by the next run;
-//! - nothing is written, removed or read through a symbolic link that leaves the output
-//!   folder: a folder below it that is a link is refused, a target that is a link is
-//!   replaced (the link, never what it leads to), and what is read of the files there is
-//!   bounded (a `.rs` file's first bytes, to tell whether it was generated; an old file only
-//!   up to [`MAX_OLD_FILE_BYTES`]); a FIFO, a device or a socket there (or a link to one),
-//!   which could block a read or never end, is an error, found before anything is written.
+//! - nothing is written or removed through a symbolic link: a folder below the output
+//!   folder that is a link is refused, and a target that is a link is replaced, when its
+//!   content changes, by a file (the link, never what it leads to);
+//! - what is read there is bounded: a `.rs` file's first bytes, to tell whether it was
+//!   generated; an old file no further than the new content's length, or
+//!   [`MAX_OLD_FILE_BYTES`] for `check`'s diff. A FIFO, a device or a socket there (or a link
+//!   to one), which could block a read or never end, is an error, found before anything is
+//!   written.
 //!
 //! For tests, [`PAUSE_VAR`] stops a write at one chosen point and waits there, so that a
 //! test can kill the process at exactly that point (`tests/interrupted.rs`).
@@ -180,9 +182,9 @@ fn folders_below(out_dir: &Path, files: &[OutputFile]) -> io::Result<Vec<PathBuf
     Ok(folders)
 }
 
-/// The largest file in an output folder that is read (to compare it with the new content, or
-/// to show its diff); a larger one at a path kondition writes is an error. The largest
-/// generated file of the corpus is a few MiB.
+/// The most of an old file in an output folder that is read, to show `check`'s diff (a write
+/// reads no more than the new content's length, to compare them); `check` refuses a larger
+/// one. The largest generated file of the corpus is a few MiB.
 pub const MAX_OLD_FILE_BYTES: u64 = crate::source::diagnostic::MAX_INPUT_BYTES;
 
 /// An error about a file or folder in the output folder that kondition will not touch: `path:
