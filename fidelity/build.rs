@@ -19,7 +19,8 @@ fn main() {
     println!("cargo:rerun-if-changed={}", corpus.display());
     let files = match kondition_gen::inputs::schema_files(std::slice::from_ref(&corpus)) {
         Ok(files) => files,
-        Err(error) => fail(&format!("{}: {error}", corpus.display())),
+        // `path: message`, the path the problem is at.
+        Err(error) => fail(&error.to_string()),
     };
     let _ = writeln!(
         index,

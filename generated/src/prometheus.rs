@@ -11,7 +11,7 @@
     rustdoc::invalid_rust_codeblocks
 )]
 ::k8s_openapi::k8s_if_le_1_34! {
-    ::core::compile_error!("these types use k8s-openapi types as Kubernetes 1.35 defines them: enable k8s-openapi's `v1_35` feature or a later one");
+    ::core::compile_error!("these types use k8s-openapi types as Kubernetes 1.35 defines them: enable k8s-openapi's `v1_35` feature or a later one, or generate them with structures of their own instead (`kondition generate --no-reuse`, `Builder::reuse_k8s_openapi(false)`)");
 }
 
 /// `Prometheus`'s CustomResourceDefinition as JSON, every version.

@@ -133,6 +133,21 @@ impl Builder {
         self
     }
 
+    /// The summary condition of `kind`, a kind read from a CRD whose status kondition drives,
+    /// instead of its profile's (`kondition generate --summary Kind=Admitted`): one of the
+    /// profile's condition types or of [`Builder::conditions`]. For a kind whose conditions
+    /// never include the profile's summary, so that the status chokepoint keeps one the kind
+    /// defines, without a profile folder.
+    #[must_use]
+    pub fn summary(mut self, kind: impl Into<String>, summary: impl Into<String>) -> Self {
+        self.crd_options
+            .statuses
+            .entry(kind.into())
+            .or_default()
+            .summary = Some(summary.into());
+        self
+    }
+
     /// Leaves these derives out of the generated data types (by default they have every
     /// derive), as `kondition generate --without-derive` does: less code for the compiler to
     /// check in the crate that includes them. `Clone`, `Debug` and serde's derives always
@@ -172,6 +187,22 @@ impl Builder {
         self.crd_options
             .acknowledged_atomic_lists
             .extend(kinds.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether kondition drives `kind`'s status, a kind read from a CRD whose status it can
+    /// drive (default `true`). `false` leaves the status as plain types, without `KubeStatus`
+    /// and so without the status chokepoint (`kondition generate --no-drive Kind`): for a kind
+    /// the operator only reads, or whose conditions never include the profile's summary
+    /// condition (a chokepoint would add one the kind does not define). A kind left undriven
+    /// takes no [`Builder::profile`], [`Builder::conditions`] or [`Builder::summary`].
+    #[must_use]
+    pub fn drive(mut self, kind: impl Into<String>, drive: bool) -> Self {
+        let kind = kind.into();
+        self.crd_options.not_driven.retain(|k| *k != kind);
+        if !drive {
+            self.crd_options.not_driven.push(kind);
+        }
         self
     }
 
@@ -266,6 +297,49 @@ mod tests {
                 format!("cargo:rerun-if-changed={}", widget.display()),
             ]
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The kinds whose status kondition cannot drive are one warning of the build, in the
+    /// build script's words, which `Builder::drive(kind, false)` ends (issue 48).
+    #[test]
+    fn undriven_kinds_are_one_cargo_warning() {
+        let dir = std::env::temp_dir().join(format!("kondition-undriven-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/status_choices/nodepool.yaml"
+        );
+        // `type` optional: conditions kondition cannot tell apart.
+        let nodepool = dir.join("nodepool.yaml");
+        std::fs::write(
+            &nodepool,
+            std::fs::read_to_string(fixture).expect("fixture").replace(
+                "required: [lastTransitionTime, message, reason, status, type]",
+                "required: [lastTransitionTime, message, reason, status]",
+            ),
+        )
+        .expect("write");
+        let warnings = |builder: Builder| {
+            let mut cargo = Vec::new();
+            builder
+                .schemas([&nodepool])
+                .out_dir(dir.join("out"))
+                .generate_to(&mut cargo)
+                .expect("generates");
+            String::from_utf8(cargo)
+                .expect("UTF-8")
+                .lines()
+                .filter_map(|line| line.strip_prefix("cargo:warning=").map(str::to_owned))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            warnings(Builder::new()),
+            [
+                "<build script>: note: status left as plain types, which the status chokepoint cannot drive: NodePool; `kondition explain KIND` says why; `Builder::drive(\"KIND\", false)` says it is your choice, and ends this note"
+            ]
+        );
+        assert!(warnings(Builder::new().drive("NodePool", false)).is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -57,6 +57,22 @@ impl Caller {
         }
     }
 
+    /// How the caller named `kind`'s summary condition.
+    pub fn summary(self, kind: &str, summary: &str) -> String {
+        match self {
+            Self::CommandLine => format!("`--summary {kind}={summary}`"),
+            Self::BuildScript => format!("`Builder::summary({kind:?}, {summary:?})`"),
+        }
+    }
+
+    /// How the caller left driving off for `kind`.
+    pub fn no_drive(self, kind: &str) -> String {
+        match self {
+            Self::CommandLine => format!("`--no-drive {kind}`"),
+            Self::BuildScript => format!("`Builder::drive({kind:?}, false)`"),
+        }
+    }
+
     /// How the caller acknowledges what an atomic `conditions` list of `kind` means.
     pub fn acknowledge_atomic_list(self, kind: &str) -> String {
         match self {

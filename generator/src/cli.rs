@@ -46,6 +46,9 @@ enum Command {
     /// the API conventions and kstatus' conventions. Prints `file: namespace/name: path: rule:
     /// message` per violation; exit 1 if any is an error, 2 on bad input.
     CheckStatus(CheckStatusArgs),
+    /// Say whether the status chokepoint drives KIND's status, and if not, every reason, each
+    /// at the line of its field in the CRD.
+    Explain(ExplainArgs),
     /// Print the JSON Schema of the schema format.
     Schema,
     /// Print a completion script for a shell (bash, zsh, fish, elvish or powershell).
@@ -103,6 +106,16 @@ struct GenerateArgs {
     /// `conditions` list (repeatable): the note that says it is not printed for KIND.
     #[arg(long = "acknowledge-atomic-list", value_name = "KIND")]
     acknowledged_atomic_lists: Vec<String>,
+    /// The summary condition of a kind read from a CRD whose status kondition drives
+    /// (repeatable): `Kind=Admitted`, one of its profile's condition types or of
+    /// `--conditions`. Default: the profile's (Ready for standard).
+    #[arg(long = "summary", value_name = "KIND=TYPE", value_parser = kind_and_value)]
+    summary: Vec<(String, String)>,
+    /// Leave KIND's status as plain types (repeatable), though kondition could drive it: no
+    /// `KubeStatus`, so no status chokepoint on it. For a kind the operator only reads, or
+    /// whose conditions never include the profile's summary condition.
+    #[arg(long = "no-drive", value_name = "KIND")]
+    not_driven: Vec<String>,
 }
 
 impl GenerateArgs {
@@ -111,6 +124,7 @@ impl GenerateArgs {
         let mut options = crate::crd::Options {
             reuse_k8s_types: !self.no_reuse,
             acknowledged_atomic_lists: self.acknowledged_atomic_lists.clone(),
+            not_driven: self.not_driven.clone(),
             ..Default::default()
         };
         for (kind, types) in &self.conditions {
@@ -125,6 +139,9 @@ impl GenerateArgs {
         }
         for (kind, profile) in &self.profile {
             options.statuses.entry(kind.clone()).or_default().profile = Some(profile.clone());
+        }
+        for (kind, summary) in &self.summary {
+            options.statuses.entry(kind.clone()).or_default().summary = Some(summary.clone());
         }
         options
     }
@@ -207,6 +224,17 @@ struct CheckStatusArgs {
 }
 
 #[derive(clap::Args)]
+struct ExplainArgs {
+    /// The kind: `Kind`, `Kind/version` or `Kind.group` where two groups share a kind name.
+    kind: String,
+    /// Schema files, CRD files or folders of them (default: schemas/).
+    paths: Vec<PathBuf>,
+    /// A folder of additional status profiles.
+    #[arg(long, value_name = "DIR")]
+    profiles: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct ImportArgs {
     /// A CRD file, or `-` for stdin.
     file: PathBuf,
@@ -241,6 +269,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import(&args),
         Command::CheckStatus(args) => check_status(&args),
         Command::Rbac(args) => rbac(&args),
+        Command::Explain(args) => explain(&args),
         Command::Completions { shell } => {
             // Written to memory first: clap_complete panics when its writer fails (a closed
             // pipe), and the page is small.
@@ -358,9 +387,56 @@ fn rbac(args: &RbacArgs) -> ExitCode {
                 eprintln!("wrote {}", args.out.display());
                 Ok(())
             }
-            Err(error) => Err(format!("cannot write {}: {error}\n", args.out.display())),
+            Err(error) => Err(output_error(
+                &format!("cannot write {}: ", args.out.display()),
+                &error,
+            )),
         }
     })())
+}
+
+/// `explain`: whether each kind chosen is driven, and every reason it is not, at its line.
+fn explain(args: &ExplainArgs) -> ExitCode {
+    let result = (|| -> Result<String, String> {
+        // Notes concern a generation; `explain` says all there is of one kind.
+        let options = crate::crd::Options {
+            atomic_list_notes: false,
+            ..crate::crd::Options::default()
+        };
+        let model = load(
+            "explain",
+            &args.paths,
+            args.profiles.as_ref(),
+            std::slice::from_ref(&args.kind),
+            &options,
+        )?;
+        let mut text = String::new();
+        for file in &model.files {
+            let documents = if file.kinds.iter().any(|k| k.source_crd.is_some()) {
+                let yaml = crate::source::diagnostic::read_input(&file.path)
+                    .map_err(|d| format!("{d}\n"))?;
+                crate::source::yaml::parse(&yaml).map_err(|e| {
+                    format!(
+                        "{}\n",
+                        crate::source::diagnostic::Diagnostic::new(&file.path, e.pos, e.message)
+                    )
+                })?
+            } else {
+                Vec::new()
+            };
+            for kind in &file.kinds {
+                for line in crate::crd::status::explain(kind, &documents) {
+                    text.push_str(&format!("{line}\n"));
+                }
+            }
+        }
+        Ok(text)
+    })()
+    .map(|text| print_bytes(text.as_bytes()));
+    match result {
+        Ok(code) => code,
+        Err(message) => finish(Err(message)),
+    }
 }
 
 fn import(args: &ImportArgs) -> ExitCode {
@@ -401,51 +477,85 @@ fn import(args: &ImportArgs) -> ExitCode {
     })())
 }
 
-/// `check-status`: the violations printed to stdout; exit 1 if one is an error.
+/// `check-status`: the violations printed to stdout; exit 1 if one is an error. The objects
+/// are read and checked one file at a time (only that file's objects are held), the files'
+/// sizes bounded in all before any is read.
 fn check_status(args: &CheckStatusArgs) -> ExitCode {
+    use crate::source::diagnostic::{read_input, read_limited, within_total};
     use crate::status_check;
-    let read = || -> Result<_, String> {
-        let mut crds = Vec::new();
-        for file in &args.crds {
-            let text = crate::source::diagnostic::read_input(file).map_err(|d| format!("{d}\n"))?;
-            crds.extend(status_check::read_crds(file, &text).map_err(|d| format!("{d}\n"))?);
-        }
-        let mut objects = Vec::new();
-        let (stdin, paths): (Vec<&PathBuf>, Vec<&PathBuf>) =
-            args.paths.iter().partition(|p| p.as_os_str() == "-");
-        if !stdin.is_empty() {
-            let text = crate::source::diagnostic::read_limited(std::io::stdin().lock())
-                .map_err(|e| format!("<stdin>: {e}\n"))?;
-            objects.extend(
-                status_check::read_objects(std::path::Path::new("<stdin>"), &text)
-                    .map_err(|d| format!("{d}\n"))?,
-            );
-        }
-        let paths: Vec<PathBuf> = paths.into_iter().cloned().collect();
-        let files = status_check::object_files(&paths).map_err(|e| format!("kondition: {e}\n"))?;
-        for file in files {
-            let text =
-                crate::source::diagnostic::read_input(&file).map_err(|d| format!("{d}\n"))?;
-            objects.extend(status_check::read_objects(&file, &text).map_err(|d| format!("{d}\n"))?);
-        }
-        let found = status_check::check(&crds, &objects).map_err(|d| d.to_string())?;
-        Ok((objects, found))
-    };
-    let (objects, found) = match read() {
-        Ok(read) => read,
-        Err(message) => return finish(Err(message)),
-    };
+    let (stdin, paths): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        args.paths.iter().partition(|p| p.as_os_str() == "-");
+    let paths: Vec<PathBuf> = paths.into_iter().cloned().collect();
     let mut text = String::new();
     let mut failed = false;
-    for (object, violations) in objects.iter().zip(&found) {
-        for violation in violations {
-            failed |= violation.level == kondition::check::Level::Fail;
-            text.push_str(&format!(
-                "{}: {}: {violation}\n",
-                object.file.display(),
-                object.name()
-            ));
+    let mut problems = crate::source::diagnostic::Diagnostics::default();
+    let mut run = || -> Result<(), String> {
+        let files = status_check::object_files(&paths).map_err(|d| format!("{d}\n"))?;
+        let sized = args.crds.iter().chain(&files).map(|path| {
+            (
+                path.as_path(),
+                std::fs::metadata(path).map_or(0, |m| m.len()),
+            )
+        });
+        within_total(sized, 0).map_err(|d| format!("{d}\n"))?;
+        let mut crds = Vec::new();
+        let mut read_bytes = 0;
+        for file in &args.crds {
+            let text = read_input(file).map_err(|d| format!("{d}\n"))?;
+            read_bytes += text.len() as u64;
+            crds.extend(status_check::read_crds(file, &text).map_err(|d| format!("{d}\n"))?);
         }
+        let checks = status_check::Checks::new(&crds);
+        let mut check = |file: &std::path::Path, input: &str| -> Result<(), String> {
+            let objects = status_check::read_objects(file, input).map_err(|d| format!("{d}\n"))?;
+            match checks.check(&objects) {
+                Ok(found) => {
+                    for (object, violations) in objects.iter().zip(&found) {
+                        for violation in violations {
+                            failed |= violation.level == kondition::check::Level::Fail;
+                            text.push_str(&format!(
+                                "{}: {}: {violation}\n",
+                                object.file.display(),
+                                object.name()
+                            ));
+                        }
+                    }
+                }
+                Err(found) => problems.0.extend(found.0),
+            }
+            Ok(())
+        };
+        if !stdin.is_empty() {
+            let input =
+                read_limited(std::io::stdin().lock()).map_err(|e| format!("<stdin>: {e}\n"))?;
+            let stdin_path = std::path::Path::new("<stdin>");
+            within_total([(stdin_path, read_bytes + input.len() as u64)], 0)
+                .map_err(|d| format!("{d}\n"))?;
+            read_bytes += input.len() as u64;
+            check(stdin_path, &input)?;
+        }
+        // Stdin's bytes count with the files'.
+        within_total(
+            files.iter().map(|path| {
+                (
+                    path.as_path(),
+                    std::fs::metadata(path).map_or(0, |m| m.len()),
+                )
+            }),
+            read_bytes,
+        )
+        .map_err(|d| format!("{d}\n"))?;
+        for file in &files {
+            let input = read_input(file).map_err(|d| format!("{d}\n"))?;
+            check(file, &input)?;
+        }
+        Ok(())
+    };
+    if let Err(message) = run() {
+        return finish(Err(message));
+    }
+    if !problems.is_empty() {
+        return finish(Err(problems.to_string()));
     }
     match print_bytes(text.as_bytes()) {
         code if code != ExitCode::SUCCESS => code,
@@ -465,7 +575,47 @@ fn report_writes(
             }
             Ok(())
         }
-        Err(error) => Err(format!("cannot write into {}: {error}\n", out.display())),
+        Err(error) => Err(output_error(
+            &format!("cannot write into {}: ", out.display()),
+            error,
+        )),
+    }
+}
+
+/// An output error as printed: a file or folder of the output kondition will not touch (a
+/// link, a FIFO, a device) is `path: message` as it is; another failure after `context`.
+fn output_error(context: &str, error: &std::io::Error) -> String {
+    if error.kind() == std::io::ErrorKind::InvalidInput {
+        format!("{error}\n")
+    } else {
+        format!("{context}{error}\n")
+    }
+}
+
+/// The `kondition generate` that writes what this `kondition check` compares with: this
+/// run's arguments after `check` as given (its inputs, `--out` and every option), quoted for
+/// a POSIX shell, so that the command runs as printed from the same folder. (An argument
+/// that is not UTF-8 is shown with U+FFFD in its place.)
+fn generate_command() -> String {
+    let mut words = vec!["kondition".to_owned(), "generate".to_owned()];
+    words.extend(
+        std::env::args_os()
+            .skip(1)
+            .skip_while(|arg| arg != "check")
+            .skip(1)
+            .map(|arg| shell_word(&arg.to_string_lossy())),
+    );
+    words.join(" ")
+}
+
+/// `word` as one word of a POSIX shell: as it is when it holds only characters no shell
+/// treats specially, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -569,13 +719,14 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
             Ok(diff) => {
                 print!("{diff}");
                 eprintln!(
-                    "kondition: {} is not up to date; run `kondition generate`",
-                    out.display()
+                    "kondition: {} is not up to date; run `{}`",
+                    out.display(),
+                    generate_command()
                 );
                 ExitCode::from(DRIFT)
             }
             Err(error) => {
-                eprintln!("{}: {error}", out.display());
+                eprint!("{}", output_error(&format!("{}: ", out.display()), &error));
                 ExitCode::from(BAD_INPUT)
             }
         }
@@ -591,7 +742,7 @@ fn run(args: &GenerateArgs, check: bool) -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(error) => {
-                eprintln!("cannot write the output: {error}");
+                eprint!("{}", output_error("cannot write the output: ", &error));
                 ExitCode::from(BAD_INPUT)
             }
         }

@@ -42,10 +42,16 @@
 //!
 //! In the crate, `include!(concat!(env!("OUT_DIR"), "/kondition.rs"));` brings the types in;
 //! such a crate depends on `kondition`, `kube`, `k8s-openapi`, `serde` and `serde_json`.
+//!
+//! The default feature `cli` brings the binary, [`cli`] and the command line's crates (clap,
+//! clap_complete, clap_mangen, roff). A build script needs none of them:
+//! `kondition-gen = { version = "0.1", default-features = false }` under
+//! `[build-dependencies]` compiles [`Builder`] alone.
 
 pub mod builder;
 /// Who asked for a generation: the words of an error about the options.
 pub mod caller;
+#[cfg(feature = "cli")]
 pub mod cli;
 mod conditions;
 pub mod derives;
@@ -57,7 +63,10 @@ mod rust_shape;
 /// Declares the pipeline's stages. They are private to the crate, whose API is [`Builder`]
 /// and [`cli`]; the feature `internals` makes them public for kondition's own tests, fuzz
 /// targets and corpus round trip (`fidelity/`), which drive the stages one by one. They carry
-/// no semver promise, and a published build does not show them.
+/// no semver promise, and a published build does not show them. Without the feature `cli` (a
+/// build script's `default-features = false`), what only the command line calls (a module
+/// tree's writing, `check`'s diff, CRD manifests, `rbac`) is compiled but not called: it is
+/// not dead code in any other build, which the lints check.
 macro_rules! stages {
     ($($(#[$attr:meta])* mod $name:ident;)*) => {$(
         $(#[$attr])*
@@ -65,6 +74,7 @@ macro_rules! stages {
         pub mod $name;
         $(#[$attr])*
         #[cfg(not(feature = "internals"))]
+        #[cfg_attr(not(feature = "cli"), allow(dead_code))]
         mod $name;
     )*};
 }
@@ -85,6 +95,8 @@ stages! {
     mod rust_names;
     mod select;
     mod source;
+    /// `kondition check-status`, the command line's alone.
+    #[cfg(any(feature = "cli", feature = "internals"))]
     mod status_check;
 }
 

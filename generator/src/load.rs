@@ -25,6 +25,8 @@ pub fn load(
         .iter()
         .map(|path| (path, std::fs::metadata(path).map_or(0, |m| m.len())))
         .collect();
+    // Bounded in all, as each file is: refused from the sizes, before any file is read.
+    source::diagnostic::within_total(sized.iter().map(|(path, size)| (path.as_path(), *size)), 0)?;
     let total: u64 = sized.iter().map(|(_, size)| size).sum();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     // k8s-openapi's catalog is parsed on first use, the first file's reading of a schema,
@@ -180,7 +182,17 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
         .filter(|k| k.source_crd.is_some())
         .map(|k| k.kind.as_str())
         .collect();
-    for (kind, choice) in &options.statuses {
+    let named = options
+        .statuses
+        .iter()
+        .map(|(kind, choice)| (kind, choice.how(kind, options.caller)))
+        .chain(
+            options
+                .not_driven
+                .iter()
+                .map(|kind| (kind, options.caller.no_drive(kind))),
+        );
+    for (kind, how) in named {
         if crd_kinds.contains(&kind.as_str()) {
             continue;
         }
@@ -189,7 +201,7 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
                 .files
                 .iter()
                 .flat_map(|f| &f.kinds)
-                .any(|k| &k.kind == kind)
+                .any(|k| k.kind == *kind)
         };
         let hint = hint(kind, &crd_kinds, Quote::Code, || {
             if of_a_schema_file() {
@@ -201,10 +213,7 @@ fn check_status_choices(model: &Model, options: &crd::Options, diagnostics: &mut
         diagnostics.push(Diagnostic::new(
             options.caller.place(),
             source::yaml::Pos::default(),
-            format!(
-                "{}: no input CRD defines kind {kind}{hint}",
-                choice.how(kind, options.caller)
-            ),
+            format!("{how}: no input CRD defines kind {kind}{hint}"),
         ));
     }
 }

@@ -47,7 +47,8 @@ pub trait Observer {
     }
 
     /// A note on the inputs (a document skipped, say), once they are loaded, before the
-    /// selection applies.
+    /// selection applies; then, for the Rust output, the run's one note on the kinds chosen
+    /// whose status is left as plain types.
     fn note(&mut self, _note: &Diagnostic) -> Result<(), Error> {
         Ok(())
     }
@@ -69,7 +70,8 @@ impl Pipeline {
         for path in &self.inputs {
             observer.read(path)?;
         }
-        let files = crate::inputs::schema_files(&self.inputs).map_err(Error::Io)?;
+        let files =
+            crate::inputs::schema_files(&self.inputs).map_err(|d| Error::Input(d.into()))?;
         for file in &files {
             observer.read(file)?;
         }
@@ -89,7 +91,16 @@ impl Pipeline {
         layout: &Layout,
         observer: &mut impl Observer,
     ) -> Result<(Model, Vec<OutputFile>), Error> {
-        let model = self.load(observer)?;
+        let mut model = self.load(observer)?;
+        // Of the kinds chosen, once for the run: those whose status the Rust types leave
+        // plain, though it has conditions (where the output concerns the chokepoint, as the
+        // notes on atomic lists).
+        if self.crd_options.atomic_list_notes
+            && let Some(note) = crate::crd::status::undriven_note(&model, &self.crd_options)
+        {
+            observer.note(&note)?;
+            model.notes.push(note);
+        }
         let plans = Plans::new(&model, self.without_derives);
         let files = match layout {
             Layout::Tree(options) => emit::rust_tree(&model, &plans, options),

@@ -88,6 +88,13 @@ impl Profiles {
             }
         };
         files.sort();
+        // Bounded in all, as the schema inputs are (each file is by `read_input`).
+        crate::source::diagnostic::within_total(
+            files
+                .iter()
+                .map(|path| (path.as_path(), std::fs::metadata(path).map_or(0, |m| m.len()))),
+            0,
+        )?;
         for path in &files {
             let text = match crate::source::diagnostic::read_input(path) {
                 Ok(text) => text,

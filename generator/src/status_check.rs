@@ -7,7 +7,6 @@
 //! describes, a file that cannot be read or parsed, a CRD that does not deserialize: each is
 //! an input error at its place (`path:line:col: message`), not a violation.
 
-use std::io;
 use std::path::{Path, PathBuf};
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -47,7 +46,7 @@ impl Object {
 
 /// The files `paths` name: files as given, folders searched recursively for `.yaml`, `.yml`
 /// and `.json` files (sorted), each once.
-pub fn object_files(paths: &[PathBuf]) -> io::Result<Vec<PathBuf>> {
+pub fn object_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Diagnostic> {
     crate::inputs::files_with(paths, &["yaml", "yml", "json"])
 }
 
@@ -155,22 +154,35 @@ pub fn crd_of(crds: &[CustomResourceDefinition], object: &Object) -> Result<usiz
     })
 }
 
-/// Every object's violations, in order; or every object no CRD describes.
-pub fn check(
-    crds: &[CustomResourceDefinition],
-    objects: &[Object],
-) -> Result<Vec<Vec<Violation>>, Diagnostics> {
-    let mut problems = Diagnostics::default();
-    let mut found = Vec::with_capacity(objects.len());
-    // One checker per CRD, built once: a CRD may be megabytes (Azure's), objects many.
-    let checkers: Vec<Checker> = crds.iter().map(|crd| Checker::new().crd(crd)).collect();
-    for object in objects {
-        match crd_of(crds, object) {
-            Ok(index) => found.push(checkers[index].check(&object.value)),
-            Err(problem) => problems.push(problem),
+/// The checks of a set of CRDs, each built once (a CRD may be megabytes, Azure's, and the
+/// objects many), for the objects of one file after another: a run holds one file's objects
+/// at a time.
+pub struct Checks<'c> {
+    crds: &'c [CustomResourceDefinition],
+    checkers: Vec<Checker>,
+}
+
+impl<'c> Checks<'c> {
+    /// The checks of `crds`.
+    pub fn new(crds: &'c [CustomResourceDefinition]) -> Self {
+        Self {
+            crds,
+            checkers: crds.iter().map(|crd| Checker::new().crd(crd)).collect(),
         }
     }
-    problems.into_result(found)
+
+    /// Every object's violations, in order; or every object no CRD describes.
+    pub fn check(&self, objects: &[Object]) -> Result<Vec<Vec<Violation>>, Diagnostics> {
+        let mut problems = Diagnostics::default();
+        let mut found = Vec::with_capacity(objects.len());
+        for object in objects {
+            match crd_of(self.crds, object) {
+                Ok(index) => found.push(self.checkers[index].check(&object.value)),
+                Err(problem) => problems.push(problem),
+            }
+        }
+        problems.into_result(found)
+    }
 }
 
 #[cfg(test)]

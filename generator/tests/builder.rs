@@ -146,6 +146,12 @@ fn user_profiles_can_be_named() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// NodePool's shape: metav1 conditions, the generation kept on each.
+const NODEPOOL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/status_choices/nodepool.yaml"
+);
+
 /// A CRD whose status kondition drives with an atomic `conditions` list (Kafka's shape).
 const KAFKA: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -175,7 +181,7 @@ publish = false
 
 [build-dependencies]
 k8s-openapi = {{ version = "0.29", default-features = false, features = ["std", "latest"] }}
-kondition-gen = {{ path = "{}" }}
+kondition-gen = {{ path = "{}", default-features = false }}
 "#,
             workspace.join("generator").display()
         ),
@@ -206,6 +212,43 @@ kondition-gen = {{ path = "{}" }}
     .expect("build.rs");
     let first = build();
     assert!(!first.contains("warning"), "the first build: {first}");
+    // Without the default feature `cli`, the build script's tree holds none of the command
+    // line's crates (issue 48: clap, clap_complete, clap_mangen and roff were compiled for
+    // every build script). Asked of this platform alone: its packages are the ones the build
+    // downloaded.
+    let host = std::process::Command::new(std::env::var_os("RUSTC").unwrap_or("rustc".into()))
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV");
+    let host = String::from_utf8_lossy(&host.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: ").map(str::to_owned))
+        .expect("rustc names its host");
+    let metadata = support::cargo("atomic-list-acknowledged")
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--filter-platform",
+            &host,
+        ])
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"))
+        .output()
+        .expect("run cargo metadata");
+    assert!(metadata.status.success(), "{metadata:?}");
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&metadata.stdout).expect("cargo metadata's JSON");
+    let packages: Vec<&str> = metadata["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(packages.contains(&"kondition-gen"), "{packages:?}");
+    for cli in ["clap", "clap_complete", "clap_mangen", "roff"] {
+        assert!(!packages.contains(&cli), "{cli} in {packages:?}");
+    }
     let no_op = build();
     assert!(
         no_op.lines().count() == 1 && no_op.trim_start().starts_with("Finished "),
@@ -230,8 +273,11 @@ kondition-gen = {{ path = "{}" }}
 /// without a warning under `deny(warnings)` when the crate uses its kinds but not every
 /// function they offer (issue 37, item 9: `function crds is never used` and `associated
 /// function new is never used`): the items that are API for the user allow going unused.
-/// The kinds: one with the standard status, one driven through an atomic list (Kafka), and
-/// one whose status kondition does not drive (Cluster API's Cluster, two versions).
+/// The kinds: one with the standard status, one driven through an atomic list with a summary
+/// condition of its own (Kafka, `summary("Kafka", "Synced")`), one
+/// whose status kondition does not drive (Cluster API's Cluster, two versions), and one it
+/// could drive but is told not to (NodePool, `drive("NodePool", false)`: its metav1
+/// conditions stay `kondition::Conditions` in a plain status).
 #[test]
 fn generated_code_in_a_private_module_builds_without_warnings() {
     let dir = scratch("private-module");
@@ -262,7 +308,7 @@ serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 
 [build-dependencies]
-kondition-gen = {{ path = "{generator}" }}
+kondition-gen = {{ path = "{generator}", default-features = false }}
 "#,
             runtime = workspace.join("runtime").display(),
             generator = workspace.join("generator").display(),
@@ -274,7 +320,7 @@ kondition-gen = {{ path = "{generator}" }}
     std::fs::write(
         dir.join("build.rs"),
         format!(
-            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}])\n        .acknowledge_atomic_list([\"Kafka\"])\n        .generate()\n        .expect(\"generates\");\n}}\n",
+            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}, {NODEPOOL:?}])\n        .acknowledge_atomic_list([\"Kafka\"])\n        .conditions(\"Kafka\", [\"Synced\"])\n        .summary(\"Kafka\", \"Synced\")\n        .drive(\"NodePool\", false)\n        .generate()\n        .expect(\"generates\");\n}}\n",
             widget = dir.join("widget.yaml"),
         ),
     )
@@ -287,6 +333,20 @@ mod api {
     include!(concat!(env!("OUT_DIR"), "/kondition.rs"));
 }
 
+// The summary named is the one the chokepoint keeps (checked as the crate compiles).
+const _: () = {
+    let summary = <api::kafka::v1beta2::KafkaStatus as kondition::KubeStatus>::PROFILE
+        .summary
+        .as_bytes();
+    let wanted = b"Synced";
+    assert!(summary.len() == wanted.len());
+    let mut i = 0;
+    while i < wanted.len() {
+        assert!(summary[i] == wanted[i]);
+        i += 1;
+    }
+};
+
 fn read<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
     serde_json::from_str(text).ok()
 }
@@ -296,7 +356,12 @@ fn main() {
     let kafka: Option<api::kafka::v1beta2::Kafka> = read("{}");
     let old: Option<api::cluster::v1beta1::Cluster> = read("{}");
     let new: Option<api::cluster::v1beta2::Cluster> = read("{}");
-    println!("{}", [widget.is_some(), kafka.is_some(), old.is_some(), new.is_some()].len());
+    let pool: Option<api::nodepool::v1::NodePool> = read("{}");
+    let conditions = pool.and_then(|p| p.status).and_then(|s| s.conditions);
+    println!(
+        "{}",
+        [widget.is_some(), kafka.is_some(), old.is_some(), new.is_some(), conditions.is_some()].len()
+    );
 }
 "#,
     )

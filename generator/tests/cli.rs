@@ -283,11 +283,11 @@ fn no_inputs_and_no_schemas_folder_say_what_was_expected() {
         Some(0),
         "nothing written"
     );
-    // A file named that does not exist is still said as it is.
+    // A file named that does not exist is said as every input problem is: `path: message`.
     let missing = kondition(&dir, &["generate", "missing.yaml"]);
     assert_eq!(
         text(&missing.stderr),
-        "kondition: missing.yaml: no such file or folder\n"
+        "missing.yaml: no such file or folder\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -634,6 +634,7 @@ fn man_prints_the_manual_page() {
             "kondition-check.1",
             "kondition-completions.1",
             "kondition-crd.1",
+            "kondition-explain.1",
             "kondition-generate.1",
             "kondition-import.1",
             "kondition-man.1",
@@ -726,4 +727,95 @@ fn check_status_reports_violations_and_bad_input() {
         "{}",
         text(&missing.stderr)
     );
+}
+
+/// `check`'s drift message ends with the `kondition generate` to run: its inputs, `--out` and
+/// options as given, quoted for the shell, so that running it as printed regenerates (issue
+/// 48: it said only `run \`kondition generate\``, which with no `schemas/` folder fails).
+#[test]
+fn the_drift_hint_runs_as_printed() {
+    let dir = scratch("drift-hint");
+    std::fs::create_dir_all(dir.join("my schemas")).expect("mkdir");
+    std::fs::write(dir.join("my schemas/widget.yaml"), WIDGET).expect("write");
+    let check = || {
+        kondition(
+            &dir,
+            &[
+                "check",
+                "my schemas/widget.yaml",
+                "--out",
+                "gen out",
+                "--kind",
+                "Widget",
+            ],
+        )
+    };
+    let drift = check();
+    assert_eq!(drift.status.code(), Some(1), "{}", text(&drift.stderr));
+    let stderr = text(&drift.stderr);
+    let hint = stderr
+        .lines()
+        .last()
+        .and_then(|line| line.strip_prefix("kondition: gen out is not up to date; run `"))
+        .and_then(|rest| rest.strip_suffix('`'))
+        .unwrap_or_else(|| panic!("no hint: {stderr}"));
+    assert_eq!(
+        hint,
+        "kondition generate 'my schemas/widget.yaml' --out 'gen out' --kind Widget"
+    );
+    // Run by a shell, as a user pastes it, with this build's `kondition` first on the PATH.
+    let binary = Path::new(env!("CARGO_BIN_EXE_kondition"));
+    let path = std::env::join_paths(
+        std::iter::once(binary.parent().expect("a folder").to_owned()).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ),
+    )
+    .expect("PATH");
+    let generate = Command::new("sh")
+        .args(["-c", hint])
+        .env("PATH", path)
+        .current_dir(&dir)
+        .output()
+        .expect("sh");
+    assert_eq!(
+        generate.status.code(),
+        Some(0),
+        "{}",
+        text(&generate.stderr)
+    );
+    let clean = check();
+    assert_eq!(clean.status.code(), Some(0), "{}", text(&clean.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The compile error of a module that needs a later Kubernetes than the operator enables
+/// names both ways out: the later version's feature, or types of the module's own (issue 48).
+#[test]
+fn the_kubernetes_floor_error_names_both_ways_out() {
+    let dir = scratch("floor");
+    let prometheus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../schemas/crds/prometheus.yaml"
+    );
+    let output = kondition(&dir, &["generate", prometheus, "--out", "out"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let rust = std::fs::read_to_string(dir.join("out/prometheus.rs")).expect("written");
+    assert!(
+        rust.contains(
+            "enable k8s-openapi's `v1_35` feature or a later one, or generate them with \
+             structures of their own instead (`kondition generate --no-reuse`, \
+             `Builder::reuse_k8s_openapi(false)`)"
+        ),
+        "{}",
+        rust.lines().take(20).collect::<Vec<_>>().join("\n")
+    );
+    // Without reuse, there is no floor.
+    let output = kondition(
+        &dir,
+        &["generate", prometheus, "--out", "own", "--no-reuse"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let rust = std::fs::read_to_string(dir.join("own/prometheus.rs")).expect("written");
+    assert!(!rust.contains("compile_error!"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -230,3 +230,414 @@ fn stdin_over_the_size_limit_is_refused() {
         "<stdin>: the input is larger than 64 MiB, the most kondition reads\n"
     );
 }
+
+// The file walk and the output folder (issue 48): links that loop, files reached twice,
+// files that are not regular ones (a read of a FIFO with no writer blocks for ever, one of
+// `/dev/zero` never ends), a link out of the output folder, more input in all than a run
+// reads. Each case runs through the binary and through `Builder`, under a watchdog that fails
+// the test after a minute rather than hang: a case that blocked would never finish, so
+// finishing at all is what shows it does not block (no time is measured).
+
+#[cfg(unix)]
+mod files {
+    use std::collections::BTreeMap;
+    use std::os::unix::fs::symlink;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output};
+    use std::time::{Duration, Instant};
+
+    use kondition_gen::Builder;
+
+    use super::scratch;
+
+    const WATCHDOG: Duration = Duration::from_secs(60);
+
+    const WIDGET: &str = "group: example.com\nkind: Widget\nversion: v1\nspec:\n  size: int32\n";
+
+    /// `kondition args...` run in `dir`, killed (and the test failed) if it has not ended
+    /// within [`WATCHDOG`].
+    fn kondition(dir: &Path, args: &[&str]) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kondition"))
+            .args(args)
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn kondition");
+        let start = Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if start.elapsed() > WATCHDOG {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("`kondition {}` hung", args.join(" "));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        child.wait_with_output().expect("output")
+    }
+
+    /// `builder` generated on a thread; the test fails if it has not returned within
+    /// [`WATCHDOG`]. The error as `Display` shows it.
+    fn build(builder: Builder) -> Result<PathBuf, String> {
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(builder.generate().map_err(|e| e.to_string()));
+        });
+        receive
+            .recv_timeout(WATCHDOG)
+            .expect("Builder::generate hung")
+    }
+
+    /// Exit 2 with exactly `stderr`, nothing on stdout.
+    fn refused(output: &Output, stderr: &str) {
+        assert_eq!(String::from_utf8_lossy(&output.stderr), stderr);
+        assert_eq!(output.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    }
+
+    fn mkfifo(path: &Path) {
+        let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+        assert!(status.success());
+    }
+
+    /// Everything under `dir`, links not followed: each path's content, link target or type.
+    fn tree(dir: &Path) -> BTreeMap<PathBuf, String> {
+        let mut found = BTreeMap::new();
+        let mut folders = vec![dir.to_owned()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).expect("read_dir") {
+                let path = entry.expect("entry").path();
+                let file_type = std::fs::symlink_metadata(&path).expect("lstat").file_type();
+                let what = if file_type.is_symlink() {
+                    format!("-> {}", std::fs::read_link(&path).expect("link").display())
+                } else if file_type.is_dir() {
+                    folders.push(path.clone());
+                    "folder".to_owned()
+                } else if file_type.is_file() {
+                    std::fs::read_to_string(&path).expect("text")
+                } else {
+                    "special".to_owned()
+                };
+                found.insert(path.strip_prefix(dir).expect("below").to_owned(), what);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn symbolic_link_loops_are_named() {
+        let dir = scratch("loops");
+        let schemas = dir.join("schemas");
+        std::fs::create_dir_all(schemas.join("sub")).expect("mkdir");
+        std::fs::write(schemas.join("widget.yaml"), WIDGET).expect("write");
+        // Two links back to their own folder: the walk used to visit about 2^40 paths.
+        symlink(".", schemas.join("a")).expect("link");
+        symlink(".", schemas.join("b")).expect("link");
+        let loop_at_a = "schemas/a: a symbolic link loop: it leads back to schemas, a folder it \
+                         is in; remove the link, or name the folders it leads to instead\n";
+        for args in [
+            &["generate", "schemas", "--out", "out"][..],
+            &["check", "schemas", "--out", "out"],
+            &["crd", "schemas"],
+            &["rbac", "schemas"],
+            &["check-status", "--crd", "schemas/widget.yaml", "schemas"],
+        ] {
+            refused(&kondition(&dir, args), loop_at_a);
+        }
+        let error =
+            build(Builder::new().schemas([&schemas]).out_dir(dir.join("out"))).expect_err("a loop");
+        assert_eq!(
+            error,
+            format!(
+                "{}: a symbolic link loop: it leads back to {}, a folder it is in; remove the \
+                 link, or name the folders it leads to instead\n",
+                schemas.join("a").display(),
+                schemas.display()
+            )
+        );
+        // A loop through a folder further up is named with the folder it leads back to.
+        std::fs::remove_file(schemas.join("a")).expect("rm");
+        std::fs::remove_file(schemas.join("b")).expect("rm");
+        symlink("..", schemas.join("sub/up")).expect("link");
+        refused(
+            &kondition(&dir, &["generate", "schemas", "--out", "out"]),
+            "schemas/sub/up: a symbolic link loop: it leads back to schemas, a folder it is in; \
+             remove the link, or name the folders it leads to instead\n",
+        );
+        assert!(!dir.join("out").exists(), "nothing written");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_reached_through_two_links_is_read_once() {
+        let dir = scratch("diamond");
+        std::fs::create_dir_all(dir.join("real")).expect("mkdir");
+        std::fs::create_dir_all(dir.join("schemas")).expect("mkdir");
+        std::fs::write(dir.join("real/widget.yaml"), WIDGET).expect("write");
+        // Two links to the file, two to its folder: one file, read once (twice would be a
+        // duplicate kind), under the first name in order.
+        for name in ["a.yaml", "b.yaml"] {
+            symlink("../real/widget.yaml", dir.join("schemas").join(name)).expect("link");
+        }
+        for name in ["x", "y"] {
+            symlink("../real", dir.join("schemas").join(name)).expect("link");
+        }
+        let output = kondition(&dir, &["generate", "schemas", "--out", "out"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let lib = std::fs::read_to_string(dir.join("out/lib.rs")).expect("lib.rs");
+        assert!(lib.contains("pub mod a;"), "{lib}");
+        assert_eq!(lib.matches("pub mod ").count(), 1, "{lib}");
+        let rust = build(
+            Builder::new()
+                .schemas([dir.join("schemas"), dir.join("real")])
+                .out_dir(dir.join("built")),
+        )
+        .expect("generates");
+        let rust = std::fs::read_to_string(rust).expect("read");
+        assert_eq!(rust.matches("pub struct Widget {").count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_fifo_among_the_inputs_is_refused_without_waiting() {
+        let dir = scratch("fifo-input");
+        let schemas = dir.join("schemas");
+        std::fs::create_dir_all(&schemas).expect("mkdir");
+        std::fs::write(schemas.join("widget.yaml"), WIDGET).expect("write");
+        mkfifo(&schemas.join("pipe.yaml"));
+        let fifo = "schemas/pipe.yaml: not a regular file (a FIFO); kondition reads and writes \
+                    only regular files\n";
+        // Found in a folder, and named alone (opened without waiting for a writer).
+        refused(
+            &kondition(&dir, &["generate", "schemas", "--out", "out"]),
+            fifo,
+        );
+        refused(
+            &kondition(&dir, &["generate", "schemas/pipe.yaml", "--out", "out"]),
+            fifo,
+        );
+        refused(&kondition(&dir, &["import", "schemas/pipe.yaml"]), fifo);
+        refused(
+            &kondition(
+                &dir,
+                &[
+                    "check-status",
+                    "--crd",
+                    "schemas/pipe.yaml",
+                    "schemas/widget.yaml",
+                ],
+            ),
+            fifo,
+        );
+        let profiles = dir.join("profiles");
+        std::fs::create_dir_all(&profiles).expect("mkdir");
+        mkfifo(&profiles.join("mine.yaml"));
+        refused(
+            &kondition(
+                &dir,
+                &["generate", "schemas/widget.yaml", "--profiles", "profiles"],
+            ),
+            "profiles/mine.yaml: not a regular file (a FIFO); kondition reads and writes only \
+             regular files\n",
+        );
+        assert!(!dir.join("out").exists(), "nothing written");
+        let error =
+            build(Builder::new().schemas([&schemas]).out_dir(dir.join("out"))).expect_err("a FIFO");
+        assert_eq!(
+            error,
+            format!(
+                "{}: not a regular file (a FIFO); kondition reads and writes only regular files\n",
+                schemas.join("pipe.yaml").display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn dev_zero_and_a_fifo_in_the_output_folder_are_refused_and_nothing_is_written() {
+        let dir = scratch("out-special");
+        std::fs::write(dir.join("widget.yaml"), WIDGET).expect("write");
+        std::fs::create_dir_all(dir.join("out")).expect("mkdir");
+        // A link to /dev/zero where a stale generated module could be: its first line used to
+        // be looked for by reading the whole file (1 GB in 3.6 s, and on).
+        symlink("/dev/zero", dir.join("out/evil.rs")).expect("link");
+        let before = tree(&dir.join("out"));
+        let zero = "out/evil.rs: a symbolic link to a character device, not a regular file; \
+                    kondition reads and writes only regular files\n";
+        refused(
+            &kondition(&dir, &["generate", "widget.yaml", "--out", "out"]),
+            zero,
+        );
+        refused(
+            &kondition(&dir, &["check", "widget.yaml", "--out", "out"]),
+            zero,
+        );
+        assert_eq!(tree(&dir.join("out")), before, "nothing written");
+        // A FIFO named as a module: opening it to read used to wait for a writer for ever.
+        std::fs::remove_file(dir.join("out/evil.rs")).expect("rm");
+        mkfifo(&dir.join("out/x.rs"));
+        let fifo = "out/x.rs: not a regular file (a FIFO); kondition reads and writes only \
+                    regular files\n";
+        refused(
+            &kondition(&dir, &["generate", "widget.yaml", "--out", "out"]),
+            fifo,
+        );
+        refused(
+            &kondition(&dir, &["check", "widget.yaml", "--out", "out"]),
+            fifo,
+        );
+        // Where a file is written: the old one is compared with the new before writing.
+        std::fs::remove_file(dir.join("out/x.rs")).expect("rm");
+        mkfifo(&dir.join("out/lib.rs"));
+        refused(
+            &kondition(&dir, &["generate", "widget.yaml", "--out", "out"]),
+            "out/lib.rs: not a regular file (a FIFO); kondition reads and writes only regular \
+             files\n",
+        );
+        let before = tree(&dir.join("out"));
+        assert_eq!(before.len(), 1, "{before:?}");
+        // A build script's output file, both ways.
+        let out = dir.join("built");
+        std::fs::create_dir_all(&out).expect("mkdir");
+        symlink("/dev/zero", out.join("kondition.rs")).expect("link");
+        let builder = || {
+            Builder::new()
+                .schemas([dir.join("widget.yaml")])
+                .out_dir(&out)
+        };
+        assert_eq!(
+            build(builder()).expect_err("/dev/zero"),
+            format!(
+                "kondition: {}: a symbolic link to a character device, not a regular file; \
+                 kondition reads and writes only regular files",
+                out.join("kondition.rs").display()
+            )
+        );
+        std::fs::remove_file(out.join("kondition.rs")).expect("rm");
+        mkfifo(&out.join("kondition.rs"));
+        assert_eq!(
+            build(builder()).expect_err("a FIFO"),
+            format!(
+                "kondition: {}: not a regular file (a FIFO); kondition reads and writes only \
+                 regular files",
+                out.join("kondition.rs").display()
+            )
+        );
+        assert_eq!(tree(&out).len(), 1, "nothing written");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn nothing_is_written_or_removed_through_a_link_out_of_the_output_folder() {
+        let dir = scratch("out-link");
+        std::fs::write(dir.join("widget.yaml"), WIDGET).expect("write");
+        let elsewhere = dir.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).expect("mkdir");
+        // What a killed run and an earlier one would leave: a temporary file and a generated
+        // module, neither in the output folder.
+        std::fs::write(elsewhere.join("kondition.rs.kondition-tmp"), "half").expect("write");
+        std::fs::write(elsewhere.join("old.rs"), "// @generated by kondition-gen\n")
+            .expect("write");
+        let outside = tree(&elsewhere);
+        // A build script writing into a subfolder that is a link out of its output folder.
+        let out = dir.join("out");
+        std::fs::create_dir_all(&out).expect("mkdir");
+        symlink("../elsewhere", out.join("sub")).expect("link");
+        let builder = |name: &str| {
+            Builder::new()
+                .schemas([dir.join("widget.yaml")])
+                .out_dir(&out)
+                .file_name(name)
+        };
+        assert_eq!(
+            build(builder("sub/kondition.rs")).expect_err("through a link"),
+            format!(
+                "kondition: {}: a symbolic link inside the output folder; kondition writes only \
+                 into real folders below it, never through a link; remove the link",
+                out.join("sub").display()
+            )
+        );
+        assert_eq!(
+            build(builder("../kondition.rs")).expect_err("out of the folder"),
+            format!(
+                "kondition: {}: a path that leads out of the output folder",
+                out.join("../kondition.rs").display()
+            )
+        );
+        assert_eq!(tree(&out).len(), 1, "nothing written");
+        // The command line writes into the output folder itself: a link in it is left alone,
+        // and nothing it leads to is removed.
+        let output = kondition(&dir, &["generate", "widget.yaml", "--out", "out"]);
+        assert_eq!(output.status.code(), Some(0));
+        assert!(out.join("lib.rs").is_file());
+        assert_eq!(tree(&elsewhere), outside, "nothing outside touched");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn inputs_over_the_total_limit_are_refused_before_any_is_read() {
+        use kondition_gen::source::diagnostic::{MAX_INPUT_BYTES, MAX_TOTAL_INPUT_BYTES};
+        let dir = scratch("total");
+        let schemas = dir.join("schemas");
+        std::fs::create_dir_all(&schemas).expect("mkdir");
+        // Five sparse files each under the limit of one file, 300 MiB in all: no disk or
+        // memory is spent on them, and none is read.
+        let size = 60 << 20;
+        assert!(size < MAX_INPUT_BYTES && 5 * size > MAX_TOTAL_INPUT_BYTES);
+        for name in ["a", "b", "c", "d", "e"] {
+            let file = std::fs::File::create(schemas.join(format!("{name}.yaml"))).expect("create");
+            file.set_len(size).expect("set length");
+        }
+        let over = "schemas/e.yaml: the inputs up to this file hold 300 MiB, more than the 256 MiB \
+                    kondition reads in one run; name fewer files at a time\n";
+        refused(
+            &kondition(&dir, &["generate", "schemas", "--out", "out"]),
+            over,
+        );
+        refused(
+            &kondition(&dir, &["check", "schemas", "--out", "out"]),
+            over,
+        );
+        refused(&kondition(&dir, &["crd", "schemas"]), over);
+        // A folder of profiles is bounded the same way.
+        std::fs::write(dir.join("widget.yaml"), WIDGET).expect("write");
+        refused(
+            &kondition(
+                &dir,
+                &[
+                    "generate",
+                    "widget.yaml",
+                    "--profiles",
+                    "schemas",
+                    "--out",
+                    "out",
+                ],
+            ),
+            over,
+        );
+        // The CRD file counts too (301 MiB: the sizes are rounded up).
+        std::fs::write(dir.join("crd.yaml"), "kind: CustomResourceDefinition\n").expect("write");
+        refused(
+            &kondition(&dir, &["check-status", "--crd", "crd.yaml", "schemas"]),
+            &over.replace("300 MiB", "301 MiB"),
+        );
+        assert!(!dir.join("out").exists(), "nothing written");
+        let error = build(Builder::new().schemas([&schemas]).out_dir(dir.join("out")))
+            .expect_err("over the limit");
+        assert_eq!(
+            error,
+            format!(
+                "{}: the inputs up to this file hold 300 MiB, more than the 256 MiB kondition \
+                 reads in one run; name fewer files at a time\n",
+                schemas.join("e.yaml").display()
+            )
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -326,3 +326,208 @@ fn what_differs_in_a_condition_list_is_named() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A kind kondition could drive, left undriven by the user (issue 48: an operator that only
+/// reads Kueue's Workload, whose conditions never include the profile's Ready): plain types
+/// without `KubeStatus`, from the build script and the command line alike; a profile or
+/// conditions for it too is a contradiction, and a kind no CRD defines gets a did-you-mean.
+#[test]
+fn driving_can_be_left_off_for_a_kind() {
+    let dir = scratch("no-drive");
+    let nodepool = standard_nodepool(&dir);
+    let file = nodepool.display().to_string();
+    let driven = generated(&dir, &nodepool, |b| b);
+    assert!(
+        driven.contains("#[kondition( resource = NodePool,"),
+        "driven by default: {driven}"
+    );
+    let plain = generated(&dir, &nodepool, |b| b.drive("NodePool", false));
+    assert!(!plain.contains("KubeStatus"), "{plain}");
+    assert!(!plain.contains("#[kondition("), "{plain}");
+    assert!(plain.contains("pub struct NodePoolStatus {"), "{plain}");
+    // Its metav1 conditions are still read as conditions, written back as they are.
+    assert!(plain.contains("use kondition::Conditions;"), "{plain}");
+    assert!(
+        plain.contains("pub conditions: Option<Conditions>"),
+        "{plain}"
+    );
+    // The last word is the build script's.
+    let again = generated(&dir, &nodepool, |b| {
+        b.drive("NodePool", false).drive("NodePool", true)
+    });
+    assert_eq!(again, driven);
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--no-drive", "NodePool", "--out"])
+        .arg(dir.join("cli"))
+        .arg(&nodepool)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let module = std::fs::read_to_string(dir.join("cli/nodepool.rs")).expect("the module");
+    assert!(!module.contains("KubeStatus"), "{module}");
+    assert!(module.contains("pub struct NodePoolStatus {"), "{module}");
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(
+        build(&dir, &nodepool, |b| b
+            .drive("NodePool", false)
+            .profile("NodePool", "kstatus")),
+        format!(
+            "{file}:3:1: `Builder::profile(\"NodePool\", \"kstatus\")`: NodePool is left undriven by `Builder::drive(\"NodePool\", false)`, so it has no profile, conditions or summary; name one or the other\n"
+        )
+    );
+    assert_eq!(
+        cli(
+            &dir,
+            &[
+                &file,
+                "--no-drive",
+                "NodePool",
+                "--conditions",
+                "NodePool=Drifted"
+            ]
+        ),
+        format!(
+            "{file}:3:1: `--conditions NodePool=...`: NodePool is left undriven by `--no-drive NodePool`, so it has no profile, conditions or summary; name one or the other\n"
+        )
+    );
+    assert_eq!(
+        cli(&dir, &[&file, "--no-drive", "Nodepool"]),
+        "<command line>: `--no-drive Nodepool`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+    assert_eq!(
+        build(&dir, &nodepool, |b| b.drive("Nodepool", false)),
+        "<build script>: `Builder::drive(\"Nodepool\", false)`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The kinds whose status kondition cannot drive are named in one note per run, not one per
+/// version (issue 48: they were plain types with no word), which `--no-drive` ends; and
+/// `kondition explain` gives every reason at once, each at the line of its field (it gave
+/// only the first, at the CRD's line, and only when a profile was named).
+#[test]
+fn kinds_left_undriven_are_named_once_and_explained_at_their_lines() {
+    let dir = scratch("explain");
+    let nodepool = dir.join("nodepool.yaml");
+    let text = undrivable();
+    std::fs::write(&nodepool, &text).expect("write");
+    let file = nodepool.display().to_string();
+    let kondition = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("run kondition");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    // Two versions of the kind, and one note for it.
+    let (head, version) = text.split_once("  - name: v1\n").expect("a version");
+    let earlier =
+        format!("  - name: v1beta1\n{version}").replace("storage: true", "storage: false");
+    let two_versions = dir.join("two.yaml");
+    std::fs::write(
+        &two_versions,
+        format!("{head}{earlier}  - name: v1\n{version}"),
+    )
+    .expect("write");
+    let (_, stderr) = kondition(&["generate", "--out", "out", "two.yaml"]);
+    assert_eq!(
+        stderr
+            .lines()
+            .filter(|l| l.contains("note:"))
+            .collect::<Vec<_>>(),
+        [
+            "<command line>: note: status left as plain types, which the status chokepoint cannot drive: NodePool; `kondition explain KIND` says why; `--no-drive KIND` says it is your choice, and ends this note"
+        ],
+        "{stderr}"
+    );
+    let (_, stderr) = kondition(&[
+        "generate",
+        "--out",
+        "out",
+        "--no-drive",
+        "NodePool",
+        "two.yaml",
+    ]);
+    assert!(!stderr.contains("note:"), "{stderr}");
+    // The lines of the fields.
+    let line_of = |needle: &str| {
+        1 + text
+            .lines()
+            .position(|line| line.trim_start().starts_with(needle))
+            .unwrap_or_else(|| panic!("{needle}"))
+    };
+    let (heartbeat, type_) = (
+        line_of("lastHeartbeatTime:"),
+        line_of("type: {type: string, maxLength: 316"),
+    );
+    let (stdout, stderr) = kondition(&["explain", "NodePool", &file]);
+    assert_eq!(stderr, "");
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}:{heartbeat}:21: NodePool v1: its `status.conditions` has items with a field `lastHeartbeatTime` that `kondition::Condition` does not hold\n\
+             {file}:{type_}:21: NodePool v1: its `status.conditions` has items where `type` is optional: a condition without one cannot be told apart or read\n"
+        )
+    );
+    // A driven kind says so, and its profile.
+    let standard = standard_nodepool(&dir);
+    let (stdout, _) = kondition(&["explain", "NodePool", &standard.display().to_string()]);
+    assert_eq!(
+        stdout,
+        format!(
+            "{}:3:1: NodePool: driven by the status chokepoint in version v1, with the profile `standard` (its status has `KubeStatus`)\n",
+            standard.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kind's summary condition named without a profile folder (issue 48: Kueue's Workload
+/// never writes the standard profile's Ready): one of its condition types, spelled out in
+/// the derive's attribute; another is an error in the caller's words that lists them.
+#[test]
+fn a_summary_condition_can_be_named_for_a_kind() {
+    let dir = scratch("summary");
+    let nodepool = standard_nodepool(&dir);
+    let file = nodepool.display().to_string();
+    let rust = generated(&dir, &nodepool, |b| {
+        b.conditions("NodePool", ["Admitted", "Finished"])
+            .summary("NodePool", "Admitted")
+    });
+    assert!(
+        rust.contains(
+            r#"#[kondition( resource = NodePool, conditions("Ready", "Admitted", "Finished"), summary = "Admitted", conditions_without(severity) )]"#
+        ),
+        "{rust}"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_kondition"))
+        .args(["generate", "--conditions", "NodePool=Admitted,Finished"])
+        .args(["--summary", "NodePool=Admitted", "--out"])
+        .arg(dir.join("cli"))
+        .arg(&nodepool)
+        .output()
+        .expect("run kondition");
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let module = std::fs::read_to_string(dir.join("cli/nodepool.rs")).expect("the module");
+    assert!(
+        single_spaced(&module).contains(r#"summary = "Admitted""#),
+        "{module}"
+    );
+    let _ = std::fs::remove_dir_all(dir.join("out"));
+    assert_eq!(
+        build(&dir, &nodepool, |b| b.summary("NodePool", "Admitted")),
+        format!(
+            "{file}:3:1: `Builder::summary(\"NodePool\", \"Admitted\")`: `Admitted` is not a condition type of NodePool (its types: Ready); add it with `Builder::conditions(\"NodePool\", ...)`\n"
+        )
+    );
+    assert_eq!(
+        cli(&dir, &[&file, "--summary", "Nodepool=Ready"]),
+        "<command line>: `--summary Nodepool=Ready`: no input CRD defines kind Nodepool; did you mean `NodePool`?\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

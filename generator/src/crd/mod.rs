@@ -49,6 +49,10 @@ pub struct Options {
     pub atomic_list_notes: bool,
     /// The kinds whose atomic `conditions` list the user knows of: no note for them.
     pub acknowledged_atomic_lists: Vec<String>,
+    /// The kinds whose status kondition does not drive, though it could (`--no-drive`,
+    /// `Builder::drive(kind, false)`): plain types, without `KubeStatus`, for a kind an
+    /// operator only reads, or whose conditions never include the profile's summary.
+    pub not_driven: Vec<String>,
 }
 
 impl Default for Options {
@@ -59,6 +63,7 @@ impl Default for Options {
             caller: Caller::default(),
             atomic_list_notes: true,
             acknowledged_atomic_lists: Vec::new(),
+            not_driven: Vec::new(),
         }
     }
 }
@@ -507,8 +512,9 @@ fn read_version(
     let mut fields = root
         .map(|root| reader.root_fields(root, kind))
         .unwrap_or_default();
-    status::recognize(&mut fields);
-    let driven_status = status::standard_status(&fields);
+    let drive = !options.not_driven.iter().any(|k| k == kind);
+    status::recognize(&mut fields, drive);
+    let driven_status = status::standard_status(&fields).filter(|_| drive);
     let subresources = node.get("subresources");
     let scale = subresources.and_then(|s| s.get("scale")).and_then(|scale| {
         let scale = MapReader::open(scale, "`scale`", sink);

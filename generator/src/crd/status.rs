@@ -61,14 +61,18 @@ pub struct StatusChoice {
     pub profile: Option<String>,
     /// Condition types beyond the profile's.
     pub conditions: Vec<String>,
+    /// The summary condition, instead of the profile's: one of the profile's condition types
+    /// or of [`StatusChoice::conditions`].
+    pub summary: Option<String>,
 }
 
 impl StatusChoice {
     /// How the caller made this choice for `kind`, for an error about it.
     pub fn how(&self, kind: &str, caller: Caller) -> String {
-        match &self.profile {
-            Some(profile) => caller.profile(kind, profile),
-            None => caller.conditions(kind),
+        match (&self.profile, &self.summary) {
+            (Some(profile), _) => caller.profile(kind, profile),
+            (None, Some(summary)) if self.conditions.is_empty() => caller.summary(kind, summary),
+            (None, _) => caller.conditions(kind),
         }
     }
 }
@@ -80,17 +84,19 @@ pub type StatusChoices = BTreeMap<String, StatusChoice>;
 /// conditions `kondition::Conditions` holds losslessly ([`standard_status`] then tells
 /// whether the status can have `KubeStatus`). Conditions that lack a field metav1 requires
 /// are written back through the status' shape, which only a status with `KubeStatus` has:
-/// they are made `Type::Conditions` only in a status kondition drives.
-pub fn recognize(root_fields: &mut [Field]) {
+/// they are made `Type::Conditions` only in a status kondition drives (never without `drive`,
+/// the user's `--no-drive`).
+pub fn recognize(root_fields: &mut [Field], drive: bool) {
     let Some(status) = root_fields.iter_mut().find(|f| f.name == "status") else {
         return;
     };
     let Type::Object(object) = &mut status.schema.ty else {
         return;
     };
-    let status_drivable = keeps_unknown(object)
-        .or_else(|| generation_problem(object))
-        .is_none();
+    let status_drivable = drive
+        && keeps_unknown(object)
+            .or_else(|| generation_problem(object))
+            .is_none();
     let Some(list) = object.fields.iter_mut().find(|f| f.name == "conditions") else {
         return;
     };
@@ -138,51 +144,87 @@ fn fields_of(item_fields: &[Field]) -> ConditionFields {
 /// unread, as it is); `reason`, `message` and `lastTransitionTime` may be required,
 /// optional or absent (KEDA's conditions); `severity` and `observedGeneration` may be there.
 fn condition_list_problems(ty: &Type) -> Vec<String> {
+    condition_list_problems_at(ty)
+        .into_iter()
+        .map(|(_, problem)| problem)
+        .collect()
+}
+
+/// Where in a `conditions` list a problem is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum InList {
+    /// The list itself.
+    List,
+    /// Its items.
+    Items,
+    /// A property of its items.
+    Field(String),
+}
+
+/// [`condition_list_problems`], each with its place.
+fn condition_list_problems_at(ty: &Type) -> Vec<(InList, String)> {
     let Type::List(list) = ty else {
-        return vec!["is not a list".to_owned()];
+        return vec![(InList::List, "is not a list".to_owned())];
     };
     match &list.kind {
         ListKind::Atomic => {}
         ListKind::Map(keys) if keys == &["type"] => {}
         ListKind::Map(keys) => {
-            return vec![format!(
-                "is a map keyed by {}, not by `type` alone",
-                keys.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(" and ")
+            return vec![(
+                InList::List,
+                format!(
+                    "is a map keyed by {}, not by `type` alone",
+                    keys.iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
             )];
         }
-        ListKind::Set => return vec!["is a set, which holds no objects".to_owned()],
+        ListKind::Set => {
+            return vec![(
+                InList::List,
+                "is a set, which holds no objects".to_owned(),
+            )];
+        }
     }
     if list.items.nullable {
-        return vec!["has nullable items".to_owned()];
+        return vec![(InList::Items, "has nullable items".to_owned())];
     }
     let Some(object) = item_object(list) else {
-        return vec!["has items that are not objects".to_owned()];
+        return vec![(
+            InList::Items,
+            "has items that are not objects".to_owned(),
+        )];
     };
     let mut problems = Vec::new();
     if object.preserve_unknown {
-        problems.push(
+        problems.push((
+            InList::Items,
             "has items that keep unknown fields, which `kondition::Condition` would drop"
                 .to_owned(),
-        );
+        ));
     }
     for name in ["type", "status"] {
         match object.fields.iter().find(|f| f.name == name) {
-            None => problems.push(format!(
-                "has items without `{name}`, which every condition needs"
+            None => problems.push((
+                InList::Items,
+                format!("has items without `{name}`, which every condition needs"),
             )),
-            Some(field) if !field.required => problems.push(format!(
-                "has items where `{name}` is optional: a condition without one cannot be told apart or read"
+            Some(field) if !field.required => problems.push((
+                InList::Field(name.to_owned()),
+                format!(
+                    "has items where `{name}` is optional: a condition without one cannot be told apart or read"
+                ),
             )),
             Some(_) => {}
         }
     }
     problems.extend(object.fields.iter().filter_map(|field| {
         let name = &field.name;
+        let at = InList::Field(name.clone());
         if field.schema.nullable {
-            return Some(format!("has items whose `{name}` is nullable"));
+            return Some((at, format!("has items whose `{name}` is nullable")));
         }
         let problem = match (name.as_str(), &field.schema.ty) {
             ("type" | "reason" | "message", Type::String(_)) => return None,
@@ -199,12 +241,15 @@ fn condition_list_problems(ty: &Type) -> Vec<String> {
             ("observedGeneration", Type::Integer(_)) => return None,
             ("observedGeneration", _) => "is not an integer",
             _ => {
-                return Some(format!(
-                    "has items with a field `{name}` that `kondition::Condition` does not hold"
+                return Some((
+                    at,
+                    format!(
+                        "has items with a field `{name}` that `kondition::Condition` does not hold"
+                    ),
                 ));
             }
         };
-        Some(format!("has items whose `{name}` {problem}"))
+        Some((at, format!("has items whose `{name}` {problem}")))
     }));
     problems
 }
@@ -306,6 +351,226 @@ pub fn why_not_standard(root_fields: &[Field]) -> Option<String> {
     generation_problem(object)
 }
 
+/// One reason a version's status is not one kondition drives: where it is (the property
+/// names from the version's schema root, `[]` for a list's items) and what differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reason {
+    /// The place in the version's schema: `["status", "conditions", "[]", "lastUpdateTime"]`.
+    pub at: Vec<String>,
+    /// What differs, in [`why_not_standard`]'s words.
+    pub message: String,
+}
+
+/// Every reason the root's `status` of one version is not a status kondition drives, each at
+/// its place (where [`why_not_standard`] says the first); empty when it is driven.
+pub fn reasons_not_standard(root_fields: &[Field]) -> Vec<Reason> {
+    let at = |path: &[&str]| path.iter().map(|&p| p.to_owned()).collect::<Vec<_>>();
+    let reason = |path: Vec<String>, message: String| Reason { at: path, message };
+    let Some(status) = root_fields.iter().find(|f| f.name == "status") else {
+        return vec![reason(Vec::new(), "it has no `status`".to_owned())];
+    };
+    let Type::Object(object) = &status.schema.ty else {
+        return vec![reason(
+            at(&["status"]),
+            "its `status` is not an object with properties".to_owned(),
+        )];
+    };
+    let mut reasons = Vec::new();
+    if let Some(problem) = keeps_unknown(object) {
+        reasons.push(reason(at(&["status"]), problem));
+    }
+    if let Some(problem) = generation_problem(object) {
+        reasons.push(reason(at(&["status", "observedGeneration"]), problem));
+    }
+    let conditions = at(&["status", "conditions"]);
+    match object.fields.iter().find(|f| f.name == "conditions") {
+        None => reasons.push(reason(
+            at(&["status"]),
+            "its `status` has no `conditions`".to_owned(),
+        )),
+        Some(field) if matches!(field.schema.ty, Type::Conditions(_)) => {}
+        Some(field) if field.schema.nullable => reasons.push(reason(
+            conditions,
+            "its `status.conditions` is nullable".to_owned(),
+        )),
+        Some(field) => {
+            let problems = condition_list_problems_at(&field.schema.ty);
+            // A list of conditions that only the status' own problems above keep from being
+            // driven says nothing of its own.
+            if problems.is_empty() && reasons.is_empty() {
+                reasons.push(reason(
+                    conditions.clone(),
+                    "its `status.conditions` is not a list of conditions".to_owned(),
+                ));
+            }
+            for (place, problem) in problems {
+                let mut path = conditions.clone();
+                match place {
+                    InList::List => {}
+                    InList::Items => path.push("[]".to_owned()),
+                    InList::Field(name) => path.extend(["[]".to_owned(), name]),
+                }
+                reasons.push(reason(path, format!("its `status.conditions` {problem}")));
+            }
+        }
+    }
+    reasons
+}
+
+/// What `kondition explain` says of `kind` (read from `documents`, the YAML of its file): a
+/// line saying it is driven, with its profile, and for each version whose status is not
+/// driven, every reason, each at the line of the field it is about.
+pub fn explain(kind: &crate::model::Kind, documents: &[Node]) -> Vec<Diagnostic> {
+    let path = &kind.origin.path;
+    let mut lines = Vec::new();
+    if kind.source_crd.is_none() {
+        let what = match &kind.status {
+            Some(status) => format!("driven, with the profile `{}`", status.profile),
+            None => "left as plain types".to_owned(),
+        };
+        lines.push(Diagnostic::new(
+            path,
+            kind.origin.pos,
+            format!("{}: a kind of a schema file, which declares its status: {what}", kind.kind),
+        ));
+        return lines;
+    }
+    if let Some(status) = &kind.status {
+        let driven: Vec<&str> = kind
+            .versions
+            .iter()
+            .filter(|v| v.driven_status.is_some())
+            .map(|v| v.name.as_str())
+            .collect();
+        lines.push(Diagnostic::new(
+            path,
+            kind.origin.pos,
+            format!(
+                "{}: driven by the status chokepoint in {} {}, with the profile `{}` (its status has `KubeStatus`)",
+                kind.kind,
+                if driven.len() == 1 { "version" } else { "versions" },
+                driven.join(", "),
+                status.profile
+            ),
+        ));
+    }
+    let crd = documents.iter().find(|document| {
+        let spec = document.get("spec");
+        super::is_crd(document)
+            && spec.and_then(|s| s.get("group")).and_then(Node::as_str) == Some(&kind.group)
+            && spec
+                .and_then(|s| s.get("names"))
+                .and_then(|n| n.get("kind"))
+                .and_then(Node::as_str)
+                == Some(&kind.kind)
+    });
+    for version in &kind.versions {
+        let Body::Root(fields) = &version.body else {
+            continue;
+        };
+        if version.driven_status.is_some() {
+            continue;
+        }
+        let root = crd
+            .and_then(|crd| crd.get("spec")?.get("versions")?.as_seq())
+            .and_then(|versions| {
+                versions
+                    .iter()
+                    .find(|v| v.get("name").and_then(Node::as_str) == Some(&version.name))
+            })
+            .and_then(|v| v.get("schema")?.get("openAPIV3Schema"));
+        let reasons = reasons_not_standard(fields);
+        let mut placed: Vec<Diagnostic> = reasons
+            .iter()
+            .map(|reason| {
+                let pos = root.map_or(kind.origin.pos, |root| place(root, &reason.at));
+                Diagnostic::new(
+                    path,
+                    pos,
+                    format!("{} {}: {}", kind.kind, version.name, reason.message),
+                )
+            })
+            .collect();
+        // In the order of the file.
+        placed.sort_by_key(|line| line.pos);
+        lines.extend(placed);
+        if kind.status.is_none() && reasons.is_empty() {
+            // Drivable, and left plain by the user's choice.
+            lines.push(Diagnostic::new(
+                path,
+                kind.origin.pos,
+                format!(
+                    "{} {}: left as plain types by your choice (`--no-drive`)",
+                    kind.kind, version.name
+                ),
+            ));
+        }
+    }
+    lines
+}
+
+/// The place in a version's schema `root` of the property at `at` (`[]` is a list's items):
+/// the line of its key, or of the deepest one found.
+fn place(root: &Node, at: &[String]) -> Pos {
+    let mut node = root;
+    let mut pos = root.pos;
+    for step in at {
+        let (parent, key) = if step == "[]" {
+            (Some(node), "items")
+        } else {
+            (node.get("properties"), step.as_str())
+        };
+        let Some((key, value)) = parent
+            .and_then(Node::as_map)
+            .and_then(|map| map.iter().find(|(k, _)| k.as_str() == Some(key)))
+        else {
+            break;
+        };
+        pos = key.pos;
+        node = value;
+    }
+    pos
+}
+
+/// The kinds read from CRDs whose status has `conditions` but is left as plain types (no
+/// `KubeStatus`) though the user did not choose it (`--no-drive`), as one note for the whole
+/// run: the user learns which kinds the chokepoint cannot drive, and how to ask why
+/// (`kondition explain`) or to say it is their choice.
+pub fn undriven_note(model: &crate::model::Model, options: &super::Options) -> Option<Diagnostic> {
+    let mut kinds: Vec<&str> = Vec::new();
+    for kind in model.files.iter().flat_map(|f| &f.kinds) {
+        let has_conditions = kind.versions.iter().any(|version| match &version.body {
+            Body::Root(fields) => fields.iter().any(|f| {
+                f.name == "status"
+                    && matches!(&f.schema.ty, Type::Object(o) if o.fields.iter().any(|c| c.name == "conditions"))
+            }),
+            Body::Standard { .. } => false,
+        });
+        if kind.source_crd.is_some()
+            && kind.status.is_none()
+            && has_conditions
+            && !options.not_driven.contains(&kind.kind)
+            && !kinds.contains(&kind.kind.as_str())
+        {
+            kinds.push(&kind.kind);
+        }
+    }
+    if kinds.is_empty() {
+        return None;
+    }
+    let caller = options.caller;
+    Some(Diagnostic::new(
+        caller.place(),
+        Pos::default(),
+        format!(
+            "note: status left as plain types, which the status chokepoint cannot drive: {}; \
+             `kondition explain KIND` says why; {} says it is your choice, and ends this note",
+            kinds.join(", "),
+            caller.no_drive("KIND")
+        ),
+    ))
+}
+
 /// Why a status that keeps unknown fields is not driven; `None` when it keeps none.
 fn keeps_unknown(status: &ObjectType) -> Option<String> {
     status.preserve_unknown.then(|| "its `status` keeps unknown fields (`x-kubernetes-preserve-unknown-fields`), which the generated status would not write back".to_owned())
@@ -347,6 +612,21 @@ pub(super) fn kind_status(
         .collect();
     let choice = context.options.statuses.get(kind);
     let caller = context.options.caller;
+    if context.options.not_driven.iter().any(|k| k == kind) {
+        if let Some(choice) = choice {
+            sink.error(
+                crd.pos,
+                format!(
+                    "{}: {kind} is left undriven by {}, so it has no profile, conditions \
+                     or summary; name one or the other",
+                    choice.how(kind, caller),
+                    caller.no_drive(kind)
+                ),
+            );
+            return None;
+        }
+        return Some(None);
+    }
     if !driven.is_empty() {
         note_atomic_conditions(crd, kind, &driven, context);
         return standard_status_def(kind, choice, context.profiles, crd.pos, sink, caller)
@@ -454,9 +734,26 @@ fn standard_status_def(
             docs: None,
         });
     }
+    let summary = match choice.and_then(|c| c.summary.as_ref()) {
+        None => profile.summary.clone(),
+        Some(summary) if conditions.iter().any(|c| &c.type_ == summary) => summary.clone(),
+        Some(summary) => {
+            let types: Vec<&str> = conditions.iter().map(|c| c.type_.as_str()).collect();
+            sink.error(
+                pos,
+                format!(
+                    "{}: `{summary}` is not a condition type of {kind} (its types: {}); add it with {}",
+                    caller.summary(kind, summary),
+                    types.join(", "),
+                    caller.conditions(kind)
+                ),
+            );
+            return None;
+        }
+    };
     Some(StatusDef {
         profile: name,
-        summary: profile.summary.clone(),
+        summary,
         transition_rule: profile.transition_rule,
         conditions,
         sub_resources: Vec::new(),

@@ -33,15 +33,120 @@ impl Diagnostic {
 /// this bounds a run to about 1 GiB whatever it is given.
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 
+/// The most all the input files of one run may hold together, in bytes: four files at the
+/// [`MAX_INPUT_BYTES`] limit. A run over many files stays bounded as one over a single file
+/// is; the corpus of real CRDs (`corpus/`) is about a tenth of it.
+pub const MAX_TOTAL_INPUT_BYTES: u64 = 256 << 20;
+
 /// The text of an input file, or the problem reading it (including a file over
-/// [`MAX_INPUT_BYTES`], refused before it is read).
+/// [`MAX_INPUT_BYTES`], refused before it is read, and a file that is not a regular one: a
+/// FIFO, a device or a socket, refused before it is read, which could block or never end).
 pub fn read_input(path: &Path) -> Result<String, Diagnostic> {
     let problem = |message: String| Diagnostic::new(path, Pos::default(), message);
-    let file = std::fs::File::open(path).map_err(|e| problem(format!("cannot read: {e}")))?;
-    if file.metadata().is_ok_and(|m| m.len() > MAX_INPUT_BYTES) {
+    let (file, len) = open_regular(path).map_err(problem)?;
+    if len > MAX_INPUT_BYTES {
         return Err(problem(too_large()));
     }
     read_limited(file).map_err(problem)
+}
+
+/// `path` opened for reading if it is a regular file (through symbolic links), with its
+/// length; otherwise why not, in words for a message after the path. Opening never waits:
+/// on Unix the file is opened non-blocking (a FIFO with no writer would block a plain open
+/// for ever), and the type is read from the opened handle, so a file swapped for a FIFO
+/// after a check of its path is refused too.
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    #[cfg(not(unix))]
+    {
+        // No non-blocking open: the path's type is checked first (the handle's after).
+        let metadata = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+        if !metadata.is_file() {
+            return Err(not_regular(&metadata));
+        }
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let metadata = file.metadata().map_err(|e| format!("cannot read: {e}"))?;
+    if !metadata.is_file() {
+        return Err(not_regular(&metadata));
+    }
+    Ok((file, metadata.len()))
+}
+
+/// Why a file of this type is not read: `not a regular file (a FIFO)`, say.
+pub fn not_regular(metadata: &std::fs::Metadata) -> String {
+    format!(
+        "not a regular file ({}); kondition reads and writes only regular files",
+        file_kind(metadata)
+    )
+}
+
+/// What a file that is not a regular one is, in words: `a FIFO`, `a folder`, ...
+pub fn file_kind(metadata: &std::fs::Metadata) -> &'static str {
+    let file_type = metadata.file_type();
+    if file_type.is_dir() {
+        "a folder"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else {
+        special_file(file_type)
+    }
+}
+
+#[cfg(unix)]
+fn special_file(file_type: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_file(_: std::fs::FileType) -> &'static str {
+    "a special file"
+}
+
+/// Whether input files of these sizes, read in this order, stay within
+/// [`MAX_TOTAL_INPUT_BYTES`] together; if not, the problem at the first file that passes it
+/// (`already` bytes were read before them, from stdin say). Checked from the files' sizes,
+/// before any is read.
+pub fn within_total<'a>(
+    sized: impl IntoIterator<Item = (&'a Path, u64)>,
+    already: u64,
+) -> Result<(), Diagnostic> {
+    let mut total = already;
+    for (path, size) in sized {
+        total = total.saturating_add(size);
+        if total > MAX_TOTAL_INPUT_BYTES {
+            return Err(Diagnostic::new(
+                path,
+                Pos::default(),
+                format!(
+                    "the inputs up to this file hold {} MiB, more than the {} MiB kondition \
+                     reads in one run; name fewer files at a time",
+                    total.div_ceil(1 << 20),
+                    MAX_TOTAL_INPUT_BYTES >> 20
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn too_large() -> String {

@@ -154,7 +154,7 @@ fn version_gate(file: &SchemaFile) -> Option<TokenStream> {
     }
     let older = format_ident!("k8s_if_le_1_{}", needed - 1);
     let message = format!(
-        "these types use k8s-openapi types as Kubernetes 1.{needed} defines them: enable k8s-openapi's `v1_{needed}` feature or a later one"
+        "these types use k8s-openapi types as Kubernetes 1.{needed} defines them: enable k8s-openapi's `v1_{needed}` feature or a later one, or generate them with structures of their own instead (`kondition generate --no-reuse`, `Builder::reuse_k8s_openapi(false)`)"
     );
     Some(quote! {
         ::k8s_openapi::#older! {
