@@ -1226,12 +1226,15 @@ async fn the_outcome_hook_sees_every_reconcile() {
     setup.create("w1", 1, &[]).await;
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();
-    let reconciler = setup
-        .reconciler()
-        .on_outcome(move |object: &Widget, reconciled: &Reconciled| {
-            let mut seen = record.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            seen.push((object.name_any(), reconciled.clone()));
-        });
+    let reconciler =
+        setup
+            .reconciler()
+            .on_outcome(move |object: &Widget, reconciled: &Reconciled| {
+                let mut seen = record
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                seen.push((object.name_any(), reconciled.clone()));
+            });
     let throttled =
         async |_: &mut Widget| Err(Failure::retryable("Throttled", "the cloud API is busy"));
     setup.reconcile(&reconciler, "w1", throttled).await;
