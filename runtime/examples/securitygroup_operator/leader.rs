@@ -19,11 +19,21 @@
 //! The holder wrote `renewTime` with its own clock and compares its own clock with it; the
 //! other replica compares its clock with the same `renewTime`, so the replicas' clocks may
 //! disagree by up to `grace / 2` (and a request in flight when a replica stops may take as
-//! long to land) before two replicas could write at once. Stopping drops the controller, and
-//! with it every reconcile in flight; when the Lease shows this replica renewed again, a new
-//! controller starts (its watches list everything again, and the status chokepoint writes
-//! nothing for objects whose status is already right).
+//! long to land) before two replicas could write at once.
+//!
+//! Stopping closes the replica's [`Fence`] first: no reconcile starts after it, and the
+//! reconciles already running (on other threads: kube's Controller spawns them) are waited
+//! for, at most `grace / 4` (half the margin), before the controller is dropped, aborting any
+//! still running, and before the Lease is released on the way out. What this does not
+//! guarantee: a reconcile still running after that wait is aborted at its next await, and a
+//! request it already sent may land after this replica stopped (within the other half of the
+//! margin, as the clocks' disagreement may); a replica whose process is frozen (a stopped VM)
+//! past the lease's duration is not stopped by anything here. When the Lease shows this
+//! replica renewed again, a new controller starts (its watches list everything again, and the
+//! status chokepoint writes nothing for objects whose status is already right).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use futures::{StreamExt, pin_mut};
@@ -31,6 +41,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Client};
 use kube_lease_manager::{LeaseManagerBuilder, LeaseManagerError};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// Who competes for which Lease, and its timing.
@@ -63,6 +74,12 @@ impl Election {
         }
     }
 
+    /// How long a replica that stops leading waits for its reconciles under way: half the
+    /// margin between its stopping and another replica starting.
+    fn drain_for(&self) -> Duration {
+        Duration::from_millis(self.grace * 250)
+    }
+
     /// How long after a renewal its holder stops leading unless it renewed again.
     fn holds_for(&self) -> Duration {
         Duration::from_millis((self.duration * 1000).saturating_sub(self.grace * 500))
@@ -84,13 +101,74 @@ impl Election {
     }
 }
 
+/// The reconciles under way of a leading replica, and whether new ones may start: closed
+/// when the replica stops leading, then waited for (bounded) before its controller is
+/// dropped. A reconcile enters it ([`Fence::enter`]) and leaves when the guard drops.
+#[derive(Clone, Debug, Default)]
+pub struct Fence(Arc<FenceState>);
+
+#[derive(Debug, Default)]
+struct FenceState {
+    closed: AtomicBool,
+    running: AtomicUsize,
+    idle: Notify,
+}
+
+/// A reconcile under way: it leaves the fence when dropped.
+#[derive(Debug)]
+pub struct Entered(Fence);
+
+impl Fence {
+    /// A reconcile starting: `None` once the fence is closed (the replica stopped leading:
+    /// the reconcile must do nothing).
+    pub fn enter(&self) -> Option<Entered> {
+        self.0.running.fetch_add(1, Ordering::SeqCst);
+        if self.0.closed.load(Ordering::SeqCst) {
+            self.leave();
+            return None;
+        }
+        Some(Entered(self.clone()))
+    }
+
+    fn leave(&self) {
+        if self.0.running.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+
+    /// Closes the fence and waits until no reconcile is under way, at most `bound`. Returns
+    /// how many were still running then.
+    pub async fn close(&self, bound: Duration) -> usize {
+        self.0.closed.store(true, Ordering::SeqCst);
+        let drained = async {
+            loop {
+                // Made before the count is read: a leave in between still wakes it.
+                let idle = self.0.idle.notified();
+                if self.0.running.load(Ordering::SeqCst) == 0 {
+                    return;
+                }
+                idle.await;
+            }
+        };
+        let _ = tokio::time::timeout(bound, drained).await;
+        self.0.running.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        self.0.leave();
+    }
+}
+
 /// The name of the example operator's Lease.
 pub const LEASE: &str = "securitygroup-operator-leader";
 
-/// Runs `lead()` whenever this replica holds the lease, and drops what it runs as soon as it
-/// may no longer hold it (see the module's documentation), until `stop` completes (a shutdown
-/// signal) or a `lead()` ends by itself; then gives the lease up, so that another replica
-/// takes over at once instead of when the lease expires.
+/// Runs `lead(fence)` whenever this replica holds the lease, and stops it as soon as it may no
+/// longer hold it (the fence closed, its reconciles waited for, then what it runs dropped:
+/// see the module's documentation), until `stop` completes (a shutdown signal) or a `lead()`
+/// ends by itself; then gives the lease up, so that another replica takes over at once
+/// instead of when the lease expires.
 pub async fn run_elected<F, Fut>(
     client: Client,
     election: Election,
@@ -98,7 +176,7 @@ pub async fn run_elected<F, Fut>(
     mut lead: F,
 ) -> Result<(), LeaseManagerError>
 where
-    F: FnMut() -> Fut,
+    F: FnMut(Fence) -> Fut,
     Fut: Future<Output = ()>,
 {
     let manager = LeaseManagerBuilder::new(client.clone(), &election.lease)
@@ -134,33 +212,79 @@ where
             }
         }
         println!("{} leads", election.identity);
-        let work = lead();
-        pin_mut!(work);
-        loop {
+        let fence = Fence::default();
+        let mut work = Box::pin(lead(fence.clone()));
+        let leaving = loop {
             let until = deadline.unwrap_or_else(Instant::now);
             tokio::select! {
-                () = &mut stop => break 'elected,
-                () = &mut work => break 'elected,
-                () = tokio::time::sleep_until(until) => break,
+                () = &mut stop => break true,
+                () = &mut work => break true,
+                () = tokio::time::sleep_until(until) => break false,
                 event = lease.next() => match event {
                     Some(Ok(seen)) => {
                         deadline = election.deadline(seen.as_ref());
                         if deadline.is_none() {
-                            break;
+                            break false;
                         }
                     }
                     Some(Err(error)) => eprintln!("watching the lease: {error}"),
-                    None => break 'elected,
+                    None => break true,
                 },
             }
+        };
+        // No reconcile starts now; those running (spawned: they go on while `work` is not
+        // polled) are waited for, bounded, then dropping `work` aborts any left.
+        let left = fence.close(election.drain_for()).await;
+        if left > 0 {
+            eprintln!("{left} reconciles still running when leadership ended: aborted");
         }
-        // Dropping `work` here cancels every reconcile in flight.
+        drop(work);
         deadline = None;
         println!("{} stopped leading", election.identity);
+        if leaving {
+            break 'elected;
+        }
     }
     drop(holding);
     manager_task
         .await
         .map_err(|e| LeaseManagerError::InconsistentState(e.to_string()))?
         .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_fence_waits_for_the_reconciles_under_way_and_lets_none_start() {
+        let fence = Fence::default();
+        let running = fence.enter().expect("open");
+        let leaves = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            drop(running);
+        });
+        let start = Instant::now();
+        assert_eq!(fence.close(Duration::from_secs(10)).await, 0, "all ended");
+        assert_eq!(
+            start.elapsed(),
+            Duration::from_secs(1),
+            "waited for the one under way"
+        );
+        assert!(fence.enter().is_none(), "none starts once closed");
+        leaves.await.expect("the reconcile's task");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_wait_is_bounded() {
+        let fence = Fence::default();
+        let _stuck = fence.enter().expect("open");
+        let start = Instant::now();
+        assert_eq!(
+            fence.close(Duration::from_secs(2)).await,
+            1,
+            "one left running"
+        );
+        assert_eq!(start.elapsed(), Duration::from_secs(2));
+    }
 }

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::leader::{Election, run_elected};
+use crate::leader::{Election, Fence, run_elected};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -212,6 +212,8 @@ async fn delete_security_group(group: &mut SecurityGroup) -> Result<(), Failure>
 struct Context {
     client: Client,
     reconciler: StatusReconciler<SecurityGroup>,
+    /// Closed when this replica stops leading.
+    fence: Fence,
 }
 
 /// Installs the generated CRDs with server-side apply.
@@ -263,8 +265,12 @@ pub async fn run_replica(
     election: Election,
     stop: impl Future<Output = ()>,
 ) -> Result<(), kube_lease_manager::LeaseManagerError> {
-    run_elected(client.clone(), election, stop, || {
-        run(controller(&client, namespace.as_deref()), client.clone())
+    run_elected(client.clone(), election, stop, |fence| {
+        run_fenced(
+            controller(&client, namespace.as_deref()),
+            client.clone(),
+            fence,
+        )
     })
     .await
 }
@@ -273,6 +279,12 @@ pub async fn run_replica(
 /// profile: Available summarises, Progressing is kept), the checks, the finalizer and an
 /// Event recorder, until its stream ends.
 pub async fn run(controller: Controller<SecurityGroup>, client: Client) {
+    run_fenced(controller, client, Fence::default()).await;
+}
+
+/// [`run`], each reconcile inside `fence`: once it is closed (this replica stopped leading),
+/// a reconcile does nothing.
+async fn run_fenced(controller: Controller<SecurityGroup>, client: Client, fence: Fence) {
     let reporter = Reporter {
         controller: "securitygroup-operator".into(),
         instance: None,
@@ -281,10 +293,17 @@ pub async fn run(controller: Controller<SecurityGroup>, client: Client) {
         .pre_check(PauseAnnotation)
         .post_check(HasId)
         .recorder(Recorder::new(client.clone(), reporter));
-    let context = Arc::new(Context { client, reconciler });
+    let context = Arc::new(Context {
+        client,
+        reconciler,
+        fence,
+    });
     controller
         .run(
             move |object: Arc<SecurityGroup>, context: Arc<Context>| async move {
+                let Some(_entered) = context.fence.enter() else {
+                    return Ok(controller::Action::await_change());
+                };
                 let namespace = object.namespace().unwrap_or_default();
                 let api: Api<SecurityGroup> = Api::namespaced(context.client.clone(), &namespace);
                 let client = context.client.clone();
