@@ -662,6 +662,29 @@ async fn kedas_scaled_object_is_driven() {
     );
 }
 
+/// A reconcile's future is small whatever the kind's size: its state (several copies of the
+/// object) lives on the heap. Pinned on a test thread's 2 MiB stack, the future of
+/// CloudNativePG's Cluster, the largest adopted kind, overflowed it in a debug build.
+#[tokio::test]
+async fn a_reconciles_future_holds_no_copy_of_the_object() {
+    let env = TestEnv::new([]).await;
+    let reconciler = StatusReconciler::<PgCluster>::new(env.client.clone());
+    let object: PgCluster = serde_json::from_value(json!({
+        "apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
+        "metadata": {"name": "pg"}, "spec": {"instances": 1}
+    }))
+    .expect("a cluster");
+    let future = reconciler.reconcile(Arc::new(object), async |_: &mut PgCluster| {
+        Ok::<(), Failure>(())
+    });
+    let size = std::mem::size_of_val(&future);
+    assert!(
+        size < std::mem::size_of::<PgCluster>(),
+        "{size} bytes, a Cluster {}",
+        std::mem::size_of::<PgCluster>()
+    );
+}
+
 /// CloudNativePG's Cluster: metav1 conditions in an atomic list, the generation kept only on
 /// each condition. A condition the body sets carries the reconcile's generation, as Ready
 /// does, at creation and after a spec change; then nothing more is written.

@@ -393,7 +393,10 @@ where
             generation = object.meta().generation
         );
         async {
-            let (result, reconciled) = self.reconcile_once(&object, body).await;
+            // On the heap: its state holds several copies of the object (read, worked on,
+            // as written, as answered), which for a large kind (CloudNativePG's Cluster) in a
+            // debug build overflowed a test thread's 2 MiB stack when pinned there.
+            let (result, reconciled) = Box::pin(self.reconcile_once(&object, body)).await;
             if let Some(hook) = &self.on_outcome {
                 hook(&object, &reconciled);
             }
