@@ -189,13 +189,30 @@ async fn hundreds_of_objects_under_api_faults_end_with_their_latest_status() {
         let name = format!("r{i:03}");
         let object = &run.objects[&name];
         assert!(rejected(object), "{object:#?}");
-        let writes = run.faults.inspect(|journal| {
-            journal
+        // Status applies of this object the server answered 200, and those forwarded whose
+        // answer never came (the connection failed after the request left: the journal has
+        // no code, and the write may have landed). The stored status holds the fallback, so
+        // one of them wrote it; a second write would be a loop.
+        let (writes, unknown) = run.faults.inspect(|journal| {
+            let of_this = |e: &&Exchange| {
+                e.sent.is_status_apply()
+                    && e.sent.carries_status()
+                    && e.sent.name() == Some(name.as_str())
+            };
+            let landed = journal
                 .iter()
-                .filter(|e| landed_status_write(e) && e.sent.name() == Some(name.as_str()))
-                .count()
+                .filter(of_this)
+                .filter(|e| landed_status_write(e));
+            let unknown = journal
+                .iter()
+                .filter(of_this)
+                .filter(|e| e.forwarded && e.server.is_none());
+            (landed.count(), unknown.count())
         });
-        assert_eq!(writes, 1, "{name} was written {writes} times: {object:#?}");
+        assert!(
+            writes == 1 || writes == 0 && unknown >= 1,
+            "{name} was written {writes} times ({unknown} forwarded without an answer): {object:#?}"
+        );
         let reported: Vec<&Event> = events
             .items
             .iter()
