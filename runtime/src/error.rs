@@ -161,12 +161,16 @@ impl RequeuePolicy {
         match requeue {
             Requeue::Resync => Some(self.resync),
             Requeue::AwaitChange => None,
-            Requeue::Backoff => {
-                let doublings = failures.saturating_sub(1).min(31);
-                let delay = self.backoff_initial.saturating_mul(1 << doublings);
-                Some(delay.min(self.backoff_max))
-            }
+            Requeue::Backoff => Some(self.backoff(failures)),
         }
+    }
+
+    /// The backoff after `failures` consecutive retryable failures, this one included (1 for
+    /// the first): `backoff_initial`, doubling, at most `backoff_max`.
+    pub fn backoff(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(31);
+        let delay = self.backoff_initial.saturating_mul(1 << doublings);
+        delay.min(self.backoff_max)
     }
 }
 

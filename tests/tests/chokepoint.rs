@@ -811,6 +811,7 @@ async fn recovery_releases_the_fallback_manager() {
     // Conditional on the version the full apply left: the release lands on that object or
     // not at all (never on one deleted or created again meanwhile).
     let version = patches[1].body["metadata"]["resourceVersion"].clone();
+    assert!(version.is_string(), "a precondition: {:#}", patches[1].body);
     assert_ne!(
         version,
         json!(resource_version(&rejected)),

@@ -213,7 +213,8 @@ where
     let (ours, merge) = (writer.managers(), K::Status::SHAPE.merge);
     let mut resends = 0;
     loop {
-        let error = match apply::<K, _>(client, &metadata, read, &writer.owner, &body).await {
+        let sent = apply::<K>(client, &metadata, read, &writer.owner, body.clone());
+        let error = match sent.await {
             Err(error) if writer.precondition() && error.class == AnswerClass::Conflict => error,
             answer => return answer.map(Applied::Sent),
         };
@@ -320,8 +321,9 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
     merge: ConditionsMerge,
     sending: &serde_json::Value,
 ) -> Result<bool, WriteError> {
-    let (read_object, read_status) = split(read)?;
-    let (current_object, current_status) = split(current)?;
+    let json = |object: &K| serde_json::to_value(object).map_err(kube::Error::SerdeError);
+    let (read_object, read_status) = split(json(read)?);
+    let (current_object, current_status) = split(json(current)?);
     if read_object != current_object || entries_of(read, ours) != entries_of(current, ours) {
         return Ok(false);
     }
@@ -360,22 +362,21 @@ pub(crate) fn only_others_wrote<K: Resource + Serialize>(
     Ok(same_fields && same_conditions && same_taken)
 }
 
-/// The object without what any write changes (its version, the managers' entries) and its
-/// status apart.
-fn split<K: Serialize>(object: &K) -> Result<(serde_json::Value, serde_json::Value), WriteError> {
-    let mut value = serde_json::to_value(object).map_err(kube::Error::SerdeError)?;
-    let status = value
+/// The object (as JSON) without what any write changes (its version, the managers'
+/// entries), and its status apart.
+pub(crate) fn split(mut object: serde_json::Value) -> (serde_json::Value, serde_json::Value) {
+    let status = object
         .get_mut("status")
         .map(serde_json::Value::take)
         .unwrap_or_default();
-    if let Some(metadata) = value.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+    if let Some(metadata) = object.get_mut("metadata").and_then(|m| m.as_object_mut()) {
         metadata.remove("resourceVersion");
         metadata.remove("managedFields");
     }
-    if let Some(object) = value.as_object_mut() {
-        object.remove("status");
+    if let Some(fields) = object.as_object_mut() {
+        fields.remove("status");
     }
-    Ok((value, status))
+    (object, status)
 }
 
 /// A `managedFields` entry without its time: manager, operation, subresource, API version,
@@ -430,7 +431,7 @@ where
     if let Some(status) = body.get_mut("status") {
         fit_conditions::<K>(status);
     }
-    apply::<K, _>(client, &metadata, read, &writer.fallback, &body)
+    apply::<K>(client, &metadata, read, &writer.fallback, body)
         .await
         .map(drop)
 }
@@ -602,21 +603,19 @@ impl Owned {
 /// (422 `metadata.uid: field is immutable`), both [`AnswerClass::Gone`]. On `/status` the API
 /// server drops a uid from the body (it keeps the stored metadata); a missing object is a
 /// 404 there, and the `resourceVersion` precondition keeps a re-created one out.
-async fn apply<K, B>(
+async fn apply<K>(
     client: &Client,
     metadata: &ApplyMetadata,
     read: &K,
     owner: &str,
-    body: &B,
+    mut body: serde_json::Value,
 ) -> Result<K, WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned,
-    B: Serialize + Debug,
 {
     let params = PatchParams::apply(owner).force();
     let url = K::url_path(&(), metadata.namespace.as_deref());
     let request = Request::new(url);
-    let mut body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
     if !K::STATUS_SUBRESOURCE
         && let Some(uid) = &read.meta().uid
         && let Some(meta) = body.get_mut("metadata").and_then(|m| m.as_object_mut())
@@ -749,7 +748,8 @@ where
         kind: &empty.kind,
         metadata: &empty.metadata,
     };
-    match apply::<K, _>(client, &empty.metadata, applied, &writer.fallback, &body).await {
+    let body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
+    match apply::<K>(client, &empty.metadata, applied, &writer.fallback, body).await {
         Err(error) if error.class == AnswerClass::Gone => Ok(()),
         other => other.map(drop),
     }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::apply::split;
 use crate::{ReconcileError, Severity};
 
 /// A finalizer step that failed: the body's own error, or a failed update of
@@ -178,18 +179,14 @@ where
 /// content outside `status`; and each field manager's entry the same but for finalizers (its
 /// time aside): a status or anything else written in between changes some manager's fields.
 fn only_finalizer_added(read: &Value, current: &Value, name: &str) -> bool {
-    const MOVING: [&str; 3] = ["resourceVersion", "managedFields", "finalizers"];
+    // What any write changes (the version, the managers' entries) and the status apart,
+    // and the finalizers, compared below.
     let without = |object: &Value| {
-        let mut object = object.clone();
-        if let Some(fields) = object.as_object_mut() {
-            fields.remove("status");
+        let (mut rest, _status) = split(object.clone());
+        if let Some(meta) = rest.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("finalizers");
         }
-        if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-            for key in MOVING {
-                meta.remove(key);
-            }
-        }
-        object
+        rest
     };
     let finalizers = |object: &Value| -> Vec<Value> {
         object["metadata"]["finalizers"]

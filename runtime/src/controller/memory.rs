@@ -20,7 +20,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::answer::{Answer, AnswerClass};
-use super::retry::{Episode, Failed, FailureClass, Gate, Moment};
+use super::retry::{Attempt, Episode, Failed, Gate, Moment};
 use crate::{ConditionStatus, RequeuePolicy};
 
 /// The default bound on remembered objects.
@@ -188,27 +188,15 @@ impl Memory {
     }
 
     /// A failed attempt on `key` (see [`Episode::fail`]).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn fail(
         &mut self,
         key: &str,
-        class: FailureClass,
-        read: Moment,
-        after: Moment,
+        attempt: Attempt,
         now: Instant,
-        retry_after: Option<Duration>,
         policy: &RequeuePolicy,
     ) -> Failed {
         let entry = self.entry(key, now);
-        Episode::fail(
-            &mut entry.episode,
-            class,
-            read,
-            after,
-            now,
-            retry_after,
-            policy,
-        )
+        Episode::fail(&mut entry.episode, attempt, now, policy)
     }
 
     /// An attempt on `key` that succeeded: the episode is over.
@@ -467,6 +455,7 @@ impl Memory {
 
 #[cfg(test)]
 mod tests {
+    use super::super::retry::FailureClass;
     use super::*;
 
     const MINUTE: Duration = Duration::from_secs(60);
@@ -486,7 +475,7 @@ mod tests {
     };
 
     fn fail(memory: &mut Memory, key: &str, now: Instant) -> Failed {
-        memory.fail(key, FailureClass::Body, AT, AT, now, None, &policy())
+        memory.fail(key, Attempt::at(FailureClass::Body, AT), now, &policy())
     }
 
     #[test]
@@ -529,7 +518,7 @@ mod tests {
         let now = Instant::now();
         let mut memory = Memory::new(MINUTE, 10);
         let refused = FailureClass::Write(AnswerClass::Refused);
-        let fail = |memory: &mut Memory| memory.fail("a", refused, AT, AT, now, None, &policy());
+        let fail = |memory: &mut Memory| memory.fail("a", Attempt::at(refused, AT), now, &policy());
         assert!(fail(&mut memory).announce);
         assert!(!fail(&mut memory).announce);
         memory.unannounce("a", AnswerClass::Refused);

@@ -132,7 +132,7 @@ use answer::WriteError;
 use apply::{Fallback, Writer, Written};
 use memory::{Contested, Memory, Rejection, StoredAs, Summary};
 use report::{Outcome, Report};
-use retry::{FailureClass, Gate, Moment};
+use retry::{Attempt, FailureClass, Gate, Moment};
 
 pub use answer::AnswerClass;
 pub use apply::{REASON_STATUS_REJECTED, fallback_owner};
@@ -461,14 +461,14 @@ where
             tracing::debug!("object gone before its status was written");
             return (Ok(Action::await_change()), Reconciled::Gone);
         }
-        let attempt = Attempt {
+        let conclusion = Conclusion {
             read,
             requeue,
             contest,
             now,
         };
         let rejected = matches!(write.written, Written::Rejected { .. });
-        let result = self.conclude(object, &key, write, attempt).await;
+        let result = self.conclude(object, &key, write, conclusion).await;
         let reconciled = match &result {
             _ if rejected => Reconciled::Rejected,
             // The release of the fallback manager after the full apply.
@@ -526,14 +526,14 @@ where
         object: &K,
         key: &str,
         write: Write,
-        attempt: Attempt,
+        conclusion: Conclusion,
     ) -> Result<Action, Error> {
-        let Attempt {
+        let Conclusion {
             read,
             requeue,
             contest,
             now,
-        } = attempt;
+        } = conclusion;
         if let Some(failure) = write.release {
             return Err(self.write_failed(object, key, failure, read, now).await);
         }
@@ -543,11 +543,11 @@ where
             _ => None,
         };
         let retry = failure.map(|class| {
-            let after = moment_after_write::<K>(read, &write.written);
-            let failed = self
-                .memory()
-                .fail(key, class, read, after, now, None, &self.policy);
-            failed.wait
+            let attempt = Attempt {
+                after: moment_after_write::<K>(read, &write.written),
+                ..Attempt::at(class, read)
+            };
+            self.memory().fail(key, attempt, now, &self.policy).wait
         });
         if failure.is_none() {
             self.memory().succeed(key, now);
@@ -627,11 +627,9 @@ where
             return (None, Vec::new());
         }
         let policy = self.policy;
-        let decision = self.memory().contested(key, now, |attempts| {
-            policy
-                .delay(Requeue::Backoff, attempts)
-                .unwrap_or(policy.backoff_max)
-        });
+        let decision = self
+            .memory()
+            .contested(key, now, |attempts| policy.backoff(attempts));
         let (Contested::Announce(retry_at) | Contested::Leave(retry_at)) = decision else {
             tracing::info!(
                 types = ?contested.iter().map(|(c, ..)| &c.type_).collect::<Vec<_>>(),
@@ -760,15 +758,11 @@ where
             if K::STATUS_SUBRESOURCE { "/status" } else { "" }
         );
         let answer = failure.describe();
-        let failed = self.memory().fail(
-            key,
-            FailureClass::Write(class),
-            read,
-            read,
-            now,
-            failure.retry_after,
-            &self.policy,
-        );
+        let attempt = Attempt {
+            retry_after: failure.retry_after,
+            ..Attempt::at(FailureClass::Write(class), read)
+        };
+        let failed = self.memory().fail(key, attempt, now, &self.policy);
         let (attempts, wait) = (failed.attempts, failed.wait);
         if class.announce_at_once() || attempts > 1 {
             tracing::error!(%request, %answer, %class, attempts, ?wait, "status write failed");
@@ -839,11 +833,12 @@ where
         let rejection = match known {
             Some(rejection) => rejection,
             None => {
-                let owned = Owning {
+                let read = ReadCopy {
                     fallback_holds,
                     first_write,
+                    fingerprint,
                 };
-                let full = self.apply_full(stored, desired, key, left, fingerprint, owned, now);
+                let full = self.apply_full(stored, desired, key, left, read, now);
                 match full.await? {
                     Full::Done(write) => return Ok(write),
                     Full::Rejected(rejection) => rejection,
@@ -855,15 +850,13 @@ where
 
     /// The full apply, and the release of the fallback manager after it when that manager
     /// still holds fields; a rejection is remembered and returned for the fallback.
-    #[allow(clippy::too_many_arguments)]
     async fn apply_full(
         &self,
         stored: &K,
         desired: &K,
         key: &str,
         left: &[String],
-        fingerprint: u64,
-        owned: Owning,
+        read: ReadCopy,
         now: Instant,
     ) -> Result<Full, WriteError> {
         let writer = &self.report.writer;
@@ -881,12 +874,12 @@ where
             Ok(apply::Applied::Sent(applied)) => {
                 // After a release the object is not what this apply's answer holds (the
                 // fallback's own fields go): nothing to remember of it.
-                let stored_now = (!owned.fallback_holds).then_some(&applied);
+                let stored_now = (!read.fallback_holds).then_some(&applied);
                 self.remember_stored(key, &sent_body, stored_now, now);
-                if writer.second && owned.first_write {
+                if writer.second && read.first_write {
                     self.memory().first_write_landed(key, now);
                 }
-                let release = if owned.fallback_holds {
+                let release = if read.fallback_holds {
                     apply::release_fallback(&self.client, writer, &applied)
                         .await
                         .err()
@@ -904,7 +897,7 @@ where
             Err(error) if error.class == AnswerClass::Rejected => {
                 let rejection = self
                     .memory()
-                    .reject(key, fingerprint, error.message(), now)
+                    .reject(key, read.fingerprint, error.message(), now)
                     .clone();
                 Ok(Full::Rejected(rejection))
             }
@@ -1263,17 +1256,20 @@ enum Full {
     Rejected(Rejection),
 }
 
-/// What the fallback manager and the reconciler's own manager hold of the object read.
+/// What the write knows of the copy read: what the fallback manager and the reconciler's
+/// own manager hold of it, and the fingerprint of the status computed from it.
 #[derive(Clone, Copy)]
-struct Owning {
+struct ReadCopy {
     /// The fallback manager holds fields: the full apply goes again, then the release.
     fallback_holds: bool,
     /// Neither manager holds any: a second controller's first write.
     first_write: bool,
+    /// The status to apply, its free text left out (see `fingerprint`).
+    fingerprint: u64,
 }
 
 /// What a reconcile knows when it concludes, besides its write.
-struct Attempt {
+struct Conclusion {
     /// The moment of the object read.
     read: Moment,
     /// The requeue the outcome asks for.

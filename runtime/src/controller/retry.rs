@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::answer::AnswerClass;
-use crate::{Requeue, RequeuePolicy};
+use crate::RequeuePolicy;
 
 /// What an episode is about: the object's generation and whether it is being deleted. A new
 /// one ends the episode (the user changed the spec, or deleted the object).
@@ -48,6 +48,30 @@ pub(crate) enum FailureClass {
     Rejected,
     /// The status could not be written: the answer's class.
     Write(AnswerClass),
+}
+
+/// A failed attempt: its class, made on a copy at `read`, after which the object is at
+/// `after` (for a kind without a status subresource, a status written moves the generation:
+/// its own watch event is not a new moment), and the API server's wait (`Retry-After`), a
+/// floor of the backoff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Attempt {
+    pub class: FailureClass,
+    pub read: Moment,
+    pub after: Moment,
+    pub retry_after: Option<Duration>,
+}
+
+impl Attempt {
+    /// A failed attempt that wrote nothing (the object stays at `read`).
+    pub(crate) fn at(class: FailureClass, read: Moment) -> Self {
+        Self {
+            class,
+            read,
+            after: read,
+            retry_after: None,
+        }
+    }
 }
 
 /// The retry state of an object in an episode of failures.
@@ -97,27 +121,25 @@ impl Episode {
         }
     }
 
-    /// A failed attempt of class `class`, made on a copy at `read`, after which the object is
-    /// at `after` (for a kind without a status subresource, a status written moves the
-    /// generation: its own watch event is not a new moment). `retry_after` is the API
-    /// server's wait, a floor of the backoff.
+    /// A failed attempt (see [`Attempt`]) at `now`.
     pub(crate) fn fail(
         episode: &mut Option<Self>,
-        class: FailureClass,
-        read: Moment,
-        after: Moment,
+        attempt: Attempt,
         now: Instant,
-        retry_after: Option<Duration>,
         policy: &RequeuePolicy,
     ) -> Failed {
+        let Attempt {
+            class,
+            read,
+            after,
+            retry_after,
+        } = attempt;
         let previous = episode.take().filter(|e| e.moment == read);
         let (attempts, last, mut announced) = match previous {
             Some(e) => (e.attempts.saturating_add(1), Some(e.last), e.announced),
             None => (1, None, Vec::new()),
         };
-        let backoff = policy
-            .delay(Requeue::Backoff, attempts)
-            .unwrap_or(policy.backoff_max);
+        let backoff = policy.backoff(attempts);
         let wait = retry_after.map_or(backoff, |floor| backoff.max(floor));
         let announce = match class {
             FailureClass::Write(answer) if !announced.contains(&answer) => {
@@ -179,11 +201,8 @@ mod tests {
         let forbidden = FailureClass::Write(AnswerClass::Refused);
         let failed = Episode::fail(
             &mut episode,
-            forbidden,
-            at(1),
-            at(1),
+            Attempt::at(forbidden, at(1)),
             start,
-            None,
             &policy(),
         );
         assert_eq!(
@@ -216,11 +235,8 @@ mod tests {
         for _ in 0..6 {
             let failed = Episode::fail(
                 &mut episode,
-                FailureClass::Body,
-                at(1),
-                at(1),
+                Attempt::at(FailureClass::Body, at(1)),
                 now,
-                None,
                 &policy(),
             );
             waits.push(failed.wait.as_secs());
@@ -231,21 +247,21 @@ mod tests {
         let throttled = FailureClass::Write(AnswerClass::Throttled);
         let failed = Episode::fail(
             &mut episode,
-            throttled,
-            at(1),
-            at(1),
+            Attempt {
+                retry_after: Some(30 * SECOND),
+                ..Attempt::at(throttled, at(1))
+            },
             start,
-            Some(30 * SECOND),
             &policy(),
         );
         assert_eq!(failed.wait, 30 * SECOND);
         let failed = Episode::fail(
             &mut episode,
-            throttled,
-            at(1),
-            at(1),
+            Attempt {
+                retry_after: Some(SECOND),
+                ..Attempt::at(throttled, at(1))
+            },
             start,
-            Some(SECOND),
             &policy(),
         );
         assert_eq!(failed.wait, 10 * SECOND, "the backoff when longer");
@@ -258,11 +274,8 @@ mod tests {
         let mut announce = |class| {
             Episode::fail(
                 &mut episode,
-                FailureClass::Write(class),
-                at(1),
-                at(1),
+                Attempt::at(FailureClass::Write(class), at(1)),
                 now,
-                None,
                 &policy(),
             )
             .announce
@@ -286,11 +299,11 @@ mod tests {
         let mut episode = None;
         Episode::fail(
             &mut episode,
-            FailureClass::Body,
-            at(3),
-            at(4),
+            Attempt {
+                after: at(4),
+                ..Attempt::at(FailureClass::Body, at(3))
+            },
             now,
-            None,
             &policy(),
         );
         assert_eq!(
@@ -299,11 +312,11 @@ mod tests {
         );
         let again = Episode::fail(
             &mut episode,
-            FailureClass::Body,
-            at(4),
-            at(5),
+            Attempt {
+                after: at(5),
+                ..Attempt::at(FailureClass::Body, at(4))
+            },
             now + 5 * SECOND,
-            None,
             &policy(),
         );
         assert_eq!(again.attempts, 2);
@@ -398,7 +411,7 @@ mod tests {
                     }
                     Some(class) => {
                         let server_wait = step.retry_after.map(Duration::from_secs);
-                        let failed = Episode::fail(&mut episode, class, at(generation), at(generation), now, server_wait, &policy);
+                        let failed = Episode::fail(&mut episode, Attempt { retry_after: server_wait, ..Attempt::at(class, at(generation)) }, now, &policy);
                         attempts += 1;
                         let doublings = (attempts - 1).min(31);
                         let backoff = policy.backoff_initial.saturating_mul(1 << doublings).min(policy.backoff_max);
