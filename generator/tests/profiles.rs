@@ -73,7 +73,7 @@ fn doc(out: &mut String, indent: &str, text: &str) {
 fn runtime_table(profiles: &[Profile]) -> String {
     let mut out = String::from(HEADER);
     out.push_str("//!\n//! Each `kondition::profile::<name>` module re-exports its table.\n\n");
-    out.push_str("use crate::TransitionRule;\n");
+    out.push_str("use crate::conditions::TransitionRule;\n");
     for profile in profiles {
         let _ = writeln!(out);
         doc(

@@ -6,7 +6,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 use k8s_openapi::jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
 /// Whether a condition is True, False or Unknown, as metav1's `ConditionStatus`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -9,10 +9,11 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
+use crate::condition::Condition;
+use crate::conditions::Conditions;
 use crate::validation::{
     MAX_MESSAGE_BYTES, MAX_REASON_LEN, MAX_TYPE_LEN, REASON_PATTERN, TYPE_PATTERN,
 };
-use crate::{Condition, Conditions};
 
 impl JsonSchema for Condition {
     fn inline_schema() -> bool {

@@ -8,7 +8,7 @@ use crate::validation::{self, Field, Problem, ValidationError, ValidationErrors}
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
 use crate::condition::InvalidStatus;
-use crate::{Condition, ConditionStatus, Severity};
+use crate::condition::{Condition, ConditionStatus, Severity};
 
 /// What a set did to the list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -435,7 +435,7 @@ impl From<Conditions> for Vec<Condition> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Time;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use k8s_openapi::jiff::Timestamp;
 
     fn at(second: i64) -> Time {

@@ -9,8 +9,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
+use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::validation::sanitize_reason;
-use crate::{Condition, ConditionStatus, Severity};
 
 /// An error from a reconcile body that knows how it should show in a condition.
 ///

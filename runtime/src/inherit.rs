@@ -8,8 +8,9 @@
 
 use std::borrow::Borrow;
 
+use crate::condition::{Condition, ConditionStatus, Severity};
+use crate::conditions::Conditions;
 use crate::kstatus::{KStatus, ObjectResult};
-use crate::{Condition, ConditionStatus, Conditions, Severity};
 
 /// The reason of a summary condition inherited from a child.
 pub const REASON_CHILD_NOT_READY: &str = "ChildNotReady";

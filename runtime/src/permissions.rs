@@ -27,7 +27,7 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
-use crate::StatusResource;
+use crate::status::StatusResource;
 
 /// What the chokepoint does with one kind, from which its rules follow.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,7 +23,8 @@
 use serde::Serializer;
 
 use crate::condition::unstored_time;
-use crate::{Condition, Conditions, Severity};
+use crate::condition::{Condition, Severity};
+use crate::conditions::Conditions;
 
 /// Where a status records the `metadata.generation` it was computed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -260,7 +261,8 @@ impl Default for StatusShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ConditionStatus, Time};
+    use crate::condition::ConditionStatus;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use k8s_openapi::jiff::Timestamp;
 
     fn at(second: i64) -> Time {

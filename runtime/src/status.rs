@@ -12,8 +12,9 @@ use kube_core::Resource;
 use kube_core::object::HasStatus;
 use serde::Serialize;
 
+use crate::conditions::Conditions;
 use crate::profile::{self, Profile};
-use crate::{Conditions, StatusShape};
+use crate::shape::StatusShape;
 
 /// A status struct with the standard block: a `conditions` list and `observedGeneration`.
 ///

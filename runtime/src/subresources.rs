@@ -10,8 +10,8 @@ use std::fmt::Write;
 use k8s_openapi::jiff::Timestamp;
 use serde::Serialize;
 
+use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::kstatus::{KStatus, KStatusResult, ObjectResult};
-use crate::{Condition, ConditionStatus, Severity};
 
 /// The condition type.
 pub const SUB_RESOURCES_READY: &str = "SubResourcesReady";

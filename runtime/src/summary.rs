@@ -1,7 +1,9 @@
 //! One condition (usually Ready) summarizing others, as knative's living condition set and
 //! Cluster API's summary do: the worst dependent wins and its reason and message flow up.
 
-use crate::{Condition, ConditionStatus, Conditions, Polarity, Severity};
+use crate::condition::{Condition, ConditionStatus, Polarity, Severity};
+
+use crate::conditions::Conditions;
 
 /// The reason of a summary that is Unknown because a dependent was never reported.
 pub const REASON_CONDITION_MISSING: &str = "ConditionMissing";

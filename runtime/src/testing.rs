@@ -37,7 +37,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::Condition;
+use crate::condition::Condition;
 
 /// What a comparison looks at. [`Match::new`] (the default) compares every field of a
 /// condition but `lastTransitionTime`.
@@ -359,7 +359,8 @@ fn line_diff(expected: &[&str], actual: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ConditionStatus, Severity, Time};
+    use crate::condition::{ConditionStatus, Severity};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
     use serde_json::json;
 
     fn at(text: &str) -> Time {

@@ -82,7 +82,7 @@ mod schema;
 
 use rules::Rule;
 
-use crate::NegativeTypes;
+use crate::condition::NegativeTypes;
 use crate::validation::{
     MAX_MESSAGE_BYTES, MAX_REASON_LEN, MAX_TYPE_LEN, is_valid_reason, is_valid_type,
 };
@@ -744,8 +744,9 @@ mod tests {
 
     #[test]
     fn every_outcome_of_the_kstatus_profile_passes() {
+        use crate::conditions::Conditions;
+        use crate::error::Failure;
         use crate::profile::kstatus::{after, in_progress};
-        use crate::{Conditions, Failure};
         let outcomes = [
             in_progress("creating the database"),
             after::<Failure>(Ok(())),

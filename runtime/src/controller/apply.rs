@@ -27,9 +27,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::answer::{Answer, AnswerClass, WriteError};
+use crate::conditions::Conditions;
 use crate::shape::ConditionsMerge;
 use crate::status::{ApplyMetadata, StatusApply};
-use crate::{Conditions, KubeStatus, StatusResource};
+use crate::status::{KubeStatus, StatusResource};
 
 /// The field manager of the conditions-only fallback apply.
 pub fn fallback_owner<K: StatusResource>() -> String {

@@ -15,7 +15,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::apply::split;
-use crate::{ReconcileError, Severity};
+use crate::condition::Severity;
+use crate::error::ReconcileError;
 
 /// A finalizer step that failed: the body's own error, or a failed update of
 /// `metadata.finalizers`.

@@ -21,7 +21,8 @@ use tokio::time::Instant;
 
 use super::answer::{Answer, AnswerClass};
 use super::retry::{Attempt, Episode, Failed, Gate, Moment};
-use crate::{ConditionStatus, RequeuePolicy};
+use crate::condition::ConditionStatus;
+use crate::error::RequeuePolicy;
 
 /// The default bound on remembered objects.
 pub(crate) const DEFAULT_CAPACITY: usize = 100_000;

@@ -143,10 +143,13 @@ pub use finalizer::{FinalizerError, with_finalizer};
 pub use outcome::Reconciled;
 pub use panics::quiet_repeated_panics;
 
-use crate::{
-    Condition, ConditionStatus, Conditions, KubeStatus, ReconcileError, Requeue, RequeuePolicy,
-    Severity, StatusApply, StatusResource,
-};
+use crate::condition::{Condition, ConditionStatus, Severity};
+
+use crate::conditions::Conditions;
+
+use crate::error::{ReconcileError, Requeue, RequeuePolicy};
+
+use crate::status::{KubeStatus, StatusApply, StatusResource};
 
 /// Reason: a pre-reconciliation check blocked the reconcile (Warning, retried soon).
 pub const REASON_BLOCKED: &str = "ReconciliationBlocked";

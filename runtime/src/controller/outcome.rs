@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::answer::AnswerClass;
-use crate::Severity;
+use crate::condition::Severity;
 
 /// What one reconcile came to. Every reconcile ends in exactly one.
 #[non_exhaustive]

@@ -8,11 +8,12 @@ use super::{
     REASON_BLOCKED, REASON_DELETING, REASON_PANICKED, REASON_POST_RECONCILE_FAILURE,
     REASON_POSTPONED, REASON_STATUS_REJECTED,
 };
+use crate::condition::{Condition, ConditionStatus, Severity};
+use crate::conditions::Conditions;
+use crate::error::Requeue;
 use crate::profile::{Activity, Profile};
 use crate::shape::GenerationField;
-use crate::{
-    Condition, ConditionStatus, Conditions, KubeStatus, Requeue, Severity, StatusResource,
-};
+use crate::status::{KubeStatus, StatusResource};
 
 /// How the reconcile went, before the status is written.
 pub(crate) enum Outcome {
@@ -89,7 +90,7 @@ impl Report {
     }
 
     /// The summary condition for `error` (the profile's error reason if it names none).
-    pub(crate) fn failure<E: crate::ReconcileError + ?Sized>(&self, error: &E) -> Condition {
+    pub(crate) fn failure<E: crate::error::ReconcileError + ?Sized>(&self, error: &E) -> Condition {
         let mut condition = self.profile.failure(error);
         condition.type_.clone_from(&self.summary);
         condition

@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::answer::AnswerClass;
-use crate::RequeuePolicy;
+use crate::error::RequeuePolicy;
 
 /// What an episode is about: the object's generation and whether it is being deleted. A new
 /// one ends the episode (the user changed the spec, or deleted the object).

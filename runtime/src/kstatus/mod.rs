@@ -98,7 +98,7 @@ use std::fmt;
 use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 
-use crate::Condition;
+use crate::condition::Condition;
 use fields::{Fields, FoundCondition};
 
 pub use kinds::UNSCHEDULABLE_GRACE;
@@ -403,10 +403,12 @@ mod tests {
 
     #[test]
     fn typed_conditions_work_too() {
-        let conditions = [
-            Condition::new("Ready", crate::ConditionStatus::False, "Reconciling")
-                .with_message("creating"),
-        ];
+        let conditions = [Condition::new(
+            "Ready",
+            crate::condition::ConditionStatus::False,
+            "Reconciling",
+        )
+        .with_message("creating")];
         let result = compute_state(ObjectState {
             kind: "Widget",
             deleting: false,

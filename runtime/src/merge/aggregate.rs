@@ -6,7 +6,7 @@ use super::{
     MergeError, MergeStrategy, Operation, Owned, Owner, Priority, finish, indent_if_multiline,
     not_yet_reported, plural,
 };
-use crate::{Condition, Polarity};
+use crate::condition::{Condition, Polarity};
 
 /// Merges one condition type across many objects, as Cluster API's `NewAggregateCondition`
 /// does: a missing condition counts as Unknown (`NotYetReported`); the result is False when

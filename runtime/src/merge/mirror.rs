@@ -1,7 +1,7 @@
 //! A condition of another object, copied.
 
 use super::{finish, not_yet_reported};
-use crate::{Condition, ConditionStatus};
+use crate::condition::{Condition, ConditionStatus};
 
 /// Copies one condition of another object (a child, an infrastructure object) onto this
 /// one, as Cluster API's `NewMirrorCondition` does: status, reason, message (and kondition's

@@ -33,7 +33,7 @@ mod summary;
 
 use std::fmt;
 
-use crate::{Condition, ConditionStatus, NegativeTypes, Polarity};
+use crate::condition::{Condition, ConditionStatus, NegativeTypes, Polarity};
 
 pub use aggregate::Aggregate;
 pub use mirror::Mirror;

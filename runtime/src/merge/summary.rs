@@ -1,7 +1,7 @@
 //! Several conditions of one object merged into one, every issue named.
 
 use super::{MergeError, MergeStrategy, Operation, Owned, Owner, finish, not_yet_reported};
-use crate::{Condition, NegativeTypes};
+use crate::condition::{Condition, NegativeTypes};
 
 /// Merges several conditions of one object into one, as Cluster API's
 /// `NewSummaryCondition` does: the condition types in scope in their order of relevance, a

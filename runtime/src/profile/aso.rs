@@ -11,7 +11,8 @@
 //! `message` ([`failed`]), with Warning when it is retryable and Error when it is not.
 
 pub use super::table::aso::*;
-use crate::{Condition, ConditionStatus, ReconcileError, Severity};
+use crate::condition::{Condition, ConditionStatus, Severity};
+use crate::error::ReconcileError;
 
 fn ready(status: ConditionStatus, reason: &str, severity: Severity, message: &str) -> Condition {
     Condition::new(READY, status, reason)
@@ -62,7 +63,7 @@ pub fn failed<E: ReconcileError + ?Sized>(error: &E) -> Condition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Failure;
+    use crate::error::Failure;
 
     #[test]
     fn reasons_and_severities_follow_the_proposal() {

@@ -10,7 +10,8 @@
 
 use super::Activity;
 pub use super::table::kstatus::*;
-use crate::{Condition, ConditionStatus, ReconcileError, Severity};
+use crate::condition::{Condition, ConditionStatus, Severity};
+use crate::error::ReconcileError;
 
 /// Ready, Reconciling and Stalled while work is under way (InProgress).
 pub fn in_progress(message: &str) -> [Condition; 3] {
@@ -40,7 +41,7 @@ pub fn after<E: ReconcileError + ?Sized>(result: Result<(), &E>) -> [Condition; 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Failure;
+    use crate::error::Failure;
     use crate::kstatus::{KStatus, ObjectState, compute_state};
 
     fn kstatus_of(conditions: &[Condition]) -> KStatus {

@@ -19,7 +19,11 @@ pub mod orc;
 pub mod standard;
 mod table;
 
-use crate::{Condition, ConditionStatus, ReconcileError, Severity, TransitionRule};
+use crate::condition::{Condition, ConditionStatus, Severity};
+
+use crate::conditions::TransitionRule;
+
+use crate::error::ReconcileError;
 
 /// The Ready condition type every profile but `orc` summarises into.
 pub const READY: &str = standard::READY;
@@ -243,7 +247,7 @@ fn healthy(type_: &str, summary: &Condition, success_reason: &str) -> Condition 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Failure;
+    use crate::error::Failure;
 
     #[test]
     fn names_find_their_profiles() {

@@ -1,7 +1,8 @@
 //! `standard`: one Ready condition, gitops-promoter's reasons.
 
 pub use super::table::standard::*;
-use crate::{Condition, ConditionStatus, ReconcileError};
+use crate::condition::{Condition, ConditionStatus};
+use crate::error::ReconcileError;
 
 /// Ready after a reconcile: True on success; on failure False with
 /// `ReconciliationError`, the error's message and its severity.
@@ -20,7 +21,8 @@ pub fn ready<E: ReconcileError>(result: Result<(), &E>, generation: Option<i64>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Failure, Severity};
+    use crate::condition::Severity;
+    use crate::error::Failure;
 
     #[test]
     fn success_and_failure() {

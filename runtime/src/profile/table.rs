@@ -4,7 +4,7 @@
 //!
 //! Each `kondition::profile::<name>` module re-exports its table.
 
-use crate::TransitionRule;
+use crate::conditions::TransitionRule;
 
 /// `aso`: Azure Service Operator's Ready condition with severity. An error from the outside
 /// system puts its own code in reason and its text in message, with Warning when it is
