@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kondition::controller::{AnswerClass, REASON_STATUS_REJECTED, StatusReconciler, error_policy};
-use kondition::{Failure, RequeuePolicy};
+use kondition::{Condition, ConditionStatus, Failure, KubeStatus, RequeuePolicy, StatusResource};
 use kondition_tests::cluster::{TestEnv, recorded_events};
 use kondition_tests::kinds::{StandardWidget, StandardWidgetSpec};
 use kube::api::PostParams;
@@ -98,7 +98,9 @@ fn without_status_patch(rules: Vec<PolicyRule>, plural: &str) -> Vec<PolicyRule>
 /// `standardwidgets/status`: the full apply and its fallback are refused (403); one Warning
 /// Event says nothing could be written; each reconcile is an error carrying a backoff that
 /// doubles (1, 2, 4, 8, 16, 16 s) and nothing is sent before it has passed: one request per
-/// backoff, not a request per reconcile at a fixed delay.
+/// backoff, not a request per reconcile at a fixed delay. The body's condition carries a
+/// message that changes at every reconcile (a request id, say): free text neither restarts
+/// the backoff nor makes a second Event.
 #[tokio::test(start_paused = true)]
 async fn a_clusterrole_without_patch_on_the_status() {
     let env = TestEnv::new([StandardWidget::crd()]).await;
@@ -116,10 +118,15 @@ async fn a_clusterrole_without_patch_on_the_status() {
     .await
     .expect("created");
     let created = api.get("w1").await.expect("read");
+    let request = std::sync::atomic::AtomicU32::new(0);
     let reconcile = async || {
         let object = api.get("w1").await.expect("read");
+        let id = request.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         reconciler
-            .reconcile(Arc::new(object), async |_: &mut StandardWidget| {
+            .reconcile(Arc::new(object), async |w: &mut StandardWidget| {
+                let synced = Condition::new("Synced", ConditionStatus::True, "Checked")
+                    .with_message(format!("request {id}"));
+                w.status_or_insert().conditions_mut().set(synced);
                 Ok::<(), Failure>(())
             })
             .await
