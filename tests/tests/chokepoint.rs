@@ -1270,6 +1270,73 @@ async fn the_outcome_hook_sees_every_reconcile() {
     );
 }
 
+/// A replica that may not write (`may_write`: it does not lead, or does not hold the
+/// object's shard) does nothing for the object: no body, no request, no Event; one whose
+/// permit is lost while the body runs drops the status it computed; with the permit held,
+/// the status is written as without one. The hook hears each.
+#[tokio::test]
+async fn a_replica_that_may_not_write_sends_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let setup = Setup::new().await;
+    setup.create("w1", 1, &[]).await;
+    let permitted = Arc::new(AtomicBool::new(false));
+    let permit = permitted.clone();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let reconciler = setup
+        .reconciler()
+        .may_write(move |_: &Widget| permit.load(Ordering::SeqCst))
+        .on_outcome(move |_: &Widget, reconciled: &Reconciled| {
+            let mut seen = record
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            seen.push(reconciled.clone());
+        });
+    let runs = AtomicUsize::new(0);
+    let endpoint = async |w: &mut Widget| {
+        runs.fetch_add(1, Ordering::SeqCst);
+        w.status_or_insert().endpoint = Some("10.0.0.7:443".into());
+        Ok(())
+    };
+
+    let sent_before = setup.env.requests.len();
+    let action = setup.reconcile(&reconciler, "w1", endpoint).await;
+    assert_eq!(action, Action::await_change());
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "no body");
+    assert_eq!(setup.env.requests.len(), sent_before, "nothing sent");
+
+    // Lost while the body runs: the status it computed is dropped.
+    permitted.store(true, Ordering::SeqCst);
+    let losing = async |w: &mut Widget| {
+        permitted.store(false, Ordering::SeqCst);
+        endpoint(w).await
+    };
+    let sent_before = setup.env.requests.len();
+    let action = setup.reconcile(&reconciler, "w1", losing).await;
+    assert_eq!(action, Action::await_change());
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the body ran");
+    assert_eq!(setup.env.requests.len(), sent_before, "nothing sent");
+    assert!(setup.stored("w1").await.get("status").is_none());
+
+    permitted.store(true, Ordering::SeqCst);
+    setup.reconcile(&reconciler, "w1", endpoint).await;
+    assert_eq!(setup.status_patches().len(), 1);
+    let stored = setup.stored("w1").await;
+    assert_eq!(stored["status"]["endpoint"], "10.0.0.7:443");
+    let seen = seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    assert_eq!(
+        seen,
+        [
+            Reconciled::NotPermitted,
+            Reconciled::NotPermitted,
+            Reconciled::Succeeded
+        ]
+    );
+}
+
 /// A post-check that panics on one object (a bug in the check).
 struct PanicsOnW1;
 

@@ -128,6 +128,15 @@ kind!(
     (resource = DefaultedWidget, profile = "standard")
 );
 
+kind!(
+    CheckedWidget,
+    "CheckedWidget",
+    CheckedWidgetSpec,
+    CheckedWidgetStatus,
+    "CheckedWidgetStatus",
+    (resource = CheckedWidget, profile = "standard")
+);
+
 /// What the tests need of the kinds here.
 trait Kind:
     StatusResource
@@ -444,6 +453,104 @@ async fn a_write_for_a_deleted_or_recreated_object_never_lands() {
     assert!(json_of(&stored).get("status").is_none());
     assert!(harness.events().await.is_empty(), "no Event");
     assert_eq!(harness.reconciler.tracked_objects(), 0, "forgotten");
+}
+
+/// A second controller (`field_manager`) writes on `/status`, where the API server drops a
+/// uid from the body: its writes carry the `resourceVersion` read, so that one computed from
+/// a copy of an object deleted, or deleted and created again under the same name, never
+/// lands; a 409 is followed by a read-back, which tells a re-created object (another uid:
+/// gone) from the same object another manager wrote meanwhile (the same body sent again at
+/// the version now stored, and it lands).
+#[tokio::test(start_paused = true)]
+async fn a_second_controllers_write_never_lands_on_a_recreated_object() {
+    let harness = Harness::<CheckedWidget>::new(CheckedWidget::crd()).await;
+    let checker = StatusReconciler::<CheckedWidget>::new(harness.env.client.clone())
+        .requeue_policy(POLICY)
+        .field_manager("example.com/health-checker")
+        .summary("Healthy", "Checked");
+    let check = async |copy: &CheckedWidget| {
+        checker
+            .reconcile(Arc::new(copy.clone()), async |_: &mut CheckedWidget| {
+                Ok::<(), Failure>(())
+            })
+            .await
+    };
+
+    // Deleted: the write's 404, and the read that tells a deletion from a missing
+    // subresource.
+    harness.create("c1").await;
+    let copy = harness.stored("c1").await;
+    harness
+        .api()
+        .delete("c1", &Default::default())
+        .await
+        .expect("deleted");
+    assert_eq!(check(&copy).await.expect("gone"), Action::await_change());
+    assert_eq!(
+        harness.requests(),
+        [
+            patch("c1/status", 404),
+            ("GET".to_owned(), "c1".to_owned(), 404)
+        ]
+    );
+
+    // Created again under the same name: the precondition's 409, and the read that finds
+    // another object. Nothing lands on it.
+    harness.create("c1").await;
+    let again = harness.stored("c1").await;
+    assert_ne!(again.uid(), copy.uid());
+    harness.requests.clear();
+    assert_eq!(check(&copy).await.expect("gone"), Action::await_change());
+    assert_eq!(
+        harness.requests(),
+        [
+            patch("c1/status", 409),
+            ("GET".to_owned(), "c1".to_owned(), 200)
+        ]
+    );
+    let stored = harness.stored("c1").await;
+    assert_eq!(
+        stored.resource_version(),
+        again.resource_version(),
+        "untouched"
+    );
+    assert!(json_of(&stored).get("status").is_none());
+    assert_eq!(checker.tracked_objects(), 0, "forgotten");
+
+    // The same object, written by another manager since the copy was read: the write goes
+    // again at the version now stored, and both managers' conditions are kept.
+    let copy = harness.stored("c1").await;
+    let other = json!({
+        "apiVersion": "example.com/v1",
+        "kind": "CheckedWidget",
+        "status": {"conditions": [{
+            "type": "BackedUp", "status": "True", "reason": "Done", "message": "",
+            "lastTransitionTime": "2026-01-01T00:00:00Z",
+        }]},
+    });
+    harness
+        .api()
+        .patch_status(
+            "c1",
+            &PatchParams::apply("example.com/backup-agent").force(),
+            &Patch::Apply(&other),
+        )
+        .await
+        .expect("another manager's condition");
+    harness.requests.clear();
+    check(&copy).await.expect("written");
+    assert_eq!(
+        harness.requests(),
+        [
+            patch("c1/status", 409),
+            ("GET".to_owned(), "c1".to_owned(), 200),
+            patch("c1/status", 200),
+        ]
+    );
+    let stored = json_of(&harness.stored("c1").await);
+    assert_eq!(condition(&stored, "Healthy")["status"], "True");
+    assert_eq!(condition(&stored, "BackedUp")["status"], "True");
+    assert_eq!(stored["metadata"]["uid"], json!(copy.uid()));
 }
 
 /// A kind declared with a status subresource whose installed CRD serves none: the API server

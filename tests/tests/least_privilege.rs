@@ -7,15 +7,20 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::StreamExt;
 use k8s_openapi::api::rbac::v1::PolicyRule;
 use kondition::controller::{AnswerClass, REASON_STATUS_REJECTED, StatusReconciler, error_policy};
 use kondition::{Condition, ConditionStatus, Failure, KubeStatus, RequeuePolicy, StatusResource};
 use kondition_tests::cluster::{TestEnv, recorded_events};
+use kondition_tests::faults::{Fault, faulty};
 use kondition_tests::kinds::{StandardWidget, StandardWidgetSpec};
-use kube::api::PostParams;
+use kondition_tests::recording::Requests;
+use kube::api::{Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::{Controller, watcher};
 use kube::{Api, CustomResourceExt, Resource, ResourceExt};
+use serde_json::json;
 
 /// The log lines at error level written on this thread while it is held: a subscriber that
 /// keeps each such event's message and fields as text (the tests run on a current-thread
@@ -288,38 +293,8 @@ async fn an_identity_the_server_no_longer_knows() {
     )
     .await
     .expect("created");
-    let gone = env.identity("gone", env.rules()).await;
-    let (client, requests) = gone.recorded_without_retry();
-    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> = env.api();
-    accounts
-        .delete(&gone.name, &Default::default())
-        .await
-        .expect("deleted");
-    // The authenticator reads ServiceAccounts through a cache: polled, with a bound, on the
-    // real clock, until a request of the identity is refused.
-    let probe: Api<StandardWidget> = Api::namespaced(gone.unrecorded(), &env.namespace);
-    let mut refused = false;
-    for _ in 0..600 {
-        if let Err(kube::Error::Api(status)) = probe.get("w1").await
-            && status.code == 401
-        {
-            refused = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(
-        refused,
-        "the deleted ServiceAccount's token still authenticates"
-    );
-    // Events go out as the controller's own (valid) identity.
-    let reporter = Reporter {
-        controller: "widget-controller".into(),
-        instance: None,
-    };
-    let reconciler = StatusReconciler::<StandardWidget>::new(client)
-        .recorder(Recorder::new(env.client.clone(), reporter))
-        .requeue_policy(POLICY);
+    let (client, requests) = unknown_identity(&env).await;
+    let reconciler = reconciler_with_events(&env, client);
 
     // Four reconciles back to back: one PATCH, the other three within its backoff do
     // nothing. Then one PATCH per backoff step, doubling.
@@ -366,4 +341,231 @@ async fn an_identity_the_server_no_longer_knows() {
         events[0].reason.as_deref(),
         Some(kondition::controller::REASON_STATUS_WRITE_FAILED)
     );
+}
+
+/// An identity the API server no longer knows: a ServiceAccount made with the test's rules,
+/// then deleted, so that its token no longer authenticates. Its recorded client, without
+/// kube's retry layer.
+async fn unknown_identity(env: &TestEnv) -> (kube::Client, Requests) {
+    let gone = env.identity("gone", env.rules()).await;
+    let (client, requests) = gone.recorded_without_retry();
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> = env.api();
+    accounts
+        .delete(&gone.name, &Default::default())
+        .await
+        .expect("deleted");
+    // The authenticator reads ServiceAccounts through a cache: polled, with a bound, on the
+    // real clock, until a request of the identity is refused.
+    let probe: Api<StandardWidget> = Api::namespaced(gone.unrecorded(), &env.namespace);
+    let mut refused = false;
+    for _ in 0..600 {
+        if let Err(kube::Error::Api(status)) = probe.get("w1").await
+            && status.code == 401
+        {
+            refused = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        refused,
+        "the deleted ServiceAccount's token still authenticates"
+    );
+    (client, requests)
+}
+
+/// A chokepoint writing through `client`, its Events posted as the controller's own (valid)
+/// identity.
+fn reconciler_with_events(env: &TestEnv, client: kube::Client) -> StatusReconciler<StandardWidget> {
+    let reporter = Reporter {
+        controller: "widget-controller".into(),
+        instance: None,
+    };
+    StatusReconciler::<StandardWidget>::new(client)
+        .recorder(Recorder::new(env.client.clone(), reporter))
+        .requeue_policy(POLICY)
+}
+
+/// Widget w1 of size 1, made by the admin.
+async fn create_w1(env: &TestEnv) {
+    let api: Api<StandardWidget> = env.api();
+    api.create(
+        &PostParams::default(),
+        &StandardWidget::new("w1", StandardWidgetSpec { size: 1 }),
+    )
+    .await
+    .expect("created");
+}
+
+/// What `under_labels` saw of the reconciles a real Controller ran.
+#[derive(Debug, Default)]
+struct Storm {
+    /// Each reconcile that ran its body (so sent its status): when its body started, and the
+    /// wait its error asked for.
+    attempts: Vec<(tokio::time::Instant, Duration)>,
+    /// Reconciles that did nothing (within the retry time).
+    waited: usize,
+    /// Reconciles that did neither: a write that succeeded, a failure with no write.
+    unexpected: Vec<String>,
+}
+
+/// Runs a real `kube::runtime::Controller` over the test's widgets (watching through the
+/// admin's client), each reconcile through `reconciler`, while another field manager labels
+/// w1 every 200 ms on the real clock, each label a watch event and a reconcile. Stops once
+/// three reconciles ran their body and five did nothing, or fails after 400 labels.
+async fn under_labels(env: &TestEnv, reconciler: StatusReconciler<StandardWidget>) -> Storm {
+    let storm = Arc::new(Mutex::new(Storm::default()));
+    let seen = storm.clone();
+    let widgets: Api<StandardWidget> = env.api();
+    let controller = tokio::spawn(
+        Controller::new(widgets.clone(), watcher::Config::default())
+            .run(
+                move |object: Arc<StandardWidget>, reconciler: Arc<StatusReconciler<_>>| {
+                    let seen = seen.clone();
+                    async move {
+                        let started = Mutex::new(None);
+                        let result = reconciler
+                            .reconcile(object, async |_: &mut StandardWidget| {
+                                *started.lock().unwrap_or_else(|e| e.into_inner()) =
+                                    Some(tokio::time::Instant::now());
+                                Ok::<(), Failure>(())
+                            })
+                            .await;
+                        let mut storm = seen.lock().unwrap_or_else(|e| e.into_inner());
+                        match (
+                            started.into_inner().unwrap_or_else(|e| e.into_inner()),
+                            &result,
+                        ) {
+                            (Some(at), Err(error)) => {
+                                storm
+                                    .attempts
+                                    .push((at, error.backoff().unwrap_or_default()));
+                            }
+                            (None, Ok(_)) => storm.waited += 1,
+                            other => storm.unexpected.push(format!("{other:?}")),
+                        }
+                        result
+                    }
+                },
+                |object, error, _| error_policy(object, error, Duration::ZERO),
+                Arc::new(reconciler),
+            )
+            .for_each(|_| async {}),
+    );
+    let mut labels = tokio::time::interval(Duration::from_millis(200));
+    for tick in 0..400 {
+        labels.tick().await;
+        {
+            let storm = storm.lock().unwrap_or_else(|e| e.into_inner());
+            if storm.attempts.len() >= 3 && storm.waited >= 5 {
+                break;
+            }
+        }
+        assert!(
+            tick < 399,
+            "not three attempts after 80 s of labels: {storm:?}"
+        );
+        let label = json!({"metadata": {"labels": {"tick": tick.to_string()}}});
+        widgets
+            .patch("w1", &PatchParams::default(), &Patch::Merge(&label))
+            .await
+            .expect("labelled");
+    }
+    controller.abort();
+    let _ = controller.await;
+    let mut storm = storm.lock().unwrap_or_else(|e| e.into_inner());
+    std::mem::take(&mut *storm)
+}
+
+/// Each attempt of `storm` came after the wait the one before asked for (a backoff step),
+/// whatever the watch events in between: at most one request per step. The wait is the
+/// backoff (1 s, doubling) or more (the server's `Retry-After`).
+fn one_per_step(storm: &Storm, answered: &[Option<u16>], code: u16) {
+    assert!(storm.unexpected.is_empty(), "{:?}", storm.unexpected);
+    let steps: Vec<Duration> = storm.attempts.iter().map(|(_, wait)| *wait).collect();
+    for (step, pair) in storm.attempts.windows(2).enumerate() {
+        let ((before, wait), (after, _)) = (pair[0], pair[1]);
+        assert!(
+            after.duration_since(before) >= wait,
+            "attempt {} came {:?} after the one before, which asked for {wait:?}",
+            step + 2,
+            after.duration_since(before)
+        );
+    }
+    let secs = Duration::from_secs;
+    assert!(
+        steps
+            .iter()
+            .zip([secs(1), secs(2), secs(4)])
+            .all(|(wait, step)| *wait >= step),
+        "doubling from 1 s: {steps:?}"
+    );
+    // The status PATCHes (`answered`, the codes the client got): one per attempt, and
+    // one more that may have been on its way when the Controller stopped.
+    assert!(
+        (storm.attempts.len()..=storm.attempts.len() + 1).contains(&answered.len()),
+        "{} attempts, PATCHes answered {answered:?}",
+        storm.attempts.len()
+    );
+    assert!(
+        answered.iter().all(|c| c.is_none_or(|c| c == code)),
+        "{answered:?}"
+    );
+}
+
+/// The codes answered to the requests of `requests` on the widgets: status PATCHes only.
+fn patches(requests: &Requests) -> Vec<Option<u16>> {
+    requests
+        .all()
+        .into_iter()
+        .filter(|r| r.path.contains("/standardwidgets/"))
+        .map(|r| {
+            assert_eq!(r.method, "PATCH", "{}", r.path);
+            r.status
+        })
+        .collect()
+}
+
+/// Watch events as they come in production (another manager labelling the object every
+/// 200 ms, each a reconcile of a real Controller) do not bring a failed status write back
+/// before its backoff step: for an identity the server no longer knows (401), one API
+/// Priority and Fairness throttles (429, its `Retry-After` a floor) and a server error (500),
+/// at most one request per step, each step the wait the one before asked for. A slow machine
+/// only makes the gaps longer: every bound is a lower one on a gap.
+#[tokio::test]
+async fn watch_events_do_not_bring_a_failed_write_back_before_its_step() {
+    // 401.
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    create_w1(&env).await;
+    let (client, requests) = unknown_identity(&env).await;
+    let storm = under_labels(&env, reconciler_with_events(&env, client)).await;
+    one_per_step(&storm, &patches(&requests), 401);
+
+    // 429, from the real server's API Priority and Fairness.
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    create_w1(&env).await;
+    let throttled = env.throttled("throttled").await;
+    let (client, requests) = throttled.identity.recorded_without_retry();
+    let storm = under_labels(&env, reconciler_with_events(&env, client)).await;
+    throttled.release().await;
+    one_per_step(&storm, &patches(&requests), 429);
+
+    // 500 (the fault layer answers in the server's place: the server gives none at will).
+    let env = TestEnv::new([StandardWidget::crd()]).await;
+    create_w1(&env).await;
+    let (client, faults) = faulty(env.client.clone());
+    for _ in 0..50 {
+        faults.next(|sent| sent.is_status_apply(), Fault::ServerError);
+    }
+    let storm = under_labels(&env, reconciler_with_events(&env, client)).await;
+    let answered: Vec<Option<u16>> = faults
+        .journal()
+        .iter()
+        .filter(|e| e.sent.path.contains("/standardwidgets/"))
+        .map(|e| {
+            assert!(e.sent.is_status_apply(), "{:?}", e.sent);
+            e.client
+        })
+        .collect();
+    one_per_step(&storm, &answered, 500);
 }

@@ -24,7 +24,9 @@
 //! Stopping closes the replica's [`Fence`] first: no reconcile starts after it, and the
 //! reconciles already running (on other threads: kube's Controller spawns them) are waited
 //! for, at most `grace / 4` (half the margin), before the controller is dropped, aborting any
-//! still running, and before the Lease is released on the way out. What this does not
+//! still running, and before the Lease is released on the way out. The chokepoint asks the
+//! fence again right before each status write (`StatusReconciler::may_write`), so a reconcile
+//! running past the close writes no status even before it is aborted. What this does not
 //! guarantee: a reconcile still running after that wait is aborted at its next await, and a
 //! request it already sent may land after this replica stopped (within the other half of the
 //! margin, as the clocks' disagreement may); a replica whose process is frozen (a stopped VM)
@@ -128,6 +130,13 @@ impl Fence {
             return None;
         }
         Some(Entered(self.clone()))
+    }
+
+    /// Whether the fence is still open: the replica still leads. The chokepoint asks it right
+    /// before each status write (`StatusReconciler::may_write`), so that a reconcile that
+    /// outlived [`close`](Self::close)'s bound writes no status once the lease is given up.
+    pub fn is_open(&self) -> bool {
+        !self.0.closed.load(Ordering::SeqCst)
     }
 
     fn leave(&self) {

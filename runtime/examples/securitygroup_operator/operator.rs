@@ -289,10 +289,12 @@ async fn run_fenced(controller: Controller<SecurityGroup>, client: Client, fence
         controller: "securitygroup-operator".into(),
         instance: None,
     };
+    let open = fence.clone();
     let reconciler = StatusReconciler::<SecurityGroup>::new(client.clone())
         .pre_check(PauseAnnotation)
         .post_check(HasId)
-        .recorder(Recorder::new(client.clone(), reporter));
+        .recorder(Recorder::new(client.clone(), reporter))
+        .may_write(move |_: &SecurityGroup| open.is_open());
     let context = Arc::new(Context {
         client,
         reconciler,

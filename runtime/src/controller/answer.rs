@@ -9,6 +9,7 @@
 //! | --- | --- | --- |
 //! | 409 Conflict (the `resourceVersion` precondition) | [`Conflict`](AnswerClass::Conflict) | `chokepoint.rs`, `several_writers.rs` |
 //! | 404 Not Found, the object gone | [`Gone`](AnswerClass::Gone) | `deployed.rs` |
+//! | 409 Conflict, then a read-back that finds no object, or another uid (a write carrying the `resourceVersion` read) | gone: nothing landed, no error | `deployed.rs` |
 //! | 409 `uid mismatch` (main resource: the object deleted) | [`Gone`](AnswerClass::Gone) | `deployed.rs` |
 //! | 422 `metadata.uid: field is immutable` (main resource: another object of the name) | [`Gone`](AnswerClass::Gone) | `deployed.rs` |
 //! | 404 Not Found on `/status`, the object there | [`NoStatusSubresource`](AnswerClass::NoStatusSubresource) | `deployed.rs` |
@@ -188,15 +189,6 @@ impl WriteError {
             error: kube::Error::Api(status.boxed()),
             class: AnswerClass::NoStatusSubresource,
             retry_after: None,
-        }
-    }
-
-    /// A 409 after which the object read back is missing, or is another object of the same
-    /// name (another uid): the object the write was for is gone.
-    pub(crate) fn into_gone(self) -> Self {
-        Self {
-            class: AnswerClass::Gone,
-            ..self
         }
     }
 

@@ -26,7 +26,7 @@ use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::answer::{Answer, AnswerClass, WriteError};
+use super::answer::{AnswerClass, WriteError};
 use crate::conditions::Conditions;
 use crate::shape::ConditionsMerge;
 use crate::status::{ApplyMetadata, StatusApply};
@@ -77,73 +77,29 @@ impl Writer {
         [&self.owner, &self.fallback]
     }
 
-    /// Whether its status applies carry the `resourceVersion` read as a precondition. The
+    /// Whether a write refused by its `resourceVersion` precondition (409) stands: the
     /// kind's controller writes `observedGeneration` and the summary, which say which
     /// generation the status describes: computed from a copy older than the stored object
     /// (a spec changed meanwhile; another replica's newer write), they would pass an older
-    /// generation off as observed, or undo a newer status, so they are refused (409) and
-    /// computed again. A second controller writes only conditions it alone owns, each
-    /// stamped with the generation it saw: no other manager's write can make them wrong, and
-    /// with the precondition every write of another manager between its read and its write
-    /// (the kind's controller, a third controller) would be a 409.
-    pub(crate) fn precondition(&self) -> bool {
+    /// generation off as observed, or undo a newer status, so they are refused and computed
+    /// again (unless only other managers wrote since, see [`only_others_wrote`]). A second
+    /// controller writes only conditions it alone owns, each stamped with the generation it
+    /// saw: no other manager's write can make them wrong, so a 409 of its write only says
+    /// that the object moved, and the write goes again at the version now stored, as long
+    /// as the object read back is the one it was computed for (see [`Writer::preconditioned`]).
+    pub(crate) fn refused_stands(&self) -> bool {
         !self.second
     }
-}
 
-/// What the status write of a reconcile did.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Written {
-    /// The status to apply equals the stored one (or is what the server made of the same
-    /// status last time): nothing was sent.
-    Unchanged,
-    /// The full status was applied.
-    Full,
-    /// The full status is rejected by the API server (with this message), now or by an
-    /// earlier reconcile of the same status.
-    Rejected {
-        /// The API server's message.
-        message: String,
-        /// What became of its conditions-only fallback.
-        fallback: Fallback,
-    },
-    /// The object is gone.
-    NotFound,
-}
-
-impl Written {
-    /// Whether a request of this reconcile changed the object: the full apply, or the
-    /// fallback of a rejected one.
-    pub(crate) fn wrote(&self) -> bool {
-        matches!(
-            self,
-            Self::Full
-                | Self::Rejected {
-                    fallback: Fallback::Sent(_),
-                    ..
-                }
-        )
+    /// Whether the writes of kind `K` carry the `resourceVersion` read as a precondition. The
+    /// kind's controller's always do (see [`Writer::refused_stands`]). A second controller's
+    /// do on `/status` too, for another reason: there nothing else keeps a write off an
+    /// object deleted and re-created under the same name meanwhile (the API server drops a
+    /// `uid` from a `/status` body), and its conditions would land on the new object. On the
+    /// main resource the body's `uid` does that (see [`apply`]), so its writes go without.
+    pub(crate) fn preconditioned<K: StatusResource>(&self) -> bool {
+        !self.second || K::STATUS_SUBRESOURCE
     }
-}
-
-/// What became of the fallback of a rejected status.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Fallback {
-    /// These conditions were applied under the fallback manager.
-    Sent(Conditions),
-    /// The stored conditions already say the same: nothing was sent.
-    Stored,
-    /// The fallback of this rejection was sent already, and the stored conditions were
-    /// changed since by another writer: nothing is sent until the full apply is retried.
-    Held,
-    /// The API server rejected it too (now, or an earlier reconcile of the same status):
-    /// nothing of the status can be written.
-    Refused {
-        /// The API server's answer to the fallback.
-        answer: Answer,
-        /// Whether a Warning Event is still to say so (none was recorded yet).
-        announce: bool,
-    },
 }
 
 /// The reason the summary condition carries when the API server rejected a status that the
@@ -177,7 +133,7 @@ pub(crate) async fn full<K>(
 where
     K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
 {
-    let body = if writer.precondition() {
+    let body = if writer.preconditioned::<K>() {
         body.precondition(read)
     } else {
         body
@@ -212,35 +168,57 @@ where
         resource_version: None,
     };
     let (ours, merge) = (writer.managers(), K::Status::SHAPE.merge);
+    // The object changed since it was read. When only other managers wrote, each its own
+    // fields of the status (a second controller's conditions), this status is as right as
+    // it was: it is sent again at the version now stored, instead of failing the reconcile
+    // and computing the same status again from the watch event.
+    let resend = |current: &K, body: &serde_json::Value| {
+        Ok(!writer.refused_stands()
+            || only_others_wrote(stored, current, &ours, merge, &body["status"])?)
+    };
+    apply_resending(client, &metadata, read, &writer.owner, body, resend).await
+}
+
+/// [`apply`], and when it is refused by its `resourceVersion` precondition (409), the object
+/// read back: gone (or another object of the same name), [`Applied::Gone`];
+/// holding every value of the body already (this controller's own earlier write, which the
+/// copy read did not show yet), nothing is sent again ([`Applied::Found`]); otherwise the
+/// same body goes again at the version now stored when `resend` says so, at most
+/// [`MAX_RESENDS`] times, and the 409 stands otherwise.
+async fn apply_resending<K>(
+    client: &Client,
+    metadata: &ApplyMetadata,
+    read: &K,
+    owner: &str,
+    mut body: serde_json::Value,
+    resend: impl Fn(&K, &serde_json::Value) -> Result<bool, WriteError>,
+) -> Result<Applied<K>, WriteError>
+where
+    K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
+{
+    let merge = K::Status::SHAPE.merge;
     let mut resends = 0;
     loop {
-        let sent = apply::<K>(client, &metadata, read, &writer.owner, body.clone());
-        let error = match sent.await {
-            Err(error) if writer.precondition() && error.class == AnswerClass::Conflict => error,
+        let preconditioned = body["metadata"].get("resourceVersion").is_some();
+        let error = match apply::<K>(client, metadata, read, owner, body.clone()).await {
+            Err(error) if preconditioned && error.class == AnswerClass::Conflict => error,
             answer => return answer.map(Applied::Sent),
         };
-        // The object changed since it was read. When only other managers wrote, each its
-        // own fields of the status (a second controller's conditions), this status is as
-        // right as it was: it is sent again at the version now stored, instead of failing
-        // the reconcile and computing the same status again from the watch event.
         if resends == MAX_RESENDS {
             return Err(error);
         }
         resends += 1;
         let Some(current) = read_back(client, read).await? else {
-            return Err(error.into_gone());
+            return Ok(Applied::Gone);
         };
         if holds(&current, &body, merge)? {
             return Ok(Applied::Found(current));
         }
-        if !only_others_wrote(stored, &current, &ours, merge, &body["status"])? {
+        if !resend(&current, &body)? {
             return Err(error);
         }
         body["metadata"]["resourceVersion"] = current.meta().resource_version.clone().into();
-        tracing::debug!(
-            resends,
-            "status sent again: only other managers wrote since it was read"
-        );
+        tracing::debug!(resends, "status sent again at the version now stored");
     }
 }
 
@@ -252,6 +230,9 @@ pub(crate) enum Applied<K> {
     /// It was refused with 409, and the object read back held its status already: the
     /// object as stored.
     Found(K),
+    /// It was refused with 409, and the read-back found no object, or another object of the
+    /// same name (another uid): the object read is gone, and nothing landed.
+    Gone,
 }
 
 /// Whether `object`'s status holds every value of the apply `body`'s status: each field,
@@ -412,19 +393,21 @@ fn entries_of<K: Resource>(object: &K, ours: &[&str]) -> Vec<Entry> {
     entries
 }
 
-/// The conditions-only apply under the fallback manager, only if the object is still at
-/// `read`'s `resourceVersion` (the kind's controller's; see [`Writer::precondition`]).
+/// The conditions-only apply under the fallback manager. The kind's controller's is made
+/// only if the object is still at `read`'s `resourceVersion` (a 409 stands); a second
+/// controller's goes again at the version now stored while the object is the one read (see
+/// [`Writer::preconditioned`]).
 pub(crate) async fn fallback<K>(
     client: &Client,
     writer: &Writer,
     read: &K,
     conditions: Conditions,
-) -> Result<(), WriteError>
+) -> Result<Applied<K>, WriteError>
 where
-    K: StatusResource + Clone + Debug + DeserializeOwned,
+    K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
 {
     let mut body = read.conditions_apply(conditions);
-    if writer.precondition() {
+    if writer.preconditioned::<K>() {
         body = body.precondition(read);
     }
     let metadata = body.metadata.clone();
@@ -432,9 +415,14 @@ where
     if let Some(status) = body.get_mut("status") {
         fit_conditions::<K>(status);
     }
-    apply::<K>(client, &metadata, read, &writer.fallback, body)
-        .await
-        .map(drop)
+    if writer.refused_stands() {
+        // Its 409 is the next reconcile's to resolve, from the newer copy.
+        return apply::<K>(client, &metadata, read, &writer.fallback, body)
+            .await
+            .map(Applied::Sent);
+    }
+    let resend = |_: &K, _: &serde_json::Value| Ok(true);
+    apply_resending(client, &metadata, read, &writer.fallback, body, resend).await
 }
 
 /// The conditions of a status to apply as its schema holds them: without a field it lacks

@@ -81,6 +81,20 @@ impl Entry {
     }
 }
 
+/// What the object's memory holds that the write decides on, read in one lock
+/// ([`Memory::known`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Known {
+    /// What the API server stored of the last status written, when it was not that status.
+    pub stored_as: Option<StoredAs>,
+    /// The last status rejected, and what became of its fallback.
+    pub rejection: Option<Rejection>,
+    /// The retry time of the episode of failures under way.
+    pub retry_at: Option<Instant>,
+    /// A second controller's first write landed, and no copy since showed it.
+    pub first_write_unseen: bool,
+}
+
 /// The summary condition's status and reason, what a transition Event is about.
 pub(crate) type Summary = (ConditionStatus, String);
 
@@ -213,19 +227,6 @@ impl Memory {
         }
     }
 
-    /// The retry time of `key`'s episode, if one is under way.
-    pub(crate) fn retry_at(&self, key: &str) -> Option<Instant> {
-        self.entries
-            .get(key)
-            .and_then(|e| e.episode.as_ref())
-            .map(|e| e.retry_at)
-    }
-
-    /// The remembered rejection of `key`.
-    pub(crate) fn rejection(&self, key: &str) -> Option<&Rejection> {
-        self.entries.get(key).and_then(|e| e.rejection.as_ref())
-    }
-
     /// Remembers that the status with `fingerprint` was rejected with `message`; the
     /// fallback's state is kept when it is the same status.
     pub(crate) fn reject(
@@ -309,11 +310,6 @@ impl Memory {
         taken
     }
 
-    /// What the API server stored the last time it changed a status on write.
-    pub(crate) fn stored_as(&self, key: &str) -> Option<StoredAs> {
-        self.entries.get(key).and_then(|e| e.stored_as)
-    }
-
     /// Remembers (or, with `None`, forgets) what the API server made of the status written.
     pub(crate) fn set_stored_as(&mut self, key: &str, stored_as: Option<StoredAs>, now: Instant) {
         match stored_as {
@@ -360,19 +356,25 @@ impl Memory {
         });
     }
 
+    /// What the status write decides on ([`plan::first`](super::plan::first)), read at once. A
+    /// second controller's first write not shown by a copy yet is forgotten by the reading:
+    /// one reconcile waits for it (its fields could also have been taken since).
+    pub(crate) fn known(&mut self, key: &str, now: Instant) -> Known {
+        let mut known = Known::default();
+        self.update(key, now, |entry| {
+            known = Known {
+                stored_as: entry.stored_as,
+                rejection: entry.rejection.clone(),
+                retry_at: entry.episode.as_ref().map(|e| e.retry_at),
+                first_write_unseen: std::mem::take(&mut entry.first_write_unseen),
+            };
+        });
+        known
+    }
+
     /// Remembers that a second controller's first write of `key` landed.
     pub(crate) fn first_write_landed(&mut self, key: &str, now: Instant) {
         self.entry(key, now).first_write_unseen = true;
-    }
-
-    /// Whether a first write of `key` landed that no copy showed yet; forgets it either way
-    /// (a copy holding it was seen, or one reconcile waited for it).
-    pub(crate) fn take_first_write_unseen(&mut self, key: &str, now: Instant) -> bool {
-        let mut unseen = false;
-        self.update(key, now, |entry| {
-            unseen = std::mem::take(&mut entry.first_write_unseen);
-        });
-        unseen
     }
 
     /// Forgets a rejection: the status was accepted, or is stored as it is.
@@ -487,7 +489,7 @@ mod tests {
         assert_eq!(memory.gate("a", AT, now), Gate::Wait(5 * SECOND));
         assert_eq!(memory.gate("b", AT, now), Gate::Run);
         assert_eq!(fail(&mut memory, "a", now + 5 * SECOND).attempts, 2);
-        assert_eq!(memory.retry_at("a"), Some(now + 15 * SECOND));
+        assert_eq!(memory.known("a", now).retry_at, Some(now + 15 * SECOND));
         assert_eq!(memory.len(), 1);
         memory.succeed("a", now);
         assert_eq!(memory.len(), 0, "nothing left to remember");
@@ -510,7 +512,7 @@ mod tests {
         let other = memory.reject("a", 8, "no".into(), now);
         assert_eq!(other.fallback_rejected, None);
         memory.accepted("a", now);
-        assert_eq!(memory.rejection("a"), None);
+        assert_eq!(memory.known("a", now).rejection, None);
         assert_eq!(memory.len(), 0);
     }
 
@@ -556,10 +558,10 @@ mod tests {
         let mut memory = Memory::new(MINUTE, 10);
         let stored_as = StoredAs { sent: 1, stored: 2 };
         memory.set_stored_as("a", Some(stored_as), now);
-        assert_eq!(memory.stored_as("a"), Some(stored_as));
+        assert_eq!(memory.known("a", now).stored_as, Some(stored_as));
         memory.succeed("a", now);
         assert_eq!(
-            memory.stored_as("a"),
+            memory.known("a", now).stored_as,
             Some(stored_as),
             "kept past a success"
         );

@@ -109,6 +109,7 @@ mod finalizer;
 mod memory;
 mod outcome;
 mod panics;
+mod plan;
 mod report;
 mod retry;
 
@@ -129,8 +130,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use answer::WriteError;
-use apply::{Fallback, Writer, Written};
+use apply::Writer;
 use memory::{Contested, Memory, Rejection, StoredAs, Summary};
+use plan::{Fallback, Written};
 use report::{Outcome, Report};
 use retry::{Attempt, FailureClass, Gate, Moment};
 
@@ -262,11 +264,15 @@ pub struct StatusReconciler<K> {
     pre_checks: Vec<Box<dyn PreReconcileCheck<K>>>,
     post_checks: Vec<Box<dyn PostReconcileCheck<K>>>,
     on_outcome: Option<OutcomeHook<K>>,
+    permit: Option<Permit<K>>,
     memory: Mutex<Memory>,
 }
 
 /// The operator's function told what each reconcile came to.
 type OutcomeHook<K> = Box<dyn Fn(&K, &Reconciled) + Send + Sync>;
+
+/// The operator's function saying whether this replica may write an object's status now.
+type Permit<K> = Box<dyn Fn(&K) -> bool + Send + Sync>;
 
 impl<K> StatusReconciler<K>
 where
@@ -285,6 +291,7 @@ where
             pre_checks: Vec::new(),
             post_checks: Vec::new(),
             on_outcome: None,
+            permit: None,
             memory: Mutex::new(Memory::new(memory_ttl(&policy), memory::DEFAULT_CAPACITY)),
         }
     }
@@ -348,15 +355,33 @@ where
         self
     }
 
+    /// Asks `permit` whether this replica may write an object's status, before anything is
+    /// done for it and again right before its status is written: leadership (the Lease still
+    /// held), a shard's lease, a maintenance switch. Refused, the reconcile does nothing more
+    /// (no body, no request, no Event; [`Reconciled::NotPermitted`]) and waits for the next
+    /// change of the object; its remembered backoff and rejection are kept. A permit lost
+    /// while the body runs drops the status it computed: what the body did outside the status
+    /// (its owned objects, its calls out) is the body's own to fence. Called once or twice per
+    /// reconcile, on the reconcile's task: it must answer at once (an atomic flag, a lease's
+    /// expiry compared with the clock), never wait.
+    #[must_use]
+    pub fn may_write(mut self, permit: impl Fn(&K) -> bool + Send + Sync + 'static) -> Self {
+        self.permit = Some(Box::new(permit));
+        self
+    }
+
     /// Makes this reconciler a second controller of the kind's objects, writing under field
     /// manager `name` (and `<name>-fallback` when its status is rejected) instead of the
     /// kind's field owner: a health checker beside the main controller, say, each owning its
     /// own condition types. It writes only the conditions it sets (its summary, which
     /// [`summary`](Self::summary) names, and those its body sets); the profile's companions
-    /// and `observedGeneration` stay the kind's controller's. Its writes carry no
-    /// `resourceVersion` precondition, so writes of other managers in between never make
-    /// them fail with 409, and theirs are never refused because of it. Named as the kind's
-    /// field owner, it is the kind's controller as with [`new`](Self::new).
+    /// and `observedGeneration` stay the kind's controller's. Writes of other managers
+    /// between its read and its write never make its writes fail: on `/status` they carry
+    /// the `resourceVersion` read (nothing else keeps them off an object deleted and
+    /// re-created under the same name meanwhile), and one refused with 409 goes again at the
+    /// version now stored when the object read back is still the one read (a `GET` and a
+    /// second `PATCH`); on the main resource they carry the object's `uid` instead. Named as
+    /// the kind's field owner, it is the kind's controller as with [`new`](Self::new).
     ///
     /// A condition that another field manager writes too is reported once (see
     /// [`REASON_CONDITION_CONTESTED`]) and taken back on the backoff, not at every
@@ -415,6 +440,10 @@ where
         E: ReconcileError,
         F: AsyncFnOnce(&mut K) -> Result<(), E>,
     {
+        if !self.permitted(object) {
+            tracing::debug!("this replica may not write the object's status: nothing done");
+            return (Ok(Action::await_change()), Reconciled::NotPermitted);
+        }
         let key = memory_key(object);
         let read = moment(object);
         // An episode of failures under way: nothing is done before its retry time, whatever
@@ -443,6 +472,12 @@ where
                 severity: summary.severity,
             },
         };
+        if !self.permitted(object) {
+            // Lost while the body ran (the Lease, the shard): the status it computed is
+            // another replica's to write now, from the object as it will read it.
+            tracing::info!("the permit to write was lost during the reconcile: status dropped");
+            return (Ok(Action::await_change()), Reconciled::NotPermitted);
+        }
         let now = Instant::now();
         let (contest, left) = self.contest(object, &mut working, &key, now).await;
         let write = match self.write(object, &working, &key, &left, now).await {
@@ -789,9 +824,10 @@ where
         Error::new(CONTEXT, failure, Some(wait))
     }
 
-    /// Step 4 and 5: the full apply unless the status is stored already or known to be
-    /// rejected ([`apply_full`](Self::apply_full)), and the fallback after a rejection
-    /// ([`fall_back`](Self::fall_back)). Returns what was written.
+    /// Step 4 and 5: what the plan says to send first ([`plan::first`]): nothing, the full
+    /// apply ([`apply_full`](Self::apply_full)), or the fallback of a status known to be
+    /// rejected ([`fall_back`](Self::fall_back), which also follows a rejected full apply).
+    /// Returns what was written.
     async fn write(
         &self,
         stored: &K,
@@ -802,53 +838,43 @@ where
     ) -> Result<Write, WriteError> {
         let body = desired.status_apply();
         let stored_body = stored.status_apply();
-        // The fallback manager still holding fields while the status is stored means the
-        // release after the last full apply never came (its response, or the full apply's,
-        // was lost). So the full apply goes again (the main manager then owns every field it
-        // wants kept) and the release follows; otherwise fields only the fallback manager
-        // owns would outlive the status that set them.
         let writer = &self.report.writer;
         let fallback_holds = apply::owns_fields(stored, &writer.fallback);
-        // A second controller writes without the precondition: a copy older than its own
-        // first write (the watch has not brought it yet) holds none of its fields, and its
-        // conditions set over that copy would be new ones, their times stamped anew. It waits
-        // for the copy holding the write (once: its fields could also have been taken since).
-        let first_write = !apply::owns_fields(stored, &writer.owner) && !fallback_holds;
-        if writer.second && self.memory().take_first_write_unseen(key, now) && first_write {
-            return Ok(Write::done(Written::Unchanged));
-        }
-        if !fallback_holds && self.stored_already(key, &body, &stored_body, now) {
-            self.memory().accepted(key, now);
-            return Ok(Write::done(Written::Unchanged));
-        }
-        let fingerprint = fingerprint(&body);
-        let known = {
-            let memory = self.memory();
-            let waiting = memory.retry_at(key).is_some_and(|at| now < at);
-            memory
-                .rejection(key)
-                .filter(|r| r.fingerprint == fingerprint && waiting)
-                .cloned()
+        let read = plan::Read {
+            equal: body == stored_body,
+            sent: exact_hash(&body),
+            stored: exact_hash(&stored_body),
+            fingerprint: fingerprint(&body),
+            fallback_holds,
+            first_write: !apply::owns_fields(stored, &writer.owner) && !fallback_holds,
         };
-        // The same status was rejected, and its episode's retry time has not come (this
-        // reconcile acts before it because the object moved to a new moment, its deletion
-        // say): not sent again before then.
-        let rejection = match known {
-            Some(rejection) => rejection,
-            None => {
-                let read = ReadCopy {
-                    fallback_holds,
-                    first_write,
-                    fingerprint,
-                };
+        let known = self.memory().known(key, now);
+        match plan::first(writer.second, &read, known, now) {
+            plan::Send::Nothing(unsent) => {
+                if unsent != plan::Unsent::FirstWriteUnseen {
+                    // Stored as it is: a rejection remembered is over; what the server
+                    // made of an earlier write is moot once the status equals the stored.
+                    let mut memory = self.memory();
+                    memory.accepted(key, now);
+                    if unsent == plan::Unsent::Equal {
+                        memory.set_stored_as(key, None, now);
+                    }
+                }
+                Ok(Write::done(Written::Unchanged))
+            }
+            plan::Send::Fallback(rejection) => {
+                self.fall_back(stored, desired, key, rejection, now).await
+            }
+            plan::Send::Full => {
                 let full = self.apply_full(stored, desired, key, left, read, now);
                 match full.await? {
-                    Full::Done(write) => return Ok(write),
-                    Full::Rejected(rejection) => rejection,
+                    Full::Done(write) => Ok(write),
+                    Full::Rejected(rejection) => {
+                        self.fall_back(stored, desired, key, rejection, now).await
+                    }
                 }
             }
-        };
-        self.fall_back(stored, desired, key, rejection, now).await
+        }
     }
 
     /// The full apply, and the release of the fallback manager after it when that manager
@@ -859,7 +885,7 @@ where
         desired: &K,
         key: &str,
         left: &[String],
-        read: ReadCopy,
+        read: plan::Read,
         now: Instant,
     ) -> Result<Full, WriteError> {
         let writer = &self.report.writer;
@@ -874,6 +900,7 @@ where
                 self.remember_stored(key, &sent_body, None, now);
                 Ok(Full::Done(Write::done(Written::Unchanged)))
             }
+            Ok(apply::Applied::Gone) => Ok(Full::Done(Write::done(Written::NotFound))),
             Ok(apply::Applied::Sent(applied)) => {
                 // After a release the object is not what this apply's answer holds (the
                 // fallback's own fields go): nothing to remember of it.
@@ -916,8 +943,8 @@ where
     }
 
     /// Step 5: after a rejection of the full status, its conditions alone, under the
-    /// fallback manager, unless they are stored already, were sent for this rejection
-    /// already, or were rejected too.
+    /// fallback manager, unless the plan says otherwise ([`plan::fallback`]: they are stored
+    /// already, were sent for this rejection already, or were rejected too).
     async fn fall_back(
         &self,
         stored: &K,
@@ -927,38 +954,24 @@ where
         now: Instant,
     ) -> Result<Write, WriteError> {
         let writer = &self.report.writer;
-        let message = rejection.message;
+        let conditions = self.report.fallback(stored, desired, &rejection.message);
+        let stored_conditions = stored.status().map(|s| s.conditions().clone());
         let rejected = |fallback| Write {
             written: Written::Rejected {
-                message: message.clone(),
+                message: rejection.message.clone(),
                 fallback,
             },
             release: None,
         };
-        // Its fallback was rejected too: the same conditions would be again.
-        if let Some(answer) = rejection.fallback_rejected {
-            return Ok(rejected(Fallback::Refused {
-                answer,
-                announce: !rejection.fallback_announced,
-            }));
-        }
-        let conditions = self.report.fallback(stored, desired, &message);
-        let stored_conditions = stored.status().map(|s| s.conditions().clone());
-        if stored_conditions.as_ref() == Some(&conditions) {
-            return Ok(rejected(Fallback::Stored));
-        }
-        // Rate-limited like the full apply: once per rejection. Conditions that differ from
-        // the fallback already sent were changed since by another writer of this status (a
-        // replica of another version, during a rolling upgrade): answering each of its
-        // writes would make the two take turns at every watch event, each turn a write and
-        // an Event on either side. They are left as they are until the full apply's retry.
-        if rejection.fallback_sent {
-            return Ok(rejected(Fallback::Held));
+        if let Some(unsent) =
+            plan::fallback(&rejection, stored_conditions.as_ref() == Some(&conditions))
+        {
+            return Ok(rejected(unsent));
         }
         let mut conditions = self.conditions_as_written(desired, conditions);
         if writer.second {
-            // Only its own: the others' conditions, as a copy without the precondition holds
-            // them, could be older than the stored ones.
+            // Only its own: the others' conditions, as the copy read holds them, could be
+            // older than the stored ones when the write goes again at a newer version.
             let ours = apply::Owned::of(stored, &writer.managers());
             let stored_conditions = stored_conditions.unwrap_or_default();
             conditions.retain(|c| {
@@ -966,10 +979,14 @@ where
             });
         }
         match apply::fallback(&self.client, writer, desired, conditions.clone()).await {
-            Ok(()) => {
+            Ok(apply::Applied::Sent(_)) => {
                 self.memory().fallback_sent(key);
                 Ok(rejected(Fallback::Sent(conditions)))
             }
+            // A second controller's, refused by its precondition: the object read back
+            // holds these conditions already.
+            Ok(apply::Applied::Found(_)) => Ok(rejected(Fallback::Stored)),
+            Ok(apply::Applied::Gone) => Ok(Write::done(Written::NotFound)),
             Err(error) if error.class == AnswerClass::Gone => self.not_found(stored, error).await,
             // Nothing can be written: said once, in an Event, and not tried again until the
             // status changes or its full apply is retried and rejected anew.
@@ -1012,27 +1029,6 @@ where
         object
             .status()
             .and_then(|s| s.conditions().get(&self.report.summary))
-    }
-
-    /// Whether the status to apply is stored already: equal to the stored one, or the same
-    /// as the last one written, which the API server stored as it is stored now (it filled
-    /// in its defaults, or an admission policy changed it): sending it again would change
-    /// nothing.
-    fn stored_already(
-        &self,
-        key: &str,
-        body: &StatusApply<<K::Status as KubeStatus>::Apply>,
-        stored_body: &StatusApply<<K::Status as KubeStatus>::Apply>,
-        now: Instant,
-    ) -> bool {
-        let mut memory = self.memory();
-        if body == stored_body {
-            memory.set_stored_as(key, None, now);
-            return true;
-        }
-        memory
-            .stored_as(key)
-            .is_some_and(|s| s.sent == exact_hash(body) && s.stored == exact_hash(stored_body))
     }
 
     /// Remembers what the API server stored of the status sent, when it is not what was
@@ -1215,6 +1211,12 @@ where
         }
     }
 
+    /// Whether this replica may write `object`'s status now (see
+    /// [`may_write`](Self::may_write)).
+    fn permitted(&self, object: &K) -> bool {
+        self.permit.as_ref().is_none_or(|permit| permit(object))
+    }
+
     fn memory(&self) -> MutexGuard<'_, Memory> {
         // The memory holds no invariant a panic elsewhere could break half-way.
         self.memory.lock().unwrap_or_else(PoisonError::into_inner)
@@ -1257,18 +1259,6 @@ fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
 enum Full {
     Done(Write),
     Rejected(Rejection),
-}
-
-/// What the write knows of the copy read: what the fallback manager and the reconciler's
-/// own manager hold of it, and the fingerprint of the status computed from it.
-#[derive(Clone, Copy)]
-struct ReadCopy {
-    /// The fallback manager holds fields: the full apply goes again, then the release.
-    fallback_holds: bool,
-    /// Neither manager holds any: a second controller's first write.
-    first_write: bool,
-    /// The status to apply, its free text left out (see `fingerprint`).
-    fingerprint: u64,
 }
 
 /// What a reconcile knows when it concludes, besides its write.

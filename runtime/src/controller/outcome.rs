@@ -36,4 +36,9 @@ pub enum Reconciled {
     WriteFailed(AnswerClass),
     /// The object is gone, or this controller released its finalizer: nothing was written.
     Gone,
+    /// This replica may not write the object's status (see
+    /// [`StatusReconciler::may_write`](super::StatusReconciler::may_write): it does not lead,
+    /// or does not hold the object's shard): nothing was sent, and the body was not run, or
+    /// ran while the permit was still held and its status was dropped.
+    NotPermitted,
 }
