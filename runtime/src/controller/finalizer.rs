@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::apply::split;
+use super::apply::{send, split};
 use crate::condition::Severity;
 use crate::error::ReconcileError;
 
@@ -77,6 +77,12 @@ impl<E: ReconcileError + 'static> ReconcileError for FinalizerError<E> {
 /// the object is being deleted, `cleanup` (then removes the finalizer), through
 /// `kube::runtime::finalizer`. Whatever either changes in `object` (its status) is kept for
 /// the chokepoint's write. Both must be idempotent.
+///
+/// The finalizer is added here rather than by kube's helper, which drops the patch's answer
+/// and leaves the body to the watch event of its own patch: the answer is the object as the
+/// patch left it, and `apply` runs in the same reconcile on the copy read, at the version the
+/// patch left when the patch was the only change since the read (so that the status write
+/// carries it), with no request to read it again.
 pub async fn with_finalizer<K, E>(
     api: &Api<K>,
     name: &str,
@@ -88,9 +94,16 @@ where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
     E: std::error::Error + 'static,
 {
+    let meta = object.meta();
+    let missing = !meta.finalizers.iter().flatten().any(|f| f == name);
+    if missing && meta.deletion_timestamp.is_none() {
+        let added = add_finalizer(api, object, name).await;
+        follow_finalizer_patch(object, &added.map_err(FinalizerError)?, name);
+        return apply(object)
+            .await
+            .map_err(|error| FinalizerError(finalizer::Error::ApplyFailed(error)));
+    }
     let mut worked: Option<K> = None;
-    let mut apply = Some(apply);
-    let apply_slot = &mut apply;
     let slot = &mut worked;
     let snapshot = Arc::new(object.clone());
     // The requeue kube's finalizer returns is the chokepoint's to decide.
@@ -98,10 +111,7 @@ where
         let outcome = match event {
             Event::Apply(current) => {
                 let mut copy = (*current).clone();
-                let outcome = match apply_slot.take() {
-                    Some(apply) => apply(&mut copy).await,
-                    None => Ok(()),
-                };
+                let outcome = apply(&mut copy).await;
                 *slot = Some(copy);
                 outcome
             }
@@ -123,45 +133,60 @@ where
     })
     .await
     .map_err(FinalizerError)?;
-    match (worked, apply) {
-        (Some(worked), _) => *object = worked,
-        // kube's finalizer only added the finalizer this time; apply now rather than report
-        // success for a reconcile that did nothing, on the object as that patch left it.
-        (None, Some(apply)) if object.meta().deletion_timestamp.is_none() => {
-            follow_finalizer_patch(api, object, name).await;
-            apply(object)
-                .await
-                .map_err(|error| FinalizerError(finalizer::Error::ApplyFailed(error)))?
-        }
-        (None, _) => {}
+    if let Some(worked) = worked {
+        *object = worked;
     }
     Ok(())
 }
 
-/// Takes the `resourceVersion` and finalizers the finalizer patch gave the object into
-/// `object`, so that the status written after it is conditional on that version: the patch
-/// was this reconcile's own write, and the status apply would otherwise get 409 Conflict on
-/// every new object. Only when that patch is the one change since the copy was read
-/// ([`only_finalizer_added`]): any other (a spec, a label, another writer's status) leaves the
-/// old version, and the 409 that a status computed from a stale copy deserves.
-async fn follow_finalizer_patch<K>(api: &Api<K>, object: &mut K, finalizer: &str)
+/// Adds the finalizer `name` to `object` with a JSON patch that applies only to the
+/// finalizers read (a `test` of the list, then the `add`): a finalizer added or removed by
+/// another writer since makes it fail (422), and the next reconcile starts from the newer
+/// object. Returns the object as the patch left it.
+async fn add_finalizer<K, E>(api: &Api<K>, object: &K, name: &str) -> Result<K, finalizer::Error<E>>
 where
-    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    K: Resource + Clone + DeserializeOwned,
+    E: std::error::Error + 'static,
 {
-    let Some(name) = object.meta().name.clone() else {
-        return;
+    let meta = object.meta();
+    let Some(object_name) = meta.name.as_deref() else {
+        return Err(finalizer::Error::UnnamedObject);
     };
-    let current = match api.get(&name).await {
-        Ok(current) => current,
-        // The status write will meet the same problem and report it.
-        Err(error) => {
-            tracing::debug!(%error, "could not read the object after its finalizer was added");
-            return;
-        }
+    let read = meta.finalizers.clone().filter(|f| !f.is_empty());
+    let patch = match &read {
+        None => serde_json::json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+            {"op": "add", "path": "/metadata/finalizers", "value": [name]},
+        ]),
+        Some(finalizers) => serde_json::json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": finalizers},
+            {"op": "add", "path": "/metadata/finalizers/-", "value": name},
+        ]),
     };
+    let request = http::Request::patch(format!("{}/{object_name}", api.resource_url()))
+        .header(http::header::CONTENT_TYPE, "application/json-patch+json")
+        .body(patch.to_string().into_bytes())
+        .map_err(|error| finalizer::Error::AddFinalizer(kube::Error::HttpError(error)))?;
+    let client = api.clone().into_client();
+    send(&client, request)
+        .await
+        .map_err(|failed| finalizer::Error::AddFinalizer(failed.error))
+}
+
+/// Takes the `resourceVersion` and finalizers that the finalizer patch gave the object (its
+/// answer, `current`) into `object`, so that the status written after it is conditional on
+/// that version: the patch was this reconcile's own write, and the status apply would
+/// otherwise get 409 Conflict on every new object. Only when that patch is the one change
+/// since the copy was read ([`only_finalizer_added`]): any other (a spec, a label, another
+/// writer's status) leaves the old version, and the 409 that a status computed from a stale
+/// copy deserves.
+fn follow_finalizer_patch<K>(object: &mut K, current: &K, finalizer: &str)
+where
+    K: Resource + Serialize,
+{
     let (Ok(read), Ok(now)) = (
         serde_json::to_value(&*object),
-        serde_json::to_value(&current),
+        serde_json::to_value(current),
     ) else {
         return;
     };
