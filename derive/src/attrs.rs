@@ -19,15 +19,12 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Ident, LitBool, LitStr, Path, Token, parenthesized};
 
 use crate::errors::Errors;
-use crate::profiles;
 use kondition_names::Quote;
+use kondition_names::profile::{TransitionRule, builtin, builtin_names};
 
 /// The longest field owner: the API server accepts 128 characters for a field manager, and
 /// the status fallback manager appends `-fallback` (9) to it.
 const MAX_FIELD_OWNER_LEN: usize = 119;
-
-/// The variants of `kondition::TransitionRule`.
-const TRANSITION_RULES: &[&str] = &["AnyChange", "StatusOnly"];
 
 /// Where `observed_generation = "..."` says the status keeps the generation.
 const GENERATION_FIELDS: &[&str] = &["status", "conditions", "none"];
@@ -216,7 +213,7 @@ impl Reader {
             "profile" => {
                 self.seen_profile = true;
                 let name = string_value(meta, "profile")?;
-                let known = profiles::all_names();
+                let known = builtin_names();
                 let Some(name) = known_value(&name, &known, "profile", errors) else {
                     return Ok(());
                 };
@@ -232,8 +229,8 @@ impl Reader {
             }
             "transition_rule" => {
                 let rule = string_value(meta, "transition_rule")?;
-                let Some(rule) = known_value(&rule, TRANSITION_RULES, "transition rule", errors)
-                else {
+                let known = TransitionRule::ALL.map(TransitionRule::name);
+                let Some(rule) = known_value(&rule, &known, "transition rule", errors) else {
                     return Ok(());
                 };
                 set_once(
@@ -320,7 +317,7 @@ impl Reader {
     fn finish(mut self, item: &Ident, errors: &mut Errors) -> KonditionAttrs {
         let mut parsed = self.parsed;
         if let Some(profile) = &parsed.profile {
-            let types = profiles::condition_types(&profile.value()).unwrap_or_default();
+            let types = builtin(&profile.value()).map_or(&[][..], |p| p.condition_types);
             parsed
                 .conditions
                 .extend(types.iter().map(|name| DeclaredCondition {

@@ -63,13 +63,11 @@
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-mod api_rules;
 mod attrs;
 mod condition_idents;
 mod errors;
 mod expand;
 mod model;
-mod profiles;
 mod serde_attrs;
 
 /// Implements `kondition::KubeStatus` for a status struct, and `kondition::StatusResource`

@@ -8,12 +8,12 @@ use syn::{
     Visibility,
 };
 
-use crate::api_rules;
 use crate::attrs::{self, DeclaredCondition};
 use crate::condition_idents;
 use crate::errors::Errors;
-use crate::profiles;
 use crate::serde_attrs;
+use kondition_names::api_rules;
+use kondition_names::profile::{CUSTOM_SUMMARY, builtin};
 
 /// The wire name of the conditions list.
 const CONDITIONS: &str = "conditions";
@@ -454,7 +454,8 @@ fn check_summary(
         None => {
             let default = profile
                 .as_ref()
-                .map_or(profiles::DEFAULT_SUMMARY, |p| profiles::summary(&p.value()));
+                .and_then(|p| builtin(&p.value()))
+                .map_or(CUSTOM_SUMMARY, |p| p.summary);
             if resource.is_some() && !is_declared(default) {
                 errors.spanned(
                     &input.ident,

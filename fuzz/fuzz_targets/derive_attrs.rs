@@ -1,6 +1,7 @@
 //! `#[derive(KubeStatus)]`'s parsing and expansion, on any input: the derive is a
 //! proc-macro crate, which cannot export functions, so its modules are compiled into this
-//! target as they are (they use only syn, proc-macro2 and quote).
+//! target as they are (they use only syn, proc-macro2, quote and `kondition-names`, where
+//! the rules they share with the runtime live, a dependency of this target like any other).
 //!
 //! The first byte picks what the rest is: the contents of `#[kondition(...)]` on a valid
 //! status struct, the contents of a `#[serde(...)]` on it, or a whole item.
@@ -10,8 +11,6 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../derive/src/api_rules.rs"]
-mod api_rules;
 #[path = "../../derive/src/attrs.rs"]
 mod attrs;
 #[path = "../../derive/src/condition_idents.rs"]
@@ -22,8 +21,6 @@ mod errors;
 mod expand;
 #[path = "../../derive/src/model.rs"]
 mod model;
-#[path = "../../derive/src/profiles/mod.rs"]
-mod profiles;
 #[path = "../../derive/src/serde_attrs.rs"]
 mod serde_attrs;
 

@@ -3,8 +3,8 @@
 //! docs}`. One reader for both, so a profile's conditions and a schema's own are checked
 //! with the same rules and the same words.
 
-use kondition::validation::{is_valid_reason, is_valid_type};
 use kondition::{Polarity, Severity};
+use kondition_names::api_rules::{is_valid_reason, is_valid_type};
 
 use crate::model::{ConditionDef, ReasonDef};
 use crate::source::reader::{MapReader, Sink};
@@ -23,7 +23,7 @@ pub fn read_condition(node: &Node, sink: &Sink) -> Option<ConditionDef> {
             pos,
             format!(
                 "condition type `{type_}` would be rejected by the API server: it must match {}",
-                kondition::validation::TYPE_PATTERN
+                kondition_names::api_rules::TYPE_PATTERN
             ),
         );
     }
@@ -63,7 +63,7 @@ pub fn read_reason(node: &Node, sink: &Sink) -> Option<ReasonDef> {
             pos,
             format!(
                 "reason `{name}` would be rejected by the API server: it must match {}",
-                kondition::validation::REASON_PATTERN
+                kondition_names::api_rules::REASON_PATTERN
             ),
         );
     }

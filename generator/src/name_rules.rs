@@ -1,7 +1,8 @@
 //! The rules the names in a schema or CRD must follow, in one place: those the API server
 //! sets for groups, versions and resource names, and the one Rust sets for type names.
-//! Condition types and reasons follow the API server's rules for conditions, which the
-//! runtime's `kondition::validation` holds for the generator and the derive alike.
+//! Condition types and reasons follow the API server's rules for conditions,
+//! `kondition_names::api_rules`, which the derive and the runtime's `kondition::validation`
+//! check by too.
 
 use crate::source::reader::Sink;
 use crate::source::yaml::Pos;

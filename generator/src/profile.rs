@@ -1,33 +1,19 @@
 //! Status profiles: the standard condition sets a schema names (`status.profile`).
 //!
-//! kondition's own profiles (`templates/*.yaml`) are compiled into the generator; users may
+//! kondition's own profiles (`templates/*.yaml`) are compiled in, listed by
+//! `kondition_names::profile::BUILTIN` (the list the derive and the runtime read); users may
 //! add a folder of their own, which may not redefine kondition's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use kondition::TransitionRule;
 
 use crate::conditions::read_condition;
 use crate::model::ConditionDef;
 use crate::source::diagnostic::{Diagnostic, Diagnostics};
 use crate::source::reader::{MapReader, Sink};
 use crate::source::yaml::{self, Node};
+use kondition_names::profile::{BUILTIN, TransitionRule};
 use kondition_names::{Quote, hint};
-
-/// kondition's profiles: file name and text.
-const EMBEDDED: &[(&str, &str)] = &[
-    (
-        "templates/standard.yaml",
-        include_str!("../templates/standard.yaml"),
-    ),
-    ("templates/aso.yaml", include_str!("../templates/aso.yaml")),
-    ("templates/orc.yaml", include_str!("../templates/orc.yaml")),
-    (
-        "templates/kstatus.yaml",
-        include_str!("../templates/kstatus.yaml"),
-    ),
-];
 
 /// One profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,10 +45,10 @@ impl Profiles {
     /// kondition's own profiles.
     pub fn embedded() -> Self {
         let mut profiles = Self::default();
-        for (path, text) in EMBEDDED {
+        for builtin in BUILTIN {
             // The embedded profiles are checked by this crate's tests; a broken one would be
             // a bug in kondition, not in the user's input, so it is skipped rather than fatal.
-            if let Ok(profile) = parse(Path::new(path), text) {
+            if let Ok(profile) = parse(Path::new(builtin.path), builtin.template) {
                 profiles.by_name.insert(profile.name.clone(), profile);
             }
         }
@@ -169,10 +155,9 @@ fn read_profile(root: &Node, sink: &Sink) -> Option<Profile> {
     let (summary, summary_pos) = map.required_string("summary")?;
     let transition_rule = match map.get("transitionRule") {
         None => TransitionRule::default(),
-        Some(rule) => match rule.as_str() {
-            Some("AnyChange") => TransitionRule::AnyChange,
-            Some("StatusOnly") => TransitionRule::StatusOnly,
-            _ => {
+        Some(rule) => match rule.as_str().and_then(TransitionRule::from_name) {
+            Some(rule) => rule,
+            None => {
                 sink.error(rule.pos, "`transitionRule` must be AnyChange or StatusOnly");
                 TransitionRule::default()
             }

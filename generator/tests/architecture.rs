@@ -387,6 +387,18 @@ fn each_rule_is_written_in_its_one_place() {
             "the names of a kind's own items (kondition_names::kind_items)",
         ),
         (
+            "\"AnyChange\"",
+            "names/src/profile.rs",
+            &["generator/src", "derive/src", "names/src", "runtime/src"],
+            "the transition rules' names (kondition_names::profile::TransitionRule)",
+        ),
+        (
+            "[A-Za-z0-9_,:]",
+            "names/src/api_rules.rs",
+            &["generator/src", "derive/src", "names/src", "runtime/src"],
+            "the API server's rules for condition types and reasons (kondition_names::api_rules)",
+        ),
+        (
             "must be true or false",
             "generator/src/source/reader.rs",
             &["generator/src"],

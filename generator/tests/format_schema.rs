@@ -52,3 +52,24 @@ fn the_json_schema_knows_every_key_the_loader_knows() {
         assert_eq!(json_schema, loader, "the keys of `{name}` differ");
     }
 }
+
+/// The schema offers editors the built-in profiles by name: exactly those of
+/// `kondition_names::profile::BUILTIN`, so that a profile added there is offered too.
+#[test]
+fn the_json_schema_offers_every_built_in_profile() {
+    let schema: Value =
+        serde_json::from_str(kondition_gen::format::JSON_SCHEMA).expect("valid JSON");
+    let offered: BTreeSet<String> = schema["$defs"]["status"]["properties"]["profile"]["anyOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|choice| choice["enum"].as_array())
+        .flatten()
+        .filter_map(|name| name.as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        offered,
+        set(&kondition_names::profile::builtin_names()),
+        "format.schema.json's status.profile enum"
+    );
+}

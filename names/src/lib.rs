@@ -1,5 +1,8 @@
-//! The naming rules kondition's generator and derive share, so that a wire name becomes the
-//! same Rust name in generated code and in derived code.
+//! The rules kondition's generator, derive and runtime share, written once and free of heavy
+//! dependencies (the derive reads them while it expands, before the runtime is compiled):
+//! a wire name becomes the same Rust name in generated code and in derived code, a
+//! condition type is valid or not by the same rule everywhere, and a built-in profile is
+//! the same profile in every crate.
 //!
 //! - [`snake_case`] and [`pascal_case`]: heck's word splitting (a word ends where a lower-case
 //!   letter meets an upper-case one, or an acronym meets a capitalized word; digits stay in
@@ -9,10 +12,16 @@
 //! - [`kind_items`]: the names a kind's own items take, which its schema's types may not.
 //! - [`suggest`] and [`hint`]: the known name a misspelt one most likely meant, and the
 //!   did-you-mean that ends a message about it.
+//! - [`api_rules`]: the API server's rules for a condition's type and reason
+//!   (metav1.Condition's patterns and lengths).
+//! - [`profile`]: the built-in status profiles, their templates and their names, and
+//!   [`TransitionRule`](profile::TransitionRule).
 
+pub mod api_rules;
 mod case;
 mod identifier;
 mod items;
+pub mod profile;
 mod serde_rule;
 mod suggest;
 

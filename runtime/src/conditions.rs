@@ -29,27 +29,19 @@ impl SetOutcome {
     }
 }
 
-/// When `lastTransitionTime` moves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum TransitionRule {
-    /// On any change of status, severity, reason or message (the conditions KEP, Cluster
-    /// API's implementation and ASO's decision). The default.
-    #[default]
-    AnyChange,
-    /// Only when the status changes (apimachinery's `meta.SetStatusCondition`).
-    StatusOnly,
-}
+/// When `lastTransitionTime` moves: defined beside the built-in profiles, whose templates
+/// and `#[kondition(transition_rule = "...")]` name it.
+pub use kondition_names::profile::TransitionRule;
 
-impl TransitionRule {
-    fn is_transition(self, stored: &Condition, new: &Condition) -> bool {
-        match self {
-            Self::StatusOnly => stored.status != new.status,
-            Self::AnyChange => {
-                stored.status != new.status
-                    || stored.severity != new.severity
-                    || stored.reason != new.reason
-                    || stored.message != new.message
-            }
+/// Whether `rule` counts the change from `stored` to `new` as a transition.
+fn is_transition(rule: TransitionRule, stored: &Condition, new: &Condition) -> bool {
+    match rule {
+        TransitionRule::StatusOnly => stored.status != new.status,
+        TransitionRule::AnyChange => {
+            stored.status != new.status
+                || stored.severity != new.severity
+                || stored.reason != new.reason
+                || stored.message != new.message
         }
     }
 }
@@ -150,7 +142,7 @@ impl Conditions {
         if stored.same_observation(&condition) {
             return SetOutcome::Unchanged;
         }
-        if rule.is_transition(stored, &condition) {
+        if is_transition(rule, stored, &condition) {
             *stored = condition;
             SetOutcome::Transitioned
         } else {

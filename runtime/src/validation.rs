@@ -3,134 +3,21 @@
 //! These mirror the validation metav1.Condition carries in every CRD schema (and so what
 //! the API server enforces on a custom resource's status): the `type` and `reason` patterns
 //! and lengths, the message length, `observedGeneration >= 0`, and types unique in a list.
-//! The patterns are matched by hand: they are simple, a regex engine would be the heaviest
-//! dependency of this crate, and hand-written matchers can be `const`.
+//! The type and reason rules are `kondition_names::api_rules`, re-exported here: the derive
+//! and the generator check declared types and reasons by the same code.
 
 use std::fmt;
 
-/// The longest `type` the API server accepts, in characters.
-pub const MAX_TYPE_LEN: usize = 316;
-/// The longest `reason` the API server accepts, in characters.
-pub const MAX_REASON_LEN: usize = 1024;
+pub use kondition_names::api_rules::{
+    MAX_REASON_LEN, MAX_TYPE_LEN, REASON_PATTERN, TYPE_PATTERN, is_valid_reason, is_valid_type,
+};
+use kondition_names::api_rules::{matches_reason_pattern, matches_type_pattern};
+
 /// The longest `message` the API server accepts; kondition keeps messages within this many
 /// bytes (and so within as many characters).
 pub const MAX_MESSAGE_BYTES: usize = 32768;
 /// Appended to a message that was cut to fit [`MAX_MESSAGE_BYTES`].
 pub const TRUNCATION_MARKER: &str = " ... [truncated]";
-
-/// The `type` pattern of metav1.Condition.
-pub const TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$";
-/// The `reason` pattern of metav1.Condition.
-pub const REASON_PATTERN: &str = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$";
-
-/// Whether `value` is a condition type the API server accepts (pattern and length).
-///
-/// A `const fn`, for checks in constants. `#[derive(KubeStatus)]` checks declared condition
-/// types by the same rule while it expands (its tests hold the two to the same answers).
-pub const fn is_valid_type(value: &str) -> bool {
-    value.len() <= MAX_TYPE_LEN && matches_type_pattern(value.as_bytes())
-}
-
-/// Whether `value` is a reason the API server accepts (pattern and length; never empty).
-pub const fn is_valid_reason(value: &str) -> bool {
-    value.len() <= MAX_REASON_LEN && matches_reason_pattern(value.as_bytes())
-}
-
-// The matchers below walk bytes with `while` loops so that they can be `const`.
-
-/// [`TYPE_PATTERN`]: an optional DNS-subdomain prefix and `/`, then a qualified name part.
-const fn matches_type_pattern(bytes: &[u8]) -> bool {
-    let mut slash = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'/' {
-            if slash.is_some() {
-                return false;
-            }
-            slash = Some(i);
-        }
-        i += 1;
-    }
-    match slash {
-        None => is_qualified_name_part(bytes, 0, bytes.len()),
-        Some(slash) => {
-            is_dns_subdomain(bytes, 0, slash)
-                && is_qualified_name_part(bytes, slash + 1, bytes.len())
-        }
-    }
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*` over `bytes[start..end]`.
-const fn is_dns_subdomain(bytes: &[u8], start: usize, end: usize) -> bool {
-    let mut label_start = start;
-    let mut i = start;
-    while i <= end {
-        if i == end || bytes[i] == b'.' {
-            if !is_dns_label(bytes, label_start, i) {
-                return false;
-            }
-            label_start = i + 1;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?` over `bytes[start..end]`.
-const fn is_dns_label(bytes: &[u8], start: usize, end: usize) -> bool {
-    const fn edge(b: u8) -> bool {
-        b.is_ascii_lowercase() || b.is_ascii_digit()
-    }
-    if start >= end || !edge(bytes[start]) || !edge(bytes[end - 1]) {
-        return false;
-    }
-    let mut i = start;
-    while i < end {
-        if !edge(bytes[i]) && bytes[i] != b'-' {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]` over `bytes[start..end]`.
-const fn is_qualified_name_part(bytes: &[u8], start: usize, end: usize) -> bool {
-    if start >= end
-        || !bytes[start].is_ascii_alphanumeric()
-        || !bytes[end - 1].is_ascii_alphanumeric()
-    {
-        return false;
-    }
-    let mut i = start;
-    while i < end {
-        let b = bytes[i];
-        if !(b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.') {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// [`REASON_PATTERN`]: `[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?`
-const fn matches_reason_pattern(bytes: &[u8]) -> bool {
-    let Some(&last) = bytes.last() else {
-        return false;
-    };
-    if !bytes[0].is_ascii_alphabetic() || !(last.is_ascii_alphanumeric() || last == b'_') {
-        return false;
-    }
-    let mut i = 1;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b',' || b == b':') {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// Cuts `message` to at most [`MAX_MESSAGE_BYTES`] bytes at a UTF-8 boundary, ending it with
 /// [`TRUNCATION_MARKER`]. Returns whether it was cut. Messages are never rejected for length.
@@ -322,7 +209,7 @@ pub(crate) fn check_condition(
         Field::Type,
         MAX_TYPE_LEN,
         TYPE_PATTERN,
-        |v| matches_type_pattern(v.as_bytes()),
+        matches_type_pattern,
         &mut push,
     );
     check_text(
@@ -330,7 +217,7 @@ pub(crate) fn check_condition(
         Field::Reason,
         MAX_REASON_LEN,
         REASON_PATTERN,
-        |v| matches_reason_pattern(v.as_bytes()),
+        matches_reason_pattern,
         &mut push,
     );
     let message_len = condition.message.chars().count();
@@ -377,56 +264,6 @@ fn check_text(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn types_follow_the_metav1_pattern() {
-        for valid in [
-            "Ready",
-            "A",
-            "9",
-            "SubResourcesReady",
-            "sub.resources_ready-2",
-            "example.com/Ready",
-            "a.b-c.d/Ready",
-            "x/y",
-        ] {
-            assert!(is_valid_type(valid), "{valid} should be valid");
-        }
-        for invalid in [
-            "",
-            "-Ready",
-            "Ready-",
-            "Ready.",
-            "_Ready",
-            "Not Ready",
-            "Example.com/Ready",
-            "example..com/Ready",
-            "-example.com/Ready",
-            "example.com-/Ready",
-            "/Ready",
-            "example.com/",
-            "a/b/c",
-            "Réady",
-        ] {
-            assert!(!is_valid_type(invalid), "{invalid} should be invalid");
-        }
-        assert!(is_valid_type(&"a".repeat(MAX_TYPE_LEN)));
-        assert!(!is_valid_type(&"a".repeat(MAX_TYPE_LEN + 1)));
-    }
-
-    #[test]
-    fn reasons_follow_the_metav1_pattern() {
-        for valid in ["Succeeded", "A", "a", "Error_1", "Foo,Bar:Baz", "x_"] {
-            assert!(is_valid_reason(valid), "{valid} should be valid");
-        }
-        for invalid in [
-            "", "1Error", "_Error", "Foo,", "Foo:", "Foo Bar", "Foo-Bar", "Foo.Bar",
-        ] {
-            assert!(!is_valid_reason(invalid), "{invalid} should be invalid");
-        }
-        assert!(is_valid_reason(&"a".repeat(MAX_REASON_LEN)));
-        assert!(!is_valid_reason(&"a".repeat(MAX_REASON_LEN + 1)));
-    }
 
     #[test]
     fn short_messages_are_left_alone() {

@@ -707,7 +707,7 @@ fn standard_status_def(
     };
     let mut conditions = profile.conditions.clone();
     for type_ in choice.map(|c| c.conditions.as_slice()).unwrap_or_default() {
-        if !kondition::validation::is_valid_type(type_) {
+        if !kondition_names::api_rules::is_valid_type(type_) {
             sink.error(
                 pos,
                 format!(

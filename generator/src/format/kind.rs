@@ -5,7 +5,7 @@ use kondition::subresources::{
     REASON_MULTIPLE_FAILURES, REASON_SUB_RESOURCE_FAILED, REASON_SUB_RESOURCES_PENDING,
     REASON_SUB_RESOURCES_READY, SUB_RESOURCES_READY,
 };
-use kondition::validation::is_valid_reason;
+use kondition_names::api_rules::is_valid_reason;
 
 use crate::conditions::{read_condition, read_reason};
 use crate::format::types::TypeReader;

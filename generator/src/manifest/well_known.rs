@@ -1,6 +1,7 @@
 //! JSON Schemas of the k8s-openapi types a schema file may name, and of the conditions list,
 //! as a CRD holds them (inlined, structural, no `nullable`).
 
+use kondition_names::api_rules::{MAX_REASON_LEN, MAX_TYPE_LEN, REASON_PATTERN, TYPE_PATTERN};
 use serde_json::{Map, Value as Json, json};
 
 use crate::model::WellKnown;
@@ -86,15 +87,15 @@ pub fn schema(known: WellKnown) -> Map<String, Json> {
                     "description": "A CamelCase, programmatic identifier of the last transition's cause.",
                     "type": "string",
                     "minLength": 1,
-                    "maxLength": 1024,
-                    "pattern": "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+                    "maxLength": MAX_REASON_LEN,
+                    "pattern": REASON_PATTERN
                 },
                 "status": {"description": "True, False or Unknown.", "type": "string", "enum": ["True", "False", "Unknown"]},
                 "type": {
                     "description": "The condition's type, in CamelCase or foo.example.com/CamelCase.",
                     "type": "string",
-                    "maxLength": 316,
-                    "pattern": "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+                    "maxLength": MAX_TYPE_LEN,
+                    "pattern": TYPE_PATTERN
                 }
             },
             "required": ["lastTransitionTime", "message", "reason", "status", "type"]

@@ -10,9 +10,9 @@
 //! An error from the outside system puts its own code in `reason` and its text in
 //! `message` ([`failed`]), with Warning when it is retryable and Error when it is not.
 
-pub use super::table::aso::*;
 use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::error::ReconcileError;
+pub use kondition_names::profile::aso::*;
 
 fn ready(status: ConditionStatus, reason: &str, severity: Severity, message: &str) -> Condition {
     Condition::new(READY, status, reason)

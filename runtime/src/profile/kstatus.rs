@@ -9,9 +9,9 @@
 //! | fatal error (Error) | False | False | True | Failed |
 
 use super::Activity;
-pub use super::table::kstatus::*;
 use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::error::ReconcileError;
+pub use kondition_names::profile::kstatus::*;
 
 /// Ready, Reconciling and Stalled while work is under way (InProgress).
 pub fn in_progress(message: &str) -> [Condition; 3] {

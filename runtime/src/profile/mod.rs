@@ -10,6 +10,10 @@
 //!
 //! [`Profile`] says how the status chokepoint reports a reconcile's outcome for each: the
 //! summary condition, its success reason, and the conditions it keeps beside the summary.
+//! Each profile's names (its condition types and reasons, re-exported by its module here),
+//! its summary, success reason and transition rule are `kondition_names::profile`'s, the
+//! list the generator and the derive read too; what this module adds is the chokepoint's
+//! behaviour (the companions).
 //! `#[derive(KubeStatus)]` puts the named profile into the status's
 //! [`KubeStatus::PROFILE`](crate::KubeStatus::PROFILE).
 
@@ -17,7 +21,8 @@ pub mod aso;
 pub mod kstatus;
 pub mod orc;
 pub mod standard;
-mod table;
+
+use kondition_names::profile::{self as builtin, BuiltinProfile};
 
 use crate::condition::{Condition, ConditionStatus, Severity};
 
@@ -89,54 +94,36 @@ impl Activity {
 }
 
 /// `standard`: Ready; ReconciliationSuccess, ReconciliationError.
-pub const STANDARD: Profile = Profile {
-    name: "standard",
-    condition_types: standard::CONDITION_TYPES,
-    summary: standard::SUMMARY,
-    success_reason: standard::SUCCESS_REASON,
-    error_reason: standard::REASON_RECONCILIATION_ERROR,
-    companions: Companions::None,
-    transition_rule: standard::TRANSITION_RULE,
-};
+pub const STANDARD: Profile = Profile::builtin(
+    &builtin::STANDARD,
+    standard::REASON_RECONCILIATION_ERROR,
+    Companions::None,
+);
 
 /// `aso`: Ready with severity; Succeeded.
-pub const ASO: Profile = Profile {
-    name: "aso",
-    condition_types: aso::CONDITION_TYPES,
-    summary: aso::SUMMARY,
-    success_reason: aso::SUCCESS_REASON,
-    error_reason: REASON_RECONCILIATION_ERROR,
-    companions: Companions::None,
-    transition_rule: aso::TRANSITION_RULE,
-};
+pub const ASO: Profile =
+    Profile::builtin(&builtin::ASO, REASON_RECONCILIATION_ERROR, Companions::None);
 
 /// `orc`: Available (Success) and Progressing.
-pub const ORC: Profile = Profile {
-    name: "orc",
-    condition_types: orc::CONDITION_TYPES,
-    summary: orc::SUMMARY,
-    success_reason: orc::SUCCESS_REASON,
-    error_reason: REASON_RECONCILIATION_ERROR,
-    companions: Companions::Progressing,
-    transition_rule: orc::TRANSITION_RULE,
-};
+pub const ORC: Profile = Profile::builtin(
+    &builtin::ORC,
+    REASON_RECONCILIATION_ERROR,
+    Companions::Progressing,
+);
 
 /// `kstatus`: Ready (Succeeded), Reconciling and Stalled.
-pub const KSTATUS: Profile = Profile {
-    name: "kstatus",
-    condition_types: kstatus::CONDITION_TYPES,
-    summary: kstatus::SUMMARY,
-    success_reason: kstatus::SUCCESS_REASON,
-    error_reason: REASON_RECONCILIATION_ERROR,
-    companions: Companions::ReconcilingStalled,
-    transition_rule: kstatus::TRANSITION_RULE,
-};
+pub const KSTATUS: Profile = Profile::builtin(
+    &builtin::KSTATUS,
+    REASON_RECONCILIATION_ERROR,
+    Companions::ReconcilingStalled,
+);
 
 /// A status that names no profile: Ready, Succeeded, nothing beside it.
 pub const CUSTOM: Profile = Profile {
     name: "custom",
-    condition_types: &[READY],
-    summary: READY,
+    condition_types: &[builtin::CUSTOM_SUMMARY],
+    // The derive declares it for a status that names no profile, by the same constant.
+    summary: builtin::CUSTOM_SUMMARY,
     success_reason: aso::REASON_SUCCEEDED,
     error_reason: REASON_RECONCILIATION_ERROR,
     companions: Companions::None,
@@ -147,6 +134,24 @@ pub const CUSTOM: Profile = Profile {
 pub const PROFILES: [Profile; 4] = [STANDARD, ASO, ORC, KSTATUS];
 
 impl Profile {
+    /// A built-in profile as the chokepoint runs it: the names the shared list gives it,
+    /// with the reason of an error that names none and the companions.
+    const fn builtin(
+        profile: &BuiltinProfile,
+        error_reason: &'static str,
+        companions: Companions,
+    ) -> Self {
+        Self {
+            name: profile.name,
+            condition_types: profile.condition_types,
+            summary: profile.summary,
+            success_reason: profile.success_reason,
+            error_reason,
+            companions,
+            transition_rule: profile.transition_rule,
+        }
+    }
+
     /// The named profile (`standard`, `aso`, `orc` or `kstatus`).
     pub fn by_name(name: &str) -> Option<Self> {
         PROFILES.into_iter().find(|profile| profile.name == name)
@@ -263,6 +268,24 @@ mod tests {
         }
         assert_eq!(Profile::by_name("custom"), None);
         assert_eq!(Profile::by_name("Standard"), None);
+    }
+
+    /// Every profile of the shared list is one the chokepoint runs (the derive names its
+    /// constant), and the conditions kept beside its summary are exactly its others.
+    #[test]
+    fn every_built_in_profile_runs_with_its_other_conditions_as_companions() {
+        assert_eq!(PROFILES.len(), builtin::BUILTIN.len());
+        for listed in builtin::BUILTIN {
+            let profile = Profile::by_name(listed.name)
+                .unwrap_or_else(|| panic!("{} has a constant here", listed.name));
+            let beside: Vec<&str> = listed
+                .condition_types
+                .iter()
+                .copied()
+                .filter(|t| *t != listed.summary)
+                .collect();
+            assert_eq!(beside, profile.companion_types(), "{}", listed.name);
+        }
     }
 
     #[test]

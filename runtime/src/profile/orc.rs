@@ -16,11 +16,11 @@
 //! | tag update in progress | True | True | True |
 //! | sub-resource update in progress | True | True | False |
 
-pub use super::table::orc::*;
 use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::conditions::Conditions;
 use crate::subresources::SubResources;
 use crate::subresources::{REASON_SUB_RESOURCES_PENDING, SUB_RESOURCES_READY};
+pub use kondition_names::profile::orc::*;
 
 /// Where the main resource stands in the outside system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,8 +1,8 @@
 //! `standard`: one Ready condition, gitops-promoter's reasons.
 
-pub use super::table::standard::*;
 use crate::condition::{Condition, ConditionStatus};
 use crate::error::ReconcileError;
+pub use kondition_names::profile::standard::*;
 
 /// Ready after a reconcile: True on success; on failure False with
 /// `ReconciliationError`, the error's message and its severity.
