@@ -486,6 +486,7 @@ fn kube_status_impl(status: &Status) -> TokenStream {
             }
         }
     });
+    let required = required_const(status);
     quote! {
         impl #krate::KubeStatus for #ident {
             type Apply = #apply;
@@ -495,6 +496,8 @@ fn kube_status_impl(status: &Status) -> TokenStream {
             const PROFILE: #krate::profile::Profile = #profile;
 
             #shape
+
+            #required
 
             #[inline]
             fn conditions(&self) -> &#krate::Conditions {
@@ -526,6 +529,22 @@ fn kube_status_impl(status: &Status) -> TokenStream {
                 #conditions_apply
             }
         }
+    }
+}
+
+/// `const REQUIRED_FIELDS` when the CRD requires fields beside the standard block.
+fn required_const(status: &Status) -> TokenStream {
+    let names: Vec<&str> = status
+        .fields
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| f.wire_name.as_str())
+        .collect();
+    if names.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        const REQUIRED_FIELDS: &'static [&'static str] = &[#(#names),*];
     }
 }
 

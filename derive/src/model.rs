@@ -129,6 +129,10 @@ pub struct ApplyField {
     /// The field's type in the apply configuration (always wrapped in `Option` there).
     pub inner_ty: Type,
     pub kind: FieldKind,
+    /// The CRD requires it (schemars makes it required): neither an `Option` nor defaulted
+    /// by `#[serde(default)]`, on the field or the struct; never a field of the standard
+    /// block, which every apply of the chokepoint carries.
+    pub required: bool,
 }
 
 /// How a field maps to its apply configuration.
@@ -192,15 +196,17 @@ impl Status {
         };
 
         let rename_all = serde_attrs::rename_all(&input.attrs);
+        let defaulted = serde_attrs::container_default(&input.attrs);
         let mut fields = Vec::new();
         let mut conditions = None;
         let mut observed_generation = None;
         // Whether a standard field has another type than the block's (reported).
         let mut mistyped = false;
         for field in &named.named {
-            let Some((field, role)) = classify(field, rename_all, &mut mistyped, errors) else {
+            let Some((mut field, role)) = classify(field, rename_all, &mut mistyped, errors) else {
                 continue;
             };
+            field.required &= !defaulted;
             let slot = match role {
                 Role::Conditions => &mut conditions,
                 Role::ObservedGeneration => &mut observed_generation,
@@ -213,6 +219,8 @@ impl Status {
                 ident: field.ident.clone(),
                 optional: matches!(field.kind, FieldKind::Optional),
             });
+            // The chokepoint writes the standard block in every apply, the fallback too.
+            field.required = false;
             fields.push(field);
         }
 
@@ -420,12 +428,14 @@ fn classify(
             .unwrap_or_else(|| field.ty.clone()),
         _ => field.ty.clone(),
     };
+    let required = !serde.default && !serde.flatten && option_inner(&field.ty).is_none();
     let field = ApplyField {
         ident,
         vis: field.vis.clone(),
         wire_name,
         inner_ty,
         kind,
+        required,
     };
     Some((field, role))
 }

@@ -23,6 +23,17 @@ pub fn rename_all(attrs: &[Attribute]) -> Option<RenameRule> {
     rule
 }
 
+/// `#[serde(default)]` (or `default = "function"`) on the struct: every field absent on the
+/// wire is filled in.
+pub fn container_default(attrs: &[Attribute]) -> bool {
+    let mut default = false;
+    for_each_serde_meta(attrs, |meta| {
+        default |= meta.path.is_ident("default");
+        skip_value(&meta)
+    });
+    default
+}
+
 /// What `#[serde(...)]` says about one field.
 #[derive(Default)]
 pub struct SerdeField {
@@ -36,6 +47,9 @@ pub struct SerdeField {
     pub with: Option<Path>,
     /// `serialize_with = "function"`.
     pub serialize_with: Option<Path>,
+    /// `default` or `default = "function"`: absent on the wire, the field is filled in, so
+    /// its schema does not require it.
+    pub default: bool,
 }
 
 /// Reads a field's `#[serde(...)]` attributes.
@@ -52,6 +66,9 @@ pub fn field(attrs: &[Attribute]) -> SerdeField {
             field.with = Some(meta.value()?.parse::<LitStr>()?.parse()?);
         } else if meta.path.is_ident("serialize_with") {
             field.serialize_with = Some(meta.value()?.parse::<LitStr>()?.parse()?);
+        } else if meta.path.is_ident("default") {
+            field.default = true;
+            skip_value(&meta)?;
         } else {
             skip_value(&meta)?;
         }

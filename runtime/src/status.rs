@@ -42,6 +42,14 @@ pub trait KubeStatus {
     /// by default [`StatusShape::STANDARD`].
     const SHAPE: StatusShape = StatusShape::STANDARD;
 
+    /// The JSON names of the status fields its CRD requires besides the standard block. The
+    /// chokepoint's conditions-only fallback carries a value for each that the object does
+    /// not hold yet (a brand-new object), or the API server refuses it as a whole
+    /// (`status.<field>: Required value`). `#[derive(KubeStatus)]` lists every field that is
+    /// neither an `Option` nor defaulted by `#[serde(default)]` (on the field or the struct),
+    /// the fields schemars makes required; by default none.
+    const REQUIRED_FIELDS: &'static [&'static str] = &[];
+
     /// The conditions (empty when the status holds no list).
     fn conditions(&self) -> &Conditions;
 

@@ -515,3 +515,113 @@ async fn an_event_for_a_long_message_is_cut_to_fit() {
     let note = events[0].note.as_deref().unwrap_or_default();
     assert!(note.len() <= 1024 && note.ends_with(kondition::validation::TRUNCATION_MARKER));
 }
+
+/// A kind whose status has a field the CRD requires (`hidden: bool`, neither an `Option`
+/// nor defaulted: schemars lists it under `required`), as kube-rs's controller-rs example
+/// has it.
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "Document",
+    namespaced,
+    status = "DocumentStatus"
+)]
+pub struct DocumentSpec {
+    /// What it says.
+    pub content: String,
+}
+
+/// The observed state of a Document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+#[kondition(resource = Document, profile = "standard")]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentStatus {
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Conditions,
+    /// Generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// Whether the document is hidden.
+    pub hidden: bool,
+    /// Where it is served.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+}
+
+/// A status rejected on a brand-new object (no status stored yet) still ends with its
+/// conditions written: the fallback carries the fields the CRD requires, without which the
+/// API server refuses it as a whole (`status.hidden: Required value`). The desired value
+/// when the rejection is about another field (a CEL rule on the endpoint); the type's
+/// default when it is about the required field itself (a CEL rule on `hidden`).
+#[tokio::test(start_paused = true)]
+async fn a_rejected_status_on_a_new_object_writes_its_conditions_with_the_required_fields() {
+    assert_eq!(DocumentStatus::REQUIRED_FIELDS, ["hidden"]);
+    let mut crd = serde_json::to_value(Document::crd()).expect("CRD JSON");
+    let status =
+        &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["status"];
+    assert_eq!(
+        status["required"],
+        json!(["hidden"]),
+        "as schemars makes it"
+    );
+    status["x-kubernetes-validations"] =
+        json!([{"rule": "!has(self.endpoint) || self.endpoint != 'x'", "message": "no x"}]);
+    status["properties"]["hidden"]["x-kubernetes-validations"] =
+        json!([{"rule": "self == false", "message": "no hidden documents"}]);
+    let env = TestEnv::new([serde_json::from_value(crd).expect("a CRD")]).await;
+    let api: Api<Document> = env.api();
+    let reconciler = StatusReconciler::<Document>::new(env.client.clone());
+    /// A change of the status, made by the body.
+    type Set = fn(&mut DocumentStatus);
+    let cases: [(&str, Set, bool); 2] = [
+        ("d1", |s| s.endpoint = Some("x".into()), false),
+        ("d2", |s| s.hidden = true, false),
+    ];
+    for (name, set, hidden) in cases {
+        let document = Document::new(
+            name,
+            DocumentSpec {
+                content: "hi".into(),
+            },
+        );
+        let created = api
+            .create(&PostParams::default(), &document)
+            .await
+            .expect("created");
+        env.requests.clear();
+        reconciler
+            .reconcile(Arc::new(created), async |d: &mut Document| {
+                set(d.status.get_or_insert_default());
+                Ok::<(), Failure>(())
+            })
+            .await
+            .expect("the fallback written");
+        let answered: Vec<Option<u16>> = env
+            .requests
+            .all()
+            .iter()
+            .filter(|r| r.method == "PATCH")
+            .map(|r| r.status)
+            .collect();
+        assert_eq!(
+            answered,
+            [Some(422), Some(200)],
+            "{name}: rejected, then the fallback"
+        );
+        let stored = serde_json::to_value(api.get(name).await.expect("read")).expect("JSON");
+        assert_eq!(stored["status"]["hidden"], hidden, "{name}: {stored:#}");
+        assert_eq!(stored["status"].get("endpoint"), None, "{name}");
+        let ready = &stored["status"]["conditions"][0];
+        assert_eq!(
+            (&ready["type"], &ready["status"], &ready["reason"]),
+            (
+                &json!("Ready"),
+                &json!("False"),
+                &json!(REASON_STATUS_REJECTED)
+            ),
+            "{name}: {stored:#}"
+        );
+    }
+}

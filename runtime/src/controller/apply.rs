@@ -393,7 +393,8 @@ fn entries_of<K: Resource>(object: &K, ours: &[&str]) -> Vec<Entry> {
     entries
 }
 
-/// The conditions-only apply under the fallback manager. The kind's controller's is made
+/// The conditions-only apply under the fallback manager, with the values `carried` for the
+/// fields the CRD requires that the object lacks ([`required_values`]). The kind's controller's is made
 /// only if the object is still at `read`'s `resourceVersion` (a 409 stands); a second
 /// controller's goes again at the version now stored while the object is the one read (see
 /// [`Writer::preconditioned`]).
@@ -402,6 +403,7 @@ pub(crate) async fn fallback<K>(
     writer: &Writer,
     read: &K,
     conditions: Conditions,
+    carried: serde_json::Map<String, serde_json::Value>,
 ) -> Result<Applied<K>, WriteError>
 where
     K: StatusResource + Clone + Debug + DeserializeOwned + Serialize,
@@ -412,6 +414,12 @@ where
     }
     let metadata = body.metadata.clone();
     let mut body = serde_json::to_value(body).map_err(kube::Error::SerdeError)?;
+    if let Some(status) = body
+        .get_mut("status")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        status.extend(carried);
+    }
     if let Some(status) = body.get_mut("status") {
         fit_conditions::<K>(status);
     }
@@ -423,6 +431,37 @@ where
     }
     let resend = |_: &K, _: &serde_json::Value| Ok(true);
     apply_resending(client, &metadata, read, &writer.fallback, body, resend).await
+}
+
+/// The values a conditions-only fallback carries for the status fields the CRD requires
+/// (`required`, their JSON names) that the stored status (`stored`, JSON) lacks: on a
+/// brand-new object, without them, the API server refuses the fallback as a whole
+/// (`status.<field>: Required value`), and nothing at all is written. Each is the desired
+/// status's value (`desired`), or where the rejection (`message`) names the field
+/// (`status.<field>`), the field type's default (`default`): the desired value is the one
+/// refused. A field neither holds is left out; the API server's refusal then names it.
+pub(crate) fn required_values(
+    required: &[&str],
+    stored: &serde_json::Value,
+    desired: &serde_json::Value,
+    default: &serde_json::Value,
+    message: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    let refused = |field: &str| {
+        let path = format!("status.{field}");
+        message.match_indices(&path).any(|(at, _)| {
+            !message[at + path.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        })
+    };
+    required
+        .iter()
+        .filter(|field| stored.get(**field).is_none())
+        .filter_map(|field| {
+            let first = if refused(field) { default } else { desired };
+            let value = first.get(*field).or_else(|| default.get(*field))?;
+            Some(((*field).to_owned(), value.clone()))
+        })
+        .collect()
 }
 
 /// The conditions of a status to apply as its schema holds them: without a field it lacks
@@ -759,7 +798,7 @@ mod tests {
     use k8s_openapi::api::core::v1::ConfigMap;
     use serde_json::json;
 
-    use super::Owned;
+    use super::{Owned, required_values};
     use crate::shape::ConditionsMerge::{Atomic, ByType};
 
     /// An object whose managedFields say that `controller` owns `endpoint` and the Ready
@@ -781,6 +820,38 @@ mod tests {
     }
 
     /// What YAML refuses is escaped; the JSON means the same; the rest is left as it is.
+    #[test]
+    fn a_fallback_carries_what_the_crd_requires_and_the_object_lacks() {
+        let desired = json!({"hidden": true, "count": 3});
+        let default = json!({"hidden": false, "count": 0});
+        let none = json!(null);
+        // A brand-new object: the desired values.
+        assert_eq!(
+            required_values(&["hidden", "count"], &none, &desired, &default, "denied"),
+            json!({"hidden": true, "count": 3})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        );
+        // The one refused goes as its type's default; a longer name is another field.
+        let message = "Document.example.com \"d\" is invalid: status.hidden: Invalid value: true";
+        assert_eq!(
+            required_values(&["hidden", "count"], &none, &desired, &default, message),
+            json!({"hidden": false, "count": 3})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        );
+        let other = "status.hiddenReason: Invalid value";
+        assert_eq!(
+            required_values(&["hidden"], &none, &desired, &default, other)["hidden"],
+            true
+        );
+        // Stored already: nothing carried (the apply merges into what is stored).
+        let stored = json!({"hidden": false, "count": 1});
+        assert!(required_values(&["hidden", "count"], &stored, &desired, &default, "").is_empty());
+    }
+
     #[test]
     fn characters_yaml_refuses_are_escaped() {
         let text = "a\u{7f}b\u{80}\u{85}\u{9f}\u{a0}\u{fffe}\u{ffff}é\"\\";

@@ -978,7 +978,9 @@ where
                 ours.has_condition(&c.type_) || stored_conditions.get(&c.type_) != Some(c)
             });
         }
-        match apply::fallback(&self.client, writer, desired, conditions.clone()).await {
+        let carried = self.required_values(stored, desired, &rejection.message);
+        let fallback = apply::fallback(&self.client, writer, desired, conditions.clone(), carried);
+        match fallback.await {
             Ok(apply::Applied::Sent(_)) => {
                 self.memory().fallback_sent(key);
                 Ok(rejected(Fallback::Sent(conditions)))
@@ -1003,6 +1005,29 @@ where
                 Err(error)
             }
         }
+    }
+
+    /// What the fallback carries for the fields the CRD requires that the object lacks
+    /// (see [`apply::required_values`]); nothing for a second controller, whose fallback
+    /// holds its own conditions only (those fields are the kind's controller's).
+    fn required_values(
+        &self,
+        stored: &K,
+        desired: &K,
+        message: &str,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        let required = <K::Status as KubeStatus>::REQUIRED_FIELDS;
+        if self.report.writer.second || required.is_empty() {
+            return serde_json::Map::new();
+        }
+        let json = |status: Option<&K::Status>| {
+            status
+                .and_then(|s| serde_json::to_value(s.to_apply()).ok())
+                .unwrap_or_default()
+        };
+        let default = K::Status::default();
+        let (stored, desired) = (json(stored.status()), json(desired.status()));
+        apply::required_values(required, &stored, &desired, &json(Some(&default)), message)
     }
 
     /// After a write that failed without an answer saying it did not land (a transport
