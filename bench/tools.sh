@@ -37,8 +37,10 @@ find_corpus() {
 # the 25 single-CRD files of the corpus folder $1, as paths relative to it, sorted. The two
 # bundles are left out (the ASO bundle repeats kinds of the extracted files, Istio's holds
 # fifteen CRDs), and so are the files added to corpus/ after the figures were recorded
-# (KEDA's and CloudNativePG's, issue 37), so that the figures stay comparable.
+# (KEDA's and CloudNativePG's, issue 37; Kueue's and Argo Rollouts', issue 48), so that the
+# figures stay comparable.
 reference_files() {
   (cd "$1" && find . -name '*.yaml' ! -name 'crd-all.gen.yaml' ! -name 'capz-vendored-*' \
-    ! -path './keda/*' ! -path './cloudnative-pg/*' | sed 's|^\./||' | LC_ALL=C sort)
+    ! -path './keda/*' ! -path './cloudnative-pg/*' ! -path './kueue/*' ! -path './argo-rollouts/*' \
+    | sed 's|^\./||' | LC_ALL=C sort)
 }

@@ -737,33 +737,39 @@ fn the_drift_hint_runs_as_printed() {
     let dir = scratch("drift-hint");
     std::fs::create_dir_all(dir.join("my schemas")).expect("mkdir");
     std::fs::write(dir.join("my schemas/widget.yaml"), WIDGET).expect("write");
-    let check = || {
-        kondition(
-            &dir,
-            &[
-                "check",
-                "my schemas/widget.yaml",
-                "--out",
-                "gen out",
-                "--kind",
-                "Widget",
-            ],
-        )
-    };
-    let drift = check();
+    let hint = drift_hint_regenerates(
+        &dir,
+        &[
+            "check",
+            "my schemas/widget.yaml",
+            "--out",
+            "gen out",
+            "--kind",
+            "Widget",
+        ],
+        "gen out",
+    );
+    assert_eq!(
+        hint,
+        "kondition generate 'my schemas/widget.yaml' --out 'gen out' --kind Widget"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `check` with `args` in `dir`, where the output folder `out` is missing or stale: it
+/// must fail and end with a hint, which a shell then runs as a user pastes it (this build's
+/// `kondition` first on the PATH); after it, the same `check` passes. Returns the hint.
+fn drift_hint_regenerates(dir: &Path, args: &[&str], out: &str) -> String {
+    let drift = kondition(dir, args);
     assert_eq!(drift.status.code(), Some(1), "{}", text(&drift.stderr));
     let stderr = text(&drift.stderr);
     let hint = stderr
         .lines()
         .last()
-        .and_then(|line| line.strip_prefix("kondition: gen out is not up to date; run `"))
+        .and_then(|line| line.strip_prefix(&format!("kondition: {out} is not up to date; run `")))
         .and_then(|rest| rest.strip_suffix('`'))
-        .unwrap_or_else(|| panic!("no hint: {stderr}"));
-    assert_eq!(
-        hint,
-        "kondition generate 'my schemas/widget.yaml' --out 'gen out' --kind Widget"
-    );
-    // Run by a shell, as a user pastes it, with this build's `kondition` first on the PATH.
+        .unwrap_or_else(|| panic!("no hint: {stderr}"))
+        .to_owned();
     let binary = Path::new(env!("CARGO_BIN_EXE_kondition"));
     let path = std::env::join_paths(
         std::iter::once(binary.parent().expect("a folder").to_owned()).chain(
@@ -772,9 +778,9 @@ fn the_drift_hint_runs_as_printed() {
     )
     .expect("PATH");
     let generate = Command::new("sh")
-        .args(["-c", hint])
+        .args(["-c", &hint])
         .env("PATH", path)
-        .current_dir(&dir)
+        .current_dir(dir)
         .output()
         .expect("sh");
     assert_eq!(
@@ -783,8 +789,96 @@ fn the_drift_hint_runs_as_printed() {
         "{}",
         text(&generate.stderr)
     );
-    let clean = check();
+    let clean = kondition(dir, args);
     assert_eq!(clean.status.code(), Some(0), "{}", text(&clean.stdout));
+    hint
+}
+
+/// Issue 48's trial, on the command line: an operator beside Kueue and Argo Rollouts
+/// (`examples/buildrs` does the same in a build script) generates Workload, driven with a
+/// summary condition of its own choice, and Rollout, which kondition cannot drive. One note
+/// names Rollout; `kondition explain Rollout` gives both of its reasons, each at its field's
+/// line; and `check`'s hint, with the choices as flags, regenerates when run as printed.
+#[test]
+fn kueue_and_argo_rollouts_explained_and_regenerated_as_printed() {
+    let dir = scratch("kueue-rollouts");
+    std::fs::create_dir_all(dir.join("crds")).expect("mkdir");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let rollouts = std::fs::read_to_string(corpus.join("argo-rollouts/rollout-crd.yaml"))
+        .expect("Argo Rollouts' CRD");
+    std::fs::write(dir.join("crds/rollouts.yaml"), &rollouts).expect("write");
+    std::fs::copy(
+        corpus.join("kueue/kueue.x-k8s.io_workloads.yaml"),
+        dir.join("crds/workloads.yaml"),
+    )
+    .expect("Kueue's CRD");
+    let choices = [
+        "--conditions",
+        "Workload=QuotaReserved,Admitted,PodsReady,Finished,Evicted,Preempted",
+        "--summary",
+        "Workload=Admitted",
+    ];
+
+    let generate = kondition(
+        &dir,
+        &[&["generate", "crds", "--out", "api"][..], &choices].concat(),
+    );
+    assert_eq!(
+        generate.status.code(),
+        Some(0),
+        "{}",
+        text(&generate.stderr)
+    );
+    let notes: Vec<String> = text(&generate.stderr)
+        .lines()
+        .filter(|line| line.contains("note:"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "<command line>: note: status left as plain types, which the status chokepoint cannot drive: Rollout; `kondition explain KIND` says why; `--no-drive KIND` says it is your choice, and ends this note"
+        ]
+    );
+    let workloads = std::fs::read_to_string(dir.join("api/workloads.rs")).expect("Workload");
+    let workloads = workloads.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        workloads.contains(r#"summary = "Admitted","#),
+        "{workloads}"
+    );
+
+    // Each reason at the line and column of its field.
+    let at = |indented: &str| {
+        1 + rollouts
+            .lines()
+            .position(|line| line.starts_with(indented))
+            .unwrap_or_else(|| panic!("{indented}"))
+    };
+    let (last_update, generation) = (
+        at("                    lastUpdateTime:"),
+        at("              observedGeneration:"),
+    );
+    let explain = kondition(&dir, &["explain", "Rollout", "crds/rollouts.yaml"]);
+    assert_eq!(explain.status.code(), Some(0), "{}", text(&explain.stderr));
+    assert_eq!(
+        text(&explain.stdout),
+        format!(
+            "crds/rollouts.yaml:{last_update}:21: Rollout v1alpha1: its `status.conditions` has items with a field `lastUpdateTime` that `kondition::Condition` does not hold\n\
+             crds/rollouts.yaml:{generation}:15: Rollout v1alpha1: its `status.observedGeneration` is not an integer of format int64; add `observedGeneration: {{type: integer, format: int64}}` to the status' properties, or name no profile or conditions for this kind (its conditions stay `kondition::Conditions`, without `KubeStatus`)\n"
+        )
+    );
+
+    // The generated tree made stale: the hint puts it back.
+    std::fs::write(dir.join("api/workloads.rs"), "// edited\n").expect("edit");
+    let hint = drift_hint_regenerates(
+        &dir,
+        &[&["check", "crds", "--out", "api"][..], &choices].concat(),
+        "api",
+    );
+    assert_eq!(
+        hint,
+        "kondition generate crds --out api --conditions Workload=QuotaReserved,Admitted,PodsReady,Finished,Evicted,Preempted --summary Workload=Admitted"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -253,5 +253,5 @@ fn every_crd_of_the_corpus_reads_as_its_json_value_does() {
                 .map_or(0, <[Node]>::len);
         }
     }
-    assert_eq!((files.len(), versions), (29, 131));
+    assert_eq!((files.len(), versions), (31, 134));
 }

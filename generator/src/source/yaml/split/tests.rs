@@ -89,6 +89,7 @@ fn every_corpus_file_reads_as_on_one_core() {
             "containerservice.azure.com_managedclusters.extracted.yaml: Versions",
             "crd-all.gen.yaml: Documents",
             "gateway.networking.k8s.io_httproutes.standard.yaml: Versions",
+            "kueue.x-k8s.io_workloads.yaml: Versions",
             "monitoring.coreos.com_alertmanagerconfigs.full.yaml: Versions",
         ]
     );
