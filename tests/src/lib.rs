@@ -7,7 +7,8 @@
 //! server (`faults`), a server of a test's own that
 //! restarts on the same data (`restart`), the test kinds (`kinds`), the kinds generated from
 //! CRDs whose status is not the standard one's shape (`adopted`) and the same kinds generated
-//! without the derives that can be left out (`lean`).
+//! without the derives that can be left out (`lean`). `architecture` reads the runtime's and
+//! the generator's sources and docs/ARCHITECTURE.md for `tests/tests/architecture.rs`.
 
 /// The README's Rust examples, compiled and run as doc tests so they stay true.
 #[cfg(doctest)]
@@ -21,6 +22,7 @@ struct ReadmeExamples;
 #[path = "adopted/lib.rs"]
 #[allow(missing_docs)] // CRDs without descriptions give undocumented items
 pub mod adopted;
+pub mod architecture;
 pub mod cluster;
 pub mod faults;
 pub mod identity;

@@ -1,6 +1,6 @@
 //! Every answer to a request of the chokepoint, classified once. This is the only place that
 //! looks at an HTTP status code or at a variant of `kube::Error`: the rest of the controller
-//! asks the [`AnswerClass`] (`runtime/tests/architecture.rs` greps for it).
+//! asks the [`AnswerClass`] (its test `only_this_file_classifies_answers` greps the others).
 //!
 //! The answers kube-apiserver gives to a status write, and the test on the real server that
 //! pins each row:
