@@ -102,6 +102,40 @@ impl JsonSchema for Conditions {
     }
 }
 
+/// The schema of a status' `observedGeneration`, as each condition's: a non-negative 64-bit
+/// integer, optional and never `null` (the API conventions' `+optional` field, omitted when
+/// unset). schemars makes an `Option<i64>` nullable and leaves out the minimum; on the
+/// derive route, name this on the field (`kondition generate` writes the same schema from
+/// the CRD):
+///
+/// ```
+/// # use kondition::{Conditions, KubeStatus};
+/// # use serde::{Deserialize, Serialize};
+/// #[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema, KubeStatus)]
+/// #[kondition(profile = "standard")]
+/// #[serde(rename_all = "camelCase")]
+/// pub struct WidgetStatus {
+///     #[serde(default)]
+///     pub conditions: Conditions,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
+///     #[schemars(schema_with = "kondition::observed_generation_schema")]
+///     pub observed_generation: Option<i64>,
+/// }
+/// let schema = schemars::schema_for!(WidgetStatus);
+/// let generation = &schema.as_value()["properties"]["observedGeneration"];
+/// assert_eq!(generation["minimum"], 0);
+/// assert_eq!(generation["type"], "integer", "not nullable");
+/// assert!(schema.as_value().get("required").is_none(), "optional");
+/// ```
+pub fn observed_generation_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The metadata.generation the status was computed from.",
+        "type": "integer",
+        "format": "int64",
+        "minimum": 0
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,6 +69,7 @@ pub use wire::{crd, nullable};
 pub use condition::{
     Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, now,
 };
+pub use condition_schema::observed_generation_schema;
 pub use conditions::{Conditions, SetOutcome, TransitionRule};
 pub use error::{Failure, ReconcileError, Requeue, RequeuePolicy};
 pub use shape::StatusShape;

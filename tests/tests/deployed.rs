@@ -1028,3 +1028,120 @@ async fn a_transition_event_that_could_not_be_posted_is_posted_by_the_next_recon
         "one status write"
     );
 }
+
+/// The derive route's CRD as the guide writes it: the summary condition's status and reason
+/// as printer columns (kube's `printcolumn`, the columns `kondition generate` writes for the
+/// CRD route), and `observedGeneration` as each condition's (non-negative, never null).
+#[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[kube(
+    group = "example.com",
+    version = "v1",
+    kind = "ListedWidget",
+    namespaced,
+    status = "ListedWidgetStatus",
+    printcolumn = r#"{"name":"Ready","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"Reason","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].reason"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+pub struct ListedWidgetSpec {
+    /// How big.
+    pub size: i64,
+}
+
+/// The observed state of a ListedWidget.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, KubeStatus)]
+#[kondition(resource = ListedWidget, profile = "standard")]
+#[serde(rename_all = "camelCase")]
+pub struct ListedWidgetStatus {
+    /// Conditions.
+    #[serde(default)]
+    pub conditions: Conditions,
+    /// Generation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "kondition::observed_generation_schema")]
+    pub observed_generation: Option<i64>,
+}
+
+/// `kubectl get` of a kind of the derive route shows the summary condition's status and
+/// reason (the server's Table, as kubectl asks for it), and the server refuses a negative
+/// `observedGeneration` as it does a condition's.
+#[tokio::test(start_paused = true)]
+async fn the_derive_routes_crd_lists_ready_and_keeps_the_generation_non_negative() {
+    let crd = ListedWidget::crd();
+    let schema = serde_json::to_value(&crd.spec.versions[0].schema).expect("JSON");
+    let status = &schema["openAPIV3Schema"]["properties"]["status"];
+    // As each condition's (the field's own description aside; kube writes the minimum as
+    // a float).
+    let generation = &status["properties"]["observedGeneration"];
+    let of_conditions =
+        &status["properties"]["conditions"]["items"]["properties"]["observedGeneration"];
+    for field in ["type", "format", "minimum", "nullable"] {
+        assert_eq!(
+            generation.get(field),
+            of_conditions.get(field),
+            "{field}: {status:#}"
+        );
+    }
+    assert_eq!(generation["minimum"].as_f64(), Some(0.0));
+    assert_eq!(generation.get("nullable"), None);
+    let env = TestEnv::new([crd]).await;
+    let api: Api<ListedWidget> = env.api();
+    let created = api
+        .create(
+            &PostParams::default(),
+            &ListedWidget::new("l1", ListedWidgetSpec { size: 1 }),
+        )
+        .await
+        .expect("created");
+    StatusReconciler::<ListedWidget>::new(env.client.clone())
+        .reconcile(Arc::new(created), async |_: &mut ListedWidget| {
+            Ok::<(), Failure>(())
+        })
+        .await
+        .expect("written");
+
+    let url = format!(
+        "/apis/example.com/v1/namespaces/{}/listedwidgets",
+        env.namespace
+    );
+    let request = http::Request::get(url)
+        .header(
+            http::header::ACCEPT,
+            "application/json;as=Table;v=v1;g=meta.k8s.io",
+        )
+        .body(Vec::new())
+        .expect("a request");
+    let table: Value = env.admin.request(request).await.expect("a Table");
+    let columns: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(columns, ["Name", "Ready", "Reason", "Age"]);
+    let cells = &table["rows"][0]["cells"];
+    assert_eq!(
+        (&cells[0], &cells[1], &cells[2]),
+        (
+            &json!("l1"),
+            &json!("True"),
+            &json!("ReconciliationSuccess")
+        )
+    );
+
+    let negative = json!({"apiVersion": "example.com/v1", "kind": "ListedWidget",
+                          "status": {"observedGeneration": -1}});
+    let refused = api
+        .patch_status(
+            "l1",
+            &PatchParams::apply("someone").force(),
+            &Patch::Apply(&negative),
+        )
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(&refused, kube::Error::Api(status) if status.code == 422
+            && status.message.contains("status.observedGeneration")),
+        "{refused}"
+    );
+}
