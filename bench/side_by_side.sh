@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kondition beside controller-runtime, as a user would run each: the README's Getting started
+# kondition beside controller-runtime, as a user would run each: the guide's Getting started
 # operator with an empty reconcile body (runtime/examples/widget_operator.rs) and the same job
 # written with controller-runtime v0.25 (bench/side_by_side/controller: meta.SetStatusCondition,
 # Status().Update only when the status changed), one after the other on one launcher API

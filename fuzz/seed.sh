@@ -25,5 +25,5 @@ done
 while IFS= read -r f; do copy "$f" crd_file; done < <(find "$crds" -name '*.yaml' | sort)
 for target in schema_file crd_file derive_attrs; do cp seeds/$target/* corpus/$target/; done
 find ../tests ../generated ../runtime ../derive -name '*.rs' -not -path '*/target/*' | sort |
-  xargs awk -v out=corpus/derive_attrs -f derive_items.awk ../README.md ../docs/*.md >/dev/null
+  xargs awk -v out=corpus/derive_attrs -f derive_items.awk ../README.md ../docs/*.md ../docs/guide/src/*.md >/dev/null
 echo "seeds: $(ls corpus/schema_file | wc -l) schema_file, $(ls corpus/crd_file | wc -l) crd_file, $(ls corpus/derive_attrs | wc -l) derive_attrs"

@@ -108,7 +108,8 @@ impl Builder {
     }
 
     /// The condition types, beyond its profile's, of `kind`, a kind read from a CRD whose
-    /// status kondition drives (a `conditions` list it holds, see the README): its status
+    /// status kondition drives (a `conditions` list it holds, see the user guide's chapter on
+    /// generating types, `docs/guide/src/generating.md`): its status
     /// struct gets `KubeStatus` with them (`kondition generate --conditions Kind=A,B`).
     #[must_use]
     pub fn conditions<S: Into<String>>(
@@ -176,7 +177,8 @@ impl Builder {
     }
 
     /// Says you know what the status chokepoint can and cannot do with these kinds' atomic
-    /// `conditions` lists (README, "Another operator's status as it is"): the note that says
+    /// `conditions` lists (the user guide's `docs/guide/src/derive.md`, "Another operator's status
+    /// as it is"): the note that says
     /// it, a `cargo:warning` that cargo shows on every build (a no-op one included, from the
     /// build script's last run), is not printed for them.
     #[must_use]

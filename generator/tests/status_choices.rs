@@ -217,7 +217,7 @@ fn a_status_kondition_cannot_drive_is_explained_once_in_the_callers_words() {
 }
 
 /// A status that keeps no generation anywhere (KEDA's) is driven, and says so: nothing in it
-/// can tell which generation it reflects (README).
+/// can tell which generation it reflects (the user guide's `docs/guide/src/derive.md`).
 #[test]
 fn a_status_that_keeps_no_generation_is_driven() {
     let dir = scratch("nowhere");

@@ -1,4 +1,5 @@
-//! The README's Getting started operator with an empty reconcile body: the Widget kind with
+//! The guide's Getting started operator (`docs/guide/src/getting-started.md`, once the
+//! README's) with an empty reconcile body: the Widget kind with
 //! the standard status, a `kube::runtime::Controller` and the status chokepoint, nothing else.
 //! `bench/side_by_side.sh` runs it against the same job written with controller-runtime
 //! (`bench/side_by_side/`), on the launcher's API server.
@@ -29,7 +30,7 @@ use kube::{Api, Client, CustomResource, CustomResourceExt, Resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The README's Widget.
+/// Getting started's Widget.
 #[derive(CustomResource, Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[kube(
     group = "example.com",

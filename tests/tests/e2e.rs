@@ -8,7 +8,8 @@
 //! ServiceAccount bound to the ClusterRoles it ships (`clusterrole.yaml` beside it), the first
 //! of which is checked to be exactly what `kondition::permissions` gives for its kind.
 //!
-//! `KONDITION_TEST_KUBECONFIG` runs it against a cluster of one's own (see the README).
+//! `KONDITION_TEST_KUBECONFIG` runs it against a cluster of one's own (see the user guide,
+//! `docs/guide/src/testing.md`).
 
 #[path = "../../runtime/examples/securitygroup_operator/operator.rs"]
 #[allow(dead_code, missing_docs)]

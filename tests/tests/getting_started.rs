@@ -1,17 +1,21 @@
-//! The README's Getting started `Cargo.toml` names the versions and features this workspace
-//! builds with: its `src/main.rs` is compiled as a doc test of this crate (with this crate's
+//! The guide's Getting started (`docs/guide/src/getting-started.md`, once the README's
+//! section) has a `Cargo.toml` that names the versions and features this workspace builds
+//! with: its `src/main.rs` is compiled as a doc test of this crate (with this crate's
 //! dependencies), so the manifest beside it must ask for the same ones, or a new user's
 //! first build would differ from the one CI checks. kondition's own crates are not on
 //! crates.io (issue 37, item 1: `version = "0.1"` did not resolve), so the manifest depends
 //! on a clone beside the operator's crate by path, and each path must name the crate it
-//! says.
+//! says; the git form beside it names the same crates with the same features.
 
 use std::collections::BTreeMap;
 
-/// The first ```toml block after `## Getting started`.
+/// The chapter that holds Getting started.
+const CHAPTER: &str = "docs/guide/src/getting-started.md";
+
+/// The first ```toml block after `# Getting started`.
 fn getting_started_manifest(readme: &str) -> &str {
     let section = readme
-        .split_once("## Getting started")
+        .split_once("# Getting started")
         .map(|(_, rest)| rest)
         .expect("a Getting started section");
     let block = section
@@ -90,7 +94,7 @@ fn dependencies(manifest: &str, section: &str) -> BTreeMap<String, (String, Vec<
 #[test]
 fn the_getting_started_manifest_asks_for_what_the_workspace_builds_with() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README");
+    let readme = std::fs::read_to_string(format!("{root}/{CHAPTER}")).expect(CHAPTER);
     let workspace = std::fs::read_to_string(format!("{root}/Cargo.toml")).expect("Cargo.toml");
     let tests = std::fs::read_to_string(format!("{root}/tests/Cargo.toml")).expect("Cargo.toml");
     let manifest = getting_started_manifest(&readme);
@@ -129,7 +133,7 @@ fn the_getting_started_manifest_asks_for_what_the_workspace_builds_with() {
         );
     }
     let section = readme
-        .split_once("## Getting started")
+        .split_once("# Getting started")
         .map_or("", |(_, rest)| rest);
     assert!(
         section
@@ -151,6 +155,32 @@ fn the_getting_started_manifest_asks_for_what_the_workspace_builds_with() {
         }
     }
     assert!(wanted["k8s-openapi"].1.contains(&"latest".to_owned()));
+
+    // The git form: the same crates, each with the features of its path form.
+    let git = section
+        .split("```toml\n")
+        .nth(2)
+        .and_then(|block| block.split_once("```"))
+        .map(|(toml, _)| toml)
+        .expect("a second toml block in Getting started: the git dependencies");
+    let url =
+        regex::Regex::new(r#"git\s*=\s*"https://github\.com/<owner>/kondition""#).expect("a regex");
+    for (name, section_name, path_form) in [
+        ("kondition", "dependencies", &wanted),
+        ("kondition-gen", "build-dependencies", &built_deps),
+    ] {
+        let git_deps = dependencies(git, section_name);
+        let line = git
+            .lines()
+            .find(|line| line.trim_start().starts_with(&format!("{name} =")))
+            .unwrap_or_else(|| panic!("the git form has no {name}"));
+        assert!(url.is_match(line), "{name}'s git form: {line}");
+        assert_eq!(git_deps[name].1, path_form[name].1, "{name}'s features");
+    }
+    assert!(
+        git.contains("placeholder"),
+        "the git form says that <owner> is a placeholder"
+    );
 }
 
 /// The oldest Kubernetes the README's Getting started says an operator may name is the
@@ -161,9 +191,9 @@ fn the_getting_started_manifest_asks_for_what_the_workspace_builds_with() {
 #[test]
 fn the_getting_started_kubernetes_floor_is_the_generators() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README");
+    let readme = std::fs::read_to_string(format!("{root}/{CHAPTER}")).expect(CHAPTER);
     let section = readme
-        .split_once("## Getting started")
+        .split_once("# Getting started")
         .and_then(|(_, rest)| rest.split_once("```toml"))
         .map(|(before, _)| before.split_whitespace().collect::<Vec<_>>().join(" "))
         .expect("a Getting started section with a manifest");

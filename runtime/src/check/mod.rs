@@ -36,7 +36,8 @@
 //! (`schema-cel-not-evaluated`, [`Level::Unchecked`]).
 //!
 //! Every rule, its [`Level`] and what it finds are in one catalogue, [`rules::RULES`], which
-//! the table of rules in kondition's README is tested against.
+//! the table of rules in kondition's user guide (`docs/guide/src/testing.md`) is tested
+//! against.
 //!
 //! # Schema rules
 //!

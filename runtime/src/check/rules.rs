@@ -1,7 +1,7 @@
 //! The checker's rules in one catalogue: each rule's id (what a [`Violation`](super::Violation)
 //! names), its [`Level`] and what it finds. Every violation the checker reports is made from
 //! one of these constants, so its level is the catalogue's; the table of rules in the
-//! repository's README is tested to be this catalogue.
+//! repository's user guide (`docs/guide/src/testing.md`) is tested to be this catalogue.
 
 use super::Level;
 
@@ -25,7 +25,7 @@ macro_rules! catalogue {
             pub const $name: Rule = Rule { id: $id, level: Level::$level, doc: $doc };
         )*
 
-        /// Every rule, in the order the README's table lists them: the conventions, kstatus'
+        /// Every rule, in the order the guide's table lists them: the conventions, kstatus'
         /// rules, the rest of Flux's checker ([`Checker::flux`](super::Checker::flux)), the
         /// CRD's schema ([`Checker::crd`](super::Checker::crd)) and its CEL rules.
         pub const RULES: &[Rule] = &[$($name),*];
@@ -146,8 +146,9 @@ mod tests {
 
     use super::{Level, RULES, rule};
 
-    const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-    /// The marker before the README's table of rules.
+    /// The guide's chapter that holds the table of rules (once the README's section).
+    const CHAPTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/src/testing.md");
+    /// The marker before the chapter's table of rules.
     const MARK: &str = "<!-- rules: written from runtime/src/check/rules.rs -->";
 
     fn level_word(level: Level) -> &'static str {
@@ -159,7 +160,7 @@ mod tests {
         }
     }
 
-    /// The table the README must hold, from the catalogue.
+    /// The table the guide's chapter must hold, from the catalogue.
     fn table() -> String {
         let mut text = String::from("| rule | level | what it finds |\n| --- | --- | --- |\n");
         for rule in RULES {
@@ -227,27 +228,29 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_table_is_the_catalogue() {
-        let readme = std::fs::read_to_string(README).expect("README.md");
-        let start = readme
+    fn the_guides_table_is_the_catalogue() {
+        let chapter = std::fs::read_to_string(CHAPTER).expect("docs/guide/src/testing.md");
+        let start = chapter
             .find(MARK)
-            .unwrap_or_else(|| panic!("README.md has no `{MARK}`"))
+            .unwrap_or_else(|| panic!("docs/guide/src/testing.md has no `{MARK}`"))
             + MARK.len();
-        let body = start + readme[start..].find('|').expect("a table after the mark");
+        let body = start + chapter[start..].find('|').expect("a table after the mark");
         let end = body
-            + readme[body..]
+            + chapter[body..]
                 .find("\n\n")
-                .map_or(readme.len() - body, |at| at + 1);
-        let written = &readme[body..end];
+                .map_or(chapter.len() - body, |at| at + 1);
+        let written = &chapter[body..end];
         let wanted = table();
         if written != wanted {
             if std::env::var_os("KONDITION_BLESS").is_some_and(|v| v == "1") {
-                let rewritten = format!("{}{wanted}{}", &readme[..body], &readme[end..]);
-                std::fs::write(README, rewritten).expect("write README.md");
-                panic!("README.md's table of rules rewritten from the catalogue: run again");
+                let rewritten = format!("{}{wanted}{}", &chapter[..body], &chapter[end..]);
+                std::fs::write(CHAPTER, rewritten).expect("write docs/guide/src/testing.md");
+                panic!(
+                    "docs/guide/src/testing.md's table of rules rewritten from the catalogue: run again"
+                );
             }
             panic!(
-                "README.md's table of rules is\n{written}\nthe catalogue has\n{wanted}\
+                "docs/guide/src/testing.md's table of rules is\n{written}\nthe catalogue has\n{wanted}\
                  (KONDITION_BLESS=1 rewrites the table)"
             );
         }

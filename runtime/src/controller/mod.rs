@@ -8,7 +8,7 @@
 //!    (inherited from children, say);
 //! 2. otherwise they follow the result: success, the error's reason, severity and message, a
 //!    pre-check's block or postponement, a post-check's failure, or a panic (the table in
-//!    the README lists every reason the chokepoint writes);
+//!    the user guide's chapter on the chokepoint lists every reason it writes);
 //! 3. `status.observedGeneration` becomes `metadata.generation`, and so does the
 //!    `observedGeneration` of every condition the chokepoint set;
 //! 4. the whole status is applied with server-side apply, forced, under the kind's field
