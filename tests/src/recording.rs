@@ -6,8 +6,9 @@
 //! Opt-in, off by default: when `KONDITION_RECORD_REQUESTS` names a folder, each record is
 //! also appended to `<folder>/<test>.txt` when its last clone is dropped or it is cleared, one
 //! line per request in the order sent: the recorder's number in the test (`c1`, `c2`, ...),
-//! method, path, query (pairs sorted) and answer code (`-` if none came). What varies from run
-//! to run is normalised (a namespace's `-<n>` suffix, an Event name's hex suffix,
+//! method, path, query (pairs sorted), answer code (`-` if none came) and the preconditions
+//! its body's metadata carries (`pre=rv,uid`: a `resourceVersion`, a `uid`; `pre=-`: none).
+//! What varies from run to run is normalised (a namespace's `-<n>` suffix, an Event name's hex suffix,
 //! resourceVersion and UID values), so that two runs, or two revisions, can be diffed
 //! (`bench/request_sequences.sh`). Unset, nothing is written and nothing else changes.
 
@@ -164,8 +165,20 @@ fn normalised(request: &Received) -> String {
     let status = request
         .status
         .map_or_else(|| "-".to_owned(), |code| code.to_string());
+    // The preconditions a body's metadata carries (an apply's): not the values, which vary.
+    let metadata = &request.body["metadata"];
+    let preconditions: Vec<&str> = [("resourceVersion", "rv"), ("uid", "uid")]
+        .into_iter()
+        .filter(|(field, _)| metadata.get(field).is_some())
+        .map(|(_, short)| short)
+        .collect();
+    let preconditions = if preconditions.is_empty() {
+        "-".to_owned()
+    } else {
+        preconditions.join(",")
+    };
     format!(
-        "{} {} ?{} {status}",
+        "{} {} ?{} {status} pre={preconditions}",
         request.method,
         path.join("/"),
         query.join("&")
@@ -406,13 +419,13 @@ mod tests {
                 ),
             ],
             content_type: String::new(),
-            body: serde_json::Value::Null,
+            body: serde_json::json!({"metadata": {"name": "widget", "uid": "0f8f"}}),
             status: None,
         };
         assert_eq!(
             super::normalised(&request),
             "PATCH /api/v1/namespaces/my-test-N/events/widget.HEX \
-             ?fieldManager=kondition&resourceVersion=RV&uid=UID -"
+             ?fieldManager=kondition&resourceVersion=RV&uid=UID - pre=uid"
         );
     }
 }
