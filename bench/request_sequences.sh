@@ -27,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-[[ $# -ge 2 ]] || { sed -n '7,8p' "$0" >&2; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '6p' "$0" >&2; exit 2; }
 before=$1 after=$2
 shift 2
 tests=("$@")
