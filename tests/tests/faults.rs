@@ -628,7 +628,7 @@ async fn a_lost_response_landed_so_the_retry_from_the_old_copy_finds_it_written_
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_rejected_status_falls_back_under_the_precondition_and_the_release_carries_none() {
+async fn a_rejected_status_falls_back_under_the_precondition_and_the_release_carries_its_version() {
     let f = fixture().await;
     let copy = f.create("w1", 3).await;
     // The CRD says seenSize >= 0: the server rejects the status and the fallback applies
