@@ -840,11 +840,20 @@ where
         let stored_body = stored.status_apply();
         let writer = &self.report.writer;
         let fallback_holds = apply::owns_fields(stored, &writer.fallback);
+        let equal = body == stored_body;
+        // Each hash costs a serialization of the status: a steady reconcile (the status stored
+        // as computed, no fallback fields) is decided on `equal` alone and computes none.
+        let hashes = if equal && !fallback_holds {
+            (0, 0, 0)
+        } else {
+            let (sent, stored) = (exact_hash(&body), exact_hash(&stored_body));
+            (sent, stored, fingerprint(&body))
+        };
         let read = plan::Read {
-            equal: body == stored_body,
-            sent: exact_hash(&body),
-            stored: exact_hash(&stored_body),
-            fingerprint: fingerprint(&body),
+            equal,
+            sent: hashes.0,
+            stored: hashes.1,
+            fingerprint: hashes.2,
             fallback_holds,
             first_write: !apply::owns_fields(stored, &writer.owner) && !fallback_holds,
         };

@@ -20,7 +20,8 @@ use super::answer::Answer;
 use super::memory::{Known, Rejection, StoredAs};
 use crate::conditions::Conditions;
 
-/// What the copy read and the status computed from it show.
+/// What the copy read and the status computed from it show. The hashes are not computed (0)
+/// when `equal` holds and the fallback manager holds nothing: [`first`] does not ask them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Read {
     /// The status computed equals the stored one, as apply bodies.
