@@ -5,6 +5,11 @@
 //! and what the API server made of the last status written when it stored something else
 //! (its defaults, a mutating admission policy), so that status is not sent again and again.
 //!
+//! One state per object per reconcile: a reconcile checks the object's [`Remembered`] out
+//! (one lock), every decision reads and changes that copy, and the reconcile checks it back
+//! in at its end (one lock), or forgets it; in between, no lock is held and nothing else
+//! sees a half-made change.
+//!
 //! Bounded: an entry goes as soon as it has nothing to remember, when its object is gone
 //! (a write answered 404, or its finalizers finished), and when its object was not
 //! reconciled for a while: an object deleted without a finalizer gets no last reconcile to
@@ -41,8 +46,14 @@ pub(crate) struct Memory {
     capacity: usize,
 }
 
-#[derive(Debug)]
-struct Entry {
+/// What is remembered of one object between its reconciles. A reconcile checks it out of
+/// the memory once ([`Memory::checkout`]), decides on and changes its own copy, and checks it
+/// back in once at its end ([`Memory::checkin`]): the lock is taken twice per reconcile, and
+/// no decision sees a half-made change. kube's Controller never runs two reconciles of one
+/// object at once; two run at once by hand would each check in their own copy, the later
+/// one kept.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Remembered {
     /// The episode of failures under way, if any.
     episode: Option<Episode>,
     rejection: Option<Rejection>,
@@ -54,23 +65,10 @@ struct Entry {
     /// A second controller's first write of the object landed, and no copy since showed it:
     /// a copy without any field of its own is older than that write.
     first_write_unseen: bool,
-    /// When the object was last reconciled, and its place in `recency`.
-    seen: (Instant, u64),
 }
 
-impl Entry {
-    fn new(seen: (Instant, u64)) -> Self {
-        Self {
-            episode: None,
-            rejection: None,
-            unannounced: None,
-            stored_as: None,
-            contest: None,
-            first_write_unseen: false,
-            seen,
-        }
-    }
-
+impl Remembered {
+    /// Whether nothing is left to remember.
     fn is_empty(&self) -> bool {
         self.episode.is_none()
             && self.rejection.is_none()
@@ -79,10 +77,175 @@ impl Entry {
             && self.contest.is_none()
             && !self.first_write_unseen
     }
+
+    /// Whether a reconcile at `moment` may act at `now`: not before the retry time of an
+    /// episode of failures of the same moment.
+    pub(crate) fn gate(&self, moment: Moment, now: Instant) -> Gate {
+        Episode::gate(self.episode.as_ref(), moment, now)
+    }
+
+    /// A failed attempt (see [`Episode::fail`]).
+    pub(crate) fn fail(
+        &mut self,
+        attempt: Attempt,
+        now: Instant,
+        policy: &RequeuePolicy,
+    ) -> Failed {
+        Episode::fail(&mut self.episode, attempt, now, policy)
+    }
+
+    /// An attempt that succeeded: the episode is over.
+    pub(crate) fn succeed(&mut self) {
+        self.episode = None;
+    }
+
+    /// The Event announcing a failed write of `class` could not be posted: it is said at the
+    /// next failure of that class instead.
+    pub(crate) fn unannounce(&mut self, class: AnswerClass) {
+        if let Some(episode) = self.episode.as_mut() {
+            episode.unannounce(class);
+        }
+    }
+
+    /// Remembers that the status with `fingerprint` was rejected with `message`; the
+    /// fallback's state is kept when it is the same status.
+    pub(crate) fn reject(&mut self, fingerprint: u64, message: String) -> &Rejection {
+        let (fallback_rejected, fallback_announced) = match &self.rejection {
+            Some(previous) if previous.fingerprint == fingerprint => (
+                previous.fallback_rejected.clone(),
+                previous.fallback_announced,
+            ),
+            _ => (None, false),
+        };
+        self.rejection.insert(Rejection {
+            fingerprint,
+            message,
+            fallback_rejected,
+            fallback_announced,
+            fallback_sent: false,
+        })
+    }
+
+    /// Remembers that the fallback of the rejected status went through.
+    pub(crate) fn fallback_sent(&mut self) {
+        if let Some(rejection) = self.rejection.as_mut() {
+            rejection.fallback_sent = true;
+        }
+    }
+
+    /// Remembers that the API server rejected the fallback of the rejected status too, with
+    /// `answer`.
+    pub(crate) fn reject_fallback(&mut self, answer: Answer) {
+        if let Some(rejection) = self.rejection.as_mut() {
+            rejection.fallback_rejected = Some(answer);
+        }
+    }
+
+    /// Remembers that the Event saying nothing of the status could be written was recorded.
+    pub(crate) fn fallback_announced(&mut self) {
+        if let Some(rejection) = self.rejection.as_mut() {
+            rejection.fallback_announced = true;
+        }
+    }
+
+    /// Remembers a transition from `before` to `after` that may have been written and was not
+    /// announced. The `before` of the first such is kept (the last one announced); each
+    /// `after` is added, the oldest dropped past a few.
+    pub(crate) fn unannounced(&mut self, before: Option<Summary>, after: Summary) {
+        let pending = self.unannounced.get_or_insert(Unannounced {
+            before,
+            afters: Vec::new(),
+        });
+        pending.afters.retain(|a| *a != after);
+        pending.afters.push(after);
+        if pending.afters.len() > MAX_UNANNOUNCED {
+            pending.afters.remove(0);
+        }
+    }
+
+    /// Puts back transitions taken with [`take_unannounced`](Self::take_unannounced) and not
+    /// announced.
+    pub(crate) fn keep_unannounced(&mut self, pending: Unannounced) {
+        self.unannounced = Some(pending);
+    }
+
+    /// The transition not announced yet, forgotten (to announce it now, or put it back).
+    pub(crate) fn take_unannounced(&mut self) -> Option<Unannounced> {
+        self.unannounced.take()
+    }
+
+    /// Remembers (or, with `None`, forgets) what the API server made of the status written.
+    pub(crate) fn set_stored_as(&mut self, stored_as: Option<StoredAs>) {
+        self.stored_as = stored_as;
+    }
+
+    /// Remembers that another field manager wrote conditions that this reconciler sets; says
+    /// whether it is new, and whether they are taken back now (once the backoff,
+    /// `retry_after(attempts)`, has passed).
+    pub(crate) fn contested(
+        &mut self,
+        now: Instant,
+        retry_after: impl FnOnce(u32) -> Duration,
+    ) -> Contested {
+        match &mut self.contest {
+            None => {
+                let retry_at = now + retry_after(1);
+                self.contest = Some(Contest {
+                    attempts: 1,
+                    retry_at,
+                });
+                Contested::Announce(retry_at)
+            }
+            Some(contest) if now < contest.retry_at => Contested::Leave(contest.retry_at),
+            Some(contest) => {
+                contest.attempts = contest.attempts.saturating_add(1);
+                contest.retry_at = now + retry_after(contest.attempts);
+                Contested::TakeBack(contest.retry_at)
+            }
+        }
+    }
+
+    /// No other manager writes the reconciler's conditions now: once the last backoff has
+    /// passed so, the contest is over (a new one is reported again).
+    pub(crate) fn uncontested(&mut self, now: Instant) {
+        if self.contest.is_some_and(|c| now >= c.retry_at) {
+            self.contest = None;
+        }
+    }
+
+    /// What the status write decides on ([`plan::first`](super::plan::first)). A second
+    /// controller's first write not shown by a copy yet is forgotten by the reading: one
+    /// reconcile waits for it (its fields could also have been taken since).
+    pub(crate) fn known(&mut self) -> Known {
+        Known {
+            stored_as: self.stored_as,
+            rejection: self.rejection.clone(),
+            retry_at: self.episode.as_ref().map(|e| e.retry_at),
+            first_write_unseen: std::mem::take(&mut self.first_write_unseen),
+        }
+    }
+
+    /// Remembers that a second controller's first write landed.
+    pub(crate) fn first_write_landed(&mut self) {
+        self.first_write_unseen = true;
+    }
+
+    /// Forgets a rejection: the status was accepted, or is stored as it is.
+    pub(crate) fn accepted(&mut self) {
+        self.rejection = None;
+    }
 }
 
-/// What the object's memory holds that the write decides on, read in one lock
-/// ([`Memory::known`]).
+/// An object's entry in the memory: what is remembered, and when it was last checked in.
+#[derive(Debug)]
+struct Entry {
+    remembered: Remembered,
+    /// When the object was last reconciled, and its place in `recency`.
+    seen: (Instant, u64),
+}
+
+/// What the object's remembered state holds that the write decides on
+/// ([`Remembered::known`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Known {
     /// What the API server stored of the last status written, when it was not that status.
@@ -190,233 +353,33 @@ impl Memory {
         self.ttl = ttl;
     }
 
-    /// Whether a reconcile of `key` at `moment` may act at `now`: not before the retry time
-    /// of an episode of failures of the same moment. Sweeps out entries not seen for the
-    /// ttl first.
-    pub(crate) fn gate(&mut self, key: &str, moment: Moment, now: Instant) -> Gate {
+    /// What is remembered of `key` (nothing yet: empty), checked out for a reconcile at
+    /// `now`; the entries not seen for the ttl are swept out first.
+    pub(crate) fn checkout(&mut self, key: &str, now: Instant) -> Remembered {
         self.sweep(now);
-        Episode::gate(
-            self.entries.get(key).and_then(|e| e.episode.as_ref()),
-            moment,
-            now,
-        )
+        self.entries
+            .get(key)
+            .map(|entry| entry.remembered.clone())
+            .unwrap_or_default()
     }
 
-    /// A failed attempt on `key` (see [`Episode::fail`]).
-    pub(crate) fn fail(
-        &mut self,
-        key: &str,
-        attempt: Attempt,
-        now: Instant,
-        policy: &RequeuePolicy,
-    ) -> Failed {
-        let entry = self.entry(key, now);
-        Episode::fail(&mut entry.episode, attempt, now, policy)
-    }
-
-    /// An attempt on `key` that succeeded: the episode is over.
-    pub(crate) fn succeed(&mut self, key: &str, now: Instant) {
-        self.update(key, now, |entry| entry.episode = None);
-    }
-
-    /// The Event announcing a failed write of `class` could not be posted: it is said at the
-    /// next failure of that class instead.
-    pub(crate) fn unannounce(&mut self, key: &str, class: AnswerClass) {
-        if let Some(episode) = self.entries.get_mut(key).and_then(|e| e.episode.as_mut()) {
-            episode.unannounce(class);
+    /// Puts back what a reconcile of `key` leaves to remember, seen `now`; with nothing to
+    /// remember, the entry goes. A new entry makes room first when the map is full.
+    pub(crate) fn checkin(&mut self, key: &str, remembered: Remembered, now: Instant) {
+        if remembered.is_empty() {
+            self.forget(key);
+            return;
         }
-    }
-
-    /// Remembers that the status with `fingerprint` was rejected with `message`; the
-    /// fallback's state is kept when it is the same status.
-    pub(crate) fn reject(
-        &mut self,
-        key: &str,
-        fingerprint: u64,
-        message: String,
-        now: Instant,
-    ) -> &Rejection {
-        let entry = self.entry(key, now);
-        let (fallback_rejected, fallback_announced) = match &entry.rejection {
-            Some(previous) if previous.fingerprint == fingerprint => (
-                previous.fallback_rejected.clone(),
-                previous.fallback_announced,
-            ),
-            _ => (None, false),
-        };
-        entry.rejection.insert(Rejection {
-            fingerprint,
-            message,
-            fallback_rejected,
-            fallback_announced,
-            fallback_sent: false,
-        })
-    }
-
-    /// Remembers that the fallback of `key`'s rejected status went through.
-    pub(crate) fn fallback_sent(&mut self, key: &str) {
-        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
-            rejection.fallback_sent = true;
-        }
-    }
-
-    /// Remembers that the API server rejected the fallback of the rejected status of `key`
-    /// too, with `answer`.
-    pub(crate) fn reject_fallback(&mut self, key: &str, answer: Answer) {
-        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
-            rejection.fallback_rejected = Some(answer);
-        }
-    }
-
-    /// Remembers that the Event saying nothing of `key`'s status could be written was recorded.
-    pub(crate) fn fallback_announced(&mut self, key: &str) {
-        if let Some(rejection) = self.entries.get_mut(key).and_then(|e| e.rejection.as_mut()) {
-            rejection.fallback_announced = true;
-        }
-    }
-
-    /// Remembers a transition from `before` to `after` that may have been written and was not
-    /// announced. The `before` of the first such is kept (the last one announced); each
-    /// `after` is added, the oldest dropped past a few.
-    pub(crate) fn unannounced(
-        &mut self,
-        key: &str,
-        before: Option<Summary>,
-        after: Summary,
-        now: Instant,
-    ) {
-        let entry = self.entry(key, now);
-        let pending = entry.unannounced.get_or_insert(Unannounced {
-            before,
-            afters: Vec::new(),
-        });
-        pending.afters.retain(|a| *a != after);
-        pending.afters.push(after);
-        if pending.afters.len() > MAX_UNANNOUNCED {
-            pending.afters.remove(0);
-        }
-    }
-
-    /// Puts back transitions taken with [`take_unannounced`](Self::take_unannounced) and not
-    /// announced.
-    pub(crate) fn keep_unannounced(&mut self, key: &str, pending: Unannounced, now: Instant) {
-        self.entry(key, now).unannounced = Some(pending);
-    }
-
-    /// The transition not announced yet, forgotten (to announce it now, or put it back).
-    pub(crate) fn take_unannounced(&mut self, key: &str, now: Instant) -> Option<Unannounced> {
-        let mut taken = None;
-        self.update(key, now, |entry| taken = entry.unannounced.take());
-        taken
-    }
-
-    /// Remembers (or, with `None`, forgets) what the API server made of the status written.
-    pub(crate) fn set_stored_as(&mut self, key: &str, stored_as: Option<StoredAs>, now: Instant) {
-        match stored_as {
-            Some(_) => self.entry(key, now).stored_as = stored_as,
-            None => self.update(key, now, |entry| entry.stored_as = None),
-        }
-    }
-
-    /// Remembers that another field manager wrote conditions of `key` that this reconciler
-    /// sets; says whether it is new, and whether they are taken back now (once the backoff,
-    /// `retry_after(attempts)`, has passed).
-    pub(crate) fn contested(
-        &mut self,
-        key: &str,
-        now: Instant,
-        retry_after: impl FnOnce(u32) -> Duration,
-    ) -> Contested {
-        let entry = self.entry(key, now);
-        match &mut entry.contest {
-            None => {
-                let retry_at = now + retry_after(1);
-                entry.contest = Some(Contest {
-                    attempts: 1,
-                    retry_at,
-                });
-                Contested::Announce(retry_at)
-            }
-            Some(contest) if now < contest.retry_at => Contested::Leave(contest.retry_at),
-            Some(contest) => {
-                contest.attempts = contest.attempts.saturating_add(1);
-                contest.retry_at = now + retry_after(contest.attempts);
-                Contested::TakeBack(contest.retry_at)
-            }
-        }
-    }
-
-    /// No other manager writes the reconciler's conditions of `key` now: once the last
-    /// backoff has passed so, the contest is over (a new one is reported again).
-    pub(crate) fn uncontested(&mut self, key: &str, now: Instant) {
-        self.update(key, now, |entry| {
-            if entry.contest.is_some_and(|c| now >= c.retry_at) {
-                entry.contest = None;
-            }
-        });
-    }
-
-    /// What the status write decides on ([`plan::first`](super::plan::first)), read at once. A
-    /// second controller's first write not shown by a copy yet is forgotten by the reading:
-    /// one reconcile waits for it (its fields could also have been taken since).
-    pub(crate) fn known(&mut self, key: &str, now: Instant) -> Known {
-        let mut known = Known::default();
-        self.update(key, now, |entry| {
-            known = Known {
-                stored_as: entry.stored_as,
-                rejection: entry.rejection.clone(),
-                retry_at: entry.episode.as_ref().map(|e| e.retry_at),
-                first_write_unseen: std::mem::take(&mut entry.first_write_unseen),
-            };
-        });
-        known
-    }
-
-    /// Remembers that a second controller's first write of `key` landed.
-    pub(crate) fn first_write_landed(&mut self, key: &str, now: Instant) {
-        self.entry(key, now).first_write_unseen = true;
-    }
-
-    /// Forgets a rejection: the status was accepted, or is stored as it is.
-    pub(crate) fn accepted(&mut self, key: &str, now: Instant) {
-        self.update(key, now, |entry| entry.rejection = None);
-    }
-
-    /// The entry of `key`, made if needed (making room first when the map is full), marked
-    /// as seen `now`.
-    fn entry(&mut self, key: &str, now: Instant) -> &mut Entry {
         if !self.entries.contains_key(key) {
             self.make_room(1);
         }
         let seen = self.next_seen(now);
-        let recency = &mut self.recency;
-        let entry = self
-            .entries
-            .entry(key.to_owned())
-            .and_modify(|entry| {
-                recency.remove(&(entry.seen.0, entry.seen.1, key.to_owned()));
-                entry.seen = seen;
-            })
-            .or_insert_with(|| Entry::new(seen));
-        recency.insert((seen.0, seen.1, key.to_owned()));
-        entry
-    }
-
-    /// Changes an existing entry, and drops it when it has nothing left to remember.
-    fn update(&mut self, key: &str, now: Instant, change: impl FnOnce(&mut Entry)) {
-        let seen = self.next_seen(now);
-        let Some(entry) = self.entries.get_mut(key) else {
-            return;
-        };
-        change(entry);
-        self.recency
-            .remove(&(entry.seen.0, entry.seen.1, key.to_owned()));
-        if entry.is_empty() {
-            self.entries.remove(key);
-        } else {
-            entry.seen = seen;
-            self.recency.insert((seen.0, seen.1, key.to_owned()));
+        let entry = Entry { remembered, seen };
+        if let Some(old) = self.entries.insert(key.to_owned(), entry) {
+            self.recency
+                .remove(&(old.seen.0, old.seen.1, key.to_owned()));
         }
+        self.recency.insert((seen.0, seen.1, key.to_owned()));
     }
 
     /// Forgets the object: it is gone.
@@ -477,8 +440,12 @@ mod tests {
         deleting: false,
     };
 
+    /// A reconcile of `key` at `now` whose attempt failed: checked out, failed, checked in.
     fn fail(memory: &mut Memory, key: &str, now: Instant) -> Failed {
-        memory.fail(key, Attempt::at(FailureClass::Body, AT), now, &policy())
+        let mut remembered = memory.checkout(key, now);
+        let failed = remembered.fail(Attempt::at(FailureClass::Body, AT), now, &policy());
+        memory.checkin(key, remembered, now);
+        failed
     }
 
     #[test]
@@ -486,112 +453,141 @@ mod tests {
         let now = Instant::now();
         let mut memory = Memory::new(MINUTE, 10);
         assert_eq!(fail(&mut memory, "a", now).attempts, 1);
-        assert_eq!(memory.gate("a", AT, now), Gate::Wait(5 * SECOND));
-        assert_eq!(memory.gate("b", AT, now), Gate::Run);
+        assert_eq!(
+            memory.checkout("a", now).gate(AT, now),
+            Gate::Wait(5 * SECOND)
+        );
+        assert_eq!(memory.checkout("b", now).gate(AT, now), Gate::Run);
         assert_eq!(fail(&mut memory, "a", now + 5 * SECOND).attempts, 2);
-        assert_eq!(memory.known("a", now).retry_at, Some(now + 15 * SECOND));
+        let mut remembered = memory.checkout("a", now);
+        assert_eq!(remembered.known().retry_at, Some(now + 15 * SECOND));
         assert_eq!(memory.len(), 1);
-        memory.succeed("a", now);
+        remembered.succeed();
+        memory.checkin("a", remembered, now);
         assert_eq!(memory.len(), 0, "nothing left to remember");
         assert_eq!(fail(&mut memory, "a", now).attempts, 1);
     }
 
     #[test]
     fn a_rejection_keeps_its_fallback_state_for_the_same_status() {
-        let now = Instant::now();
-        let mut memory = Memory::new(MINUTE, 10);
-        memory.reject("a", 7, "no".into(), now);
+        let mut remembered = Remembered::default();
+        remembered.reject(7, "no".into());
         let no_either = Answer {
             code: 422,
             message: "no either".into(),
         };
-        memory.reject_fallback("a", no_either.clone());
-        let again = memory.reject("a", 7, "no".into(), now);
+        remembered.reject_fallback(no_either.clone());
+        let again = remembered.reject(7, "no".into());
         assert_eq!(again.fallback_rejected, Some(no_either));
         // Another status: its fallback has not been tried.
-        let other = memory.reject("a", 8, "no".into(), now);
+        let other = remembered.reject(8, "no".into());
         assert_eq!(other.fallback_rejected, None);
-        memory.accepted("a", now);
-        assert_eq!(memory.known("a", now).rejection, None);
-        assert_eq!(memory.len(), 0);
+        remembered.accepted();
+        assert_eq!(remembered.known().rejection, None);
+        assert!(remembered.is_empty());
     }
 
     #[test]
     fn an_announcement_not_posted_is_made_at_the_next_failure_of_its_class() {
         let now = Instant::now();
-        let mut memory = Memory::new(MINUTE, 10);
-        let refused = FailureClass::Write(AnswerClass::Refused);
-        let fail = |memory: &mut Memory| memory.fail("a", Attempt::at(refused, AT), now, &policy());
-        assert!(fail(&mut memory).announce);
-        assert!(!fail(&mut memory).announce);
-        memory.unannounce("a", AnswerClass::Refused);
-        assert!(fail(&mut memory).announce);
+        let mut remembered = Remembered::default();
+        let refused = Attempt::at(FailureClass::Write(AnswerClass::Refused), AT);
+        assert!(remembered.fail(refused, now, &policy()).announce);
+        assert!(!remembered.fail(refused, now, &policy()).announce);
+        remembered.unannounce(AnswerClass::Refused);
+        assert!(remembered.fail(refused, now, &policy()).announce);
     }
 
     #[test]
     fn the_summary_before_a_lost_answer_is_kept_until_taken() {
-        let now = Instant::now();
-        let mut memory = Memory::new(MINUTE, 10);
+        let mut remembered = Remembered::default();
         let summary = |status, reason: &str| (status, reason.to_owned());
         let before = Some(summary(ConditionStatus::False, "Reconciling"));
         let first = summary(ConditionStatus::True, "Succeeded");
         let second = summary(ConditionStatus::False, "Failed");
-        memory.unannounced("a", before.clone(), first.clone(), now);
+        remembered.unannounced(before.clone(), first.clone());
         // A second lost answer keeps the first summary before (the one last announced) and
         // adds its own after.
-        memory.unannounced("a", None, second.clone(), now);
-        memory.unannounced("a", None, second.clone(), now);
+        remembered.unannounced(None, second.clone());
+        remembered.unannounced(None, second.clone());
         assert_eq!(
-            memory.take_unannounced("a", now),
+            remembered.take_unannounced(),
             Some(Unannounced {
                 before,
                 afters: vec![first, second]
             })
         );
-        assert_eq!(memory.take_unannounced("a", now), None);
-        assert_eq!(memory.len(), 0);
+        assert_eq!(remembered.take_unannounced(), None);
+        assert!(remembered.is_empty());
     }
 
     #[test]
     fn what_the_server_stored_is_kept_until_forgotten() {
-        let now = Instant::now();
-        let mut memory = Memory::new(MINUTE, 10);
+        let mut remembered = Remembered::default();
         let stored_as = StoredAs { sent: 1, stored: 2 };
-        memory.set_stored_as("a", Some(stored_as), now);
-        assert_eq!(memory.known("a", now).stored_as, Some(stored_as));
-        memory.succeed("a", now);
+        remembered.set_stored_as(Some(stored_as));
+        assert_eq!(remembered.known().stored_as, Some(stored_as));
+        remembered.succeed();
         assert_eq!(
-            memory.known("a", now).stored_as,
+            remembered.known().stored_as,
             Some(stored_as),
             "kept past a success"
         );
-        memory.set_stored_as("a", None, now);
-        assert_eq!(memory.len(), 0);
+        remembered.set_stored_as(None);
+        assert!(remembered.is_empty());
+    }
+
+    #[test]
+    fn a_second_controllers_unseen_first_write_is_read_once() {
+        let mut remembered = Remembered::default();
+        remembered.first_write_landed();
+        assert!(remembered.known().first_write_unseen);
+        assert!(
+            !remembered.known().first_write_unseen,
+            "one reconcile waits"
+        );
+        assert!(remembered.is_empty());
     }
 
     #[test]
     fn a_contest_is_announced_once_and_taken_back_on_its_backoff() {
         let now = Instant::now();
-        let mut memory = Memory::new(MINUTE, 10);
+        let mut remembered = Remembered::default();
         let backoff = |attempts: u32| Duration::from_secs(5 << attempts);
         assert_eq!(
-            memory.contested("a", now, backoff),
+            remembered.contested(now, backoff),
             Contested::Announce(now + 10 * SECOND)
         );
         assert_eq!(
-            memory.contested("a", now + SECOND, backoff),
+            remembered.contested(now + SECOND, backoff),
             Contested::Leave(now + 10 * SECOND)
         );
         // Uncontested within the backoff: remembered still (a fight that goes on is not
         // announced again).
-        memory.uncontested("a", now + SECOND);
+        remembered.uncontested(now + SECOND);
         let later = now + 10 * SECOND;
         assert_eq!(
-            memory.contested("a", later, backoff),
+            remembered.contested(later, backoff),
             Contested::TakeBack(later + 20 * SECOND)
         );
-        memory.uncontested("a", later + 20 * SECOND);
-        assert_eq!(memory.len(), 0, "over");
+        remembered.uncontested(later + 20 * SECOND);
+        assert!(remembered.is_empty(), "over");
+    }
+
+    #[test]
+    fn a_checked_out_copy_changes_nothing_until_checked_in() {
+        let now = Instant::now();
+        let mut memory = Memory::new(MINUTE, 10);
+        fail(&mut memory, "a", now);
+        let mut copy = memory.checkout("a", now);
+        copy.succeed();
+        assert_eq!(
+            memory.checkout("a", now).gate(AT, now),
+            Gate::Wait(5 * SECOND)
+        );
+        memory.checkin("a", copy, now);
+        assert_eq!(memory.len(), 0, "checked in empty: gone");
+        assert!(memory.recency.is_empty());
     }
 
     #[test]
@@ -604,7 +600,7 @@ mod tests {
         fail(&mut memory, "live", start + MINUTE / 2);
         assert_eq!(memory.len(), 51);
         // A reconcile of a live object sweeps out the objects not seen since.
-        memory.gate("live", AT, start + MINUTE + SECOND);
+        memory.checkout("live", start + MINUTE + SECOND);
         assert_eq!(memory.len(), 1);
         assert_eq!(memory.recency.len(), 1);
         memory.forget("live");

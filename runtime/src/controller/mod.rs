@@ -131,7 +131,7 @@ use tracing::Instrument;
 
 use answer::WriteError;
 use apply::Writer;
-use memory::{Contested, Memory, Rejection, StoredAs, Summary};
+use memory::{Contested, Memory, Rejection, Remembered, StoredAs, Summary};
 use plan::{Fallback, Written};
 use report::{Outcome, Report};
 use retry::{Attempt, FailureClass, Gate, Moment};
@@ -434,7 +434,9 @@ where
         .await
     }
 
-    /// [`reconcile`](Self::reconcile), and what it came to.
+    /// [`reconcile`](Self::reconcile), and what it came to. What is remembered of the object
+    /// is checked out of the memory once, before anything is decided, and checked back in
+    /// once, at the end, as the reconcile left it ([`Fate`]).
     async fn reconcile_once<E, F>(&self, object: &K, body: F) -> (Result<Action, Error>, Reconciled)
     where
         E: ReconcileError,
@@ -446,14 +448,38 @@ where
         }
         let key = memory_key(object);
         let read = moment(object);
+        let mut remembered = self.memory().checkout(&key, Instant::now());
         // An episode of failures under way: nothing is done before its retry time, whatever
         // caused this reconcile (the watch event of the last write, another writer's, a
         // child's): the body is not run again, nothing is sent.
-        if let Gate::Wait(wait) = self.memory().gate(&key, read, Instant::now()) {
+        if let Gate::Wait(wait) = remembered.gate(read, Instant::now()) {
             tracing::debug!(?wait, "backing off: nothing done before the retry time");
             let waiting = Reconciled::Waiting { retry_in: wait };
             return (Ok(Action::requeue(wait)), waiting);
         }
+        let (result, reconciled, fate) = self.decide(object, body, &mut remembered, read).await;
+        match fate {
+            Fate::Keep => self.memory().checkin(&key, remembered, Instant::now()),
+            Fate::Forget => self.memory().forget(&key),
+            Fate::Untouched => {}
+        }
+        (result, reconciled)
+    }
+
+    /// The checks, the body and the status write of one reconcile past the gate, deciding on
+    /// and changing `remembered`, the object's state checked out for it; what becomes of that
+    /// state is the third value.
+    async fn decide<E, F>(
+        &self,
+        object: &K,
+        body: F,
+        remembered: &mut Remembered,
+        read: Moment,
+    ) -> (Result<Action, Error>, Reconciled, Fate)
+    where
+        E: ReconcileError,
+        F: AsyncFnOnce(&mut K) -> Result<(), E>,
+    {
         let mut working = object.clone();
         self.report.clear(&mut working);
         let outcome = self.run(&mut working, body).await;
@@ -461,8 +487,7 @@ where
             // This controller's finalizer is gone from an object being deleted: the object
             // is gone, or kept only by other finalizers. No status after it.
             tracing::debug!("finalizer released: no status written");
-            self.memory().forget(&key);
-            return (Ok(Action::await_change()), Reconciled::Gone);
+            return (Ok(Action::await_change()), Reconciled::Gone, Fate::Forget);
         }
         let requeue = self.report.finish(object, &mut working, &outcome);
         let verdict = match (&outcome, self.summary_of(&working)) {
@@ -476,28 +501,31 @@ where
             // Lost while the body ran (the Lease, the shard): the status it computed is
             // another replica's to write now, from the object as it will read it.
             tracing::info!("the permit to write was lost during the reconcile: status dropped");
-            return (Ok(Action::await_change()), Reconciled::NotPermitted);
+            let dropped = Reconciled::NotPermitted;
+            return (Ok(Action::await_change()), dropped, Fate::Untouched);
         }
         let now = Instant::now();
-        let (contest, left) = self.contest(object, &mut working, &key, now).await;
-        let write = match self.write(object, &working, &key, &left, now).await {
+        let (contest, left) = self.contest(object, &mut working, remembered, now).await;
+        let write = match self.write(object, &working, remembered, &left, now).await {
             Ok(write) => write,
             Err(failure) => {
-                let error = self.write_failed(object, &key, failure, read, now).await;
+                let error = self
+                    .write_failed(object, remembered, failure, read, now)
+                    .await;
                 let failed = Reconciled::WriteFailed(error.class());
-                return (Err(error), failed);
+                return (Err(error), failed, Fate::Keep);
             }
         };
-        self.announce_written(object, &working, &key, &write.written, now)
+        self.announce_written(object, &working, remembered, &write.written)
             .await;
-        let leaving =
-            matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some();
-        if write.written == Written::NotFound || leaving {
-            self.memory().forget(&key);
-        }
         if write.written == Written::NotFound {
             tracing::debug!("object gone before its status was written");
-            return (Ok(Action::await_change()), Reconciled::Gone);
+            return (Ok(Action::await_change()), Reconciled::Gone, Fate::Forget);
+        }
+        if matches!(outcome, Outcome::Succeeded) && object.meta().deletion_timestamp.is_some() {
+            // Leaving: what the object's last reconciles left is over; only what this
+            // one concludes (a rejected status) stays.
+            *remembered = Remembered::default();
         }
         let conclusion = Conclusion {
             read,
@@ -506,14 +534,14 @@ where
             now,
         };
         let rejected = matches!(write.written, Written::Rejected { .. });
-        let result = self.conclude(object, &key, write, conclusion).await;
+        let result = self.conclude(object, remembered, write, conclusion).await;
         let reconciled = match &result {
             _ if rejected => Reconciled::Rejected,
             // The release of the fallback manager after the full apply.
             Err(error) => Reconciled::WriteFailed(error.class()),
             Ok(_) => verdict,
         };
-        (result, reconciled)
+        (result, reconciled, Fate::Keep)
     }
 
     /// The Events of what the write did: a transition written by an earlier reconcile and
@@ -524,19 +552,18 @@ where
         &self,
         object: &K,
         working: &K,
-        key: &str,
+        remembered: &mut Remembered,
         written: &Written,
-        now: Instant,
     ) {
         let stored_summary = self.summary_of(object);
-        let pending = self.memory().take_unannounced(key, now);
+        let pending = remembered.take_unannounced();
         if let Some(pending) = pending {
             match stored_summary {
                 Some(landed) if pending.afters.contains(&summary_key(landed)) => {
-                    self.announce(object, key, pending.before, landed, now)
+                    self.announce(object, remembered, pending.before, landed)
                         .await;
                 }
-                _ if !written.wrote() => self.memory().keep_unannounced(key, pending, now),
+                _ if !written.wrote() => remembered.keep_unannounced(pending),
                 _ => {}
             }
         }
@@ -546,13 +573,14 @@ where
         let after = match written {
             Written::Full => self.summary_of(working).cloned(),
             Written::Rejected { message, fallback } => {
-                self.report_rejection(object, key, message, fallback).await
+                self.report_rejection(object, remembered, message, fallback)
+                    .await
             }
             Written::Unchanged | Written::NotFound => None,
         };
         if let Some(after) = after {
             let before = stored_summary.map(summary_key);
-            self.announce(object, key, before, &after, now).await;
+            self.announce(object, remembered, before, &after).await;
         }
     }
 
@@ -562,7 +590,7 @@ where
     async fn conclude(
         &self,
         object: &K,
-        key: &str,
+        remembered: &mut Remembered,
         write: Write,
         conclusion: Conclusion,
     ) -> Result<Action, Error> {
@@ -573,7 +601,9 @@ where
             now,
         } = conclusion;
         if let Some(failure) = write.release {
-            return Err(self.write_failed(object, key, failure, read, now).await);
+            return Err(self
+                .write_failed(object, remembered, failure, read, now)
+                .await);
         }
         let failure = match &write.written {
             Written::Rejected { .. } => Some(FailureClass::Rejected),
@@ -585,10 +615,10 @@ where
                 after: moment_after_write::<K>(read, &write.written),
                 ..Attempt::at(class, read)
             };
-            self.memory().fail(key, attempt, now, &self.policy).wait
+            remembered.fail(attempt, now, &self.policy).wait
         });
         if failure.is_none() {
-            self.memory().succeed(key, now);
+            remembered.succeed();
         }
         if let Written::Rejected {
             fallback: Fallback::Refused { answer, .. },
@@ -628,7 +658,7 @@ where
         &self,
         stored: &K,
         working: &mut K,
-        key: &str,
+        remembered: &mut Remembered,
         now: Instant,
     ) -> (Option<Duration>, Vec<String>) {
         let writer = &self.report.writer;
@@ -661,13 +691,11 @@ where
             }
         }
         if contested.is_empty() {
-            self.memory().uncontested(key, now);
+            remembered.uncontested(now);
             return (None, Vec::new());
         }
         let policy = self.policy;
-        let decision = self
-            .memory()
-            .contested(key, now, |attempts| policy.backoff(attempts));
+        let decision = remembered.contested(now, |attempts| policy.backoff(attempts));
         let (Contested::Announce(retry_at) | Contested::Leave(retry_at)) = decision else {
             tracing::info!(
                 types = ?contested.iter().map(|(c, ..)| &c.type_).collect::<Vec<_>>(),
@@ -725,7 +753,7 @@ where
     async fn report_rejection(
         &self,
         object: &K,
-        key: &str,
+        remembered: &mut Remembered,
         message: &str,
         fallback: &Fallback,
     ) -> Option<Condition> {
@@ -764,7 +792,7 @@ where
                         )
                         .await;
                     if recorded {
-                        self.memory().fallback_announced(key);
+                        remembered.fallback_announced();
                     }
                 }
                 None
@@ -778,7 +806,7 @@ where
     async fn write_failed(
         &self,
         object: &K,
-        key: &str,
+        remembered: &mut Remembered,
         failure: WriteError,
         read: Moment,
         now: Instant,
@@ -800,7 +828,7 @@ where
             retry_after: failure.retry_after,
             ..Attempt::at(FailureClass::Write(class), read)
         };
-        let failed = self.memory().fail(key, attempt, now, &self.policy);
+        let failed = remembered.fail(attempt, now, &self.policy);
         let (attempts, wait) = (failed.attempts, failed.wait);
         if class.announce_at_once() || attempts > 1 {
             tracing::error!(%request, %answer, %class, attempts, ?wait, "status write failed");
@@ -818,7 +846,7 @@ where
                 .await;
             if !recorded {
                 // Said at the next failure of this class instead.
-                self.memory().unannounce(key, class);
+                remembered.unannounce(class);
             }
         }
         Error::new(CONTEXT, failure, Some(wait))
@@ -832,7 +860,7 @@ where
         &self,
         stored: &K,
         desired: &K,
-        key: &str,
+        remembered: &mut Remembered,
         left: &[String],
         now: Instant,
     ) -> Result<Write, WriteError> {
@@ -857,29 +885,28 @@ where
             fallback_holds,
             first_write: !apply::owns_fields(stored, &writer.owner) && !fallback_holds,
         };
-        let known = self.memory().known(key, now);
+        let known = remembered.known();
         match plan::first(writer.second, &read, known, now) {
             plan::Send::Nothing(unsent) => {
                 if unsent != plan::Unsent::FirstWriteUnseen {
                     // Stored as it is: a rejection remembered is over; what the server
                     // made of an earlier write is moot once the status equals the stored.
-                    let mut memory = self.memory();
-                    memory.accepted(key, now);
+                    remembered.accepted();
                     if unsent == plan::Unsent::Equal {
-                        memory.set_stored_as(key, None, now);
+                        remembered.set_stored_as(None);
                     }
                 }
                 Ok(Write::done(Written::Unchanged))
             }
             plan::Send::Fallback(rejection) => {
-                self.fall_back(stored, desired, key, rejection, now).await
+                self.fall_back(stored, desired, remembered, rejection).await
             }
             plan::Send::Full => {
-                let full = self.apply_full(stored, desired, key, left, read, now);
+                let full = self.apply_full(stored, desired, remembered, left, read);
                 match full.await? {
                     Full::Done(write) => Ok(write),
                     Full::Rejected(rejection) => {
-                        self.fall_back(stored, desired, key, rejection, now).await
+                        self.fall_back(stored, desired, remembered, rejection).await
                     }
                 }
             }
@@ -892,10 +919,9 @@ where
         &self,
         stored: &K,
         desired: &K,
-        key: &str,
+        remembered: &mut Remembered,
         left: &[String],
         read: plan::Read,
-        now: Instant,
     ) -> Result<Full, WriteError> {
         let writer = &self.report.writer;
         let sent = self.as_written(desired);
@@ -906,7 +932,7 @@ where
             // announced by the reconcile that wrote it). A fallback manager still holding
             // fields is released by the reconcile of the newer copy.
             Ok(apply::Applied::Found(_)) => {
-                self.remember_stored(key, &sent_body, None, now);
+                self.remember_stored(remembered, &sent_body, None);
                 Ok(Full::Done(Write::done(Written::Unchanged)))
             }
             Ok(apply::Applied::Gone) => Ok(Full::Done(Write::done(Written::NotFound))),
@@ -914,9 +940,9 @@ where
                 // After a release the object is not what this apply's answer holds (the
                 // fallback's own fields go): nothing to remember of it.
                 let stored_now = (!read.fallback_holds).then_some(&applied);
-                self.remember_stored(key, &sent_body, stored_now, now);
+                self.remember_stored(remembered, &sent_body, stored_now);
                 if writer.second && read.first_write {
-                    self.memory().first_write_landed(key, now);
+                    remembered.first_write_landed();
                 }
                 let release = if read.fallback_holds {
                     apply::release_fallback(&self.client, writer, &applied)
@@ -934,10 +960,7 @@ where
                 self.not_found(stored, error).await.map(Full::Done)
             }
             Err(error) if error.class == AnswerClass::Rejected => {
-                let rejection = self
-                    .memory()
-                    .reject(key, read.fingerprint, error.message(), now)
-                    .clone();
+                let rejection = remembered.reject(read.fingerprint, error.message()).clone();
                 Ok(Full::Rejected(rejection))
             }
             Err(error) => {
@@ -945,7 +968,7 @@ where
                 // it did, the next reconcile finds it stored; the transition it made is
                 // announced then.
                 let written = desired.status().map(KubeStatus::conditions);
-                self.may_have_landed(key, stored, written, &error, now);
+                self.may_have_landed(remembered, stored, written, &error);
                 Err(error)
             }
         }
@@ -958,9 +981,8 @@ where
         &self,
         stored: &K,
         desired: &K,
-        key: &str,
+        remembered: &mut Remembered,
         rejection: Rejection,
-        now: Instant,
     ) -> Result<Write, WriteError> {
         let writer = &self.report.writer;
         let conditions = self.report.fallback(stored, desired, &rejection.message);
@@ -991,7 +1013,7 @@ where
         let fallback = apply::fallback(&self.client, writer, desired, conditions.clone(), carried);
         match fallback.await {
             Ok(apply::Applied::Sent(_)) => {
-                self.memory().fallback_sent(key);
+                remembered.fallback_sent();
                 Ok(rejected(Fallback::Sent(conditions)))
             }
             // A second controller's, refused by its precondition: the object read back
@@ -1003,14 +1025,14 @@ where
             // status changes or its full apply is retried and rejected anew.
             Err(error) if error.class == AnswerClass::Rejected => {
                 let answer = error.answer();
-                self.memory().reject_fallback(key, answer.clone());
+                remembered.reject_fallback(answer.clone());
                 Ok(rejected(Fallback::Refused {
                     answer,
                     announce: true,
                 }))
             }
             Err(error) => {
-                self.may_have_landed(key, stored, Some(&conditions), &error, now);
+                self.may_have_landed(remembered, stored, Some(&conditions), &error);
                 Err(error)
             }
         }
@@ -1044,17 +1066,15 @@ where
     /// if it landed, the next reconcile finds it stored and announces it.
     fn may_have_landed(
         &self,
-        key: &str,
+        remembered: &mut Remembered,
         stored: &K,
         written: Option<&Conditions>,
         error: &WriteError,
-        now: Instant,
     ) {
         let after = written.and_then(|c| c.get(&self.report.summary));
         if let Some(after) = after.filter(|_| error.class.may_have_landed()) {
             let before = self.summary_of(stored).map(summary_key);
-            self.memory()
-                .unannounced(key, before, summary_key(after), now);
+            remembered.unannounced(before, summary_key(after));
         }
     }
 
@@ -1069,10 +1089,9 @@ where
     /// sent (and forgets what was remembered before).
     fn remember_stored(
         &self,
-        key: &str,
+        remembered: &mut Remembered,
         sent: &StatusApply<<K::Status as KubeStatus>::Apply>,
         stored_now: Option<&K>,
-        now: Instant,
     ) {
         let stored_as = stored_now
             .map(StatusResource::status_apply)
@@ -1081,9 +1100,8 @@ where
                 sent: exact_hash(sent),
                 stored: exact_hash(&stored_body),
             });
-        let mut memory = self.memory();
-        memory.accepted(key, now);
-        memory.set_stored_as(key, stored_as, now);
+        remembered.accepted();
+        remembered.set_stored_as(stored_as);
     }
 
     /// A 404 on a status write: the object is gone, or (when it is still there) the API
@@ -1178,14 +1196,12 @@ where
     async fn announce(
         &self,
         object: &K,
-        key: &str,
+        remembered: &mut Remembered,
         before: Option<Summary>,
         after: &Condition,
-        now: Instant,
     ) {
         if !self.record_transition(object, before.clone(), after).await {
-            self.memory()
-                .unannounced(key, before, summary_key(after), now);
+            remembered.unannounced(before, summary_key(after));
         }
     }
 
@@ -1293,6 +1309,16 @@ fn fingerprint<S: Serialize>(body: &StatusApply<S>) -> u64 {
 enum Full {
     Done(Write),
     Rejected(Rejection),
+}
+
+/// What becomes of an object's remembered state at the end of a reconcile.
+enum Fate {
+    /// Checked back in as the reconcile left it (gone if nothing is left to remember).
+    Keep,
+    /// Forgotten: the object is gone, or its controller is done with it.
+    Forget,
+    /// Left as it was before the reconcile, which decided nothing (its permit was lost).
+    Untouched,
 }
 
 /// What a reconcile knows when it concludes, besides its write.
