@@ -362,6 +362,16 @@ fn classify(
     errors: &mut Errors,
 ) -> Option<(ApplyField, Role)> {
     let ident = field.ident.clone()?;
+    // A bare trait object (`A + B`, no `dyn`) or `impl Trait` is no type a status can hold,
+    // and written into the apply configuration's `Option<...>` it would not even parse.
+    let inner = option_inner(&field.ty).unwrap_or(&field.ty);
+    if matches!(inner, Type::TraitObject(_) | Type::ImplTrait(_)) {
+        errors.spanned(
+            &field.ty,
+            "a status field needs a concrete type that serde can write (a trait object or `impl Trait` is none)",
+        );
+        return None;
+    }
     let serde = serde_attrs::field(&field.attrs);
     if serde.skip {
         return None;
