@@ -403,7 +403,7 @@ fn classify(
         (false, true) => Some((Role::ObservedGeneration, "i64", GENERATION_TYPE_ERROR)),
         (false, false) => None,
     };
-    let serialize_with = serde.serialize_with.clone().or_else(|| {
+    let mut serialize_with = serde.serialize_with.clone().or_else(|| {
         serde.with.clone().map(|mut module| {
             module
                 .segments
@@ -411,6 +411,16 @@ fn classify(
             module
         })
     });
+    // The function is called by this path in an expression: generic arguments there take
+    // the turbofish (`f::<T>`), which serde's string may leave out.
+    for segment in serialize_with
+        .iter_mut()
+        .flat_map(|path| path.segments.iter_mut())
+    {
+        if let syn::PathArguments::AngleBracketed(arguments) = &mut segment.arguments {
+            arguments.colon2_token = Some(Default::default());
+        }
+    }
     let (role, kind) = match standard {
         Some((role, expected, message)) => {
             let optional = standard_field_type(&field.ty, expected).unwrap_or_else(|| {
