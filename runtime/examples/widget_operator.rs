@@ -7,6 +7,8 @@
 //! ```text
 //! widget_operator --crd                 # the Widget CRD (JSON), to install
 //! widget_operator [--concurrency N] [--resync SECONDS] [--full-store] [--streaming-list]
+//! widget_operator --shards N --identity NAME [--ordinal I] [--replicas R]
+//!                 [--lease-namespace NS] [--lease-seconds S] [options above]
 //! ```
 //!
 //! `--concurrency N` runs at most N reconciles at once (kube's default, 0, is every object at
@@ -17,12 +19,21 @@
 //! those: whether its fallback manager still holds fields); `--streaming-list` has the watch
 //! start with the objects sent as watch events (`sendInitialEvents`, what client-go does by
 //! default) instead of a list in pages of 500.
+//!
+//! With `--shards N` it runs as the replica `NAME`, number `I` of `R` (default N), of the
+//! Widgets cut into N shards (`kondition::shards`): one Lease per shard in `NS` (default
+//! `default`), held `S` seconds per renewal (default 15), a controller per shard held (its
+//! watch selected by the API server where its `ShardedListAndWatch` gate is on, and by the
+//! replica always), its requests sent with the user agent `widget-operator/NAME`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use kondition::controller::{StatusReconciler, error_policy, fallback_owner};
+use kondition::shards::{
+    Fence, Replica, Selection, Shard, holds, run_replica, selection, shard_watcher,
+};
 use kondition::{Conditions, Failure, KubeStatus, RequeuePolicy, StatusResource};
 use kube::runtime::controller::Config;
 use kube::runtime::{Controller, WatchStreamExt, reflector, watcher};
@@ -66,7 +77,7 @@ fn option<T: std::str::FromStr>(flag: &str) -> Result<Option<T>, String> {
             .get(i + 1)
             .and_then(|v| v.parse().ok())
             .map(Some)
-            .ok_or_else(|| format!("{flag} needs a number")),
+            .ok_or_else(|| format!("{flag} needs a value")),
     }
 }
 
@@ -84,53 +95,141 @@ fn drop_foreign_managed_fields(widget: &mut Widget) {
     }
 }
 
+/// How the operator runs, from its command line.
+#[derive(Clone)]
+struct Options {
+    concurrency: u16,
+    resync: u64,
+    full_store: bool,
+    watch: watcher::Config,
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--crd") {
         println!("{}", serde_json::to_string(&Widget::crd())?);
         return Ok(());
     }
-    let concurrency: u16 = option("--concurrency")?.unwrap_or(0);
-    let resync: u64 = option("--resync")?.unwrap_or(600);
-    let full_store = std::env::args().any(|a| a == "--full-store");
-    let watch = if std::env::args().any(|a| a == "--streaming-list") {
-        watcher::Config::default().streaming_lists()
-    } else {
-        watcher::Config::default()
+    let options = Options {
+        concurrency: option("--concurrency")?.unwrap_or(0),
+        resync: option("--resync")?.unwrap_or(600),
+        full_store: std::env::args().any(|a| a == "--full-store"),
+        watch: if std::env::args().any(|a| a == "--streaming-list") {
+            watcher::Config::default().streaming_lists()
+        } else {
+            watcher::Config::default()
+        },
     };
+    let Some(shards) = option::<u32>("--shards")? else {
+        let client = Client::try_default().await?;
+        let widgets = Api::<Widget>::all(client.clone());
+        let controller = if options.full_store {
+            Controller::new(widgets, options.watch.clone())
+        } else {
+            let (reader, writer) = reflector::store();
+            let stream = watcher(widgets, options.watch.clone())
+                .default_backoff()
+                .modify(drop_foreign_managed_fields)
+                .reflect(writer)
+                .applied_objects();
+            Controller::for_stream(stream, reader)
+        };
+        let reconciler = StatusReconciler::<Widget>::new(client);
+        run(controller.shutdown_on_signal(), reconciler, &options, None).await;
+        return Ok(());
+    };
+    let identity: String = option("--identity")?.ok_or("--shards needs --identity NAME")?;
+    let namespace: String = option("--lease-namespace")?.unwrap_or_else(|| "default".into());
+    let ordinal: u32 = option("--ordinal")?.unwrap_or(0);
+    let replicas: u32 = option("--replicas")?.unwrap_or(shards);
+    let lease_seconds: u64 = option("--lease-seconds")?.unwrap_or(15);
+    // Every replica writes as one controller (one field manager); the API server tells their
+    // requests apart by user agent (its audit log records it).
+    let mut config = kube::Config::infer().await?;
+    config.headers.push((
+        http::header::USER_AGENT,
+        format!("widget-operator/{identity}").parse()?,
+    ));
+    let client = Client::try_from(config)?;
+    let replica = Replica::new(namespace, "widget-operator", identity)
+        .shards(shards)
+        .ordinal(ordinal, replicas)
+        .timing(lease_seconds, lease_seconds / 3);
+    let stop = async {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .expect("a SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+    };
+    let work_client = client.clone();
+    run_replica(client, replica, stop, move |shard, fence| {
+        run_shard(work_client.clone(), shard, fence, options.clone())
+    })
+    .await?;
+    Ok(())
+}
 
-    let client = Client::try_default().await?;
-    let reconciler = Arc::new(
-        StatusReconciler::<Widget>::new(client.clone()).requeue_policy(RequeuePolicy {
-            resync: Duration::from_secs(resync),
-            ..RequeuePolicy::default()
-        }),
-    );
-    let widgets = Api::<Widget>::all(client);
-    let controller = if full_store {
-        Controller::new(widgets, watch)
-    } else {
-        let (reader, writer) = reflector::store();
-        let stream = watcher(widgets, watch)
-            .default_backoff()
-            .modify(drop_foreign_managed_fields)
-            .reflect(writer)
-            .applied_objects();
-        Controller::for_stream(stream, reader)
-    };
+/// One shard's controller, while this replica holds the shard: its Widgets only (selected by
+/// the API server where it shards watches, by the client always), reconciled inside `fence`,
+/// and no status written once the fence shuts.
+async fn run_shard(client: Client, shard: Shard, fence: Fence, options: Options) {
+    match selection(&Api::<Widget>::all(client.clone()), shard).await {
+        Ok(Selection::Server) => println!("{shard}: held, selected by the API server"),
+        Ok(Selection::Client) => println!("{shard}: held, selected by this client"),
+        Err(error) => eprintln!("{shard}: held; asking how it is selected failed: {error}"),
+    }
+    let (reader, writer) = reflector::store();
+    let stream = shard_watcher(&client, shard, Api::<Widget>::all, options.watch.clone())
+        .default_backoff()
+        .modify(drop_foreign_managed_fields)
+        .reflect(writer)
+        .applied_objects();
+    let open = fence.clone();
+    let reconciler = StatusReconciler::<Widget>::new(client)
+        .may_write(move |widget: &Widget| open.is_open() && holds(shard, widget));
+    run(
+        Controller::for_stream(stream, reader),
+        reconciler,
+        &options,
+        Some(fence),
+    )
+    .await;
+    println!("{shard}: given up");
+}
+
+/// Runs `controller` with the status chokepoint and an empty body until its stream ends, each
+/// reconcile inside `fence` when there is one.
+async fn run(
+    controller: Controller<Widget>,
+    reconciler: StatusReconciler<Widget>,
+    options: &Options,
+    fence: Option<Fence>,
+) {
+    let reconciler = Arc::new(reconciler.requeue_policy(RequeuePolicy {
+        resync: Duration::from_secs(options.resync),
+        ..RequeuePolicy::default()
+    }));
     controller
-        .with_config(Config::default().concurrency(concurrency))
-        .shutdown_on_signal()
+        .with_config(Config::default().concurrency(options.concurrency))
         .run(
-            |widget, reconciler| async move {
-                reconciler
-                    .reconcile(widget, async |_: &mut Widget| Ok::<(), Failure>(()))
-                    .await
+            move |widget, reconciler| {
+                let entered = fence.as_ref().map(Fence::enter);
+                async move {
+                    if matches!(entered, Some(None)) {
+                        // The shard was given up: nothing for this replica to do.
+                        return Ok(kube::runtime::controller::Action::await_change());
+                    }
+                    reconciler
+                        .reconcile(widget, async |_: &mut Widget| Ok::<(), Failure>(()))
+                        .await
+                }
             },
             |widget, error, _| error_policy(widget, error, Duration::from_secs(15)),
             reconciler,
         )
         .for_each(|_| async {})
         .await;
-    Ok(())
 }

@@ -55,6 +55,8 @@ pub mod merge;
 pub mod permissions;
 pub mod profile;
 pub mod shape;
+#[cfg(feature = "shards")]
+pub mod shards;
 mod status;
 pub mod subresources;
 mod summary;

@@ -21,16 +21,40 @@ type apiServer struct {
 	exited chan error
 }
 
+// serverOptions are what a test may choose of kube-apiserver's flags.
+type serverOptions struct {
+	// featureGates is passed as --feature-gates when not empty.
+	featureGates string
+	// auditLog, when not empty, is the file audit events of changing requests go to.
+	auditLog string
+}
+
+// auditPolicy records every request that changes something, at the Metadata level (no
+// bodies: the verb, the object, the answer's code and the user agent are what tests read),
+// once its answer is sent.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted", "Panic"]
+rules:
+- level: Metadata
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+`
+
 // startAPIServer runs kube-apiserver's own command with the flags a minimal control plane
 // needs: loopback only, the launcher's certificates, client certificates for authentication,
-// RBAC (the admin is in system:masters), etcd at etcdURL.
-func startAPIServer(dir string, certs *pki, etcdURL, address string) (*apiServer, error) {
+// RBAC (the admin is in system:masters), etcd at etcdURL; and those options asks for.
+func startAPIServer(dir string, certs *pki, etcdURL, address string, options serverOptions) (*apiServer, error) {
 	_, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
+	args, err := options.args(dir)
+	if err != nil {
+		return nil, err
+	}
 	command := app.NewAPIServerCommand()
-	command.SetArgs([]string{
+	command.SetArgs(append([]string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + port,
@@ -55,11 +79,35 @@ func startAPIServer(dir string, certs *pki, etcdURL, address string) (*apiServer
 		// The kubernetes Service's endpoints would name the advertised address, which may
 		// not be loopback; nothing here reaches the API server through that Service.
 		"--endpoint-reconciler-type=none",
-	})
+	}, args...))
 	command.SetOut(os.Stderr)
 	server := &apiServer{url: "https://" + address, exited: make(chan error, 1)}
 	go func() { server.exited <- command.Execute() }()
 	return server, nil
+}
+
+// args are the flags of options, with the audit policy written into dir.
+func (options serverOptions) args(dir string) ([]string, error) {
+	var args []string
+	if options.featureGates != "" {
+		args = append(args, "--feature-gates="+options.featureGates)
+	}
+	if options.auditLog != "" {
+		policy := filepath.Join(dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+			return nil, err
+		}
+		args = append(args,
+			"--audit-policy-file="+policy,
+			"--audit-log-path="+options.auditLog,
+			"--audit-log-format=json",
+			// Written as the requests are answered, not batched: a test reads the file as
+			// soon as its writes are answered.
+			"--audit-log-mode=blocking",
+			"--audit-log-maxsize=0",
+		)
+	}
+	return args, nil
 }
 
 // waitReady polls /readyz as the admin until it answers 200 (every post-start hook done: RBAC

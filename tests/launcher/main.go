@@ -15,6 +15,12 @@
 // well as after READY. Stdin is watched from the start, so a test process that dies before
 // READY leaves neither a launcher nor its etcd folder behind.
 //
+// With -feature-gates GATES kube-apiserver runs with those gates (its own flag's syntax,
+// `ShardedListAndWatch=true,...`); with -audit-log FILE it writes an audit event for every
+// request that changes something (create, update, patch, delete: the verb, the object, the
+// answer's code and the client's user agent) to FILE, one JSON object per line, so that a
+// test attributes writes to the replica that sent them as the server saw them.
+//
 // With -state DIR its files live in DIR (etcd's data, the certificates, the kubeconfig and
 // the ports chosen) and stay there when it exits: a launcher started again with the same
 // folder serves the same data on the same addresses with the same certificates, as an API
@@ -55,6 +61,9 @@ var errStopped = errors.New("stopped before ready")
 
 func run() error {
 	state := flag.String("state", "", "a folder that keeps etcd's data, the certificates and the addresses between runs (default: a temporary folder, removed on exit)")
+	var options serverOptions
+	flag.StringVar(&options.featureGates, "feature-gates", "", "kube-apiserver's --feature-gates (for example ShardedListAndWatch=true)")
+	flag.StringVar(&options.auditLog, "audit-log", "", "a file to write an audit event to for every request that changes an object (one JSON object per line)")
 	flag.Parse()
 
 	// Before anything starts: the ways to be told to stop. kube-apiserver adds its own
@@ -93,7 +102,7 @@ func run() error {
 		return err
 	}
 
-	err := serve(ctx, dir, lines)
+	err := serve(ctx, dir, options, lines)
 	if ctx.Err() != nil {
 		fmt.Fprintf(os.Stderr, "launcher: stopping (%s)\n", reason)
 		return nil
@@ -104,7 +113,7 @@ func run() error {
 // serve starts etcd and kube-apiserver with their files in dir, prints READY, and runs the
 // commands of lines until ctx ends (stdin closed, or a signal) or kube-apiserver stops. Every
 // step of the start gives up as soon as ctx ends.
-func serve(ctx context.Context, dir string, lines <-chan string) (err error) {
+func serve(ctx context.Context, dir string, options serverOptions, lines <-chan string) (err error) {
 	ports, fresh, err := loadOrPickAddresses(dir)
 	if err != nil {
 		return fmt.Errorf("addresses: %w", err)
@@ -131,7 +140,7 @@ func serve(ctx context.Context, dir string, lines <-chan string) (err error) {
 	if ctx.Err() != nil {
 		return errStopped
 	}
-	server, err := startAPIServer(dir, certs, store.clientURL, ports.APIServer)
+	server, err := startAPIServer(dir, certs, store.clientURL, ports.APIServer, options)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}

@@ -15,10 +15,6 @@
 #[allow(dead_code, missing_docs)]
 mod operator;
 
-#[path = "../../runtime/examples/securitygroup_operator/leader.rs"]
-#[allow(dead_code, missing_docs)]
-mod leader;
-
 use std::sync::Arc;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -355,7 +351,7 @@ async fn wait_for_holder(leases: &Api<Lease>, holder: &str) {
     let expected = holder.to_owned();
     wait_for(
         leases,
-        leader::LEASE,
+        operator::LEASE,
         &format!("held by {holder}"),
         move |l: Option<&Lease>| {
             l.and_then(|l| l.spec.as_ref())
@@ -380,7 +376,7 @@ async fn wait_until_refused(identity: &kondition_tests::identity::Identity, verb
                 verb: Some(verb.to_owned()),
                 group: Some("coordination.k8s.io".into()),
                 resource: Some("leases".into()),
-                name: Some(leader::LEASE.into()),
+                name: Some(operator::LEASE.into()),
                 ..ResourceAttributes::default()
             }),
             ..SelfSubjectAccessReviewSpec::default()
@@ -404,7 +400,7 @@ async fn wait_until_refused(identity: &kondition_tests::identity::Identity, verb
         .unwrap_or_else(|_| panic!("{verb} on the Lease never refused"));
 }
 
-/// The example operator as several replicas under leader election (leader.rs): only the
+/// The example operator as several replicas under leader election (one shard): only the
 /// replica holding the Lease reconciles; one that stops (its task ends: it gives the lease up)
 /// hands over to another; one whose renewals the server refuses stops reconciling before
 /// another takes over (its lease expires), though it still runs and may still write security
@@ -428,7 +424,7 @@ async fn replicas_under_leader_election_write_each_change_once() {
         tokio::spawn(operator::run_replica(
             client.clone(),
             Some(env.namespace.clone()),
-            leader::Election::new(env.namespace.clone(), name),
+            operator::replica(env.namespace.clone(), name),
             std::future::pending(),
         ))
     };

@@ -15,15 +15,19 @@
 //!
 //! with `KUBECONFIG` pointing at a cluster (`--install` applies `kondition_generated::crds()`
 //! first). With `--leader-elect` it runs as one of several replicas: only the replica that
-//! holds the Lease `securitygroup-operator-leader` of its namespace reconciles (`leader.rs`;
-//! `POD_NAME` names the replica, `POD_NAMESPACE` the Lease's namespace, both from the
-//! Downward API when deployed). Deployed, it runs as a ServiceAccount bound to the two ClusterRoles of
+//! holds the Lease `securitygroup-operator-leader` of its namespace reconciles
+//! (`kondition::shards` with one shard; `POD_NAME` names the replica, `POD_NAMESPACE` the
+//! Lease's namespace, both from the Downward API when deployed). With `--shards N` as well,
+//! the security groups are cut into N shards by the hash of their uid, each with its Lease
+//! (`securitygroup-operator-leader-I-of-N`): a replica reconciles the shards it holds, reaching
+//! first for those whose number modulo `--replicas R` (default N) is its ordinal, the number
+//! ending `POD_NAME` as a StatefulSet names its Pods (`operator-2`: 2), and for the others once
+//! their holder left them to expire. Deployed, it runs as a ServiceAccount bound to the two ClusterRoles of
 //! `clusterrole.yaml` beside this file: what kondition's status chokepoint needs for
 //! SecurityGroup (as `kondition::permissions` gives it), and what the operator does with the
 //! objects it owns. The test suite runs this operator end to end on the real API server, as
 //! such a ServiceAccount (`tests/tests/e2e.rs`).
 
-mod leader;
 mod operator;
 
 use kube::Client;
@@ -39,7 +43,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|_| "--leader-elect needs POD_NAME: this replica's unique name")?;
         let namespace = std::env::var("POD_NAMESPACE")
             .unwrap_or_else(|_| client.default_namespace().to_owned());
-        let election = leader::Election::new(namespace, identity);
+        let shards: u32 = option("--shards")?.unwrap_or(1);
+        let replicas: u32 = option("--replicas")?.unwrap_or(shards);
+        // A StatefulSet's Pod is named after its ordinal; another name starts at shard 0.
+        let ordinal = identity
+            .rsplit('-')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let replica = operator::replica(namespace, identity)
+            .shards(shards)
+            .ordinal(ordinal, replicas);
         let stop = async {
             // Ctrl-C or SIGTERM (what Kubernetes sends a Pod it stops).
             let mut terminate =
@@ -50,12 +64,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 _ = terminate.recv() => {}
             }
         };
-        operator::run_replica(client, None, election, stop).await?;
+        operator::run_replica(client, None, replica, stop).await?;
         return Ok(());
     }
     let controller = operator::controller(&client, None).shutdown_on_signal();
     operator::run(controller, client).await;
     Ok(())
+}
+
+/// The value following `flag` on the command line, parsed.
+fn option<T: std::str::FromStr>(flag: &str) -> Result<Option<T>, String> {
+    let mut args = std::env::args().skip_while(|a| a != flag).skip(1);
+    match args.next() {
+        None => Ok(None),
+        Some(value) => value
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{flag}: not a number: {value}")),
+    }
 }
 
 #[cfg(test)]

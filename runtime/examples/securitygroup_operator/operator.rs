@@ -7,8 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::leader::{Election, Fence, run_elected};
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -17,12 +16,12 @@ use kondition::controller::{
     StatusReconciler, error_policy, with_finalizer,
 };
 use kondition::profile::orc::{self, MainResource};
+use kondition::shards::{Fence, Replica, Shard, holds, owner_holds, shard_watcher};
 use kondition::{Failure, StatusResource, SubResources};
 use kondition_generated::securitygroup::v1alpha1::{Rule, SecurityGroup};
 use kube::api::{Patch, PatchParams};
 use kube::runtime::events::{Recorder, Reporter};
-use kube::runtime::watcher;
-use kube::runtime::{Controller, controller};
+use kube::runtime::{Controller, WatchStreamExt, controller, reflector, watcher};
 use kube::{Api, Client, Resource, ResourceExt};
 
 /// The finalizer that deletes the security group in the cloud before the object goes.
@@ -212,7 +211,7 @@ async fn delete_security_group(group: &mut SecurityGroup) -> Result<(), Failure>
 struct Context {
     client: Client,
     reconciler: StatusReconciler<SecurityGroup>,
-    /// Closed when this replica stops leading.
+    /// Closed when this replica stops holding the shard.
     fence: Fence,
 }
 
@@ -256,21 +255,78 @@ pub fn controller(client: &Client, namespace: Option<&str>) -> Controller<Securi
         .with_config(controller::Config::default().concurrency(RECONCILES_AT_ONCE))
 }
 
+/// The prefix of the operator's Leases: the Lease itself with one shard (leader election),
+/// `securitygroup-operator-leader-I-of-N` for shard I of N.
+pub const LEASE: &str = "securitygroup-operator-leader";
+
+/// The replica named `identity` among those sharing the security groups, its Leases in
+/// `namespace`.
+pub fn replica(namespace: impl Into<String>, identity: impl Into<String>) -> Replica {
+    Replica::new(namespace, LEASE, identity)
+}
+
+/// The controller for the security groups of `shard` in `namespace` (every namespace when
+/// `None`), and the ConfigMaps and Deployments they own: the shard's objects only, selected by
+/// the API server where it shards lists and watches and by the client always; the owned
+/// objects by their owner's uid (the server cannot).
+pub fn shard_controller(
+    client: &Client,
+    namespace: Option<&str>,
+    shard: Shard,
+) -> Controller<SecurityGroup> {
+    fn api<K>(client: Client, namespace: Option<&str>) -> Api<K>
+    where
+        K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
+    {
+        match namespace {
+            Some(ns) => Api::namespaced(client, ns),
+            None => Api::all(client),
+        }
+    }
+    let (reader, writer) = reflector::store();
+    let groups = shard_watcher(
+        client,
+        shard,
+        |c| api::<SecurityGroup>(c, namespace),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .reflect(writer)
+    .applied_objects();
+    let config_maps = watcher(
+        api::<ConfigMap>(client.clone(), namespace),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .touched_objects()
+    .try_filter(move |o| std::future::ready(owner_holds::<SecurityGroup, _>(shard, o)));
+    let deployments = watcher(
+        api::<Deployment>(client.clone(), namespace),
+        watcher::Config::default(),
+    )
+    .default_backoff()
+    .touched_objects()
+    .try_filter(move |o| std::future::ready(owner_holds::<SecurityGroup, _>(shard, o)));
+    Controller::for_stream(groups, reader)
+        .owns_stream(config_maps)
+        .owns_stream(deployments)
+        .with_config(controller::Config::default().concurrency(RECONCILES_AT_ONCE))
+}
+
 /// Runs the operator for `namespace` (every namespace when `None`) as one of several
-/// replicas: it reconciles only while it leads the `election` (see `leader.rs`), until `stop`
-/// completes.
+/// replicas: a controller for each shard while it holds the shard's Lease
+/// (`kondition::shards::run_replica`), until `stop` completes. With one shard, it reconciles
+/// only while it leads.
 pub async fn run_replica(
     client: Client,
     namespace: Option<String>,
-    election: Election,
+    replica: Replica,
     stop: impl Future<Output = ()>,
-) -> Result<(), kube_lease_manager::LeaseManagerError> {
-    run_elected(client.clone(), election, stop, |fence| {
-        run_fenced(
-            controller(&client, namespace.as_deref()),
-            client.clone(),
-            fence,
-        )
+) -> Result<(), kondition::shards::LeaseManagerError> {
+    let shards_client = client.clone();
+    kondition::shards::run_replica(shards_client, replica, stop, move |shard, fence| {
+        let controller = shard_controller(&client, namespace.as_deref(), shard);
+        run_fenced(controller, client.clone(), shard, fence)
     })
     .await
 }
@@ -279,12 +335,18 @@ pub async fn run_replica(
 /// profile: Available summarises, Progressing is kept), the checks, the finalizer and an
 /// Event recorder, until its stream ends.
 pub async fn run(controller: Controller<SecurityGroup>, client: Client) {
-    run_fenced(controller, client, Fence::default()).await;
+    let every_object = Shard::new(0, 1).expect("the one shard");
+    run_fenced(controller, client, every_object, Fence::default()).await;
 }
 
-/// [`run`], each reconcile inside `fence`: once it is closed (this replica stopped leading),
-/// a reconcile does nothing.
-async fn run_fenced(controller: Controller<SecurityGroup>, client: Client, fence: Fence) {
+/// [`run`] for the objects of `shard`, each reconcile inside `fence`: once it is closed (this
+/// replica no longer holds the shard), a reconcile does nothing and no status is written.
+async fn run_fenced(
+    controller: Controller<SecurityGroup>,
+    client: Client,
+    shard: Shard,
+    fence: Fence,
+) {
     let reporter = Reporter {
         controller: "securitygroup-operator".into(),
         instance: None,
@@ -294,7 +356,7 @@ async fn run_fenced(controller: Controller<SecurityGroup>, client: Client, fence
         .pre_check(PauseAnnotation)
         .post_check(HasId)
         .recorder(Recorder::new(client.clone(), reporter))
-        .may_write(move |_: &SecurityGroup| open.is_open());
+        .may_write(move |group: &SecurityGroup| open.is_open() && holds(shard, group));
     let context = Arc::new(Context {
         client,
         reconciler,
