@@ -8,7 +8,8 @@
 //! widget_operator --crd                 # the Widget CRD (JSON), to install
 //! widget_operator [--concurrency N] [--resync SECONDS] [--full-store] [--streaming-list]
 //! widget_operator --shards N --identity NAME [--ordinal I] [--replicas R]
-//!                 [--lease-namespace NS] [--lease-seconds S] [options above]
+//!                 [--lease-namespace NS] [--lease-seconds S] [--until-stdin-closes]
+//!                 [options above]
 //! ```
 //!
 //! `--concurrency N` runs at most N reconciles at once (kube's default, 0, is every object at
@@ -24,7 +25,8 @@
 //! Widgets cut into N shards (`kondition::shards`): one Lease per shard in `NS` (default
 //! `default`), held `S` seconds per renewal (default 15), a controller per shard held (its
 //! watch selected by the API server where its `ShardedListAndWatch` gate is on, and by the
-//! replica always), its requests sent with the user agent `widget-operator/NAME`.
+//! replica always), its requests sent with the user agent `widget-operator/NAME`; with
+//! `--until-stdin-closes` it stops when its stdin closes too (the test suite's replicas).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -155,13 +157,27 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .shards(shards)
         .ordinal(ordinal, replicas)
         .timing(lease_seconds, lease_seconds / 3);
-    let stop = async {
+    let until_stdin_closes = std::env::args().any(|a| a == "--until-stdin-closes");
+    let stop = async move {
         let mut terminate =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
                 .expect("a SIGTERM handler");
+        // A replica started by a test ends with the test's process, however it ends: the
+        // kernel closes the pipe of its stdin.
+        let stdin_closed = async {
+            if until_stdin_closes {
+                let _ = tokio::task::spawn_blocking(|| {
+                    std::io::copy(&mut std::io::stdin(), &mut std::io::sink())
+                })
+                .await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = terminate.recv() => {}
+            () = stdin_closed => {}
         }
     };
     let work_client = client.clone();
@@ -176,6 +192,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// the API server where it shards watches, by the client always), reconciled inside `fence`,
 /// and no status written once the fence shuts.
 async fn run_shard(client: Client, shard: Shard, fence: Fence, options: Options) {
+    // The shard's work is dropped when the replica gives the shard up: say so then.
+    struct Holding(Shard);
+    impl Drop for Holding {
+        fn drop(&mut self) {
+            println!("{}: given up", self.0);
+        }
+    }
+    let _holding = Holding(shard);
     match selection(&Api::<Widget>::all(client.clone()), shard).await {
         Ok(Selection::Server) => println!("{shard}: held, selected by the API server"),
         Ok(Selection::Client) => println!("{shard}: held, selected by this client"),
@@ -197,7 +221,6 @@ async fn run_shard(client: Client, shard: Shard, fence: Fence, options: Options)
         Some(fence),
     )
     .await;
-    println!("{shard}: given up");
 }
 
 /// Runs `controller` with the status chokepoint and an empty body until its stream ends, each

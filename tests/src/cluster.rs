@@ -54,6 +54,8 @@ pub struct Cluster {
     kubeconfig: Kubeconfig,
     kubeconfig_path: PathBuf,
     launcher: Option<Launcher>,
+    /// Where the API server writes its audit events, when it was asked to.
+    audit_log: Option<PathBuf>,
 }
 
 /// A running launcher and the pipes to send it commands.
@@ -68,14 +70,90 @@ struct Launcher {
 /// build the launcher) when it cannot start; every later call panics with the same words.
 pub fn cluster() -> &'static Cluster {
     static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
-    match CLUSTER.get_or_init(Cluster::start) {
+    match CLUSTER.get_or_init(|| Cluster::start(Server::Plain)) {
         Ok(cluster) => cluster,
         Err(reason) => panic!("the test API server did not start: {reason}"),
     }
 }
 
+/// A second API server of this test binary, started on first use, with kube-apiserver's
+/// `ShardedListAndWatch` feature gate on (lists and watches honour `shardSelector`) and an
+/// audit log of every changing request ([`Cluster::audit_events`]).
+pub fn sharded_cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+    match CLUSTER.get_or_init(|| Cluster::start(Server::Sharded)) {
+        Ok(cluster) => cluster,
+        Err(reason) => panic!("the sharded test API server did not start: {reason}"),
+    }
+}
+
+/// A third API server of this test binary, started on first use: the gates of [`cluster`]'s
+/// (no sharded lists and watches: the server ignores `shardSelector`) and an audit log of
+/// every changing request ([`Cluster::audit_events`]).
+pub fn audited_cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+    match CLUSTER.get_or_init(|| Cluster::start(Server::Audited)) {
+        Ok(cluster) => cluster,
+        Err(reason) => panic!("the audited test API server did not start: {reason}"),
+    }
+}
+
+/// Which API server a test binary starts.
+#[derive(Clone, Copy, PartialEq)]
+enum Server {
+    /// The launcher's flags only.
+    Plain,
+    /// `ShardedListAndWatch` on, an audit log.
+    Sharded,
+    /// An audit log.
+    Audited,
+}
+
+/// One changing request as the API server's audit log records it (the launcher's
+/// `-audit-log`: create, update, patch and delete, at the Metadata level).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEvent {
+    /// The verb (`create`, `patch`, ...).
+    pub verb: String,
+    /// The client's `User-Agent`.
+    #[serde(default)]
+    pub user_agent: String,
+    /// The object the request was about.
+    #[serde(default)]
+    pub object_ref: Option<AuditObject>,
+    /// The answer.
+    #[serde(default)]
+    pub response_status: Option<AuditStatus>,
+}
+
+/// [`AuditEvent::object_ref`].
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct AuditObject {
+    /// The resource's plural name.
+    #[serde(default)]
+    pub resource: String,
+    /// Its namespace.
+    #[serde(default)]
+    pub namespace: String,
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// The subresource (`status`), if any.
+    #[serde(default)]
+    pub subresource: String,
+}
+
+/// [`AuditEvent::response_status`].
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct AuditStatus {
+    /// The HTTP status code of the answer.
+    #[serde(default)]
+    pub code: u16,
+}
+
 impl Cluster {
-    fn start() -> Result<Cluster, String> {
+    fn start(server: Server) -> Result<Cluster, String> {
         if let Some(path) = std::env::var_os("KONDITION_TEST_KUBECONFIG") {
             let kubeconfig_path = PathBuf::from(path);
             let kubeconfig = Kubeconfig::read_from(&kubeconfig_path)
@@ -84,9 +162,29 @@ impl Cluster {
                 kubeconfig,
                 kubeconfig_path,
                 launcher: None,
+                audit_log: None,
             });
         }
-        let started = spawn_launcher(&[], &log_path())?;
+        let log = log_path();
+        let log = match server {
+            Server::Plain => log,
+            Server::Sharded => log.with_extension("sharded.log"),
+            Server::Audited => log.with_extension("audited.log"),
+        };
+        // Beside the launcher's own log, pruned with it (`*.log`).
+        let audit_log = (server != Server::Plain).then(|| log.with_extension("audit.log"));
+        let audit_arg = audit_log
+            .as_ref()
+            .map(|path| path.display().to_string())
+            .unwrap_or_default();
+        let mut args = Vec::new();
+        if server == Server::Sharded {
+            args.extend(["-feature-gates", "ShardedListAndWatch=true"]);
+        }
+        if audit_log.is_some() {
+            args.extend(["-audit-log", audit_arg.as_str()]);
+        }
+        let started = spawn_launcher(&args, &log)?;
         let kubeconfig_path = started.kubeconfig_path;
         let kubeconfig = Kubeconfig::read_from(&kubeconfig_path)
             .map_err(|e| format!("{}: {e}", kubeconfig_path.display()))?;
@@ -97,7 +195,27 @@ impl Cluster {
                 commands: Mutex::new((started.stdin, started.stdout)),
                 _child: started.child,
             }),
+            audit_log,
         })
+    }
+
+    /// Every changing request the API server answered so far, in the order it answered them,
+    /// from its audit log (written as each answer is sent). Panics for a cluster started
+    /// without one ([`cluster`], or `KONDITION_TEST_KUBECONFIG`'s).
+    pub fn audit_events(&self) -> Vec<AuditEvent> {
+        let Some(path) = &self.audit_log else {
+            panic!(
+                "no audit log: only the launcher's sharded_cluster() and audited_cluster() keep one"
+            );
+        };
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        text.lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("{}: an audit event: {e}: {line}", path.display()))
+            })
+            .collect()
     }
 
     /// The kubeconfig of the cluster's admin (system:masters).
@@ -185,6 +303,8 @@ pub struct TestEnv {
     pub admin: Client,
     /// What the controller does with each kind installed, from which [`TestEnv::rules`] follow.
     pub kinds: Vec<KindAccess>,
+    /// The API server of the test.
+    cluster: &'static Cluster,
 }
 
 impl TestEnv {
@@ -205,11 +325,26 @@ impl TestEnv {
         Self::with_access(crds, KindAccess::with_finalizer).await
     }
 
+    /// As [`TestEnv::new`], on `cluster` ([`sharded_cluster`], [`audited_cluster`]).
+    pub async fn on(
+        cluster: &'static Cluster,
+        crds: impl IntoIterator<Item = CustomResourceDefinition>,
+    ) -> TestEnv {
+        Self::with_access_on(cluster, crds, |kind| kind).await
+    }
+
     async fn with_access(
         crds: impl IntoIterator<Item = CustomResourceDefinition>,
         access: impl Fn(KindAccess) -> KindAccess,
     ) -> TestEnv {
-        let cluster = cluster();
+        Self::with_access_on(cluster(), crds, access).await
+    }
+
+    async fn with_access_on(
+        cluster: &'static Cluster,
+        crds: impl IntoIterator<Item = CustomResourceDefinition>,
+        access: impl Fn(KindAccess) -> KindAccess,
+    ) -> TestEnv {
         let admin = cluster.client().await;
         let crds: Vec<CustomResourceDefinition> = crds.into_iter().collect();
         let kinds: Vec<KindAccess> = crds
@@ -228,6 +363,7 @@ impl TestEnv {
             requests,
             admin,
             kinds,
+            cluster,
         }
     }
 
@@ -241,7 +377,7 @@ impl TestEnv {
     /// `rules` (for instance [`TestEnv::rules`] less one, or with an operator's own added),
     /// with a recorded client of its own.
     pub async fn identity(&self, name: &str, rules: Vec<PolicyRule>) -> Identity {
-        service_account(cluster(), &self.admin, &self.namespace, name, rules).await
+        service_account(self.cluster, &self.admin, &self.namespace, name, rules).await
     }
 
     /// An identity that the API server throttles: ServiceAccount `name`, bound to

@@ -56,6 +56,8 @@ pub struct Identity {
     pub requests: Requests,
     /// The ServiceAccount's token.
     token: String,
+    /// The cluster's kubeconfig with the token as every user's credentials.
+    kubeconfig: Kubeconfig,
     config: Config,
 }
 
@@ -84,6 +86,14 @@ impl Identity {
     /// reaches the caller at once, as the server sent it.
     pub fn recorded_without_retry(&self) -> (Client, Requests) {
         recorded_config(without_retry(self.config()))
+    }
+
+    /// Writes a kubeconfig of the identity (the server, the launcher's CA, the token) to
+    /// `path`, for a process the test runs (an operator's replica) to speak as the identity.
+    pub fn write_kubeconfig(&self, path: &std::path::Path) {
+        // JSON is YAML: kube and kubectl read it as a kubeconfig.
+        let text = serde_json::to_string(&self.kubeconfig).expect("a kubeconfig as JSON");
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 
     /// The ServiceAccount's bearer token.
@@ -166,7 +176,8 @@ pub(crate) async fn service_account(
         .status
         .and_then(|status| status.token)
         .unwrap_or_else(|| panic!("a token of {namespace}/{name}: none in the answer"));
-    let config = config_of(&with_token(cluster.kubeconfig(), &token), namespace).await;
+    let kubeconfig = with_token(cluster.kubeconfig(), &token);
+    let config = config_of(&kubeconfig, namespace).await;
     let (client, requests) = recorded_config(config.clone());
     let identity = Identity {
         name: name.to_owned(),
@@ -176,6 +187,7 @@ pub(crate) async fn service_account(
         requests,
         token,
         config,
+        kubeconfig,
     };
     wait_until_authorized(&identity, &rules).await;
     identity
