@@ -32,6 +32,9 @@
 //! Match::new().ignoring_messages().assert_conditions(&actual, &later);
 //! ```
 
+#[cfg(feature = "test-double")]
+pub mod double;
+
 use std::fmt;
 
 use serde::Serialize;
