@@ -24,10 +24,13 @@ use serde_json::json;
 )]
 pub struct DocumentSpec {
     /// What it says.
-    pub content: String,
+    pub text: String,
     /// Whether it is hidden from readers.
     #[serde(default)]
     pub hide: bool,
+    /// Where it is served, reported as `status.endpoint` (the CRD's pattern may refuse it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// A document's observed state.
@@ -60,13 +63,14 @@ pub fn crd() -> CustomResourceDefinition {
     serde_json::from_value(crd).expect("a CRD")
 }
 
-/// A new Document named `name`.
-pub fn document(name: &str, content: &str) -> Document {
+/// A new Document named `name` saying `text`.
+pub fn document(name: &str, text: &str) -> Document {
     Document::new(
         name,
         DocumentSpec {
-            content: content.to_owned(),
+            text: text.to_owned(),
             hide: false,
+            host: None,
         },
     )
 }

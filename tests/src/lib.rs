@@ -57,6 +57,7 @@ pub mod architecture;
 pub mod backends;
 pub mod cluster;
 pub mod document;
+pub mod document_operator;
 pub mod faults;
 pub mod identity;
 pub mod kinds;

@@ -125,7 +125,7 @@ async fn a_resource_version_conflict(backend: &Backend) -> Ending {
         .create(&PostParams::default(), &document::document("d1", "v1"))
         .await
         .expect("created");
-    let change = json!({"spec": {"content": "v2"}});
+    let change = json!({"spec": {"text": "v2"}});
     api.patch("d1", &PatchParams::default(), &Patch::Merge(&change))
         .await
         .expect("spec changed");
@@ -204,7 +204,7 @@ async fn two_managers_owning_different_conditions(backend: &Backend) -> Ending {
         .await;
     results.push(if audited.is_ok() { "ok" } else { "failed" }.to_owned());
     results.push(reconcile(&reconciler, &before_audit, "b.example").await);
-    let change = json!({"spec": {"content": "v2"}});
+    let change = json!({"spec": {"text": "v2"}});
     api.patch("d1", &PatchParams::default(), &Patch::Merge(&change))
         .await
         .expect("spec changed");
