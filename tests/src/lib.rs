@@ -36,6 +36,8 @@ mod guide {
     struct Readiness;
     #[doc = include_str!("../../docs/guide/src/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../docs/guide/src/test-double.md")]
+    struct TestDouble;
     #[doc = include_str!("../../docs/guide/src/deploying.md")]
     struct Deploying;
     #[doc = include_str!("../../docs/guide/src/local-api-server.md")]
