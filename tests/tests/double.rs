@@ -348,3 +348,40 @@ async fn two_managers_owning_different_conditions_on_both() {
         .collect();
     assert_eq!(types.len(), 2, "{:#}", ending.statuses[0]);
 }
+
+/// What the double does not model is answered 501, naming it, never with a guess: a watch,
+/// and a server-side apply of the main resource.
+#[tokio::test]
+async fn what_the_double_does_not_model_is_answered_501() {
+    let double = kondition::testing::double::ApiDouble::new().crd(&document::crd());
+    let api = kube::Api::<Document>::namespaced(double.client(), "default");
+    api.create(&PostParams::default(), &document::document("d1", "v1"))
+        .await
+        .expect("created");
+    let applied =
+        json!({"apiVersion": "example.com/v1", "kind": "Document", "spec": {"text": "v2"}});
+    let refused = api
+        .patch(
+            "d1",
+            &PatchParams::apply("test").force(),
+            &Patch::Apply(&applied),
+        )
+        .await
+        .expect_err("not modeled");
+    let kube::Error::Api(status) = refused else {
+        panic!("an API error: {refused:?}");
+    };
+    assert_eq!(status.code, 501, "{status:?}");
+    assert!(
+        status.message.contains("does not model"),
+        "{}",
+        status.message
+    );
+    let params = kube::api::WatchParams::default();
+    let watched = api
+        .watch(&params, "0")
+        .await
+        .map(|_| ())
+        .expect_err("not modeled");
+    assert!(watched.to_string().contains("does not model"), "{watched}");
+}

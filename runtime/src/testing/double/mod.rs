@@ -54,7 +54,7 @@
 //! unit test does; a `watch=true` request is answered 501), no authentication or
 //! authorization, admission, defaulting, pruning of unknown fields, ratcheting, field
 //! conflicts of a non-forced apply, server-side apply of the main resource (501), updates
-//! (`PUT`), label or field selectors, `resourceVersion` semantics of lists, namespaces as
+//! (`PUT`), dry runs, label or field selectors, `resourceVersion` semantics of lists, namespaces as
 //! objects, owner references and garbage collection, `metadata.managedFields` of writes other
 //! than status applies, `Retry-After`, API Priority and Fairness, timing. Nested status
 //! fields other than `conditions` are owned whole (the server owns each map key apart).

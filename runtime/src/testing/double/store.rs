@@ -167,6 +167,9 @@ impl Store {
         if param("watch").is_some_and(|w| w == "true" || w == "1") {
             return not_modeled("watch");
         }
+        if param("dryRun").is_some() {
+            return not_modeled("dry runs");
+        }
         let body: Value = if body.is_empty() {
             Value::Null
         } else {
@@ -459,7 +462,7 @@ impl Store {
             }
             o
         };
-        if outside(&object) != outside(&old) {
+        if kind.crd.is_some() && outside(&object) != outside(&old) {
             let generation = old["metadata"]["generation"].as_i64().unwrap_or(0);
             object["metadata"]["generation"] = (generation + 1).into();
         }
