@@ -56,7 +56,6 @@ mod guide {
 #[allow(missing_docs)] // CRDs without descriptions give undocumented items
 pub mod adopted;
 pub mod architecture;
-pub mod backends;
 pub mod cluster;
 pub mod document;
 pub mod document_operator;

@@ -20,11 +20,14 @@
 //! tower-test mock would: they run on kondition's test double and on the real server alike,
 //! and must see the same.
 
+#[path = "support/backends.rs"]
+mod backends;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use backends::{Backend, Seen, lines};
 use kondition::StatusResource;
-use kondition_tests::backends::{Backend, Seen, lines};
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::document::{self, Document};
 use kondition_tests::document_operator::{FINALIZER, Operator};

@@ -1,4 +1,5 @@
-//! One scenario, two API servers: the real one (the launcher of [`crate::cluster`], a
+//! One scenario, two API servers (included by the test binaries that need it with
+//! `#[path = "support/backends.rs"] mod backends;`): the real one (the launcher of `kondition_tests::cluster`, a
 //! least-privileged recorded client as in every chokepoint test) and kondition's test double
 //! (`kondition::testing::double`), behind one [`Backend`], so that a scenario written once
 //! runs on both and the two runs can be compared: the requests sent ([`Seen`]: method,
@@ -10,17 +11,8 @@ use kondition::testing::double::ApiDouble;
 use kube::{Api, Client};
 use serde_json::Value;
 
-use crate::cluster::TestEnv;
-use crate::recording::Requests;
-
-/// Which API server a [`Backend`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Which {
-    /// kondition's test double.
-    Double,
-    /// The real kube-apiserver.
-    Server,
-}
+use kondition_tests::cluster::TestEnv;
+use kondition_tests::recording::Requests;
 
 /// A request as both backends see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,8 +55,6 @@ enum Log {
 /// An API server with a kind installed, a namespace, the controller's recorded client and
 /// an unrecorded one for the test's own reads and writes.
 pub struct Backend {
-    /// Which server this is.
-    pub which: Which,
     /// The controller's client (recorded).
     pub client: Client,
     /// The test's own client (not recorded).
@@ -79,7 +69,6 @@ impl Backend {
     pub fn double(crd: &CustomResourceDefinition) -> Backend {
         let double = ApiDouble::new().crd(crd);
         Backend {
-            which: Which::Double,
             client: double.client(),
             admin: double.unrecorded_client(),
             namespace: "scenario".to_owned(),
@@ -93,7 +82,6 @@ impl Backend {
     pub async fn server(crd: CustomResourceDefinition) -> Backend {
         let env = TestEnv::with_finalizer([crd]).await;
         Backend {
-            which: Which::Server,
             client: env.client,
             admin: env.admin,
             namespace: env.namespace,
