@@ -11,6 +11,7 @@
 //! | a resourceVersion conflict | 409 on a status computed from a stale copy, the read-back, the next reconcile from the new copy |
 //! | a deleted and a re-created object | 404 on the write, the read-back 404; then 409 and a read-back of another uid |
 //! | a 422 with its fallback | the schema's pattern refuses the status; the conditions-only fallback with the required field |
+//! | a fallback given up after a full apply | the fallback manager's empty apply leaves the kind's controller the only owner |
 //! | two managers owning different conditions | both kept; a 409 from the other manager's write resolved by the read-back and one resend |
 
 #[path = "support/backends.rs"]
@@ -183,6 +184,29 @@ async fn a_rejected_status_and_its_fallback(backend: &Backend) -> Ending {
     ending(backend, &["d1"], results).await
 }
 
+/// After a rejected status and its fallback, a spec change whose status is accepted: the full
+/// apply, then the fallback manager's empty apply gives its fields up, and only the kind's
+/// controller owns the status.
+async fn a_fallback_given_up_after_a_full_apply(backend: &Backend) -> Ending {
+    let api = backend.api::<Document>();
+    let reconciler = controller(backend);
+    api.create(&PostParams::default(), &document::document("d1", "v1"))
+        .await
+        .expect("created");
+    let copy = api.get("d1").await.expect("read");
+    let mut results = vec![reconcile(&reconciler, &copy, "Not Valid!").await];
+    let change = json!({"spec": {"text": "v2"}});
+    api.patch("d1", &PatchParams::default(), &Patch::Merge(&change))
+        .await
+        .expect("spec changed");
+    backend.clear();
+    let copy = api.get("d1").await.expect("read");
+    results.push(reconcile(&reconciler, &copy, "a.example").await);
+    let copy = api.get("d1").await.expect("read");
+    results.push(reconcile(&reconciler, &copy, "a.example").await);
+    ending(backend, &["d1"], results).await
+}
+
 /// The kind's controller (Ready) and an auditor (`example.com/auditor`, its own Audited):
 /// each keeps its own condition; the controller's write from a copy read before the
 /// auditor's is refused (409), read back, and sent again; a spec change later leaves
@@ -317,6 +341,32 @@ async fn a_rejected_status_and_its_fallback_on_both() {
     );
     assert_eq!(status["conditions"][0]["reason"], "StatusRejected");
     assert!(status.get("endpoint").is_none() && status.get("observedGeneration").is_none());
+}
+
+#[tokio::test]
+async fn a_fallback_given_up_after_a_full_apply_on_both() {
+    let ending = on_both!(a_fallback_given_up_after_a_full_apply);
+    assert_eq!(
+        ending.results,
+        ["ok", "ok", "ok"],
+        "{}",
+        lines(&ending.requests)
+    );
+    let managers: Vec<String> = ending
+        .requests
+        .iter()
+        .filter(|r| r.method == "PATCH")
+        .filter_map(|r| r.query.iter().find(|(k, _)| k == "fieldManager"))
+        .map(|(_, v)| v.clone())
+        .collect();
+    let owner = <Document as kondition::StatusResource>::field_owner().into_owned();
+    assert_eq!(
+        managers,
+        [owner.clone(), fallback_owner::<Document>()],
+        "the full apply, then the release"
+    );
+    assert_eq!(ending.owners[0], [(owner, vec!["Ready".to_owned()])]);
+    assert_eq!(ending.statuses[0]["endpoint"], "a.example");
 }
 
 #[tokio::test]
