@@ -8,6 +8,9 @@
 //! is a map keyed by type); every other field must be equal. A failure names each
 //! difference, field by field, or shows a status as a diff of its JSON:
 //!
+//! With the feature `test-double`, `double` runs a whole reconcile against an in-memory
+//! stand-in for the API server and records what it sent (see that module for what it models).
+//!
 //! ```
 //! use kondition::testing::Match;
 //! use kondition::{Condition, ConditionStatus};
@@ -31,6 +34,9 @@
 //! let later = [Condition::new("Ready", ConditionStatus::False, "Reconciling")];
 //! Match::new().ignoring_messages().assert_conditions(&actual, &later);
 //! ```
+
+#[cfg(feature = "test-double")]
+pub mod double;
 
 use std::fmt;
 

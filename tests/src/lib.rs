@@ -36,6 +36,8 @@ mod guide {
     struct Readiness;
     #[doc = include_str!("../../docs/guide/src/testing.md")]
     struct Testing;
+    #[doc = include_str!("../../docs/guide/src/test-double.md")]
+    struct TestDouble;
     #[doc = include_str!("../../docs/guide/src/deploying.md")]
     struct Deploying;
     #[doc = include_str!("../../docs/guide/src/local-api-server.md")]
@@ -55,6 +57,8 @@ mod guide {
 pub mod adopted;
 pub mod architecture;
 pub mod cluster;
+pub mod document;
+pub mod document_operator;
 pub mod faults;
 pub mod identity;
 pub mod kinds;
