@@ -3,8 +3,8 @@
 //! same selection made by the client where the server ignores the parameter (the gate off,
 //! [`audited_cluster`]).
 //!
-//! The replicas are the Widget operator of `runtime/examples/widget_operator.rs`, built as a
-//! program of this crate, run as separate processes so that one can be killed and another
+//! The replicas are the Widget operator of `runtime/examples/widget_operator.rs` (which
+//! `cargo test --workspace` builds), run as separate processes so that one can be killed and another
 //! paused (SIGSTOP) and resumed. Which replica wrote what is read from the API server's audit
 //! log, by user agent: every replica writes under the one field manager of the kind. The
 //! replicas speak as a ServiceAccount bound to what `kondition::permissions` gives for the kind
@@ -12,6 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
@@ -27,8 +28,27 @@ use kube::api::{ApiResource, DynamicObject, ListParams, Patch, PatchParams, Post
 use kube::runtime::watcher;
 use kube::{Api, ResourceExt};
 
-/// The replicas' program.
-const OPERATOR: &str = env!("CARGO_BIN_EXE_widget_operator");
+/// The replicas' program: the example as `cargo test --workspace` (the README's test command)
+/// builds it, or `KONDITION_WIDGET_OPERATOR`.
+fn operator() -> PathBuf {
+    let path = std::env::var_os("KONDITION_WIDGET_OPERATOR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/examples/widget_operator")
+        });
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/examples/widget_operator.rs");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (modified(&path), modified(&source)) {
+        (Some(built), Some(written)) if built >= written => path,
+        _ => panic!(
+            "no widget operator built from runtime/examples/widget_operator.rs at {}: run \
+             `cargo test --workspace` (the README's test command builds the examples), or \
+             `cargo build -p kondition --features controller,shards --example widget_operator`",
+            path.display()
+        ),
+    }
+}
 
 /// How long a renewal holds a replica's shard Lease, in seconds (the replicas' `--lease-seconds`).
 const LEASE_SECONDS: u64 = 8;
@@ -215,8 +235,8 @@ struct Replica {
 impl Replica {
     /// Replica `r<i>`, number `i` of 3, speaking as `kubeconfig` says, with its Leases in the
     /// test's namespace.
-    fn start(kubeconfig: &std::path::Path, env: &TestEnv, i: u32) -> Replica {
-        let mut child = Command::new(OPERATOR)
+    fn start(kubeconfig: &Path, env: &TestEnv, i: u32) -> Replica {
+        let mut child = Command::new(operator())
             .args(["--shards", "3", "--replicas", "3", "--concurrency", "8"])
             .args(["--identity", &format!("r{i}"), "--ordinal", &i.to_string()])
             .args(["--lease-namespace", &env.namespace])
@@ -273,7 +293,7 @@ impl Drop for Replica {
 
 /// The Widget CRD, as the operator prints it.
 fn widget_crd() -> CustomResourceDefinition {
-    let output = Command::new(OPERATOR)
+    let output = Command::new(operator())
         .arg("--crd")
         .output()
         .expect("the widget operator runs");
