@@ -67,7 +67,7 @@ pub mod wire;
 pub use wire::{crd, nullable};
 
 pub use condition::{
-    Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, now,
+    Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, Verbatim, now,
 };
 pub use condition_schema::observed_generation_schema;
 pub use conditions::{Conditions, SetOutcome, TransitionRule};
