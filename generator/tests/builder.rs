@@ -73,7 +73,7 @@ fn bad_schemas_are_reported_and_nothing_is_written() {
     assert_eq!(
         diagnostics.to_string(),
         format!(
-            "{}:5:12: profile `nope` does not exist; known profiles: aso, kstatus, orc, standard\n",
+            "{}:5:12: profile `nope` does not exist; known profiles: aso, knative, knative_batch, kstatus, orc, standard\n",
             dir.join("widget.yaml").display()
         )
     );
