@@ -22,8 +22,11 @@ use std::cmp::Reverse;
 
 use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::conditions::Conditions;
-use crate::summary::REASON_CONDITION_MISSING;
 pub use kondition_names::profile::knative::*;
+
+/// Reason of a happy condition that is Unknown because a dependent was never reported
+/// (Knative writes none; kondition's own summary writes the same word).
+pub const REASON_CONDITION_MISSING: &str = "ConditionMissing";
 
 /// Whether `condition` is of severity Error as Knative reads it: its `severity` absent or
 /// `""` on the wire (Knative's `ConditionSeverityError` is the empty string, so even the
@@ -277,20 +280,6 @@ mod tests {
                 assert_eq!(happy.message, format!("{decided_by} says so"), "{name}");
             }
         }
-    }
-
-    /// kondition's own summary reads a False Info condition as unhealthy; Knative's set
-    /// does not: the reason these kinds have a profile of their own.
-    #[test]
-    fn knative_and_kondition_read_a_false_info_condition_otherwise() {
-        let conditions = list(&[("A", True, None, 1), ("C", False, Some("Info"), 2)]);
-        let kondition = crate::Summary::new(READY)
-            .dependent("A")
-            .dependent("C")
-            .compute(&conditions);
-        assert_eq!(kondition.status, False);
-        let knative = ConditionSet::living(["A"]).happiness(&conditions);
-        assert_eq!(knative.status, True);
     }
 
     #[test]
