@@ -185,7 +185,7 @@ impl ConditionSet {
 mod tests {
     use super::*;
     use crate::Time;
-    use ConditionStatus::{False, True};
+    use ConditionStatus::False;
     use k8s_openapi::jiff::Timestamp;
 
     /// One condition of a row as the table writes it.
