@@ -64,6 +64,7 @@ pub mod v1beta1 {
     use k8s_openapi::api::core::v1::ObjectReference;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    use kondition::{Conditions, KubeStatus};
     use serde::{Deserialize, Serialize};
     use serde_json::Value;
     use std::collections::BTreeMap;
@@ -198,6 +199,65 @@ pub mod v1beta1 {
         }
     }
 
+    /// status is the observed state of Cluster.
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, KubeStatus)]
+    #[serde(rename_all = "camelCase")]
+    #[kondition(
+        resource = Cluster,
+        profile = "standard",
+        conditions_list = "atomic",
+        conditions_without(observed_generation),
+        conditions_optional(reason, message)
+    )]
+    pub struct ClusterStatus {
+        /// conditions defines current service state of the cluster.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "::kondition::shape::serialize_optional_conditions::<ClusterStatus, _>"
+        )]
+        pub conditions: Option<Conditions>,
+        /// controlPlaneReady denotes if the control plane became ready during initial provisioning
+        /// to receive requests.
+        /// NOTE: this field is part of the Cluster API contract and it is used to orchestrate provisioning.
+        /// The value of this field is never updated after provisioning is completed. Please use conditions
+        /// to check the operational state of the control plane.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub control_plane_ready: Option<bool>,
+        /// failureDomains is a slice of failure domain objects synced from the infrastructure provider.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub failure_domains: Option<BTreeMap<String, ClusterFailureDomains>>,
+        /// failureMessage indicates that there is a fatal problem reconciling the
+        /// state, and will be set to a descriptive error message.
+        ///
+        /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
+        ///
+        /// Length: 1 to 10240.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub failure_message: Option<String>,
+        /// failureReason indicates that there is a fatal problem reconciling the
+        /// state, and will be set to a token value suitable for
+        /// programmatic interpretation.
+        ///
+        /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub failure_reason: Option<String>,
+        /// infrastructureReady is the state of the infrastructure provider.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub infrastructure_ready: Option<bool>,
+        /// observedGeneration is the latest generation observed by the controller.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub observed_generation: Option<i64>,
+        /// phase represents the current phase of cluster actuation.
+        ///
+        /// One of: `Pending`, `Provisioning`, `Provisioned`, `Deleting`, `Failed`, `Unknown`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub phase: Option<ClusterPhase>,
+        /// v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub v1beta2: Option<ClusterV1beta2>,
+    }
+
     #[allow(unused_imports)]
     pub use super::super::shared::{
         ClusterAvailabilityGates, ClusterPolarity, ClusterMachineHealthCheck,
@@ -205,10 +265,9 @@ pub mod v1beta1 {
         ClusterUnhealthyMachineConditionsStatus, ClusterMetadata, ClusterReadinessGates,
         ClusterRollout, ClusterTaints, ClusterEffect, ClusterPropagation,
         ClusterMachineHealthCheck as ClusterMachineDeploymentsMachineHealthCheck,
-        ClusterOrder as ClusterDeletePolicy, ClusterType, ClusterConditions,
-        ClusterPhase, ClusterStatusControlPlane as ClusterV1beta2ControlPlane,
-        ClusterUpgradePlan, ClusterVersions,
-        ClusterStatusWorkers as ClusterV1beta2Workers,
+        ClusterOrder as ClusterDeletePolicy, ClusterType, ClusterPhase,
+        ClusterStatusControlPlane as ClusterV1beta2ControlPlane, ClusterUpgradePlan,
+        ClusterVersions, ClusterStatusWorkers as ClusterV1beta2Workers,
     };
 
     /// spec is the desired state of Cluster.
@@ -737,54 +796,6 @@ pub mod v1beta1 {
         pub variables: Option<ClusterVariables>,
     }
 
-    /// status is the observed state of Cluster.
-    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    pub struct ClusterStatus {
-        /// conditions defines current service state of the cluster.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub conditions: Option<Vec<ClusterConditions>>,
-        /// controlPlaneReady denotes if the control plane became ready during initial provisioning
-        /// to receive requests.
-        /// NOTE: this field is part of the Cluster API contract and it is used to orchestrate provisioning.
-        /// The value of this field is never updated after provisioning is completed. Please use conditions
-        /// to check the operational state of the control plane.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub control_plane_ready: Option<bool>,
-        /// failureDomains is a slice of failure domain objects synced from the infrastructure provider.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub failure_domains: Option<BTreeMap<String, ClusterFailureDomains>>,
-        /// failureMessage indicates that there is a fatal problem reconciling the
-        /// state, and will be set to a descriptive error message.
-        ///
-        /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        ///
-        /// Length: 1 to 10240.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub failure_message: Option<String>,
-        /// failureReason indicates that there is a fatal problem reconciling the
-        /// state, and will be set to a token value suitable for
-        /// programmatic interpretation.
-        ///
-        /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub failure_reason: Option<String>,
-        /// infrastructureReady is the state of the infrastructure provider.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub infrastructure_ready: Option<bool>,
-        /// observedGeneration is the latest generation observed by the controller.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub observed_generation: Option<i64>,
-        /// phase represents the current phase of cluster actuation.
-        ///
-        /// One of: `Pending`, `Provisioning`, `Provisioned`, `Deleting`, `Failed`, `Unknown`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub phase: Option<ClusterPhase>,
-        /// v1beta2 groups all the fields that will be added or modified in Cluster's status with the V1Beta2 version.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pub v1beta2: Option<ClusterV1beta2>,
-    }
-
     /// FailureDomainSpec is the Schema for Cluster API failure domains.
     /// It allows controllers to understand how many failure domains a cluster can optionally span across.
     #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -1008,7 +1019,7 @@ pub mod v1beta2 {
         ClusterUnhealthyMachineConditionsStatus, ClusterMetadata, ClusterReadinessGates,
         ClusterRollout, ClusterTaints, ClusterEffect, ClusterPropagation, ClusterOrder,
         ClusterType, ClusterStatusControlPlane, ClusterUpgradePlan, ClusterVersions,
-        ClusterConditions, ClusterPhase, ClusterStatusWorkers,
+        ClusterPhase, ClusterStatusWorkers,
     };
 
     /// spec is the desired state of Cluster.
@@ -1932,6 +1943,48 @@ pub mod v1beta2 {
         /// Deprecated: This field is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub failure_reason: Option<String>,
+    }
+
+    /// Condition defines an observation of a Cluster API resource operational state.
+    ///
+    /// Deprecated: This type is deprecated and is going to be removed when support for v1beta1 will be dropped. Please see https://github.com/kubernetes-sigs/cluster-api/blob/main/docs/proposals/20240916-improve-status-in-CAPI-resources.md for more details.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ClusterConditions {
+        /// lastTransitionTime is the last time the condition transitioned from one status to another.
+        /// This should be when the underlying condition changed. If that is not known, then using the time when
+        /// the API field changed is acceptable.
+        ///
+        /// Format: `date-time`.
+        pub last_transition_time: String,
+        /// message is a human readable message indicating details about the transition.
+        /// This field may be empty.
+        ///
+        /// Length: 1 to 10240.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
+        /// reason is the reason for the condition's last transition in CamelCase.
+        /// The specific API may choose whether or not this field is considered a guaranteed API.
+        /// This field may be empty.
+        ///
+        /// Length: 1 to 256.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reason: Option<String>,
+        /// severity provides an explicit classification of Reason code, so the users or machines can immediately
+        /// understand the current situation and act accordingly.
+        /// The Severity field MUST be set only when Status=False.
+        ///
+        /// Length: at most 32.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub severity: Option<String>,
+        /// status of the condition, one of True, False, Unknown.
+        pub status: String,
+        /// type of condition in CamelCase or in foo.example.com/CamelCase.
+        /// Many .condition.type values are consistent across resources like Available, but because arbitrary conditions
+        /// can be useful (see .node.status.conditions), the ability to deconflict is important.
+        ///
+        /// Length: 1 to 256.
+        pub r#type: String,
     }
 
     /// FailureDomain is the Schema for Cluster API failure domains.

@@ -39,46 +39,6 @@ pub struct ClusterAvailabilityGates {
     pub polarity: Option<ClusterPolarity>,
 }
 
-/// Held by several fields, each of which documents its use.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClusterConditions {
-    /// lastTransitionTime is the last time the condition transitioned from one status to another.
-    /// This should be when the underlying condition changed. If that is not known, then using the time when
-    /// the API field changed is acceptable.
-    ///
-    /// Format: `date-time`.
-    pub last_transition_time: String,
-    /// message is a human readable message indicating details about the transition.
-    /// This field may be empty.
-    ///
-    /// Length: 1 to 10240.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// reason is the reason for the condition's last transition in CamelCase.
-    /// The specific API may choose whether or not this field is considered a guaranteed API.
-    /// This field may be empty.
-    ///
-    /// Length: 1 to 256.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// severity provides an explicit classification of Reason code, so the users or machines can immediately
-    /// understand the current situation and act accordingly.
-    /// The Severity field MUST be set only when Status=False.
-    ///
-    /// Length: at most 32.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub severity: Option<String>,
-    /// status of the condition, one of True, False, Unknown.
-    pub status: String,
-    /// type of condition in CamelCase or in foo.example.com/CamelCase.
-    /// Many .condition.type values are consistent across resources like Available, but because arbitrary conditions
-    /// can be useful (see .node.status.conditions), the ability to deconflict is important.
-    ///
-    /// Length: 1 to 256.
-    pub r#type: String,
-}
-
 /// effect is the effect for the taint. Valid values are NoSchedule, PreferNoSchedule and NoExecute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClusterEffect {

@@ -73,7 +73,7 @@ fn bad_schemas_are_reported_and_nothing_is_written() {
     assert_eq!(
         diagnostics.to_string(),
         format!(
-            "{}:5:12: profile `nope` does not exist; known profiles: aso, kstatus, orc, standard\n",
+            "{}:5:12: profile `nope` does not exist; known profiles: aso, knative, knative_batch, kstatus, orc, standard\n",
             dir.join("widget.yaml").display()
         )
     );
@@ -320,7 +320,7 @@ kondition-gen = {{ path = "{generator}", default-features = false }}
     std::fs::write(
         dir.join("build.rs"),
         format!(
-            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}, {NODEPOOL:?}])\n        .acknowledge_atomic_list([\"Kafka\"])\n        .conditions(\"Kafka\", [\"Synced\"])\n        .summary(\"Kafka\", \"Synced\")\n        .drive(\"NodePool\", false)\n        .generate()\n        .expect(\"generates\");\n}}\n",
+            "fn main() {{\n    kondition_gen::Builder::new()\n        .schemas([{widget:?}, {KAFKA:?}, {cluster:?}, {NODEPOOL:?}])\n        .acknowledge_atomic_list([\"Kafka\", \"Cluster\"])\n        .conditions(\"Kafka\", [\"Synced\"])\n        .summary(\"Kafka\", \"Synced\")\n        .drive(\"NodePool\", false)\n        .generate()\n        .expect(\"generates\");\n}}\n",
             widget = dir.join("widget.yaml"),
         ),
     )

@@ -129,7 +129,7 @@ fn profiles_that_do_not_exist() {
     assert_eq!(
         errors(&format!("{GOOD_HEAD}status:\n  profile: capi\n")),
         [
-            "bad.yaml:5:12: profile `capi` does not exist; known profiles: aso, kstatus, orc, standard"
+            "bad.yaml:5:12: profile `capi` does not exist; known profiles: aso, knative, knative_batch, kstatus, orc, standard"
         ]
     );
 }

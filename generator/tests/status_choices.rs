@@ -309,8 +309,13 @@ fn what_differs_in_a_condition_list_is_named() {
         ),
         (
             "reason: {type: string, maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'}",
-            "reason: {type: integer}\n                    severity: {type: string}",
-            "its `status.conditions` has items whose `reason` is not a string; it has items whose `severity` is not an enum of Info, Warning and Error",
+            "reason: {type: integer}\n                    severity: {type: string, pattern: '^[A-Z]+$'}",
+            "its `status.conditions` has items whose `reason` is not a string; it has items whose `severity` is neither a string that admits Info, Warning and Error nor an enum of them",
+        ),
+        (
+            "lastTransitionTime: {type: string, format: date-time}",
+            "lastTransitionTime: {type: string, maxLength: 10}",
+            "its `status.conditions` has items whose `lastTransitionTime` is neither a `date-time` nor a string that admits an RFC 3339 time",
         ),
     ] {
         assert!(text.contains(from), "{from}");

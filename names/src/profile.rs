@@ -168,6 +168,48 @@ pub mod kstatus {
     pub const REASONS: &[&str] = &[REASON_SUCCEEDED, REASON_PROGRESSING];
 }
 
+/// `knative`: knative.dev/pkg's living condition set, Ready the happy condition
+/// (`templates/knative.yaml`).
+pub mod knative {
+    /// Condition type `Ready` (True is healthy): the happy condition of a living resource
+    /// (Knative Serving's kinds).
+    pub const READY: &str = "Ready";
+
+    /// Reason `Succeeded` of Ready: the last reconcile succeeded.
+    pub const REASON_SUCCEEDED: &str = "Succeeded";
+
+    /// Reason `ReconciliationError` of Ready: the last reconcile failed with an error that
+    /// names no reason.
+    pub const REASON_RECONCILIATION_ERROR: &str = "ReconciliationError";
+
+    /// The condition types of this profile.
+    pub const CONDITION_TYPES: &[&str] = &[READY];
+
+    /// The reasons of this profile.
+    pub const REASONS: &[&str] = &[REASON_SUCCEEDED, REASON_RECONCILIATION_ERROR];
+}
+
+/// `knative_batch`: knative.dev/pkg's batch condition set, Succeeded the happy condition
+/// (`templates/knative_batch.yaml`).
+pub mod knative_batch {
+    /// Condition type `Succeeded` (True is healthy): the happy condition of a batch resource
+    /// (Tekton's runs).
+    pub const SUCCEEDED: &str = "Succeeded";
+
+    /// Reason `Succeeded` of Succeeded: the run succeeded.
+    pub const REASON_SUCCEEDED: &str = "Succeeded";
+
+    /// Reason `ReconciliationError` of Succeeded: the last reconcile failed with an error
+    /// that names no reason.
+    pub const REASON_RECONCILIATION_ERROR: &str = "ReconciliationError";
+
+    /// The condition types of this profile.
+    pub const CONDITION_TYPES: &[&str] = &[SUCCEEDED];
+
+    /// The reasons of this profile.
+    pub const REASONS: &[&str] = &[REASON_SUCCEEDED, REASON_RECONCILIATION_ERROR];
+}
+
 /// The `standard` profile, the generator's default.
 pub const STANDARD: BuiltinProfile = BuiltinProfile {
     name: "standard",
@@ -216,8 +258,32 @@ pub const KSTATUS: BuiltinProfile = BuiltinProfile {
     template: include_str!("../templates/kstatus.yaml"),
 };
 
+/// The `knative` profile.
+pub const KNATIVE: BuiltinProfile = BuiltinProfile {
+    name: "knative",
+    condition_types: knative::CONDITION_TYPES,
+    reasons: knative::REASONS,
+    summary: knative::READY,
+    success_reason: knative::REASON_SUCCEEDED,
+    transition_rule: TransitionRule::AnyChange,
+    path: "templates/knative.yaml",
+    template: include_str!("../templates/knative.yaml"),
+};
+
+/// The `knative_batch` profile.
+pub const KNATIVE_BATCH: BuiltinProfile = BuiltinProfile {
+    name: "knative_batch",
+    condition_types: knative_batch::CONDITION_TYPES,
+    reasons: knative_batch::REASONS,
+    summary: knative_batch::SUCCEEDED,
+    success_reason: knative_batch::REASON_SUCCEEDED,
+    transition_rule: TransitionRule::AnyChange,
+    path: "templates/knative_batch.yaml",
+    template: include_str!("../templates/knative_batch.yaml"),
+};
+
 /// Every built-in profile, by name.
-pub const BUILTIN: [BuiltinProfile; 4] = [ASO, KSTATUS, ORC, STANDARD];
+pub const BUILTIN: [BuiltinProfile; 6] = [ASO, KNATIVE, KNATIVE_BATCH, KSTATUS, ORC, STANDARD];
 
 /// The summary condition of a status that names no profile (the runtime's
 /// `kondition::profile::CUSTOM`).

@@ -78,6 +78,18 @@ impl Severity {
         matches!(self, Self::None)
     }
 
+    /// Parses the wire form: `Error`, `Warning`, `Info`, and `""` as [`Severity::None`];
+    /// any other text is `None` (see [`Verbatim`] on how a list keeps it).
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "" => Some(Self::None),
+            "Info" => Some(Self::Info),
+            "Warning" => Some(Self::Warning),
+            "Error" => Some(Self::Error),
+            _ => None,
+        }
+    }
+
     /// The wire form; `""` for [`Severity::None`].
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -174,7 +186,14 @@ impl NegativeTypes {
 /// );
 /// assert!(!conditions.is_true("Ready"));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Text another writer left that the typed fields cannot hold (a `severity` other than
+/// Error, Warning and Info, such as Knative's or ASO's free text; a `lastTransitionTime`
+/// that is no RFC 3339 time, which a plain-string schema admits) is kept in
+/// [`verbatim`](Self::verbatim) when a [`Conditions`](crate::Conditions) list is read, and
+/// written back unchanged for as long as the typed field still holds what the text read as;
+/// see [`Verbatim`].
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Condition {
     /// The condition's type, in CamelCase or `foo.example.com/CamelCase`; unique in a list.
@@ -195,6 +214,88 @@ pub struct Condition {
     /// The `metadata.generation` this condition was computed from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+    /// The text of `severity` and `lastTransitionTime` as another writer left it, where the
+    /// typed fields cannot hold it; empty for a condition built here.
+    #[serde(skip)]
+    pub verbatim: Verbatim,
+}
+
+/// The text of a condition's `severity` and `lastTransitionTime` as read, kept where the
+/// typed field cannot hold it, so that a condition another writer left is written back
+/// unchanged.
+///
+/// - `severity`: any text but `Error`, `Warning` and `Info` (ASO's and Knative's schemas
+///   admit free text; `""` too, which is not the same as no severity on the wire). It
+///   reads as [`Severity::None`].
+/// - `lastTransitionTime`: text that is no RFC 3339 time (a plain-string schema, as
+///   Knative's `VolatileTime`, admits any). It reads as the Unix epoch. A time that parses
+///   is held by the typed field and written as [`Time`] writes it.
+///
+/// Each text is written in place of its typed field only while that field still holds what
+/// the text read as: a condition whose severity or time is changed (by the `with_*`
+/// methods, by assigning the field, by [`Conditions::set`](crate::Conditions::set)) writes
+/// the new value, so no path can write stale text over a change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verbatim {
+    /// `severity`'s text, and the severity it read as.
+    severity: Option<(Box<str>, Severity)>,
+    /// `lastTransitionTime`'s text, and the time it read as.
+    last_transition_time: Option<(Box<str>, Time)>,
+}
+
+impl Verbatim {
+    /// Nothing kept: a condition whose fields hold all it says.
+    pub const fn new() -> Self {
+        Self {
+            severity: None,
+            last_transition_time: None,
+        }
+    }
+
+    /// Whether nothing is kept.
+    pub const fn is_empty(&self) -> bool {
+        self.severity.is_none() && self.last_transition_time.is_none()
+    }
+
+    /// The `severity` text as read, when the typed field cannot hold it.
+    pub fn severity(&self) -> Option<&str> {
+        self.severity.as_ref().map(|(text, _)| &**text)
+    }
+
+    /// The `lastTransitionTime` text as read, when it is no RFC 3339 time.
+    pub fn last_transition_time(&self) -> Option<&str> {
+        self.last_transition_time.as_ref().map(|(text, _)| &**text)
+    }
+
+    /// Reads a `severity` text: the typed severity, and the text kept when the typed value
+    /// does not write it back the same.
+    pub(crate) fn read_severity(&mut self, text: Option<String>) -> Severity {
+        let Some(text) = text else {
+            return Severity::None;
+        };
+        match Severity::parse(&text) {
+            Some(severity) if !severity.is_none() => severity,
+            _ => {
+                self.severity = Some((text.into_boxed_str(), Severity::None));
+                Severity::None
+            }
+        }
+    }
+
+    /// Reads a `lastTransitionTime` text: the time, and the text kept when it is no time.
+    pub(crate) fn read_time(&mut self, text: Option<String>) -> Time {
+        let Some(text) = text else {
+            return unstored_time();
+        };
+        match text.parse::<Timestamp>() {
+            Ok(time) => Time(time),
+            Err(_) => {
+                let time = unstored_time();
+                self.last_transition_time = Some((text.into_boxed_str(), time.clone()));
+                time
+            }
+        }
+    }
 }
 
 impl Condition {
@@ -213,6 +314,7 @@ impl Condition {
             reason: reason.into(),
             message: String::new(),
             observed_generation: None,
+            verbatim: Verbatim::new(),
         }
     }
 
@@ -266,12 +368,42 @@ impl Condition {
         self.status == ConditionStatus::Unknown
     }
 
+    /// The `severity` as written on the wire: the text another writer left (see
+    /// [`Verbatim`]), or the typed severity's; `None` when the field is omitted.
+    pub fn severity_text(&self) -> Option<&str> {
+        match &self.verbatim.severity {
+            Some((text, read_as)) if *read_as == self.severity => Some(text),
+            _ if self.severity.is_none() => None,
+            _ => Some(self.severity.as_str()),
+        }
+    }
+
+    /// The `lastTransitionTime` text another writer left that is no RFC 3339 time, while
+    /// [`last_transition_time`](Self::last_transition_time) still holds what it read as.
+    pub fn last_transition_time_text(&self) -> Option<&str> {
+        match &self.verbatim.last_transition_time {
+            Some((text, read_as)) if *read_as == self.last_transition_time => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Takes `stored`'s `lastTransitionTime`, with the text it was read from: for a change
+    /// that is no transition.
+    pub(crate) fn keep_time_of(&mut self, stored: &Self) {
+        self.last_transition_time
+            .clone_from(&stored.last_transition_time);
+        self.verbatim
+            .last_transition_time
+            .clone_from(&stored.verbatim.last_transition_time);
+    }
+
     /// Whether everything but `lastTransitionTime` is equal: storing `other` over `self`
-    /// would change nothing a reader cares about.
+    /// would change nothing a reader cares about. Severities compare as written (a text
+    /// another writer left is not the typed severity it reads as).
     pub fn same_observation(&self, other: &Self) -> bool {
         self.type_ == other.type_
             && self.status == other.status
-            && self.severity == other.severity
+            && self.severity_text() == other.severity_text()
             && self.reason == other.reason
             && self.message == other.message
             && self.observed_generation == other.observed_generation
@@ -312,8 +444,36 @@ pub(crate) fn whole_seconds(time: &Time) -> Time {
     Time(Timestamp::from_second(seconds).unwrap_or(time.0))
 }
 
+impl Serialize for Condition {
+    /// metav1.Condition's JSON plus `severity` (omitted when none); a text kept in
+    /// [`Condition::verbatim`] is written in place of its typed field's.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let severity = self.severity_text();
+        let fields =
+            5 + usize::from(severity.is_some()) + usize::from(self.observed_generation.is_some());
+        let mut out = serializer.serialize_struct("Condition", fields)?;
+        out.serialize_field("type", &self.type_)?;
+        out.serialize_field("status", &self.status)?;
+        if let Some(severity) = severity {
+            out.serialize_field("severity", severity)?;
+        }
+        match self.last_transition_time_text() {
+            Some(text) => out.serialize_field("lastTransitionTime", text)?,
+            None => out.serialize_field("lastTransitionTime", &self.last_transition_time)?,
+        }
+        out.serialize_field("reason", &self.reason)?;
+        out.serialize_field("message", &self.message)?;
+        if let Some(generation) = self.observed_generation {
+            out.serialize_field("observedGeneration", &generation)?;
+        }
+        out.end()
+    }
+}
+
 impl From<Condition> for metav1::Condition {
-    /// Drops `severity`, which metav1.Condition does not have; everything else is kept.
+    /// Drops `severity`, which metav1.Condition does not have, and a `lastTransitionTime`
+    /// text that is no time (the Unix epoch it read as is kept); everything else is kept.
     fn from(condition: Condition) -> Self {
         Self {
             type_: condition.type_,
@@ -342,6 +502,7 @@ impl TryFrom<metav1::Condition> for Condition {
             reason: condition.reason,
             message: condition.message,
             observed_generation: condition.observed_generation,
+            verbatim: Verbatim::new(),
         })
     }
 }

@@ -8,7 +8,7 @@ use crate::validation::{self, Field, Problem, ValidationError, ValidationErrors}
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 
 use crate::condition::InvalidStatus;
-use crate::condition::{Condition, ConditionStatus, Severity};
+use crate::condition::{Condition, ConditionStatus, Severity, Verbatim};
 
 /// What a set did to the list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,7 +39,7 @@ fn is_transition(rule: TransitionRule, stored: &Condition, new: &Condition) -> b
         TransitionRule::StatusOnly => stored.status != new.status,
         TransitionRule::AnyChange => {
             stored.status != new.status
-                || stored.severity != new.severity
+                || stored.severity_text() != new.severity_text()
                 || stored.reason != new.reason
                 || stored.message != new.message
         }
@@ -146,7 +146,7 @@ impl Conditions {
             *stored = condition;
             SetOutcome::Transitioned
         } else {
-            condition.last_transition_time = stored.last_transition_time.clone();
+            condition.keep_time_of(stored);
             *stored = condition;
             SetOutcome::Updated
         }
@@ -316,7 +316,9 @@ impl<'de> Deserialize<'de> for Conditions {
 }
 
 /// One item of a list as read: a condition whose `type` and `status` kondition holds;
-/// a missing `reason`, `message` or `lastTransitionTime` reads as empty and as the Unix epoch.
+/// a missing `reason`, `message` or `lastTransitionTime` reads as empty and as the Unix epoch;
+/// a `severity` or `lastTransitionTime` text the typed fields cannot hold is kept in the
+/// condition's [`Verbatim`](crate::condition::Verbatim).
 fn read_condition(value: &serde_json::Value) -> Option<Condition> {
     // An item with a field `Condition` has no place for is kept unread, not read without it.
     #[derive(Deserialize)]
@@ -325,9 +327,8 @@ fn read_condition(value: &serde_json::Value) -> Option<Condition> {
         #[serde(rename = "type")]
         type_: String,
         status: ConditionStatus,
-        #[serde(default)]
-        severity: Severity,
-        last_transition_time: Option<crate::Time>,
+        severity: Option<String>,
+        last_transition_time: Option<String>,
         #[serde(default)]
         reason: String,
         #[serde(default)]
@@ -335,17 +336,26 @@ fn read_condition(value: &serde_json::Value) -> Option<Condition> {
         #[serde(default)]
         observed_generation: Option<i64>,
     }
+    // A null severity says something no severity does: kept unread, as it was read.
+    if value
+        .get("severity")
+        .is_some_and(serde_json::Value::is_null)
+    {
+        return None;
+    }
     let item = Item::deserialize(value).ok()?;
+    let mut verbatim = Verbatim::new();
+    let severity = verbatim.read_severity(item.severity);
+    let last_transition_time = verbatim.read_time(item.last_transition_time);
     Some(Condition {
         type_: item.type_,
         status: item.status,
-        severity: item.severity,
-        last_transition_time: item
-            .last_transition_time
-            .unwrap_or_else(crate::condition::unstored_time),
+        severity,
+        last_transition_time,
         reason: item.reason,
         message: item.message,
         observed_generation: item.observed_generation,
+        verbatim,
     })
 }
 
@@ -704,6 +714,82 @@ mod tests {
         assert_eq!(types, [json!("Ready"), json!("Active"), json!("Paused")]);
         changed.remove("Paused");
         assert_eq!(changed.unread().count(), 0);
+    }
+
+    /// Knative's and ASO's free text (a severity other than Error, Warning and Info, `""`
+    /// among them; a `lastTransitionTime` that is no time) is read into the condition and
+    /// written back as it was; an RFC 3339 time is held by `Time` as before.
+    #[test]
+    fn free_text_another_writer_left_is_written_back_unchanged() {
+        use serde_json::json;
+        let wire = json!([
+            {"type": "Ready", "status": "False", "severity": "Major", "lastTransitionTime": "yesterday", "reason": "Down", "message": "m"},
+            {"type": "Succeeded", "status": "True", "severity": "", "lastTransitionTime": "", "reason": "Done", "message": ""},
+            {"type": "Synced", "status": "True", "severity": "Info", "lastTransitionTime": "2024-01-02T03:04:05Z", "reason": "Done", "message": ""},
+        ]);
+        let conditions: Conditions = serde_json::from_value(wire.clone()).expect("read");
+        assert_eq!(conditions.len(), 3, "every item is a condition");
+        assert_eq!(conditions.unread().count(), 0);
+        let ready = conditions.get("Ready").expect("Ready");
+        assert_eq!(ready.severity, Severity::None);
+        assert_eq!(ready.severity_text(), Some("Major"));
+        assert_eq!(ready.last_transition_time_text(), Some("yesterday"));
+        assert_eq!(ready.last_transition_time, at(0));
+        let succeeded = conditions.get("Succeeded").expect("Succeeded");
+        assert_eq!(succeeded.severity_text(), Some(""));
+        let synced = conditions.get("Synced").expect("Synced");
+        assert!(synced.verbatim.is_empty());
+        assert_eq!(serde_json::to_value(&conditions).expect("written"), wire);
+
+        // Assigning a field writes the new value: no stale text over a change.
+        let mut changed = conditions.clone();
+        changed.update_each(|c| {
+            if c.type_ == "Ready" {
+                c.severity = Severity::Warning;
+            }
+        });
+        let written = serde_json::to_value(&changed).expect("written");
+        assert_eq!(written[0]["severity"], json!("Warning"));
+        assert_eq!(written[0]["lastTransitionTime"], json!("yesterday"));
+
+        // Setting the same observation with no severity is a change of severity (the text
+        // is not "no severity"), and a transition: the time is this one's.
+        let mut set = conditions.clone();
+        let outcome = set.set(
+            Condition::new("Ready", ConditionStatus::False, "Down")
+                .with_message("m")
+                .at(at(100)),
+        );
+        assert_eq!(outcome, SetOutcome::Transitioned);
+        let written = serde_json::to_value(&set).expect("written");
+        assert_eq!(written[0].get("severity"), None);
+        assert_eq!(
+            written[0]["lastTransitionTime"],
+            json!("1970-01-01T00:01:40Z")
+        );
+
+        // A change that is no transition keeps the stored time's text.
+        let mut updated = conditions;
+        let outcome = updated.set_with(
+            Condition::new("Ready", ConditionStatus::False, "Down")
+                .with_message("m")
+                .with_observed_generation(4)
+                .at(at(100)),
+            TransitionRule::StatusOnly,
+        );
+        assert_eq!(outcome, SetOutcome::Updated);
+        let written = serde_json::to_value(&updated).expect("written");
+        assert_eq!(written[0]["lastTransitionTime"], json!("yesterday"));
+        assert_eq!(written[0].get("severity"), None);
+    }
+
+    /// A null severity is no severity kondition holds: the item is kept unread.
+    #[test]
+    fn a_null_severity_is_kept_unread() {
+        let wire = serde_json::json!([{"type": "Ready", "status": "True", "severity": null}]);
+        let conditions: Conditions = serde_json::from_value(wire.clone()).expect("read");
+        assert_eq!(conditions.unread().count(), 1);
+        assert_eq!(serde_json::to_value(&conditions).expect("written"), wire);
     }
 
     /// A condition without `reason`, `message` or `lastTransitionTime` (KEDA's) reads with

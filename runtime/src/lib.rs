@@ -18,7 +18,8 @@
 //! - [`inherit`]: a parent not Ready while one of its children is not.
 //! - [`merge`]: Cluster API v1beta2's Mirror, Aggregate and merged summary: conditions of
 //!   children copied, one condition across many objects, every issue named.
-//! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`).
+//! - [`profile`]: the standard condition sets (`standard`, `aso`, `orc`, `kstatus`, and
+//!   `knative` and `knative_batch` with knative.dev/pkg's semantics).
 //! - `check` (feature `check`): a status checked offline against the API conventions and
 //!   kstatus' conventions (and, on request, Flux's `conditions/check`), each violation with
 //!   its path, for an operator's tests.
@@ -69,7 +70,7 @@ pub mod wire;
 pub use wire::{crd, nullable};
 
 pub use condition::{
-    Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, now,
+    Condition, ConditionStatus, InvalidStatus, NegativeTypes, Polarity, Severity, Verbatim, now,
 };
 pub use condition_schema::observed_generation_schema;
 pub use conditions::{Conditions, SetOutcome, TransitionRule};

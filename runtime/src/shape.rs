@@ -201,9 +201,7 @@ impl StatusShape {
             if let Some(before) = stored.and_then(|s| s.get(&condition.type_))
                 && before.same_observation(condition)
             {
-                condition
-                    .last_transition_time
-                    .clone_from(&before.last_transition_time);
+                condition.keep_time_of(before);
             }
         });
     }

@@ -295,4 +295,22 @@ mod tests {
         let ready = summary().compute(&conditions);
         assert_eq!((ready.status, ready.reason.as_str()), (False, "Stuck"));
     }
+
+    /// kondition's summary reads a False Info condition as unhealthy; knative.dev/pkg's
+    /// `ConditionSet` does not (the reason its kinds have profiles of their own,
+    /// [`profile::knative`](crate::profile::knative)).
+    #[test]
+    fn knative_and_kondition_read_a_false_info_condition_otherwise() {
+        let conditions = list(&[
+            ("A", True, "Done", Severity::None),
+            ("C", False, "Cold", Severity::Info),
+        ]);
+        let kondition = Summary::new("Ready")
+            .dependent("A")
+            .dependent("C")
+            .compute(&conditions);
+        assert_eq!(kondition.status, False);
+        let knative = crate::profile::knative::ConditionSet::living(["A"]).happiness(&conditions);
+        assert_eq!(knative.status, True);
+    }
 }

@@ -6,7 +6,7 @@ use kondition::validation::{
     MAX_MESSAGE_BYTES, TRUNCATION_MARKER, is_valid_reason, sanitize_reason, truncate_message,
 };
 use kondition::{
-    Condition, ConditionStatus, Conditions, SetOutcome, Severity, Time, TransitionRule,
+    Condition, ConditionStatus, Conditions, SetOutcome, Severity, Time, TransitionRule, Verbatim,
 };
 use proptest::prelude::*;
 
@@ -51,7 +51,7 @@ prop_compose! {
         message in ".{0,24}",
         observed_generation in proptest::option::of(0i64..20),
     ) -> Condition {
-        Condition { type_, status, severity, last_transition_time: time, reason, message, observed_generation }
+        Condition { type_, status, severity, last_transition_time: time, reason, message, observed_generation, verbatim: Verbatim::new() }
     }
 }
 

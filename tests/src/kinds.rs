@@ -94,6 +94,26 @@ widget_kind!(
     (resource = KstatusWidget, profile = "kstatus")
 );
 widget_kind!(
+    KnativeWidget,
+    "KnativeWidget",
+    "knativewidgets",
+    KnativeWidgetSpec,
+    KnativeWidgetStatus,
+    "KnativeWidgetStatus",
+    "the `knative` profile, Ready with knative.dev/pkg's semantics.",
+    (resource = KnativeWidget, profile = "knative")
+);
+widget_kind!(
+    KnativeBatchWidget,
+    "KnativeBatchWidget",
+    "knativebatchwidgets",
+    KnativeBatchWidgetSpec,
+    KnativeBatchWidgetStatus,
+    "KnativeBatchWidgetStatus",
+    "the `knative_batch` profile, Succeeded with knative.dev/pkg's semantics.",
+    (resource = KnativeBatchWidget, profile = "knative_batch")
+);
+widget_kind!(
     StatusOnlyWidget,
     "StatusOnlyWidget",
     "statusonlywidgets",

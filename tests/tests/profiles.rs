@@ -13,8 +13,8 @@ use kondition::kstatus::{self, KStatus};
 use kondition::{Failure, KubeStatus};
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::kinds::{
-    AsoWidget, KstatusWidget, OrcWidget, StandardWidget, StatusOnlyWidget, StatusOnlyWidgetStatus,
-    TestKind,
+    AsoWidget, KnativeBatchWidget, KnativeWidget, KstatusWidget, OrcWidget, StandardWidget,
+    StatusOnlyWidget, StatusOnlyWidgetStatus, TestKind,
 };
 use kube::api::{Patch, PatchParams, PostParams};
 use kube::{Api, Client, CustomResourceExt};
@@ -280,6 +280,56 @@ async fn aso_reports_ready_with_severity() {
             Case::Unnamed,
             &["Ready False ReconciliationError Warning"],
             InProgress,
+        ),
+    ])
+    .await;
+}
+
+/// Knative's semantics: the summary never carries a severity (Knative reads none as Error
+/// and writes none on its happy condition), whatever the outcome; with no dependents a
+/// success is True.
+#[tokio::test]
+async fn knative_reports_ready_without_a_severity() {
+    use KStatus::*;
+    check_profile::<KnativeWidget>(&[
+        (Case::Success, &["Ready True Succeeded"], Current),
+        (Case::Retryable, &["Ready False Throttled"], InProgress),
+        (Case::Fatal, &["Ready False InvalidSize"], InProgress),
+        (Case::Panic, &["Ready False ReconcilePanicked"], InProgress),
+        (
+            Case::Blocked,
+            &["Ready False ReconciliationBlocked"],
+            InProgress,
+        ),
+        (Case::Rejected, &["Ready False StatusRejected"], InProgress),
+        (
+            Case::Unnamed,
+            &["Ready False ReconciliationError"],
+            InProgress,
+        ),
+    ])
+    .await;
+}
+
+/// `knative_batch`: the same, Succeeded the happy condition (which kstatus does not read).
+#[tokio::test]
+async fn knative_batch_reports_succeeded_without_a_severity() {
+    use KStatus::*;
+    check_profile::<KnativeBatchWidget>(&[
+        (Case::Success, &["Succeeded True Succeeded"], Current),
+        (Case::Retryable, &["Succeeded False Throttled"], Current),
+        (Case::Fatal, &["Succeeded False InvalidSize"], Current),
+        (Case::Panic, &["Succeeded False ReconcilePanicked"], Current),
+        (
+            Case::Blocked,
+            &["Succeeded False ReconciliationBlocked"],
+            Current,
+        ),
+        (Case::Rejected, &["Succeeded False StatusRejected"], Current),
+        (
+            Case::Unnamed,
+            &["Succeeded False ReconciliationError"],
+            Current,
         ),
     ])
     .await;

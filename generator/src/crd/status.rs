@@ -15,8 +15,17 @@
 //!   (KEDA's `lastTransitionTime`); the status then writes its conditions through
 //!   `kondition::shape::serialize_optional_conditions`, and is recognized only where it has
 //!   `KubeStatus`;
+//! - `lastTransitionTime` may also be a plain string that admits an RFC 3339 time (Knative's
+//!   `VolatileTime`: Tekton's runs, Knative Serving's kinds): the chokepoint writes it as it
+//!   writes a date-time, and a text another writer left that is no time is kept as read
+//!   (`kondition::Verbatim`);
 //! - items may have `observedGeneration` (an integer) and `severity` (an enum within Info,
-//!   Warning and Error, as in Cluster API v1beta1), and nothing else;
+//!   Warning and Error, as in Cluster API v1beta1, or a plain string that admits them, as
+//!   Knative's and ASO's: a text other than the three words, `""` among them, is kept as
+//!   read), and nothing else;
+//! - what is kept unread, as it was read and in its place: an item whose `status` is not
+//!   True, False or Unknown, whose `severity` is null, or that has a field a condition has
+//!   no place for; setting a condition of its type replaces it;
 //! - nothing in the list or its items is nullable or keeps unknown fields;
 //! - the status keeps no unknown fields of its own; an `observedGeneration` of its own is an
 //!   int64 (not nullable); without one the generation is kept on the conditions (Karpenter's
@@ -47,7 +56,7 @@ use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField, Presen
 use crate::caller::Caller;
 use crate::model::{
     Body, ConditionDef, EnumValues, Field, IntegerFormat, ListKind, ListType, ObjectType,
-    StatusDef, Type, Version,
+    StatusDef, StringType, Type, Version,
 };
 use crate::profile::Profiles;
 use crate::source::diagnostic::Diagnostic;
@@ -235,9 +244,17 @@ fn condition_list_problems_at(ty: &Type) -> Vec<(InList, String)> {
                 "is neither a string nor an enum of \"True\", \"False\" and \"Unknown\""
             }
             ("severity", ty) if enum_within(ty, &["Info", "Warning", "Error"]) => return None,
-            ("severity", _) => "is not an enum of Info, Warning and Error",
+            ("severity", Type::String(string)) if admits(string, SEVERITIES) => return None,
+            ("severity", _) => {
+                "is neither a string that admits Info, Warning and Error nor an enum of them"
+            }
             ("lastTransitionTime", Type::DateTime) => return None,
-            ("lastTransitionTime", _) => "is not a `date-time` string",
+            ("lastTransitionTime", Type::String(string)) if admits(string, &[WHOLE_SECONDS]) => {
+                return None;
+            }
+            ("lastTransitionTime", _) => {
+                "is neither a `date-time` nor a string that admits an RFC 3339 time"
+            }
             ("observedGeneration", Type::Integer(_)) => return None,
             ("observedGeneration", _) => "is not an integer",
             _ => {
@@ -252,6 +269,26 @@ fn condition_list_problems_at(ty: &Type) -> Vec<(InList, String)> {
         Some((at, format!("has items whose `{name}` {problem}")))
     }));
     problems
+}
+
+/// The severities the chokepoint writes.
+const SEVERITIES: &[&str] = &["Info", "Warning", "Error"];
+
+/// A `lastTransitionTime` as the chokepoint writes it: RFC 3339, UTC, whole seconds.
+const WHOLE_SECONDS: &str = "2024-01-02T03:04:05Z";
+
+/// Whether a plain string (no `format`, no `pattern`) admits each of `values` by its length
+/// bounds: a free-text `severity` (Knative's, ASO's) or `lastTransitionTime` (Knative's
+/// `VolatileTime`), which the chokepoint writes as it writes them everywhere. What another
+/// writer left there that the typed fields cannot hold, `kondition::Verbatim` keeps.
+fn admits(string: &StringType, values: &[&str]) -> bool {
+    string.format.is_none()
+        && string.pattern.is_none()
+        && values.iter().all(|value| {
+            let length = value.chars().count() as u64;
+            string.min_length.is_none_or(|min| length >= min)
+                && string.max_length.is_none_or(|max| length <= max)
+        })
 }
 
 /// Whether `ty` is a string enum whose values are all among `allowed`.

@@ -11,7 +11,8 @@ use super::{
 use crate::condition::{Condition, ConditionStatus, Severity};
 use crate::conditions::Conditions;
 use crate::error::Requeue;
-use crate::profile::{Activity, Profile};
+use crate::profile::knative::ConditionSet;
+use crate::profile::{Activity, Profile, Semantics};
 use crate::shape::GenerationField;
 use crate::status::{KubeStatus, StatusResource};
 
@@ -110,7 +111,10 @@ impl Report {
         let (condition, requeue) = self.summary_of(outcome, deleting);
         let conditions = object.status_or_insert().conditions_mut();
         // A summary the body set on purpose stands; only its generation is stamped.
-        let mut summary = conditions.remove(&self.summary).unwrap_or(condition);
+        let mut summary = match conditions.remove(&self.summary) {
+            Some(set) => set,
+            None => self.written_summary::<K>(condition, outcome, deleting, conditions),
+        };
         summary.observed_generation = generation;
         let activity = match outcome {
             Outcome::Succeeded if deleting => Activity::Working,
@@ -167,6 +171,33 @@ impl Report {
                 .set_observed_generation(generation);
         }
         requeue
+    }
+
+    /// The summary the chokepoint writes for `outcome` (`condition`, which
+    /// [`summary_of`](Self::summary_of) made of it), as the profile's semantics have it: with
+    /// Knative's, a success is the happy condition its `ConditionSet` computes from the
+    /// status' other condition types, and no summary carries a severity.
+    fn written_summary<K: StatusResource>(
+        &self,
+        condition: Condition,
+        outcome: &Outcome,
+        deleting: bool,
+        conditions: &Conditions,
+    ) -> Condition {
+        if self.profile.semantics != Semantics::Knative {
+            return condition;
+        }
+        let condition = match outcome {
+            Outcome::Succeeded if !deleting => {
+                let set = ConditionSet::new(
+                    self.summary.as_str(),
+                    <K::Status as KubeStatus>::CONDITION_TYPES.iter().copied(),
+                );
+                set.happy_condition(conditions, &self.success_reason)
+            }
+            _ => condition,
+        };
+        self.profile.written_summary(condition)
     }
 
     /// The summary condition an outcome becomes, and the requeue it asks for.
@@ -242,6 +273,7 @@ impl Report {
             .with_message(format!("the API server rejected the status: {message}"));
             let stored_conditions = stored.status().map(KubeStatus::conditions);
             let rejected = keep_stored_wording(rejected, stored_conditions);
+            let rejected = self.profile.written_summary(rejected);
             let companions = self.companions(&rejected, Activity::Working);
             self.set_over(&mut conditions, stored_conditions, rejected, generation);
             for companion in companions {

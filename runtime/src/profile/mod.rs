@@ -7,6 +7,8 @@
 //! | [`aso`] | Ready with severity and ASO's reasons | cloud resources |
 //! | [`orc`] | Available, Progressing, and SubResourcesReady | resources with sub-resources |
 //! | [`kstatus`] | Ready, Reconciling, Stalled | `kubectl wait`, Helm, Flux, kstatus |
+//! | [`knative`] | Ready, with knative.dev/pkg's `ConditionSet` semantics | Knative Serving, KServe |
+//! | [`knative_batch`] | Succeeded, with the same semantics | Tekton's runs |
 //!
 //! [`Profile`] says how the status chokepoint reports a reconcile's outcome for each: the
 //! summary condition, its success reason, and the conditions it keeps beside the summary.
@@ -18,6 +20,8 @@
 //! [`KubeStatus::PROFILE`](crate::KubeStatus::PROFILE).
 
 pub mod aso;
+pub mod knative;
+pub mod knative_batch;
 pub mod kstatus;
 pub mod orc;
 pub mod standard;
@@ -40,8 +44,8 @@ pub const REASON_RECONCILIATION_ERROR: &str = standard::REASON_RECONCILIATION_ER
 /// which reasons, and which conditions the status chokepoint keeps beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Profile {
-    /// The profile's name (`standard`, `aso`, `orc`, `kstatus`), or `custom` for a status
-    /// that lists its condition types without naming a profile.
+    /// The profile's name (`standard`, `aso`, `orc`, `kstatus`, `knative`, `knative_batch`),
+    /// or `custom` for a status that lists its condition types without naming a profile.
     pub name: &'static str,
     /// The condition types the profile gives a status.
     pub condition_types: &'static [&'static str],
@@ -55,6 +59,22 @@ pub struct Profile {
     pub companions: Companions,
     /// When the chokepoint moves a condition's `lastTransitionTime`.
     pub transition_rule: TransitionRule,
+    /// Whose reading of severities the summary follows.
+    pub semantics: Semantics,
+}
+
+/// Whose reading of a condition's severity a profile's summary follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Semantics {
+    /// kondition's: the summary carries the outcome's severity (no severity on success),
+    /// and follows the reconcile's outcome.
+    #[default]
+    Kondition,
+    /// knative.dev/pkg's `ConditionSet` ([`knative`]): a condition without a severity is of
+    /// severity Error; the summary (the happy condition) never carries a severity, and after
+    /// a successful reconcile it is what the set computes from the status' other condition
+    /// types, its dependents (an Info or Warning dependent decides nothing).
+    Knative,
 }
 
 /// The conditions a profile keeps beside its summary, derived from the reconcile's outcome.
@@ -118,6 +138,22 @@ pub const KSTATUS: Profile = Profile::builtin(
     Companions::ReconcilingStalled,
 );
 
+/// `knative`: Ready with Knative's semantics; Succeeded.
+pub const KNATIVE: Profile = Profile::builtin(
+    &builtin::KNATIVE,
+    knative::REASON_RECONCILIATION_ERROR,
+    Companions::None,
+)
+.with_semantics(Semantics::Knative);
+
+/// `knative_batch`: Succeeded with Knative's semantics; Succeeded.
+pub const KNATIVE_BATCH: Profile = Profile::builtin(
+    &builtin::KNATIVE_BATCH,
+    knative_batch::REASON_RECONCILIATION_ERROR,
+    Companions::None,
+)
+.with_semantics(Semantics::Knative);
+
 /// A status that names no profile: Ready, Succeeded, nothing beside it.
 pub const CUSTOM: Profile = Profile {
     name: "custom",
@@ -128,10 +164,11 @@ pub const CUSTOM: Profile = Profile {
     error_reason: REASON_RECONCILIATION_ERROR,
     companions: Companions::None,
     transition_rule: TransitionRule::AnyChange,
+    semantics: Semantics::Kondition,
 };
 
-/// The four named profiles.
-pub const PROFILES: [Profile; 4] = [STANDARD, ASO, ORC, KSTATUS];
+/// The named profiles.
+pub const PROFILES: [Profile; 6] = [STANDARD, ASO, ORC, KSTATUS, KNATIVE, KNATIVE_BATCH];
 
 impl Profile {
     /// A built-in profile as the chokepoint runs it: the names the shared list gives it,
@@ -149,10 +186,26 @@ impl Profile {
             error_reason,
             companions,
             transition_rule: profile.transition_rule,
+            semantics: Semantics::Kondition,
         }
     }
 
-    /// The named profile (`standard`, `aso`, `orc` or `kstatus`).
+    /// The profile with `semantics`.
+    const fn with_semantics(mut self, semantics: Semantics) -> Self {
+        self.semantics = semantics;
+        self
+    }
+
+    /// The summary as this profile writes it: with Knative's semantics, without a severity
+    /// (Knative writes none on its happy condition, and reads none as Error).
+    pub fn written_summary(&self, mut summary: Condition) -> Condition {
+        if self.semantics == Semantics::Knative {
+            summary.severity = Severity::None;
+        }
+        summary
+    }
+
+    /// The named profile (`standard`, `aso`, `orc`, `kstatus`, `knative` or `knative_batch`).
     pub fn by_name(name: &str) -> Option<Self> {
         PROFILES.into_iter().find(|profile| profile.name == name)
     }
