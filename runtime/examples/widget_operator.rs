@@ -203,6 +203,7 @@ async fn run_shard(client: Client, shard: Shard, fence: Fence, options: Options)
     match selection(&Api::<Widget>::all(client.clone()), shard).await {
         Ok(Selection::Server) => println!("{shard}: held, selected by the API server"),
         Ok(Selection::Client) => println!("{shard}: held, selected by this client"),
+        Ok(Selection::Unknown) => println!("{shard}: held, no Widget yet to tell who selects"),
         Err(error) => eprintln!("{shard}: held; asking how it is selected failed: {error}"),
     }
     let (reader, writer) = reflector::store();

@@ -151,6 +151,18 @@ async fn replicas_share_the_widgets(cluster: &'static Cluster, selected_by: &str
     let identity = env.identity("widget-operator", rules).await;
     let kubeconfig = std::env::temp_dir().join(format!("{}.kubeconfig", env.namespace));
     identity.write_kubeconfig(&kubeconfig);
+    // The Widgets first: a replica tells who selects its shard's objects by listing some.
+    for n in 0..WIDGETS {
+        let widget = serde_json::from_value(serde_json::json!({
+            "apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": format!("w{n:03}")}, "spec": {"size": 1}
+        }))
+        .expect("a widget");
+        widgets
+            .create(&PostParams::default(), &widget)
+            .await
+            .expect("created");
+    }
     let mut replicas: Vec<Replica> = (0..3)
         .map(|i| Replica::start(&kubeconfig, &env, i))
         .collect();
@@ -165,17 +177,6 @@ async fn replicas_share_the_widgets(cluster: &'static Cluster, selected_by: &str
         );
     }
 
-    for n in 0..WIDGETS {
-        let widget = serde_json::from_value(serde_json::json!({
-            "apiVersion": "example.com/v1", "kind": "Widget",
-            "metadata": {"name": format!("w{n:03}")}, "spec": {"size": 1}
-        }))
-        .expect("a widget");
-        widgets
-            .create(&PostParams::default(), &widget)
-            .await
-            .expect("created");
-    }
     let uids = all_observed(&widgets, 1).await;
 
     // r0 is killed; r1 is paused, then the specs change: r2 takes both shards over once their

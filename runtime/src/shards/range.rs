@@ -109,6 +109,11 @@ pub struct HashRange {
 }
 
 impl HashRange {
+    /// `[start, end)`; `None` unless `start < end <= 2^64`.
+    pub fn new(start: u128, end: u128) -> Option<HashRange> {
+        (start < end && end <= SPACE).then_some(HashRange { start, end })
+    }
+
     /// The first hash in the range.
     pub fn start(self) -> u128 {
         self.start
@@ -180,6 +185,18 @@ mod tests {
         assert_eq!(
             Shard::new(0, 1).map(Shard::selector).as_deref(),
             Some("shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')")
+        );
+    }
+
+    #[test]
+    fn a_range_is_not_empty_and_ends_by_2_to_the_64() {
+        assert_eq!(HashRange::new(1, 1), None);
+        assert_eq!(HashRange::new(0, SPACE + 1), None);
+        assert_eq!(
+            HashRange::new(0, 1)
+                .map(|r| r.selector("object.metadata.uid"))
+                .as_deref(),
+            Some("shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000001')")
         );
     }
 

@@ -22,7 +22,7 @@ use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
-use super::Shard;
+use super::{HashRange, Shard};
 
 /// How a shard's objects are selected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub enum Selection {
     /// The API server ignored the selector (no `ShardedListAndWatch` gate): every object
     /// travels and is decoded, and the client keeps the shard's.
     Client,
+    /// The kind has no object yet to tell by.
+    Unknown,
 }
 
 /// The `Api` that `api` makes of a client, whose lists and watches of its collection carry
@@ -84,43 +86,55 @@ where
         .boxed()
 }
 
-/// Whether the server applies shard selectors to `api`'s lists. A list of at most one object
-/// with `shard`'s selector first: a server that applied it echoes it in `metadata.shardInfo`.
-/// kube-apiserver 1.37.2 does so for built-in kinds but not for custom resources, whose lists
-/// it filters all the same; so where nothing is echoed, a second list asks with a selector
-/// the server's parser refuses (a bound of one digit): a server that reads selectors answers
-/// an error naming the shard selector, one that ignores them answers the list. Either way the
-/// client's own filter ([`shard_watcher`]) keeps only the shard's objects: this says only how
-/// much travels.
+/// Whether the server applies shard selectors to `api`'s lists, asked with lists of at most
+/// one object:
+///
+/// 1. with `shard`'s selector: a server that applied it echoes it in `metadata.shardInfo`
+///    (kube-apiserver 1.37.2 does so for built-in kinds, not for custom resources, whose lists
+///    it filters all the same);
+/// 2. without a selector: no object at all leaves nothing to tell by ([`Selection::Unknown`]);
+/// 3. with a selector of one hash of the 2^64 (`[0, 1)`), which no object of a server that
+///    applies it meets: an object in the answer says the server ignored the selector.
+///
+/// None of them is an error on the server. Either way the client's own filter
+/// ([`shard_watcher`]) keeps only the shard's objects: this says only how much travels.
 pub async fn selection<K: Resource + Clone>(
     api: &Api<K>,
     shard: Shard,
 ) -> Result<Selection, kube::Error> {
     let client = api.clone().into_client();
-    let list = |selector: &str| {
-        Request::get(format!(
-            "{}?limit=1&shardSelector={}",
-            api.resource_url(),
-            percent_encoded(selector)
-        ))
-        .body(Vec::new())
-        .map_err(kube::Error::HttpError)
+    let first = async |selector: Option<&str>| -> Result<serde_json::Value, kube::Error> {
+        let query = selector
+            .map(|s| format!("&shardSelector={}", percent_encoded(s)))
+            .unwrap_or_default();
+        let request = Request::get(format!("{}?limit=1{query}", api.resource_url()))
+            .body(Vec::new())
+            .map_err(kube::Error::HttpError)?;
+        client.request(request).await
     };
-    let answer: serde_json::Value = client.request(list(&shard.selector())?).await?;
-    let echoed = answer
+    let holds_any = |list: &serde_json::Value| {
+        list["items"]
+            .as_array()
+            .is_some_and(|items| !items.is_empty())
+    };
+    let selected = first(Some(&shard.selector())).await?;
+    let echoed = selected
         .pointer("/metadata/shardInfo/selector")
         .and_then(serde_json::Value::as_str);
     if echoed == Some(shard.selector().as_str()) {
         return Ok(Selection::Server);
     }
-    let refused = "shardRange(object.metadata.uid, '0x0', '0x1')";
-    match client.request::<serde_json::Value>(list(refused)?).await {
-        Ok(_) => Ok(Selection::Client),
-        Err(kube::Error::Api(status)) if status.message.contains("shard selector") => {
-            Ok(Selection::Server)
-        }
-        Err(error) => Err(error),
+    if !holds_any(&first(None).await?) {
+        return Ok(Selection::Unknown);
     }
+    let one_hash = HashRange::new(0, 1)
+        .expect("[0, 1) is a range")
+        .selector("object.metadata.uid");
+    Ok(if holds_any(&first(Some(&one_hash)).await?) {
+        Selection::Client
+    } else {
+        Selection::Server
+    })
 }
 
 /// Whether `object` is one `shard` holds, by its uid. An object without a uid (never one the
