@@ -164,17 +164,16 @@ fn pos(span: &Span) -> Pos {
     }
 }
 
-/// A collection being built.
+/// A collection being built. Its items are gathered at the end of one buffer shared by every
+/// open collection of its sort (the innermost open one is always the last), from the index
+/// held here, and moved into a list of their exact number when it closes: a list grown item
+/// by item was copied at each doubling, and kept up to half its room unused (issue 48).
 enum Open {
-    Seq(Pos, Vec<Node>),
-    /// The entries so far, the key waiting for its value, and (once the mapping is large)
-    /// the line of every key seen.
-    Map(
-        Pos,
-        Vec<(Node, Node)>,
-        Option<Node>,
-        Option<HashMap<KeyId, usize>>,
-    ),
+    /// Where its items start in the sequences' buffer.
+    Seq(Pos, usize),
+    /// Where its entries start in the mappings' buffer, the key waiting for its value, and
+    /// (once the mapping is large) the line of every key seen.
+    Map(Pos, usize, Option<Node>, Option<HashMap<KeyId, usize>>),
 }
 
 /// From how many keys a mapping looks its keys up in a table; below, comparing a new key
@@ -271,6 +270,8 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
 fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
     let mut documents = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
+    let mut items: Vec<Node> = Vec::new();
+    let mut entries: Vec<(Node, Node)> = Vec::new();
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| YamlError {
             pos: Pos {
@@ -299,25 +300,30 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
             }
             Event::SequenceStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, depth, Open::Seq(at, Vec::new()), at)?;
+                open(&mut stack, depth, Open::Seq(at, items.len()), at)?;
                 continue;
             }
             Event::MappingStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, depth, Open::Map(at, Vec::new(), None, None), at)?;
+                open(
+                    &mut stack,
+                    depth,
+                    Open::Map(at, entries.len(), None, None),
+                    at,
+                )?;
                 continue;
             }
             Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq(start, items)) => Node {
+                Some(Open::Seq(start, from)) => Node {
                     pos: start,
-                    value: Value::Seq(items),
+                    value: Value::Seq(items.drain(from..).collect()),
                 },
                 _ => return Err(internal(at)),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Open::Map(start, entries, None, _)) => Node {
+                Some(Open::Map(start, from, None, _)) => Node {
                     pos: start,
-                    value: Value::Map(entries),
+                    value: Value::Map(entries.drain(from..).collect()),
                 },
                 _ => return Err(internal(at)),
             },
@@ -336,8 +342,8 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
         };
         match stack.last_mut() {
             None => documents.push(node),
-            Some(Open::Seq(_, items)) => items.push(node),
-            Some(Open::Map(_, entries, pending, seen)) => match pending.take() {
+            Some(Open::Seq(..)) => items.push(node),
+            Some(Open::Map(_, from, pending, seen)) => match pending.take() {
                 None => {
                     if matches!(node.value, Value::Seq(_) | Value::Map(_)) {
                         return Err(YamlError {
@@ -345,7 +351,7 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
                             message: "a mapping key must be a scalar".to_owned(),
                         });
                     }
-                    if let Some(first) = earlier_key(entries, seen, &node) {
+                    if let Some(first) = earlier_key(&entries[*from..], seen, &node) {
                         return Err(YamlError {
                             pos: node.pos,
                             message: format!(
