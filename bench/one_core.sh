@@ -12,7 +12,12 @@
 #                allocator, no CLI)
 #   kopium       kopium 0.24.1, once per file, as bench/generation.sh runs it
 #
-#   bash bench/one_core.sh [RUNS=7] [CPU=0]
+#   bash bench/one_core.sh [RUNS=7] [CPUS=0]
+#
+# CPUS is taskset's list (`0,1` gives the two-core figures of the same commands). With
+# ONE_CORE_BEFORE=DIR, DIR/kondition and DIR/builder_run (an earlier commit's release
+# builds of the binary and of generator/examples/builder_run.rs) run in the same rounds as
+# `cli_before` and `builder_before`.
 #
 # Ratios are per round against serde_yaml and against kopium; CPU is user + sys of the
 # command and its children (wait4). Builds what it needs in release.
@@ -36,13 +41,24 @@ rm -rf "$work" && mkdir -p "$work/kopium"
 printf '%s\n' "${files[@]}" > "$work/files.txt"
 list=$(printf '%q ' "${files[@]}")
 pin="taskset -c $cpu"
+before=()
+if [ -n "${ONE_CORE_BEFORE:-}" ]; then
+  before=("cli_before=rm -rf $work/cli_before && $pin $ONE_CORE_BEFORE/kondition generate --out $work/cli_before $list"
+    "builder_before=rm -rf $work/builder_before && $pin $ONE_CORE_BEFORE/builder_run $work/builder_before $list")
+fi
 kopium_loop="while read -r f; do $pin $KOPIUM -A -m -f \"\$f\" > \"$work/kopium/\$(basename \"\$f\" .yaml).rs\"; done < $work/files.txt"
 
-echo "== one core (CPU $cpu): ${#files[@]} files, median of $runs rounds; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== pinned to CPU $cpu: ${#files[@]} files, median of $runs rounds; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 bench/measure.py --runs "$runs" --base serde_yaml --base kopium \
   "serde_yaml=$pin $FLOOR_SERDE_YAML $list" \
   "own_reader=$pin $FLOOR tree $list" \
   "cli=rm -rf $work/cli && $pin $KONDITION generate --out $work/cli $list" \
   "builder=rm -rf $work/builder && $pin $BUILDER $work/builder $list" \
+  "${before[@]}" \
   "kopium=$kopium_loop"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The same output, whichever way it was made.
+if [ -n "${ONE_CORE_BEFORE:-}" ]; then
+  diff -r "$work/cli" "$work/cli_before" > /dev/null || { echo "one_core: cli_before's output differs" >&2; exit 1; }
+  diff -r "$work/builder" "$work/builder_before" > /dev/null || { echo "one_core: builder_before's output differs" >&2; exit 1; }
+fi
