@@ -291,11 +291,13 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
             Event::Scalar(text, style, anchor, tag) => {
                 refuse_anchor(anchor, at)?;
                 let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                // A string keeps the parser's own text (no copy of every string scalar).
                 let value = if style == ScalarStyle::Plain && !is_str_tag {
                     resolve_plain(&text)
                 } else {
-                    Value::Str(text.into_owned())
-                };
+                    None
+                }
+                .unwrap_or_else(|| Value::Str(text.into_owned()));
                 Node { pos: at, value }
             }
             Event::SequenceStart(anchor, _) => {
@@ -398,17 +400,18 @@ fn internal(at: Pos) -> YamlError {
     }
 }
 
-/// The YAML 1.2 core schema's resolution of a plain scalar.
-fn resolve_plain(text: &str) -> Value {
+/// The YAML 1.2 core schema's resolution of a plain scalar; `None` for a string, which the
+/// caller makes of the parser's text without copying it.
+fn resolve_plain(text: &str) -> Option<Value> {
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "true" | "True" | "TRUE" => return Value::Bool(true),
-        "false" | "False" | "FALSE" => return Value::Bool(false),
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Value::Float(f64::INFINITY);
+            return Some(Value::Float(f64::INFINITY));
         }
-        "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
-        ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(Value::Float(f64::NEG_INFINITY)),
+        ".nan" | ".NaN" | ".NAN" => return Some(Value::Float(f64::NAN)),
         _ => {}
     }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
@@ -417,30 +420,38 @@ fn resolve_plain(text: &str) -> Value {
             .parse::<i64>()
             .map(Value::Int)
             .or_else(|_| text.parse::<f64>().map(Value::Float))
-            .unwrap_or_else(|_| Value::Str(text.to_owned()));
+            .ok();
     }
     if let Some(Ok(i)) = text
         .strip_prefix("0x")
         .map(|hex| i64::from_str_radix(hex, 16))
     {
-        return Value::Int(i);
+        return Some(Value::Int(i));
     }
     if let Some(Ok(i)) = text
         .strip_prefix("0o")
         .map(|octal| i64::from_str_radix(octal, 8))
     {
-        return Value::Int(i);
+        return Some(Value::Int(i));
     }
     if is_core_float(text)
         && let Ok(f) = text.parse::<f64>()
     {
-        return Value::Float(f);
+        return Some(Value::Float(f));
     }
-    Value::Str(text.to_owned())
+    None
 }
 
 /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
 fn is_core_float(text: &str) -> bool {
+    // Most plain scalars are words: none of them can be a number.
+    if !text
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'))
+    {
+        return false;
+    }
     let body = text.strip_prefix(['-', '+']).unwrap_or(text);
     let (mantissa, exponent) = match body.find(['e', 'E']) {
         Some(i) => (&body[..i], Some(&body[i + 1..])),
