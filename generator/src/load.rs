@@ -28,7 +28,7 @@ pub fn load(
     // Bounded in all, as each file is: refused from the sizes, before any file is read.
     source::diagnostic::within_total(sized.iter().map(|(path, size)| (path.as_path(), *size)), 0)?;
     let total: u64 = sized.iter().map(|(_, size)| size).sum();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    let cores = parallel::cores() as u64;
     // k8s-openapi's catalog is parsed on first use, the first file's reading of a schema,
     // which waits for it: it is parsed on a thread of its own from the start, beside the
     // YAML's reading.

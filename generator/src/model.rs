@@ -108,14 +108,24 @@ pub struct CrdMetadata {
 }
 
 /// A CRD's `spec` as read, kept as pretty-printed JSON text: it is written out as text, and
-/// held as a JSON value it took several times the memory of the whole input.
+/// held as a JSON value it took several times the memory of the whole input. The text is one
+/// level in, as it stands under `"spec": ` in the CRD's own text ([`SourceSpec::text`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceSpec(String);
 
 impl SourceSpec {
     /// `spec` as pretty-printed JSON.
     pub fn new(spec: &serde_json::Value) -> Self {
-        Self(serde_json::to_string_pretty(spec).unwrap_or_default())
+        let flat = serde_json::to_string_pretty(spec).unwrap_or_default();
+        // JSON text has no line break but between values.
+        let mut text = String::with_capacity(flat.len() + flat.len() / 8);
+        for (i, line) in flat.split('\n').enumerate() {
+            if i > 0 {
+                text.push_str("\n  ");
+            }
+            text.push_str(line);
+        }
+        Self(text)
     }
 
     /// `spec` as [`SourceSpec::new`] writes `spec.to_json()`, written from the nodes: going
@@ -124,7 +134,9 @@ impl SourceSpec {
     /// make one, and could make equal to another) goes the long way.
     pub fn of_node(spec: &Node) -> Self {
         let mut out = Vec::new();
-        if pretty_json(spec, 0, &mut out) {
+        // One level in from the start: indenting the whole text again for the CRD's text
+        // went through it line by line (issue 48).
+        if pretty_json(spec, 1, &mut out) {
             // serde_json writes valid UTF-8, and so does the rest.
             if let Ok(text) = String::from_utf8(out) {
                 return Self(text);
@@ -133,14 +145,16 @@ impl SourceSpec {
         Self::new(&spec.to_json())
     }
 
-    /// The pretty-printed JSON.
+    /// The pretty-printed JSON, one level in: every line after the first is indented two
+    /// spaces more than `serde_json::to_string_pretty` writes it, as the value of a key of a
+    /// pretty-printed object.
     pub fn text(&self) -> &str {
         &self.0
     }
 
     /// The spec as a JSON value again.
     pub fn to_json(&self) -> serde_json::Value {
-        // Text serde_json wrote from a value reads back into the same value.
+        // Text serde_json wrote from a value (and indented) reads back into the same value.
         serde_json::from_str(&self.0).unwrap_or_default()
     }
 }
@@ -726,6 +740,13 @@ empty:
             SourceSpec::of_node(spec).text(),
             SourceSpec::new(&spec.to_json()).text()
         );
+        // One level in, and the same value again.
+        let flat = serde_json::to_string_pretty(&spec.to_json()).expect("JSON");
+        assert_eq!(
+            SourceSpec::of_node(spec).text(),
+            flat.replace('\n', "\n  ")
+        );
+        assert_eq!(SourceSpec::of_node(spec).to_json(), spec.to_json());
         // A key that is not a string: the long way, the same text.
         let documents = yaml::parse("1: a\ntrue: b\nnull: c\n").expect("valid YAML");
         assert_eq!(

@@ -4,7 +4,16 @@
 //! heavy stages of `generate` run one file per core at a time. Threads take the next file
 //! as they finish one, largest first, so one large CRD does not leave a core idle at the end.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The cores this process may run on, found once: `available_parallelism` reads the
+/// affinity mask and the cgroup's quota files at every call, and a run asks for every CRD
+/// and version it reads.
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 /// `f` applied to every item, on up to as many threads as the machine has cores; the results
 /// are in the items' order. `weight` estimates an item's cost (its size): the heaviest start
@@ -16,9 +25,7 @@ where
     W: Fn(&T) -> u64,
     F: Fn(&T) -> R + Sync,
 {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
+    let threads = cores().min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }
@@ -52,13 +59,19 @@ where
 }
 
 /// `aside` on a thread of its own while `here` runs on this one; both results. A panic in
-/// either is a bug; it goes on as a panic here.
+/// either is a bug; it goes on as a panic here. On one core both run on this thread, `here`
+/// first: a second thread would only take turns with this one, and its allocations would go
+/// to a heap of its own (glibc gives each thread an arena), touching more memory.
 pub fn beside<A, B, RA, RB>(aside: A, here: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     RA: Send,
     B: FnOnce() -> RB,
 {
+    if cores() <= 1 {
+        let here = here();
+        return (aside(), here);
+    }
     std::thread::scope(|scope| {
         let aside = scope.spawn(aside);
         let here = here();

@@ -134,7 +134,6 @@ fn in_pieces<T: DeserializeOwned>(
         return whole::<T>(node);
     }
     object_entries(entries)
-        .into_iter()
         .filter(|(key, _)| hidden.contains(&key.as_str()))
         .try_for_each(|(key, value)| piece(key.as_str(), value))
 }
@@ -154,9 +153,7 @@ fn each_value(
     entries: &[(Node, Node)],
     read: impl Fn(&Node) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    object_entries(entries)
-        .into_iter()
-        .try_for_each(|(_, value)| read(value))
+    object_entries(entries).try_for_each(|(_, value)| read(value))
 }
 
 /// Reads `node` as `T`, whole.

@@ -46,7 +46,8 @@ pub fn crd_text(kind: &Kind, named: &[NamedType]) -> String {
     ));
     push_indented(&mut text, &metadata);
     text.push_str(",\n  \"spec\": ");
-    push_indented(&mut text, spec);
+    // Held one level in already (`SourceSpec::text`).
+    text.push_str(spec);
     text.push_str("\n}");
     text
 }

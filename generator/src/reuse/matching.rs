@@ -72,6 +72,13 @@ fn since(
     docs: Option<&str>,
     path: &str,
 ) -> Option<Minor> {
+    // Every version from the first exact one on must hold the object, the newest included:
+    // a type that does not hold it at the newest is out without trying the others (most
+    // candidates are).
+    let newest = catalog.data.latest();
+    if object_fit(catalog, hashes, object, docs, path, newest, None) == Fit::No {
+        return None;
+    }
     let fits: Vec<(Minor, Fit)> = catalog
         .data
         .versions

@@ -47,7 +47,9 @@ pub fn read_input(path: &Path) -> Result<String, Diagnostic> {
     if len > MAX_INPUT_BYTES {
         return Err(problem(too_large()));
     }
-    read_limited(file).map_err(problem)
+    // The room for the whole file at once (`len` is at most the limit here): grown by
+    // doubling, a large CRD was copied a dozen times on the way (issue 48).
+    read_limited_into(file, Vec::with_capacity(len as usize)).map_err(problem)
 }
 
 /// `path` opened for reading if it is a regular file (through symbolic links), with its
@@ -158,7 +160,11 @@ fn too_large() -> String {
 
 /// Reads all of `reader` as UTF-8, refusing more than [`MAX_INPUT_BYTES`].
 pub fn read_limited(reader: impl std::io::Read) -> Result<String, String> {
-    let mut bytes = Vec::new();
+    read_limited_into(reader, Vec::new())
+}
+
+/// [`read_limited`] into `bytes` (empty, with the room the caller expects to need).
+fn read_limited_into(reader: impl std::io::Read, mut bytes: Vec<u8>) -> Result<String, String> {
     std::io::Read::read_to_end(&mut reader.take(MAX_INPUT_BYTES + 1), &mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {

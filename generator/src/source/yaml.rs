@@ -164,17 +164,16 @@ fn pos(span: &Span) -> Pos {
     }
 }
 
-/// A collection being built.
+/// A collection being built. Its items are gathered at the end of one buffer shared by every
+/// open collection of its sort (the innermost open one is always the last), from the index
+/// held here, and moved into a list of their exact number when it closes: a list grown item
+/// by item was copied at each doubling, and kept up to half its room unused (issue 48).
 enum Open {
-    Seq(Pos, Vec<Node>),
-    /// The entries so far, the key waiting for its value, and (once the mapping is large)
-    /// the line of every key seen.
-    Map(
-        Pos,
-        Vec<(Node, Node)>,
-        Option<Node>,
-        Option<HashMap<KeyId, usize>>,
-    ),
+    /// Where its items start in the sequences' buffer.
+    Seq(Pos, usize),
+    /// Where its entries start in the mappings' buffer, the key waiting for its value, and
+    /// (once the mapping is large) the line of every key seen.
+    Map(Pos, usize, Option<Node>, Option<HashMap<KeyId, usize>>),
 }
 
 /// From how many keys a mapping looks its keys up in a table; below, comparing a new key
@@ -271,6 +270,8 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
 fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
     let mut documents = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
+    let mut items: Vec<Node> = Vec::new();
+    let mut entries: Vec<(Node, Node)> = Vec::new();
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| YamlError {
             pos: Pos {
@@ -290,34 +291,41 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
             Event::Scalar(text, style, anchor, tag) => {
                 refuse_anchor(anchor, at)?;
                 let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                // A string keeps the parser's own text (no copy of every string scalar).
                 let value = if style == ScalarStyle::Plain && !is_str_tag {
                     resolve_plain(&text)
                 } else {
-                    Value::Str(text.into_owned())
-                };
+                    None
+                }
+                .unwrap_or_else(|| Value::Str(text.into_owned()));
                 Node { pos: at, value }
             }
             Event::SequenceStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, depth, Open::Seq(at, Vec::new()), at)?;
+                open(&mut stack, depth, Open::Seq(at, items.len()), at)?;
                 continue;
             }
             Event::MappingStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, depth, Open::Map(at, Vec::new(), None, None), at)?;
+                open(
+                    &mut stack,
+                    depth,
+                    Open::Map(at, entries.len(), None, None),
+                    at,
+                )?;
                 continue;
             }
             Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq(start, items)) => Node {
+                Some(Open::Seq(start, from)) => Node {
                     pos: start,
-                    value: Value::Seq(items),
+                    value: Value::Seq(items.drain(from..).collect()),
                 },
                 _ => return Err(internal(at)),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Open::Map(start, entries, None, _)) => Node {
+                Some(Open::Map(start, from, None, _)) => Node {
                     pos: start,
-                    value: Value::Map(entries),
+                    value: Value::Map(entries.drain(from..).collect()),
                 },
                 _ => return Err(internal(at)),
             },
@@ -336,8 +344,8 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
         };
         match stack.last_mut() {
             None => documents.push(node),
-            Some(Open::Seq(_, items)) => items.push(node),
-            Some(Open::Map(_, entries, pending, seen)) => match pending.take() {
+            Some(Open::Seq(..)) => items.push(node),
+            Some(Open::Map(_, from, pending, seen)) => match pending.take() {
                 None => {
                     if matches!(node.value, Value::Seq(_) | Value::Map(_)) {
                         return Err(YamlError {
@@ -345,7 +353,7 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
                             message: "a mapping key must be a scalar".to_owned(),
                         });
                     }
-                    if let Some(first) = earlier_key(entries, seen, &node) {
+                    if let Some(first) = earlier_key(&entries[*from..], seen, &node) {
                         return Err(YamlError {
                             pos: node.pos,
                             message: format!(
@@ -392,17 +400,18 @@ fn internal(at: Pos) -> YamlError {
     }
 }
 
-/// The YAML 1.2 core schema's resolution of a plain scalar.
-fn resolve_plain(text: &str) -> Value {
+/// The YAML 1.2 core schema's resolution of a plain scalar; `None` for a string, which the
+/// caller makes of the parser's text without copying it.
+fn resolve_plain(text: &str) -> Option<Value> {
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
-        "true" | "True" | "TRUE" => return Value::Bool(true),
-        "false" | "False" | "FALSE" => return Value::Bool(false),
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Value::Float(f64::INFINITY);
+            return Some(Value::Float(f64::INFINITY));
         }
-        "-.inf" | "-.Inf" | "-.INF" => return Value::Float(f64::NEG_INFINITY),
-        ".nan" | ".NaN" | ".NAN" => return Value::Float(f64::NAN),
+        "-.inf" | "-.Inf" | "-.INF" => return Some(Value::Float(f64::NEG_INFINITY)),
+        ".nan" | ".NaN" | ".NAN" => return Some(Value::Float(f64::NAN)),
         _ => {}
     }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
@@ -411,30 +420,38 @@ fn resolve_plain(text: &str) -> Value {
             .parse::<i64>()
             .map(Value::Int)
             .or_else(|_| text.parse::<f64>().map(Value::Float))
-            .unwrap_or_else(|_| Value::Str(text.to_owned()));
+            .ok();
     }
     if let Some(Ok(i)) = text
         .strip_prefix("0x")
         .map(|hex| i64::from_str_radix(hex, 16))
     {
-        return Value::Int(i);
+        return Some(Value::Int(i));
     }
     if let Some(Ok(i)) = text
         .strip_prefix("0o")
         .map(|octal| i64::from_str_radix(octal, 8))
     {
-        return Value::Int(i);
+        return Some(Value::Int(i));
     }
     if is_core_float(text)
         && let Ok(f) = text.parse::<f64>()
     {
-        return Value::Float(f);
+        return Some(Value::Float(f));
     }
-    Value::Str(text.to_owned())
+    None
 }
 
 /// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
 fn is_core_float(text: &str) -> bool {
+    // Most plain scalars are words: none of them can be a number.
+    if !text
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'))
+    {
+        return false;
+    }
     let body = text.strip_prefix(['-', '+']).unwrap_or(text);
     let (mantissa, exponent) = match body.find(['e', 'E']) {
         Some(i) => (&body[..i], Some(&body[i + 1..])),
