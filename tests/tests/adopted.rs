@@ -14,8 +14,13 @@
 //! failure that persists writes once: a severity or a generation the schema has no place for
 //! would be dropped by the server, seen missing by the next reconcile and written again.
 
+#[path = "support/driven.rs"]
+mod driven;
+
 use std::path::PathBuf;
 use std::sync::Arc;
+
+use driven::{Driven, create, read, reconcile};
 
 use kondition::controller::StatusReconciler;
 use kondition::shape::{ConditionFields, ConditionsMerge, GenerationField, Presence};
@@ -35,7 +40,7 @@ use kondition_tests::adopted::postgresql_cnpg_io_clusters::v1::{
 };
 use kondition_tests::cluster::TestEnv;
 use kondition_tests::recording::Received;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -176,45 +181,6 @@ fn each_status_has_its_crds_shape() {
             },
         }
     );
-}
-
-/// The bounds of a kind the chokepoint drives and the tests read and write.
-trait Driven:
-    StatusResource + Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
-{
-}
-
-impl<K> Driven for K where
-    K: StatusResource
-        + Clone
-        + std::fmt::Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static
-{
-}
-
-async fn create<K: Driven>(api: &Api<K>, object: Value) -> K {
-    let object: K = serde_json::from_value(object).expect("an object of the kind");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("created")
-}
-
-async fn read<K: Driven>(api: &Api<K>, name: &str) -> K {
-    api.get_status(name).await.expect("read")
-}
-
-/// One reconcile whose body succeeds, or fails with `failure`.
-async fn reconcile<K: Driven>(env: &TestEnv, object: &K, failure: Option<Failure>) {
-    StatusReconciler::<K>::new(env.client.clone())
-        .reconcile(Arc::new(object.clone()), async move |_: &mut K| {
-            failure.map_or(Ok(()), Err)
-        })
-        .await
-        .expect("status written");
 }
 
 /// The one request sent since the last clear: a forced status apply under `owner` at

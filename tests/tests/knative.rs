@@ -11,8 +11,13 @@
 //! (Knative writes none, and reads none as Error); `lastTransitionTime` in RFC 3339 whole
 //! seconds; then nothing more while nothing changes.
 
+#[path = "support/driven.rs"]
+mod driven;
+
 use std::path::PathBuf;
 use std::sync::Arc;
+
+use driven::{Driven, create, read, reconcile};
 
 use kondition::controller::StatusReconciler;
 use kondition::{Failure, KubeStatus, StatusResource};
@@ -27,9 +32,8 @@ use kondition_tests::knative::resources_azure_com_resourcegroups_extracted::v1ap
 use kondition_tests::knative::service::v1::Service;
 use kondition_tests::recording::Received;
 use kube::ResourceExt;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, Patch, PatchParams};
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 /// The inputs of `tests/src/knative/` (from `tests/`).
@@ -80,45 +84,6 @@ fn the_knative_kinds_are_up_to_date() {
         "tests/src/knative is stale; from tests/, run `cargo run -p kondition-gen -- generate {} {CHOICES} --out src/knative`:\n{diff}",
         INPUTS.join(" ")
     );
-}
-
-/// The bounds of a kind the chokepoint drives and the tests read and write.
-trait Driven:
-    StatusResource + Clone + std::fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
-{
-}
-
-impl<K> Driven for K where
-    K: StatusResource
-        + Clone
-        + std::fmt::Debug
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static
-{
-}
-
-async fn create<K: Driven>(api: &Api<K>, object: Value) -> K {
-    let object: K = serde_json::from_value(object).expect("an object of the kind");
-    api.create(&PostParams::default(), &object)
-        .await
-        .expect("created")
-}
-
-async fn read<K: Driven>(api: &Api<K>, name: &str) -> K {
-    api.get_status(name).await.expect("read")
-}
-
-/// One reconcile whose body succeeds, or fails with `failure`.
-async fn reconcile<K: Driven>(env: &TestEnv, object: &K, failure: Option<Failure>) {
-    StatusReconciler::<K>::new(env.client.clone())
-        .reconcile(Arc::new(object.clone()), async move |_: &mut K| {
-            failure.map_or(Ok(()), Err)
-        })
-        .await
-        .expect("status written");
 }
 
 /// The one request sent since the last clear: a forced status apply under the kind's field

@@ -293,20 +293,30 @@ pub fn shard_controller(
     .default_backoff()
     .reflect(writer)
     .applied_objects();
-    let config_maps = watcher(
-        api::<ConfigMap>(client.clone(), namespace),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .touched_objects()
-    .try_filter(move |o| std::future::ready(owner_holds::<SecurityGroup, _>(shard, o)));
-    let deployments = watcher(
-        api::<Deployment>(client.clone(), namespace),
-        watcher::Config::default(),
-    )
-    .default_backoff()
-    .touched_objects()
-    .try_filter(move |o| std::future::ready(owner_holds::<SecurityGroup, _>(shard, o)));
+    // The owned objects of every namespace's groups travel; those of the shard's groups stay.
+    fn owned<K>(
+        client: &Client,
+        namespace: Option<&str>,
+        shard: Shard,
+    ) -> impl futures::Stream<Item = Result<K, watcher::Error>> + Send + use<K>
+    where
+        K: Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>
+            + Clone
+            + std::fmt::Debug
+            + serde::de::DeserializeOwned
+            + Send
+            + 'static,
+    {
+        watcher(
+            api::<K>(client.clone(), namespace),
+            watcher::Config::default(),
+        )
+        .default_backoff()
+        .touched_objects()
+        .try_filter(move |o| std::future::ready(owner_holds::<SecurityGroup, _>(shard, o)))
+    }
+    let config_maps = owned::<ConfigMap>(client, namespace, shard);
+    let deployments = owned::<Deployment>(client, namespace, shard);
     Controller::for_stream(groups, reader)
         .owns_stream(config_maps)
         .owns_stream(deployments)
