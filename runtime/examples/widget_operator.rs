@@ -27,6 +27,8 @@
 //! watch selected by the API server where its `ShardedListAndWatch` gate is on, and by the
 //! replica always), its requests sent with the user agent `widget-operator/NAME`; with
 //! `--until-stdin-closes` it stops when its stdin closes too (the test suite's replicas).
+//! It prints a line when it takes a shard and when it gives one up (with the objects its
+//! watch received and kept), and its peak memory and CPU time when it stops.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +36,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use kondition::controller::{StatusReconciler, error_policy, fallback_owner};
 use kondition::shards::{
-    Fence, Replica, Selection, Shard, holds, run_replica, selection, shard_watcher,
+    Fence, Replica, Selection, Shard, WatchTally, holds, run_replica, selection, shard_watcher,
 };
 use kondition::{Conditions, Failure, KubeStatus, RequeuePolicy, StatusResource};
 use kube::runtime::controller::Config;
@@ -185,21 +187,60 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         run_shard(work_client.clone(), shard, fence, options.clone())
     })
     .await?;
+    report_usage();
     Ok(())
+}
+
+/// Prints this process's peak resident memory and CPU time (user and system), for
+/// `bench/shards.sh`'s figures per replica, from Linux's `/proc/self` (elsewhere: nothing).
+fn report_usage() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak_kib = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        });
+    // utime and stime are the 14th and 15th fields, in clock ticks (USER_HZ, 100 on Linux);
+    // the command's name (the 2nd, in parentheses) may hold spaces: count after it.
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let ticks: Option<u64> = stat.rsplit_once(')').and_then(|(_, rest)| {
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+    });
+    if let (Some(peak_kib), Some(ticks)) = (peak_kib, ticks) {
+        println!(
+            "stopped: peak RSS {peak_kib} KiB, CPU {:.2} s",
+            ticks as f64 / 100.0
+        );
+    }
 }
 
 /// One shard's controller, while this replica holds the shard: its Widgets only (selected by
 /// the API server where it shards watches, by the client always), reconciled inside `fence`,
 /// and no status written once the fence shuts.
 async fn run_shard(client: Client, shard: Shard, fence: Fence, options: Options) {
-    // The shard's work is dropped when the replica gives the shard up: say so then.
-    struct Holding(Shard);
+    // The shard's work is dropped when the replica gives the shard up: say so then, with
+    // what its watch decoded and kept.
+    struct Holding(Shard, Option<WatchTally>);
     impl Drop for Holding {
         fn drop(&mut self) {
-            println!("{}: given up", self.0);
+            match &self.1 {
+                Some(tally) => println!(
+                    "{}: given up; its watch received {} objects, kept {}",
+                    self.0,
+                    tally.received(),
+                    tally.kept()
+                ),
+                None => println!("{}: given up", self.0),
+            }
         }
     }
-    let _holding = Holding(shard);
+    let mut holding = Holding(shard, None);
     match selection(&Api::<Widget>::all(client.clone()), shard).await {
         Ok(Selection::Server) => println!("{shard}: held, selected by the API server"),
         Ok(Selection::Client) => println!("{shard}: held, selected by this client"),
@@ -207,7 +248,9 @@ async fn run_shard(client: Client, shard: Shard, fence: Fence, options: Options)
         Err(error) => eprintln!("{shard}: held; asking how it is selected failed: {error}"),
     }
     let (reader, writer) = reflector::store();
-    let stream = shard_watcher(&client, shard, Api::<Widget>::all, options.watch.clone())
+    let watch = shard_watcher(&client, shard, Api::<Widget>::all, options.watch.clone());
+    holding.1 = Some(watch.tally());
+    let stream = watch
         .default_backoff()
         .modify(drop_foreign_managed_fields)
         .reflect(writer)

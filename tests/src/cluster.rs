@@ -125,6 +125,8 @@ pub struct AuditEvent {
     /// The answer.
     #[serde(default)]
     pub response_status: Option<AuditStatus>,
+    /// When the API server received the request.
+    pub request_received_timestamp: k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime,
 }
 
 /// [`AuditEvent::object_ref`].

@@ -7,8 +7,11 @@
 //  3. the spec of 10% of them changes at once; time until they are Ready at their new
 //     generation;
 //  4. a steady phase of -steady (several resyncs of the controller): nothing changes;
-//  5. the controller is stopped (SIGTERM); its peak resident memory and CPU time come from
-//     wait4's rusage.
+//  5. the controller is stopped (SIGTERM); its CPU time comes from wait4's rusage, its peak
+//     resident memory from the kernel's high-water mark of each process in its group, read
+//     just before (wait4's maxrss is no measure of it: exec records the high-water mark of
+//     the memory the child had before it, which a vfork child shares with the driver, so
+//     it is at least the driver's own, Widgets it follows included).
 //
 // Requests are counted at the API server (its /metrics, apiserver_request_total of the
 // widgets resource): status writes per phase, and every request of the controller on
@@ -26,6 +29,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,6 +170,45 @@ func follow(ctx context.Context, client dynamic.Interface, namespace string, t *
 	return nil
 }
 
+// groupPeakRSS is the largest peak resident memory (VmHWM, KiB) among the running processes
+// of process group pgid.
+func groupPeakRSS(pgid int) (int64, error) {
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		return 0, err
+	}
+	var peak int64
+	found := false
+	for _, path := range stats {
+		stat, err := os.ReadFile(path)
+		if err != nil {
+			continue // gone since the glob
+		}
+		// After the command's name in parentheses (which may hold spaces): state, ppid, pgrp.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join(filepath.Dir(path), "status"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				var kib int64
+				if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kib); err == nil {
+					found = true
+					peak = max(peak, kib)
+				}
+			}
+		}
+	}
+	if !found {
+		return 0, fmt.Errorf("no process of group %d to read its peak memory from", pgid)
+	}
+	return peak, nil
+}
+
 // counts reads apiserver_request_total of the widgets resource, by verb, subresource and
 // answer code.
 func counts(ctx context.Context, client kubernetes.Interface) (map[string]float64, error) {
@@ -177,6 +221,14 @@ func counts(ctx context.Context, client kubernetes.Interface) (map[string]float6
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for scanner.Scan() {
 		line := scanner.Text()
+		// The watches the API server closed itself because their client fell behind (its
+		// watch cache's buffer for them was full): each one re-opened is one WATCH more.
+		if strings.HasPrefix(line, "apiserver_terminated_watchers_total{") && strings.Contains(line, `widgets`) {
+			var value float64
+			fmt.Sscanf(strings.TrimSpace(line[strings.LastIndex(line, "}")+1:]), "%g", &value)
+			out[terminatedWatches] += value
+			continue
+		}
 		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="widgets"`) {
 			continue
 		}
@@ -217,10 +269,16 @@ func statusWrites(d map[string]float64) float64 {
 	return sum
 }
 
+// terminatedWatches is counts' key of the watches the API server closed (not requests).
+const terminatedWatches = "WATCH terminated by the server"
+
+// total sums the requests in d.
 func total(d map[string]float64) float64 {
 	sum := 0.0
-	for _, v := range d {
-		sum += v
+	for k, v := range d {
+		if k != terminatedWatches {
+			sum += v
+		}
 	}
 	return sum
 }
@@ -361,6 +419,10 @@ func run() error {
 		return err
 	}
 	ownDuring := own.Load() - ownBefore
+	peak, err := groupPeakRSS(controller.Process.Pid)
+	if err != nil {
+		return err
+	}
 	if err := syscall.Kill(-controller.Process.Pid, syscall.SIGTERM); err != nil {
 		return err
 	}
@@ -388,7 +450,7 @@ func run() error {
 		"requests_by_verb":           all,
 		"driver_requests_subtracted": ownDuring,
 		"steady_s":                   steady.Seconds(),
-		"peak_rss_kib":               usage.Maxrss,
+		"peak_rss_kib":               peak,
 		"cpu_s":                      cpu.Seconds(),
 	}
 	line, err := json.Marshal(result)

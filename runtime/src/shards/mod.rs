@@ -7,7 +7,8 @@
 //! - [`shard_watcher`]: a shard's objects as a watch stream. Lists and watches carry the shard
 //!   selector (`shardSelector`, kube-apiserver's `ShardedListAndWatch` gate), and what comes
 //!   back is filtered again by the same hash, so a server without the gate (which ignores the
-//!   parameter and answers everything) still leaves each replica only its shards' objects.
+//!   parameter and answers everything) still leaves each replica only its shards' objects;
+//!   its [`WatchTally`] counts the objects received and kept.
 //!   [`selection`] says which of the two the server does; [`owner_holds`] sorts owned objects
 //!   (a Deployment, a ConfigMap) to their owner's shard, which only the client can do.
 //! - [`run_replica`]: one Lease per shard (`kube-lease-manager`); this replica runs a shard's
@@ -28,4 +29,6 @@ pub use fence::{Entered, Fence};
 pub use kube_lease_manager::LeaseManagerError;
 pub use lease::{Replica, run_replica};
 pub use range::{HashRange, Shard, uid_hash};
-pub use watch::{Selection, holds, owner_holds, selection, shard_api, shard_watcher};
+pub use watch::{
+    Selection, ShardStream, WatchTally, holds, owner_holds, selection, shard_api, shard_watcher,
+};

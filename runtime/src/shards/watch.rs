@@ -11,11 +11,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use futures::stream::BoxStream;
-use futures::{StreamExt, TryStreamExt};
+use futures::{Stream, StreamExt, TryStreamExt};
 use http::{Method, Request, Response, Uri};
 use kube::client::Body;
 use kube::runtime::watcher;
@@ -68,22 +69,88 @@ pub fn shard_api<K: Resource>(
 
 /// `K`'s objects of `shard` as a watch stream: lists and watches through [`shard_api`], and
 /// every object outside the shard dropped, whatever the server answered, before the stream
-/// hands it on (to a reflector's store, to a Controller).
+/// hands it on (to a reflector's store, to a Controller). [`ShardStream::tally`] counts what
+/// came and what was kept.
 pub fn shard_watcher<K, A>(
     client: &Client,
     shard: Shard,
     api: A,
     config: watcher::Config,
-) -> BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>
+) -> ShardStream<K>
 where
     A: FnOnce(Client) -> Api<K>,
     K: Resource + Clone + std::fmt::Debug + DeserializeOwned + Send + 'static,
     K::DynamicType: Default,
 {
+    let tally = WatchTally::default();
+    let counts = tally.clone();
     // Boxed: an opaque type would capture `A`, the closure, which the stream does not hold.
-    watcher(shard_api(client, shard, api), config)
-        .try_filter(move |event| std::future::ready(event_in(event, shard)))
-        .boxed()
+    let events = watcher(shard_api(client, shard, api), config)
+        .try_filter(move |event| {
+            let kept = event_in(event, shard);
+            counts.count(event, kept);
+            std::future::ready(kept)
+        })
+        .boxed();
+    ShardStream { events, tally }
+}
+
+/// A shard's watch stream ([`shard_watcher`]): `watcher`'s events of the shard's objects.
+pub struct ShardStream<K> {
+    events: BoxStream<'static, Result<watcher::Event<K>, watcher::Error>>,
+    tally: WatchTally,
+}
+
+impl<K> ShardStream<K> {
+    /// The stream's counts, which go on counting as it is polled.
+    pub fn tally(&self) -> WatchTally {
+        self.tally.clone()
+    }
+}
+
+impl<K> Stream for ShardStream<K> {
+    type Item = Result<watcher::Event<K>, watcher::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.events.poll_next_unpin(cx)
+    }
+}
+
+/// How many objects a shard's watch received (decoded from the API server's answers: its
+/// lists' items and its watch events) and how many it kept (the shard's own). With the server
+/// selecting ([`Selection::Server`]) the two are equal; with the client selecting, every
+/// replica receives every object's events and keeps its shards' share: the difference is the
+/// cost of a server without the `ShardedListAndWatch` gate.
+#[derive(Clone, Debug, Default)]
+pub struct WatchTally(Arc<Counts>);
+
+#[derive(Debug, Default)]
+struct Counts {
+    received: AtomicU64,
+    kept: AtomicU64,
+}
+
+impl WatchTally {
+    /// The objects received so far.
+    pub fn received(&self) -> u64 {
+        self.0.received.load(Ordering::Relaxed)
+    }
+
+    /// The objects kept so far: those of the shard.
+    pub fn kept(&self) -> u64 {
+        self.0.kept.load(Ordering::Relaxed)
+    }
+
+    /// Counts `event`, kept or not; the list's boundaries carry no object and count nothing.
+    fn count<K>(&self, event: &watcher::Event<K>, kept: bool) {
+        if matches!(event, watcher::Event::Init | watcher::Event::InitDone) {
+            return;
+        }
+        self.0.received.fetch_add(1, Ordering::Relaxed);
+        if kept {
+            self.0.kept.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Whether the server applies shard selectors to `api`'s lists, asked with lists of at most
