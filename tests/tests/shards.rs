@@ -143,7 +143,8 @@ fn from_env(name: &str, default: u64) -> u64 {
 }
 
 async fn replicas_share_the_widgets(cluster: &'static Cluster, selected_by: &str) {
-    // bench/shards_acceptance.sh runs this with 30,000 Widgets.
+    // bench/shards_acceptance.sh runs this with 30,000 Widgets, longer leases and a longer
+    // steady phase.
     let count = from_env("KONDITION_SHARD_WIDGETS", 150);
     let lease_seconds = from_env("KONDITION_SHARD_LEASE_SECONDS", LEASE_SECONDS);
     let env = TestEnv::on(cluster, [widget_crd()]).await;
@@ -244,6 +245,9 @@ async fn replicas_share_the_widgets(cluster: &'static Cluster, selected_by: &str
     replicas[1].wait_for_line_starting("shard 1 of 3: given up");
     set_size(&widgets, &names, 3).await;
     all_observed(&widgets, 3).await;
+    // A steady phase: no write may follow (the writes below are counted after it).
+    let steady = from_env("KONDITION_SHARD_STEADY_SECONDS", 3);
+    tokio::time::sleep(Duration::from_secs(steady)).await;
 
     let mut writes: BTreeMap<String, Vec<Write>> = BTreeMap::new();
     for event in cluster.audit_events() {
