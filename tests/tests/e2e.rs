@@ -519,3 +519,118 @@ async fn replicas_under_leader_election_write_each_change_once() {
     b.abort();
     c.abort();
 }
+
+/// The example operator as two replicas over three shards (`kondition::shards`, the shard
+/// Leases its ClusterRole names; this server ignores the shard selector, so each replica
+/// selects): the first holds shards 0 and 2, the second shard 1, and each security group is
+/// reconciled by the replica holding its shard only. Every write a replica sends about security groups
+/// (finalizer, status) and the objects they own (the rules ConfigMap, the agents'
+/// Deployment) is for a group of its own shard, though each replica's watches of ConfigMaps
+/// and Deployments deliver the other shard's too (`owner_holds` keeps them out of its
+/// controller); every group's status is written.
+#[tokio::test]
+async fn two_replicas_over_three_shards_write_only_their_own_groups() {
+    let env = TestEnv::new(kondition_generated::crds()).await;
+    let rules: Vec<PolicyRule> = operator_roles()
+        .into_iter()
+        .flat_map(|role| role.rules.unwrap_or_default())
+        .collect();
+    // Two ServiceAccounts, so that each replica's requests are recorded apart.
+    let identities = [
+        env.identity("securitygroup-operator-1", rules.clone())
+            .await,
+        env.identity("securitygroup-operator-2", rules).await,
+    ];
+    let replicas: Vec<_> = identities
+        .iter()
+        .zip(0..)
+        .map(|(identity, ordinal)| {
+            let replica = operator::replica(env.namespace.clone(), format!("r{ordinal}"))
+                .shards(3)
+                .ordinal(ordinal, 2);
+            tokio::spawn(operator::run_replica(
+                identity.client.clone(),
+                Some(env.namespace.clone()),
+                replica,
+                std::future::pending(),
+            ))
+        })
+        .collect();
+    let groups = env.api::<SecurityGroup>();
+    // Groups until each replica has three (the uids decide where they go): the replica of
+    // each group by name.
+    let mut replica_of = std::collections::BTreeMap::new();
+    for n in 0.. {
+        let of_replica = |r| replica_of.values().filter(|o| **o == r).count();
+        if of_replica(0) >= 3 && of_replica(1) >= 3 {
+            break;
+        }
+        let group: SecurityGroup = serde_json::from_value(serde_json::json!({
+            "apiVersion": "openstack.k-orc.cloud/v1alpha1",
+            "kind": "SecurityGroup",
+            "metadata": {"name": format!("web-{n}")},
+            "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
+                     "managementPolicy": "managed", "resource": {}}
+        }))
+        .expect("a security group");
+        let created = groups
+            .create(&PostParams::default(), &group)
+            .await
+            .expect("created");
+        let uid = created.uid().expect("a uid");
+        let shard = kondition::shards::Shard::of_uid(&uid, 3).expect("a shard");
+        replica_of.insert(created.name_any(), shard.index() % 2);
+    }
+    // Reconciled: the owned objects applied, the Deployment not rolled out (no controller
+    // manager).
+    for name in replica_of.keys() {
+        wait_for(
+            &groups,
+            name,
+            "SubResourcesPending",
+            |g: Option<&SecurityGroup>| {
+                g.and_then(|g| condition_of(g, "SubResourcesReady"))
+                    == Some((ConditionStatus::False, "SubResourcesPending".into()))
+            },
+        )
+        .await;
+    }
+    for replica in &replicas {
+        replica.abort();
+    }
+    let mut written = std::collections::BTreeSet::new();
+    for (identity, ordinal) in identities.iter().zip(0u32..) {
+        for request in identity.requests.all() {
+            if !request.is_write() {
+                continue;
+            }
+            let mut segments = request.path.split('/');
+            let Some(name) = segments
+                .by_ref()
+                .find(|s| ["securitygroups", "configmaps", "deployments"].contains(s))
+                .and_then(|_| segments.next())
+            else {
+                continue; // its Leases and Events
+            };
+            let group = name
+                .strip_suffix("-rules")
+                .or_else(|| name.strip_suffix("-agents"))
+                .unwrap_or(name);
+            assert_eq!(
+                replica_of.get(group),
+                Some(&ordinal),
+                "r{ordinal} wrote {} {} for {group}, not of its shards",
+                request.method,
+                request.path
+            );
+            if request.path.ends_with("/status") {
+                written.insert(group.to_owned());
+            }
+        }
+    }
+    assert_eq!(
+        written.len(),
+        replica_of.len(),
+        "every group's status written"
+    );
+}
