@@ -189,6 +189,7 @@ pub fn crd_file_name(file: &SchemaFile, name: &syn::Ident, data_prefix: &str) ->
 }
 
 /// Every kind's CRD as JSON, each in the file [`crd_file_name`] names.
+#[cfg(feature = "internals")]
 pub fn crd_files(file: &SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
     file.kinds
         .iter()
@@ -196,6 +197,24 @@ pub fn crd_files(file: &SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
         .map(|(kind, name)| OutputFile {
             path: crd_file_name(file, &name, data_prefix).into(),
             contents: crate::manifest::crd_text(kind, &file.types) + "\n",
+        })
+        .collect()
+}
+
+/// [`crd_files`], each kind's CRD text taken out of `file` rather than copied
+/// ([`crate::manifest::take_crd_file_text`]).
+pub fn take_crd_files(file: &mut SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
+    let paths: Vec<String> = crd_const_names(file)
+        .iter()
+        .map(|name| crd_file_name(file, name, data_prefix))
+        .collect();
+    let SchemaFile { kinds, types, .. } = file;
+    kinds
+        .iter_mut()
+        .zip(paths)
+        .map(|(kind, path)| OutputFile {
+            path: path.into(),
+            contents: crate::manifest::take_crd_file_text(kind, types),
         })
         .collect()
 }
