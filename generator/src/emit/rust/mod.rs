@@ -513,9 +513,7 @@ fn kind_items<'m>(
                 },
             ];
             let root: Vec<&Field> = root.iter().collect();
-            writer.tokens(resource::object_items(
-                kind, version, &root, crd_const, partial_eq, imports,
-            ))?;
+            resource::object_items(writer, kind, version, &root, crd_const, partial_eq, imports)?;
             let spec_doc = format!("The desired state of a {}.", kind.kind);
             writer.struct_item(
                 &spec_name,
@@ -536,22 +534,19 @@ fn kind_items<'m>(
         }
         (Body::Root(fields), status) => {
             let root: Vec<&Field> = fields.iter().collect();
-            let mut items =
-                resource::object_items(kind, version, &root, crd_const, partial_eq, imports);
+            resource::object_items(writer, kind, version, &root, crd_const, partial_eq, imports)?;
             // A standard status read from a CRD: its struct gets `KubeStatus`.
             if let (Some(status), Some(driven)) = (status, version.driven_status()) {
                 types.exclude(&driven.object.name);
-                items.extend(resource::crd_status_item(
-                    kind, version, status, &driven, partial_eq, imports,
-                ));
+                resource::crd_status_item(
+                    writer, kind, version, status, &driven, partial_eq, imports,
+                )?;
             }
-            writer.tokens(items)
+            Ok(())
         }
         (body @ Body::Standard { .. }, None) => {
             let root: Vec<&Field> = body.fields().collect();
-            writer.tokens(resource::object_items(
-                kind, version, &root, crd_const, partial_eq, imports,
-            ))
+            resource::object_items(writer, kind, version, &root, crd_const, partial_eq, imports)
         }
     }
 }
