@@ -413,15 +413,46 @@ fn roots(file: &SchemaFile) -> Vec<(&str, &Schema)> {
     roots
 }
 
+/// How many fields the structs of `schema` have, nested ones included.
+fn field_count(schema: &Schema) -> usize {
+    match &schema.ty {
+        Type::Object(object) => object
+            .fields
+            .iter()
+            .map(|field| 1 + field_count(&field.schema))
+            .sum(),
+        Type::List(list) => field_count(&list.items),
+        Type::Map(map) => field_count(&map.values),
+        _ => 0,
+    }
+}
+
 /// The shared types of every kind read from a CRD in `model`.
 pub fn plan(model: &Model) -> Plan {
-    let mut census = Census::default();
+    let roots: Vec<(&str, &str, &Schema)> = model
+        .files
+        .iter()
+        .flat_map(|file| {
+            roots(file)
+                .into_iter()
+                .map(|(version, schema)| (file.module.as_str(), version, schema))
+        })
+        .collect();
+    // The tables made at their size once: growing them hashed every text (docs of kilobytes)
+    // and key again at each step. A field gives a structure at most, and about one text of
+    // its own (its docs: names and facts repeat); more room only touched more memory.
+    let fields: usize = roots.iter().map(|(_, _, schema)| field_count(schema)).sum();
+    let mut census = Census {
+        by_key: HashMap::with_capacity(fields + roots.len()),
+        structures: Vec::new(),
+        texts: Texts {
+            ids: HashMap::with_capacity(fields),
+        },
+    };
     let mut root_key = Key::new();
-    for file in &model.files {
-        for (version, schema) in roots(file) {
-            root_key.clear();
-            census.visit(&file.module, version, schema, &mut root_key);
-        }
+    for (module, version, schema) in roots {
+        root_key.clear();
+        census.visit(module, version, schema, &mut root_key);
     }
     let structures = census.structures;
     // The keys, by number, for ordering structures that want the same name.

@@ -79,14 +79,19 @@ impl TypeNames {
             self.by_shape.insert(key, name.clone());
             return name;
         }
-        let words: Vec<String> = path.iter().map(|field| pascal_case(field)).collect();
-        let name = (1..=words.len())
-            .map(|n| format!("{kind}{}", words[words.len() - n..].concat()))
-            .find(|candidate| self.scope.take(candidate))
-            .unwrap_or_else(|| {
-                self.scope
-                    .unique_pascal(&format!("{kind}{}", words.concat()))
-            });
+        // The path's words from the last, each made when a name needs it: the last one
+        // nearly always gives a free name (case conversion of every field above it, for every
+        // type, was half of the naming's work; issue 48).
+        let mut suffix = String::new();
+        for field in path.iter().rev() {
+            suffix.insert_str(0, &pascal_case(field));
+            let candidate = format!("{kind}{suffix}");
+            if self.scope.take(&candidate) {
+                self.by_shape.insert(key, candidate.clone());
+                return candidate;
+            }
+        }
+        let name = self.scope.unique_pascal(&format!("{kind}{suffix}"));
         self.by_shape.insert(key, name.clone());
         name
     }
