@@ -1,7 +1,7 @@
 //! The one writer of a module's Rust text: items built as tokens are laid out by
 //! prettyplease at the writer's depth ([`Writer::tokens`]); the data types (the structs and
-//! string enums of a kind's fields) and the modules around them are written straight to
-//! text, in prettyplease's layout.
+//! string enums of a kind's fields), each kind's object and status struct, and the modules
+//! around them are written straight to text, in prettyplease's layout.
 //!
 //! The data types are nearly all of the generated code: thousands of structs for a large
 //! CRD. Built as tokens, parsed into a syntax tree and printed, they took two thirds of
