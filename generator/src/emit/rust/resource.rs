@@ -103,9 +103,8 @@ impl<'k> Object<'k> {
     }
 
     /// The struct: metadata, the root's fields, and the unknown keys' map; `PartialEq` when
-    /// `partial_eq` says so. Written as text in prettyplease's layout, as the data types are
-    /// (the root fields' docs through tokens, syn and prettyplease cost more than the rest of
-    /// the object's items; issue 48).
+    /// `partial_eq` says so. Written as text in prettyplease's layout, as the data types are:
+    /// every struct's fields, docs and serde attributes are written one way (issue 48).
     fn definition(&self, writer: &mut Writer, partial_eq: bool, imports: &mut Imports) {
         let extra = self
             .extra
