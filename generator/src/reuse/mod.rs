@@ -89,7 +89,7 @@ pub struct Catalog {
     by_path: HashMap<String, usize>,
     /// Every property name of an object type, in any version, numbered: a CRD object's
     /// field names are looked up once, then compared with each candidate type's as numbers
-    /// (hashing each name again for every candidate was a sixth of the matching's work;
+    /// (looking each name up again for every candidate was a sixth of the matching's work;
     /// issue 48).
     property_ids: HashMap<String, u32>,
     /// Object types (places in `types`, in path order) by property number.
