@@ -152,6 +152,11 @@ impl SourceSpec {
         &self.0
     }
 
+    /// The text, taken ([`SourceSpec::text`]).
+    pub fn into_text(self) -> String {
+        self.0
+    }
+
     /// The spec as a JSON value again.
     pub fn to_json(&self) -> serde_json::Value {
         // Text serde_json wrote from a value (and indented) reads back into the same value.

@@ -85,7 +85,8 @@ impl Pipeline {
     }
 
     /// [`Pipeline::load`], then the analysis and the Rust output laid out as `layout` says:
-    /// the model (its notes included) and the files to write.
+    /// the model (its notes included) and the files to write. The kinds' CRD texts move from
+    /// the model into the CRD files: the model returned has none (`Kind::source_crd`).
     pub fn generate(
         &self,
         layout: &Layout,
@@ -103,8 +104,10 @@ impl Pipeline {
         }
         let plans = Plans::new(&model, self.without_derives);
         let files = match layout {
-            Layout::Tree(options) => emit::rust_tree(&model, &plans, options),
-            Layout::SingleFile(name) => emit::rust_single_file(&model, &plans, name),
+            Layout::Tree(options) => emit::rust_tree_taking_crds(&mut model, &plans, options),
+            Layout::SingleFile(name) => {
+                emit::rust_single_file_taking_crds(&mut model, &plans, name)
+            }
         }
         .map_err(Error::Internal)?;
         Ok((model, files))

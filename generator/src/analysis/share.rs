@@ -24,12 +24,13 @@
 //!
 //! Kinds of schema files are not shared: their types are named by their authors.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use crate::model::{
-    Bounds, EnumValues, Field, IntegerFormat, IntegerType, Model, Schema, SchemaFile, StringType,
+    Bounds, EnumValues, IntegerFormat, IntegerType, Model, Schema, SchemaFile, StringType,
     Type,
 };
 use crate::rust_names;
@@ -82,72 +83,142 @@ struct Structure<'m> {
     docs_agree: bool,
 }
 
+/// A structure's key: what tells two structures apart, as numbers ([`Census::visit`]).
+type Key = Vec<u32>;
+
+/// The marks of a key that say what follows.
+mod mark {
+    /// A struct: its field count, each field, then whether it keeps unknown fields.
+    pub const STRUCT: u32 = 0;
+    /// A string enum: the text of its values.
+    pub const ENUM: u32 = 1;
+    /// A struct or enum of the census, by number.
+    pub const STRUCTURE: u32 = 2;
+    /// A list of what follows.
+    pub const LIST: u32 = 3;
+    /// A map to what follows.
+    pub const MAP: u32 = 4;
+    /// A k8s-openapi type, by its path's text.
+    pub const REUSED: u32 = 5;
+    /// kondition's conditions list.
+    pub const CONDITIONS: u32 = 6;
+    /// Any other type, by its text ([`super::leaf_key`]).
+    pub const LEAF: u32 = 7;
+}
+
+/// The texts a key names, each by a number: a key holds numbers, not the texts (a field's
+/// docs are kilobytes; keys that held them escaped were most of the census's work and
+/// memory; issue 48). Equal texts, equal numbers, so keys are equal exactly when the
+/// structures' texts are.
+#[derive(Default)]
+struct Texts<'m> {
+    ids: HashMap<Cow<'m, str>, u32>,
+}
+
+impl<'m> Texts<'m> {
+    /// The number of `text`, given it if new.
+    fn id(&mut self, text: Cow<'m, str>) -> u32 {
+        if let Some(&id) = self.ids.get(text.as_ref()) {
+            return id;
+        }
+        let id = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
+        self.ids.insert(text, id);
+        id
+    }
+
+    /// Each number's text.
+    fn by_id(&self) -> Vec<&str> {
+        let mut texts = vec![""; self.ids.len()];
+        for (text, &id) in &self.ids {
+            texts[id as usize] = text;
+        }
+        texts
+    }
+}
+
 #[derive(Default)]
 struct Census<'m> {
-    /// Each structure's key (see [`Census::visit`]), and its number.
-    by_key: HashMap<String, usize>,
+    /// Each structure's key, and its number.
+    by_key: HashMap<Key, usize>,
     structures: Vec<Structure<'m>>,
+    texts: Texts<'m>,
 }
 
 impl<'m> Census<'m> {
-    /// Records `schema` met at `module`/`version`; the structure key of its type (for the
-    /// parent's key) and, for a struct or enum, its structure.
+    /// Records `schema` met at `module`/`version`; appends the key of its type (for the
+    /// parent's key) to `parent`, and returns the number of its structure, if a struct or
+    /// enum.
     ///
-    /// `texts` gives each field's [`push_field_text`], in the order met here.
+    /// A struct's key is its fields, each with everything its Rust declaration shows (name,
+    /// required, nullable, docs, the facts written in them) and its type's key, and whether
+    /// it keeps unknown fields; a string enum's is its values. Both stand for the text
+    /// [`Census::text_key`] writes, which orders structures that want one name.
     fn visit(
         &mut self,
         module: &str,
         version: &str,
         schema: &'m Schema,
-        texts: &mut FieldTexts,
-    ) -> (String, Option<usize>) {
+        parent: &mut Key,
+    ) -> Option<usize> {
         let (key, children) = match &schema.ty {
             Type::Object(object) => {
-                let mut key = String::from("struct");
+                let mut key = vec![mark::STRUCT, object.fields.len() as u32];
                 let mut children = BTreeSet::new();
                 for field in &object.fields {
-                    let (field_key, child) = self.visit(module, version, &field.schema, texts);
-                    children.extend(child);
-                    match texts.next() {
-                        Some(text) => key.push_str(text),
-                        // Not reached: `FieldTexts::push` walks the fields as this does.
-                        None => push_field_text(&mut key, field),
-                    }
-                    key.push_str(&field_key);
+                    key.push(self.texts.id(Cow::Borrowed(&field.name)));
+                    key.push(u32::from(field.required) | u32::from(field.schema.nullable) << 1);
+                    key.push(match &field.schema.docs {
+                        Some(docs) => self.texts.id(Cow::Borrowed(docs)),
+                        None => u32::MAX,
+                    });
+                    key.push(self.texts.id(Cow::Owned(crate::facts::facts(&field.schema))));
+                    children.extend(self.visit(module, version, &field.schema, &mut key));
                 }
-                if object.preserve_unknown {
-                    key.push_str(" +unknown");
-                }
+                key.push(u32::from(object.preserve_unknown));
                 (key, children)
             }
             Type::Enum(e) => match &e.values {
-                EnumValues::Str(values) => (format!("enum {values:?}"), BTreeSet::new()),
-                EnumValues::Int(_) => return ("i64".to_owned(), None),
+                EnumValues::Str(values) => {
+                    let values = self.texts.id(Cow::Owned(format!("enum {values:?}")));
+                    (vec![mark::ENUM, values], BTreeSet::new())
+                }
+                EnumValues::Int(_) => {
+                    parent.extend([mark::LEAF, self.texts.id(Cow::Borrowed("i64"))]);
+                    return None;
+                }
             },
             Type::List(list) => {
-                let (items, child) = self.visit(module, version, &list.items, texts);
-                return (format!("[{items}]"), child);
+                parent.push(mark::LIST);
+                return self.visit(module, version, &list.items, parent);
             }
             Type::Map(map) => {
-                let (values, child) = self.visit(module, version, &map.values, texts);
-                return (format!("{{{values}}}"), child);
+                parent.push(mark::MAP);
+                return self.visit(module, version, &map.values, parent);
             }
-            Type::Reused(reused) => return (format!("k8s:{}", reused.path), None),
-            Type::Conditions(_) => return ("conditions".to_owned(), None),
-            other => return (leaf_key(other), None),
+            Type::Reused(reused) => {
+                parent.extend([mark::REUSED, self.texts.id(Cow::Borrowed(&reused.path))]);
+                return None;
+            }
+            Type::Conditions(_) => {
+                parent.push(mark::CONDITIONS);
+                return None;
+            }
+            other => {
+                parent.extend([mark::LEAF, self.texts.id(leaf_key(other))]);
+                return None;
+            }
         };
         let name = match &schema.ty {
             Type::Object(object) => &object.name,
             Type::Enum(e) => &e.name,
             _ => unreachable!("only structs and enums get here"),
         };
-        let place = (module.to_owned(), version.to_owned(), name.clone());
-        // One lookup, and the key (which holds every field's docs) is never copied.
         let next = self.structures.len();
         let id = *self.by_key.entry(key).or_insert(next);
+        let place = || (module.to_owned(), version.to_owned(), name.clone());
         if id == next {
             self.structures.push(Structure {
-                places: vec![place],
+                places: vec![place()],
                 schema,
                 children,
                 docs_agree: true,
@@ -155,18 +226,104 @@ impl<'m> Census<'m> {
         } else {
             let structure = &mut self.structures[id];
             structure.docs_agree &= structure.schema.docs == schema.docs;
-            if !structure.places.contains(&place) {
-                structure.places.push(place);
+            let met = structure
+                .places
+                .iter()
+                .any(|(m, v, n)| m == module && v == version && n == name);
+            if !met {
+                structure.places.push(place());
             }
         }
-        (format!("#{id}"), Some(id))
+        parent.extend([mark::STRUCTURE, id as u32]);
+        Some(id)
+    }
+
+    /// The key of structure `id` as text, as kondition wrote structure keys before they were
+    /// numbers: `struct`, then for each field what `format!(" {:?} {} {} {:?} {:?} ", name,
+    /// required, nullable, docs, facts)` writes and its type's key (`#n` for structure n,
+    /// `[..]` a list, `{..}` a map, `k8s:path`, `conditions`, or the type's `{:?}`), then
+    /// ` +unknown` if it keeps unknown fields; for a string enum, `enum` and `{:?}` of its
+    /// values. Two shared structures that want one name are ordered by it, so that their
+    /// numbering stays what it was. Only those are written.
+    fn text_key(key: &[u32], texts: &[&str]) -> String {
+        let text = |id: u32| texts.get(id as usize).copied().unwrap_or_default();
+        let mut out = String::new();
+        match key {
+            [mark::ENUM, values] => out.push_str(text(*values)),
+            [mark::STRUCT, count, rest @ ..] => {
+                out.push_str("struct");
+                let mut rest = rest;
+                for _ in 0..*count {
+                    let [name, flags, docs, facts, tail @ ..] = rest else {
+                        break;
+                    };
+                    out.push(' ');
+                    push_debug(&mut out, text(*name));
+                    out.push_str(if flags & 1 != 0 { " true" } else { " false" });
+                    out.push_str(if flags & 2 != 0 { " true " } else { " false " });
+                    if *docs == u32::MAX {
+                        out.push_str("None");
+                    } else {
+                        out.push_str("Some(");
+                        push_debug(&mut out, text(*docs));
+                        out.push(')');
+                    }
+                    out.push(' ');
+                    push_debug(&mut out, text(*facts));
+                    out.push(' ');
+                    rest = push_type_key(&mut out, tail, &text);
+                }
+                if rest.first() == Some(&1) {
+                    out.push_str(" +unknown");
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// Appends the text of the type key at the start of `key` ([`Census::text_key`]); returns
+/// what follows it.
+fn push_type_key<'k>(out: &mut String, key: &'k [u32], text: &impl Fn(u32) -> &'k str) -> &'k [u32] {
+    match key {
+        [mark::LIST, rest @ ..] => {
+            out.push('[');
+            let rest = push_type_key(out, rest, text);
+            out.push(']');
+            rest
+        }
+        [mark::MAP, rest @ ..] => {
+            out.push('{');
+            let rest = push_type_key(out, rest, text);
+            out.push('}');
+            rest
+        }
+        [mark::STRUCTURE, id, rest @ ..] => {
+            let _ = write!(out, "#{id}");
+            rest
+        }
+        [mark::REUSED, path, rest @ ..] => {
+            out.push_str("k8s:");
+            out.push_str(text(*path));
+            rest
+        }
+        [mark::CONDITIONS, rest @ ..] => {
+            out.push_str("conditions");
+            rest
+        }
+        [mark::LEAF, leaf, rest @ ..] => {
+            out.push_str(text(*leaf));
+            rest
+        }
+        _ => &[],
     }
 }
 
 /// The structure key of a type without structs or enums in it: its `{:?}`, which the most
 /// common ones (a string, an integer, a boolean without constraints: most fields of a CRD)
 /// have written once (`{:?}` of each was 4% of the share plan's work; issue 28).
-fn leaf_key(ty: &Type) -> String {
+fn leaf_key(ty: &Type) -> Cow<'static, str> {
     static COMMON: OnceLock<Vec<(Type, String)>> = OnceLock::new();
     let common = COMMON.get_or_init(|| {
         let integer = |format| {
@@ -189,81 +346,8 @@ fn leaf_key(ty: &Type) -> String {
         .collect()
     });
     match common.iter().find(|(common, _)| common == ty) {
-        Some((_, key)) => key.clone(),
-        None => format!("{ty:?}"),
-    }
-}
-
-/// Appends what a field adds to its struct's key before its type's key: everything its Rust
-/// declaration shows, as `format!(" {:?} {} {} {:?} {:?} ", name, required, nullable, docs,
-/// facts)` writes it, the strings' `{:?}` written by [`push_debug`]. It is most of the
-/// census's work (its docs escaped), and independent of the other fields, so it is written
-/// for all fields in parallel ([`FieldTexts`]). The keys are compared, and ordered where two
-/// shared structures want one name.
-fn push_field_text(key: &mut String, field: &Field) {
-    key.push(' ');
-    push_debug(key, &field.name);
-    key.push_str(if field.required { " true" } else { " false" });
-    key.push_str(if field.schema.nullable {
-        " true "
-    } else {
-        " false "
-    });
-    match &field.schema.docs {
-        Some(docs) => {
-            key.push_str("Some(");
-            push_debug(key, docs);
-            key.push(')');
-        }
-        None => key.push_str("None"),
-    }
-    key.push(' ');
-    push_debug(key, &crate::facts::facts(&field.schema));
-    key.push(' ');
-}
-
-/// [`push_field_text`] of every field of a root's structs, one after the other in one text,
-/// in the order [`Census::visit`] meets them: each field after the fields nested in it.
-#[derive(Default)]
-struct FieldTexts {
-    text: String,
-    /// Where each field's text ends.
-    ends: Vec<usize>,
-    /// How many have been read.
-    read: usize,
-}
-
-impl FieldTexts {
-    /// Appends the texts of the fields of `schema`'s structs.
-    fn push(&mut self, schema: &Schema) {
-        match &schema.ty {
-            Type::Object(object) => {
-                for field in &object.fields {
-                    self.push(&field.schema);
-                    push_field_text(&mut self.text, field);
-                    self.ends.push(self.text.len());
-                }
-            }
-            Type::List(list) => self.push(&list.items),
-            Type::Map(map) => self.push(&map.values),
-            _ => {}
-        }
-    }
-
-    /// The next field's text.
-    fn next(&mut self) -> Option<&str> {
-        let start = match self.read {
-            0 => 0,
-            n => *self.ends.get(n - 1)?,
-        };
-        let end = *self.ends.get(self.read)?;
-        self.read += 1;
-        self.text.get(start..end)
-    }
-
-    /// Whether every text has been read.
-    fn is_done(&self) -> bool {
-        self.read == self.ends.len()
+        Some((_, key)) => Cow::Borrowed(key),
+        None => Cow::Owned(format!("{ty:?}")),
     }
 }
 
@@ -329,11 +413,22 @@ fn roots(file: &SchemaFile) -> Vec<(&str, &Schema)> {
     roots
 }
 
+/// How many fields the structs of `schema` have, nested ones included.
+fn field_count(schema: &Schema) -> usize {
+    match &schema.ty {
+        Type::Object(object) => object
+            .fields
+            .iter()
+            .map(|field| 1 + field_count(&field.schema))
+            .sum(),
+        Type::List(list) => field_count(&list.items),
+        Type::Map(map) => field_count(&map.values),
+        _ => 0,
+    }
+}
+
 /// The shared types of every kind read from a CRD in `model`.
 pub fn plan(model: &Model) -> Plan {
-    // The fields' part of the structure keys is written for each root on the cores in
-    // parallel; the census, which numbers structures in the order it meets them, then joins
-    // them in input order.
     let roots: Vec<(&str, &str, &Schema)> = model
         .files
         .iter()
@@ -343,32 +438,27 @@ pub fn plan(model: &Model) -> Plan {
                 .map(|(version, schema)| (file.module.as_str(), version, schema))
         })
         .collect();
-    let texts = crate::parallel::map(
-        &roots,
-        |_| 0,
-        |(_, _, schema)| {
-            let mut texts = FieldTexts::default();
-            texts.push(schema);
-            texts
-        },
-    );
-    // A structure per struct or enum at most, each met as a field's type or a root: the
-    // table of keys is made at that size once (growing it hashed every key, each holding its
-    // fields' docs, again at each step).
-    let most = texts.iter().map(|t| t.ends.len()).sum::<usize>() + roots.len();
+    // The tables made at their size once: growing them hashed every text (docs of kilobytes)
+    // and key again at each step. A field gives a structure at most, and about one text of
+    // its own (its docs: names and facts repeat); more room only touched more memory.
+    let fields: usize = roots.iter().map(|(_, _, schema)| field_count(schema)).sum();
     let mut census = Census {
-        by_key: HashMap::with_capacity(most),
+        by_key: HashMap::with_capacity(fields + roots.len()),
         structures: Vec::new(),
+        texts: Texts {
+            ids: HashMap::with_capacity(fields),
+        },
     };
-    for ((module, version, schema), mut texts) in roots.into_iter().zip(texts) {
-        census.visit(module, version, schema, &mut texts);
-        debug_assert!(texts.is_done(), "every field text is used");
+    let mut root_key = Key::new();
+    for (module, version, schema) in roots {
+        root_key.clear();
+        census.visit(module, version, schema, &mut root_key);
     }
     let structures = census.structures;
     // The keys, by number, for ordering structures that want the same name.
-    let mut keys = vec![""; structures.len()];
+    let mut keys: Vec<&[u32]> = vec![&[]; structures.len()];
     for (key, &id) in &census.by_key {
-        keys[id] = key.as_str();
+        keys[id] = key;
     }
     // Shared: two places or more, and everything nested in something shared.
     let mut shared = vec![false; structures.len()];
@@ -380,7 +470,7 @@ pub fn plan(model: &Model) -> Plan {
             stack.extend(structures[id].children.iter().copied());
         }
     }
-    let mut wanted: Vec<(String, &str, usize)> = (0..structures.len())
+    let mut wanted: Vec<(String, usize)> = (0..structures.len())
         .filter(|&id| shared[id])
         .map(|id| {
             let structure = &structures[id];
@@ -391,14 +481,21 @@ pub fn plan(model: &Model) -> Plan {
                 .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
                 .cloned()
                 .unwrap_or_default();
-            (name, keys[id], id)
+            (name, id)
         })
         .collect();
     wanted.sort();
+    // Structures that want the same name, in the order of their keys' texts.
+    let texts = census.texts.by_id();
+    for run in wanted.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 {
+            run.sort_by_cached_key(|(_, id)| (Census::text_key(keys[*id], &texts), *id));
+        }
+    }
     let mut scope = rust_names::Scope::default();
     let mut aliases = HashMap::new();
     let mut named = Vec::with_capacity(wanted.len());
-    for (name, _, id) in wanted {
+    for (name, id) in wanted {
         let name = scope.unique_pascal(&name);
         for place in &structures[id].places {
             aliases.insert(place.clone(), name.clone());

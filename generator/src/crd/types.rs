@@ -79,14 +79,19 @@ impl TypeNames {
             self.by_shape.insert(key, name.clone());
             return name;
         }
-        let words: Vec<String> = path.iter().map(|field| pascal_case(field)).collect();
-        let name = (1..=words.len())
-            .map(|n| format!("{kind}{}", words[words.len() - n..].concat()))
-            .find(|candidate| self.scope.take(candidate))
-            .unwrap_or_else(|| {
-                self.scope
-                    .unique_pascal(&format!("{kind}{}", words.concat()))
-            });
+        // The path's words from the last, each made when a name needs it: the last one
+        // nearly always gives a free name (case conversion of every field above it, for every
+        // type, was half of the naming's work; issue 48).
+        let mut suffix = String::new();
+        for field in path.iter().rev() {
+            suffix.insert_str(0, &pascal_case(field));
+            let candidate = format!("{kind}{suffix}");
+            if self.scope.take(&candidate) {
+                self.by_shape.insert(key, candidate.clone());
+                return candidate;
+            }
+        }
+        let name = self.scope.unique_pascal(&format!("{kind}{suffix}"));
         self.by_shape.insert(key, name.clone());
         name
     }
@@ -151,20 +156,24 @@ impl<'s, 'n> SchemaReader<'s, 'n> {
                 .error(properties.pos, "`properties` must be a mapping");
             return Vec::new();
         };
-        entries
-            .iter()
-            .filter_map(|(key, value)| {
-                let name = key.as_str().filter(|name| !skip.contains(name))?;
-                self.path.push(name.to_owned());
-                let schema = self.schema(value);
-                self.path.pop();
-                Some(Field {
-                    name: name.to_owned(),
-                    required: required.contains(&name),
-                    schema,
-                })
-            })
-            .collect()
+        // At most one field per entry, made at that size: a `Field` is a few hundred bytes,
+        // and a list grown by doubling copied them at each step and kept up to half its room
+        // unused for the whole run (issue 48).
+        let mut fields = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            let Some(name) = key.as_str().filter(|name| !skip.contains(name)) else {
+                continue;
+            };
+            self.path.push(name.to_owned());
+            let schema = self.schema(value);
+            self.path.pop();
+            fields.push(Field {
+                name: name.to_owned(),
+                required: required.contains(&name),
+                schema,
+            });
+        }
+        fields
     }
 
     /// One schema, at the reader's path.

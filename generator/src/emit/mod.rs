@@ -158,20 +158,67 @@ pub struct Options {
 }
 
 /// A module tree: `lib.rs` declaring one module per schema file, and `crds()`, as `plans`
-/// (the run's analysis) say, written as `options` say.
+/// (the run's analysis) say, written as `options` say. The pipeline's is
+/// [`rust_tree_taking_crds`]; this one, which leaves the model whole, is for kondition's
+/// own tests.
+#[cfg(feature = "internals")]
 pub fn rust_tree(
     model: &Model,
     plans: &Plans,
     options: &Options,
 ) -> Result<Vec<OutputFile>, EmitError> {
+    let tree = rust_tree_modules(model, plans, options)?;
+    Ok(tree.with_crd_files(|i| rust::crd_files(&model.files[i], "")))
+}
+
+/// [`rust_tree`], the kinds' CRD texts taken out of `model` into the CRD files rather than
+/// copied ([`rust::take_crd_files`]): the pipeline's, which needs them no more.
+pub fn rust_tree_taking_crds(
+    model: &mut Model,
+    plans: &Plans,
+    options: &Options,
+) -> Result<Vec<OutputFile>, EmitError> {
+    let tree = rust_tree_modules(model, plans, options)?;
+    Ok(tree.with_crd_files(|i| rust::take_crd_files(&mut model.files[i], "")))
+}
+
+/// A module tree's Rust files, without the CRD files beside the modules.
+struct RustTree {
+    root: OutputFile,
+    /// One per schema file, in input order.
+    modules: Vec<OutputFile>,
+    shared: Option<OutputFile>,
+    crds: OutputFile,
+}
+
+impl RustTree {
+    /// Every file in the tree's order: the root, each module followed by its CRD files
+    /// (`crd_files` of the module's index), `shared.rs`, `crds.rs`.
+    fn with_crd_files(self, mut crd_files: impl FnMut(usize) -> Vec<OutputFile>) -> Vec<OutputFile> {
+        let mut files = vec![self.root];
+        for (i, module) in self.modules.into_iter().enumerate() {
+            files.push(module);
+            files.append(&mut crd_files(i));
+        }
+        files.extend(self.shared);
+        files.push(self.crds);
+        files
+    }
+}
+
+/// The Rust files of [`rust_tree`].
+fn rust_tree_modules(
+    model: &Model,
+    plans: &Plans,
+    options: &Options,
+) -> Result<RustTree, EmitError> {
     let inputs = inputs(model, options);
     let Plans {
         share: plan,
         derives,
     } = plans;
-    // Each file's module and CRD files, laid out, on the cores in parallel; the shared module
-    // beside them (issue 28: once the model is read and analysed, no file need wait for
-    // another).
+    // Each file's module laid out, on the cores in parallel; the shared module beside them
+    // (issue 28: once the model is read and analysed, no file need wait for another).
     let (shared_module, modules) = crate::parallel::beside(
         || (!plan.is_empty()).then(|| rust::shared_module(plan, derives, 0)),
         || {
@@ -180,40 +227,35 @@ pub fn rust_tree(
                 |(file, _)| weight(file),
                 |(file, input)| {
                     let module = rust::file_module(file, input, 0, plan, derives, "")?;
-                    let module = OutputFile {
+                    Ok::<_, EmitError>(OutputFile {
                         path: PathBuf::from(format!("{}.rs", file.module)),
                         contents: rust::separate_items(
                             &(header(std::slice::from_ref(*input)) + &module),
                         ),
-                    };
-                    Ok::<_, EmitError>((module, rust::crd_files(file, "")))
+                    })
                 },
             )
         },
     );
-    let mut files = Vec::new();
-    for module in modules {
-        let (module, mut crd_files) = module?;
-        files.push(module);
-        files.append(&mut crd_files);
-    }
+    let modules = modules.into_iter().collect::<Result<Vec<_>, _>>()?;
     let mut shared = None;
+    let mut shared_declaration = None;
     if let Some(module) = shared_module {
-        files.push(OutputFile {
+        shared = Some(OutputFile {
             path: PathBuf::from("shared.rs"),
             contents: rust::separate_items(&(header(&inputs) + &module?)),
         });
-        shared = Some(quote! {
+        shared_declaration = Some(quote! {
             #[rustfmt::skip]
             pub mod shared;
         });
     }
-    files.push(OutputFile {
+    let crds = OutputFile {
         path: PathBuf::from("crds.rs"),
         contents: rust::separate_items(
             &(header(&inputs) + &format(crds_fn(model, &quote!(super::)))?),
         ),
-    });
+    };
     // `cargo fmt` in the crate holding the output must leave generated files alone.
     let declarations = model.files.iter().map(|file| {
         let name = ident(&file.module);
@@ -223,24 +265,26 @@ pub fn rust_tree(
     let root = format(quote! {
         #![doc = #doc]
         #(#declarations)*
-        #shared
+        #shared_declaration
         #[rustfmt::skip]
         mod crds;
         pub use crds::crds;
     })?;
-    files.insert(
-        0,
-        OutputFile {
+    Ok(RustTree {
+        root: OutputFile {
             path: PathBuf::from("lib.rs"),
             contents: rust::separate_items(&(header(&inputs) + &root)),
         },
-    );
-    Ok(files)
+        modules,
+        shared,
+        crds,
+    })
 }
 
 /// One Rust file holding everything, for `include!` from a build script, named `name`; then
 /// the kinds' CRDs as JSON files beside it, each named after it (`kondition.<module>.
 /// <kind>_crd.json` beside `kondition.rs`), which the Rust file loads with `include_str!`.
+#[cfg(feature = "internals")]
 pub fn rust_single_file(
     model: &Model,
     plans: &Plans,
@@ -250,12 +294,44 @@ pub fn rust_single_file(
 }
 
 /// [`rust_single_file`], written as `options` say.
+#[cfg(feature = "internals")]
 pub fn rust_single_file_with(
     model: &Model,
     plans: &Plans,
     name: &str,
     options: &Options,
 ) -> Result<Vec<OutputFile>, EmitError> {
+    let (rust, data_prefix) = single_rust_file(model, plans, name, options)?;
+    Ok(std::iter::once(rust)
+        .chain(model.files.iter().flat_map(|file| rust::crd_files(file, &data_prefix)))
+        .collect())
+}
+
+/// [`rust_single_file`], the kinds' CRD texts taken out of `model` into the CRD files
+/// rather than copied ([`rust::take_crd_files`]): the pipeline's, which needs them no more.
+pub fn rust_single_file_taking_crds(
+    model: &mut Model,
+    plans: &Plans,
+    name: &str,
+) -> Result<Vec<OutputFile>, EmitError> {
+    let (rust, data_prefix) = single_rust_file(model, plans, name, &Options::default())?;
+    Ok(std::iter::once(rust)
+        .chain(
+            model
+                .files
+                .iter_mut()
+                .flat_map(|file| rust::take_crd_files(file, &data_prefix)),
+        )
+        .collect())
+}
+
+/// The Rust file of [`rust_single_file`], and the prefix of its CRD files' names.
+fn single_rust_file(
+    model: &Model,
+    plans: &Plans,
+    name: &str,
+    options: &Options,
+) -> Result<(OutputFile, String), EmitError> {
     let stem = name.strip_suffix(".rs").unwrap_or(name);
     let data_prefix = format!("{stem}.");
     let inputs = inputs(model, options);
@@ -267,18 +343,12 @@ pub fn rust_single_file_with(
     let modules = crate::parallel::map(
         &model.files.iter().zip(&inputs).collect::<Vec<_>>(),
         |(file, _)| weight(file),
-        |(file, input)| {
-            let module = rust::file_module(file, input, 1, plan, derives, &data_prefix)?;
-            Ok::<_, EmitError>((module, rust::crd_files(file, &data_prefix)))
-        },
+        |(file, input)| rust::file_module(file, input, 1, plan, derives, &data_prefix),
     );
-    let mut crd_files = Vec::new();
     for (file, module) in model.files.iter().zip(modules) {
-        let (module, files) = module?;
         text.push_str(&format!("pub mod {} {{\n", ident(&file.module)));
-        text.push_str(&module);
+        text.push_str(&module?);
         text.push_str("}\n");
-        crd_files.push(files);
     }
     if !plan.is_empty() {
         text.push_str("pub mod shared {\n");
@@ -290,9 +360,7 @@ pub fn rust_single_file_with(
         path: PathBuf::from(name),
         contents: rust::separate_items(&text),
     };
-    Ok(std::iter::once(rust)
-        .chain(crd_files.into_iter().flatten())
-        .collect())
+    Ok((rust, data_prefix))
 }
 
 /// `crds()`: every kind's CRD, every version, in input order. `prefix` leads from where

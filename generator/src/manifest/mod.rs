@@ -37,19 +37,47 @@ pub fn crd_text(kind: &Kind, named: &[NamedType]) -> String {
     let Some(spec) = &kind.source_crd else {
         return serde_json::to_string_pretty(&crd(kind, named)).unwrap_or_default();
     };
+    let head = crd_head(kind);
     let spec = spec.text();
+    let mut text = String::with_capacity(head.len() + spec.len() + CRD_TAIL.len());
+    text.push_str(&head);
+    text.push_str(spec);
+    text.push_str(CRD_TAIL);
+    text
+}
+
+/// [`crd_text`] and a line break, the kind's CRD text taken out of `kind` (its
+/// `source_crd` is `None` after) and made the file's: a CRD's text is the largest of a run,
+/// and a copy of each beside the model's own doubled generation's peak memory (issue 48).
+pub fn take_crd_file_text(kind: &mut Kind, named: &[NamedType]) -> String {
+    let Some(spec) = kind.source_crd.take() else {
+        return crd_text(kind, named) + "\n";
+    };
+    let head = crd_head(kind);
+    let mut text = spec.into_text();
+    text.reserve_exact(head.len() + CRD_TAIL.len() + 1);
+    text.insert_str(0, &head);
+    text.push_str(CRD_TAIL);
+    text.push('\n');
+    text
+}
+
+/// What comes after a kind's spec in its CRD's text.
+const CRD_TAIL: &str = "\n}";
+
+/// What comes before a kind's spec in its CRD's text: the CRD's `apiVersion`, `kind` and
+/// `metadata`, and the spec's key (the spec is held one level in already:
+/// `SourceSpec::text`).
+fn crd_head(kind: &Kind) -> String {
     let metadata = serde_json::to_string_pretty(&metadata(kind)).unwrap_or_default();
-    let mut text = String::with_capacity(spec.len() + spec.len() / 8 + metadata.len() + 200);
-    text.push_str(&format!(
+    let mut head = String::with_capacity(metadata.len() * 2 + 120);
+    head.push_str(&format!(
         "{{\n  \"apiVersion\": \"{API_VERSION}\",\n  \"kind\": \"{CRD_KIND}\",\n  \
          \"metadata\": "
     ));
-    push_indented(&mut text, &metadata);
-    text.push_str(",\n  \"spec\": ");
-    // Held one level in already (`SourceSpec::text`).
-    text.push_str(spec);
-    text.push_str("\n}");
-    text
+    push_indented(&mut head, &metadata);
+    head.push_str(",\n  \"spec\": ");
+    head
 }
 
 /// Pretty-printed JSON `value` one level deeper: JSON text has no line break but between

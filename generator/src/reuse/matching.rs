@@ -38,18 +38,22 @@ pub(super) fn find(
     object: &ObjectType,
     docs: Option<&str>,
 ) -> Option<(String, Minor)> {
-    let first = object.fields.first()?;
+    // Only a type that has every field's name, in some version, can hold the object: the
+    // types that have the rarest of them are the candidates.
+    let ids = object
+        .fields
+        .iter()
+        .map(|f| catalog.property_ids.get(&f.name).copied())
+        .collect::<Option<Vec<u32>>>()?;
+    let rarest = ids
+        .iter()
+        .map(|&id| &catalog.by_property[id as usize])
+        .min_by_key(|types| types.len())?;
     let hashes = Hashes::default();
     let mut matches = Vec::new();
-    for path in catalog.by_property.get(&first.name)? {
-        let Some(type_docs) = catalog.docs.get(path) else {
-            continue;
-        };
-        if !object
-            .fields
-            .iter()
-            .all(|f| type_docs.names.contains(&f.name))
-        {
+    for &place in rarest {
+        let (path, type_docs) = &catalog.types[place];
+        if !ids.iter().all(|id| type_docs.names.binary_search(id).is_ok()) {
             continue;
         }
         if let Some(since) = since(catalog, &hashes, object, docs, path) {
@@ -139,15 +143,14 @@ fn agreeing_docs(
     path: &str,
     context: Option<Context<'_>>,
 ) -> usize {
-    let Some(type_docs) = catalog.docs.get(path) else {
+    let Some(type_docs) = catalog.type_docs(path) else {
         return 0;
     };
     // Descriptions are hashed only when there is something to compare them with: hashing
     // them was half of the matching's cost (issue 28).
     let context_docs = context.and_then(|c| {
         catalog
-            .docs
-            .get(c.parent)
+            .type_docs(c.parent)
             .and_then(|parent| parent.properties.get(c.property))
     });
     let own = (!type_docs.own.is_empty() || context_docs.is_some_and(|set| !set.is_empty()))

@@ -1,9 +1,10 @@
 //! Rust code for one input file: each kind's CRD constant (its JSON in a file beside the
 //! module, loaded with `include_str!`) and reasons enum, then per version the `use` items
 //! its code needs, each kind's object type with its impls, and every struct and enum its
-//! fields need. One `Writer` writes it all: the per-kind items are built with `quote` and
-//! laid out by prettyplease; the data types, nearly all of the text, are written as text in
-//! the same layout (`writer.rs`); a blank line then goes between items (`spacing.rs`).
+//! fields need. One `Writer` writes it all: the per-kind impls are built with `quote` and
+//! laid out by prettyplease; the structs (the data types, nearly all of the text, and each
+//! kind's object and status struct) are written as text in the same layout (`writer.rs`); a
+//! blank line then goes between items (`spacing.rs`).
 //! Every text from the input enters as a string literal or a checked identifier, never as
 //! code.
 
@@ -189,6 +190,7 @@ pub fn crd_file_name(file: &SchemaFile, name: &syn::Ident, data_prefix: &str) ->
 }
 
 /// Every kind's CRD as JSON, each in the file [`crd_file_name`] names.
+#[cfg(feature = "internals")]
 pub fn crd_files(file: &SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
     file.kinds
         .iter()
@@ -196,6 +198,24 @@ pub fn crd_files(file: &SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
         .map(|(kind, name)| OutputFile {
             path: crd_file_name(file, &name, data_prefix).into(),
             contents: crate::manifest::crd_text(kind, &file.types) + "\n",
+        })
+        .collect()
+}
+
+/// [`crd_files`], each kind's CRD text taken out of `file` rather than copied
+/// ([`crate::manifest::take_crd_file_text`]).
+pub fn take_crd_files(file: &mut SchemaFile, data_prefix: &str) -> Vec<OutputFile> {
+    let paths: Vec<String> = crd_const_names(file)
+        .iter()
+        .map(|name| crd_file_name(file, name, data_prefix))
+        .collect();
+    let SchemaFile { kinds, types, .. } = file;
+    kinds
+        .iter_mut()
+        .zip(paths)
+        .map(|(kind, path)| OutputFile {
+            path: path.into(),
+            contents: crate::manifest::take_crd_file_text(kind, types),
         })
         .collect()
 }
@@ -494,9 +514,7 @@ fn kind_items<'m>(
                 },
             ];
             let root: Vec<&Field> = root.iter().collect();
-            writer.tokens(resource::object_items(
-                kind, version, &root, crd_const, partial_eq, imports,
-            ))?;
+            resource::object_items(writer, kind, version, &root, crd_const, partial_eq, imports)?;
             let spec_doc = format!("The desired state of a {}.", kind.kind);
             writer.struct_item(
                 &spec_name,
@@ -517,22 +535,19 @@ fn kind_items<'m>(
         }
         (Body::Root(fields), status) => {
             let root: Vec<&Field> = fields.iter().collect();
-            let mut items =
-                resource::object_items(kind, version, &root, crd_const, partial_eq, imports);
+            resource::object_items(writer, kind, version, &root, crd_const, partial_eq, imports)?;
             // A standard status read from a CRD: its struct gets `KubeStatus`.
             if let (Some(status), Some(driven)) = (status, version.driven_status()) {
                 types.exclude(&driven.object.name);
-                items.extend(resource::crd_status_item(
-                    kind, version, status, &driven, partial_eq, imports,
-                ));
+                resource::crd_status_item(
+                    writer, kind, version, status, &driven, partial_eq, imports,
+                )?;
             }
-            writer.tokens(items)
+            Ok(())
         }
         (body @ Body::Standard { .. }, None) => {
             let root: Vec<&Field> = body.fields().collect();
-            writer.tokens(resource::object_items(
-                kind, version, &root, crd_const, partial_eq, imports,
-            ))
+            resource::object_items(writer, kind, version, &root, crd_const, partial_eq, imports)
         }
     }
 }

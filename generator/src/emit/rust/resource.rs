@@ -9,8 +9,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::imports::Imports;
+use super::writer::Writer;
 use super::types::{self, Declaration, Declarations, Presence};
-use crate::emit::docs;
+use crate::emit::{EmitError, docs};
 use crate::model::{
     Bounds, DrivenStatus, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type,
     Version, success_reason,
@@ -19,33 +20,33 @@ use crate::rust_names;
 
 const META: &str = "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta";
 
-/// The object struct and its impls. `crd_const` names the kind's CRD JSON in the file module;
-/// the struct derives `PartialEq` when `partial_eq` says so.
+/// The object struct and its impls, into `writer`. `crd_const` names the kind's CRD JSON in
+/// the file module; the struct derives `PartialEq` when `partial_eq` says so.
 pub fn object_items(
+    writer: &mut Writer,
     kind: &Kind,
     version: &Version,
     root_fields: &[&Field],
     crd_const: &syn::Ident,
     partial_eq: bool,
     imports: &mut Imports,
-) -> TokenStream {
+) -> Result<(), EmitError> {
     let object = Object::new(kind, version, root_fields, imports);
-    let definition = object.definition(partial_eq, imports);
+    object.definition(writer, partial_eq, imports);
     let constructor = object.constructor(root_fields, imports);
     let serialize = object.serialize_impl();
     let resource = resource_impl(kind, version, &object.name, &object.meta);
     let has_spec = object.has_spec_impl();
     let has_status = object.has_status_impl(root_fields, imports);
     let crd_ext = object.crd_ext_impl(crd_const);
-    quote! {
-        #definition
+    writer.tokens(quote! {
         #constructor
         #serialize
         #resource
         #has_spec
         #has_status
         #crd_ext
-    }
+    })
 }
 
 /// One kind's object type at one version, as its items are written from it.
@@ -58,6 +59,8 @@ struct Object<'k> {
     /// The flattened map of unknown keys, when the root preserves them.
     extra: Option<syn::Ident>,
     /// How the module names `ObjectMeta`.
+    meta_path: String,
+    /// The same, as tokens.
     meta: TokenStream,
 }
 
@@ -78,13 +81,15 @@ impl<'k> Object<'k> {
         let extra = version
             .preserve_unknown
             .then(|| rust_names::ident(&scope.unique("extra")));
+        let meta_path = imports.name(META);
         Self {
             kind,
             version,
             name: format_ident!("{}", kind.kind),
             declarations,
             extra,
-            meta: types::tokens(&imports.name(META)),
+            meta: types::tokens(&meta_path),
+            meta_path,
         }
     }
 
@@ -98,38 +103,38 @@ impl<'k> Object<'k> {
     }
 
     /// The struct: metadata, the root's fields, and the unknown keys' map; `PartialEq` when
-    /// `partial_eq` says so.
-    fn definition(&self, partial_eq: bool, imports: &mut Imports) -> TokenStream {
-        let name = &self.name;
-        let meta = &self.meta;
-        let rename_all = types::rename_all_attr(self.declarations.rename_all);
-        let fields = types::fields(&self.declarations);
-        let extra = self.extra.as_ref().map(|ident| {
-            let ty = types::tokens(&types::unknown_fields(imports).to_string());
-            quote! {
-                /// Keys the schema does not name, kept as they were (it preserves unknown fields).
-                #[serde(flatten)]
-                pub #ident: #ty,
-            }
-        });
-        let deserialize = types::tokens(&imports.name("serde::Deserialize"));
-        let partial_eq = partial_eq.then(|| quote!(PartialEq,));
-        let doc = docs::attrs(self.kind.docs.as_deref().unwrap_or(&format!(
-            "A {} object (`{}/{}`).",
-            self.kind.kind, self.kind.group, self.version.name
-        )));
-        quote! {
-            #doc
-            #[derive(Clone, Debug, #partial_eq #deserialize)]
-            #rename_all
-            pub struct #name {
-                /// Standard object metadata.
-                #[serde(default)]
-                pub metadata: #meta,
-                #fields
-                #extra
-            }
+    /// `partial_eq` says so. Written as text in prettyplease's layout, as the data types are:
+    /// every struct's fields, docs and serde attributes are written one way (issue 48).
+    fn definition(&self, writer: &mut Writer, partial_eq: bool, imports: &mut Imports) {
+        let extra = self
+            .extra
+            .as_ref()
+            .map(|ident| (ident.to_string(), types::unknown_fields(imports)));
+        let deserialize = imports.name("serde::Deserialize");
+        let mut derives = vec!["Clone", "Debug"];
+        if partial_eq {
+            derives.push("PartialEq");
         }
+        derives.push(&deserialize);
+        let own_doc;
+        let doc = match &self.kind.docs {
+            Some(doc) => doc.as_str(),
+            None => {
+                own_doc = format!(
+                    "A {} object (`{}/{}`).",
+                    self.kind.kind, self.kind.group, self.version.name
+                );
+                &own_doc
+            }
+        };
+        writer.object_struct_item(
+            &self.name.to_string(),
+            doc,
+            &derives,
+            &self.meta_path,
+            &self.declarations,
+            extra.as_ref().map(|(ident, ty)| (ident.as_str(), ty)),
+        );
     }
 
     /// `Serialize`, with `apiVersion` and `kind` first: a struct, or a map when unknown keys
@@ -369,7 +374,7 @@ fn resource_impl(
 /// chokepoint follows its summary and companions, with the kind's own condition types after
 /// it; a profile of the user's own (a template file) spells out its types, summary, success
 /// reason and transition rule.
-fn profile_attr(status: &StatusDef) -> TokenStream {
+fn profile_args(status: &StatusDef) -> Vec<String> {
     let runtime = kondition::profile::Profile::by_name(&status.profile).filter(|profile| {
         profile.summary == status.summary
             && profile.transition_rule == status.transition_rule
@@ -380,30 +385,33 @@ fn profile_attr(status: &StatusDef) -> TokenStream {
                 .take(profile.condition_types.len())
                 .eq(profile.condition_types.iter().copied())
     });
+    let literal = |text: &str| Literal::string(text).to_string();
     let declared = |skip: usize| {
-        let types: Vec<_> = status.conditions[skip..]
+        let types: Vec<String> = status.conditions[skip..]
             .iter()
-            .map(|c| Literal::string(&c.type_))
+            .map(|c| literal(&c.type_))
             .collect();
-        (!types.is_empty()).then(|| quote!(conditions(#(#types),*)))
+        (!types.is_empty()).then(|| format!("conditions({})", types.join(", ")))
     };
     match runtime {
-        Some(profile) => {
-            let name = profile.name;
-            let extra = declared(profile.condition_types.len()).map(|c| quote!(, #c));
-            quote!(profile = #name #extra)
-        }
+        Some(profile) => std::iter::once(format!("profile = {}", literal(profile.name)))
+            .chain(declared(profile.condition_types.len()))
+            .collect(),
         None => {
-            let types = declared(0);
             let summary = &status.summary;
-            let success_reason =
-                success_reason(&status.conditions, summary).map(|r| quote!(, success_reason = #r));
-            let transition_rule =
-                (status.transition_rule != TransitionRule::default()).then(|| {
+            let success_reason = success_reason(&status.conditions, summary)
+                .map(|r| format!("success_reason = {}", literal(r)));
+            let transition_rule = (status.transition_rule != TransitionRule::default())
+                .then(|| {
                     let rule = format!("{:?}", status.transition_rule);
-                    quote!(, transition_rule = #rule)
+                    format!("transition_rule = {}", literal(&rule))
                 });
-            quote!(#types, summary = #summary #success_reason #transition_rule)
+            declared(0)
+                .into_iter()
+                .chain([format!("summary = {}", literal(summary))])
+                .chain(success_reason)
+                .chain(transition_rule)
+                .collect()
         }
     }
 }
@@ -424,7 +432,7 @@ pub fn status_item(
         "The observed state of a {}: the standard conditions and observedGeneration.",
         kind.kind
     ));
-    let profile = profile_attr(status);
+    let profile = types::tokens(&profile_args(status).join(", "));
     let field_owner = kind
         .field_owner
         .as_ref()
@@ -475,25 +483,23 @@ pub fn status_item(
     )
 }
 
-/// The status struct of a kind read from a CRD whose status is the standard one: the CRD's
-/// own fields, every one optional (so the struct is `Default`, and an object is written back
-/// with exactly the fields it had), with `KubeStatus` (and `PartialEq` when `partial_eq` says
-/// so). A version that serves no status subresource says so (`status_subresource = false`),
-/// so that the chokepoint writes the status through the main resource.
+/// The status struct of a kind read from a CRD whose status is the standard one, into
+/// `writer`: the CRD's own fields, every one optional (so the struct is `Default`, and an
+/// object is written back with exactly the fields it had), with `KubeStatus` (and `PartialEq`
+/// when `partial_eq` says so). A version that serves no status subresource says so
+/// (`status_subresource = false`), so that the chokepoint writes the status through the main
+/// resource. Written as text in prettyplease's layout, as the data types are (through tokens,
+/// syn and prettyplease, the corpus's 35 statuses cost 4% of generating it; issue 48), but
+/// for a `#[kondition]` argument too long for a line of its own.
 pub fn crd_status_item(
+    writer: &mut Writer,
     kind: &Kind,
     version: &Version,
     status: &StatusDef,
     driven: &DrivenStatus<'_>,
     partial_eq: bool,
     imports: &mut Imports,
-) -> TokenStream {
-    let status_ident = format_ident!("{}", driven.object.name);
-    let resource = format_ident!("{}", kind.kind);
-    let doc = driven.schema.docs.as_deref().map(docs::attrs);
-    let profile = profile_attr(status);
-    let shape = shape_attrs(&driven.shape);
-    let subresource = (!version.status_subresource).then(|| quote!(, status_subresource = false));
+) -> Result<(), EmitError> {
     let fields: Vec<&Field> = driven.object.fields.iter().collect();
     let mut declarations = Declarations::of(
         &fields,
@@ -501,6 +507,7 @@ pub fn crd_status_item(
         |_| true,
         imports,
     );
+    let status_name = &driven.object.name;
     // Conditions without a field metav1 requires are written back without it, through the
     // status' shape.
     if !driven.shape.fields.has_metav1_fields()
@@ -515,56 +522,74 @@ pub fn crd_status_item(
             "serialize_conditions"
         };
         conditions.serde.push(format!(
-            "serialize_with = \"::kondition::shape::{serialize}::<{status_ident}, _>\""
+            "serialize_with = \"::kondition::shape::{serialize}::<{status_name}, _>\""
         ));
     }
-    status_struct(
-        doc,
-        &status_ident,
-        quote!(resource = #resource, #profile #shape #subresource),
+    let mut kondition = vec![format!("resource = {}", kind.kind)];
+    kondition.extend(profile_args(status));
+    kondition.extend(shape_args(&driven.shape));
+    if !version.status_subresource {
+        kondition.push("status_subresource = false".to_owned());
+    }
+    let derives = status_derives(partial_eq, imports);
+    let derives: Vec<&str> = derives.iter().map(String::as_str).collect();
+    let doc = driven.schema.docs.as_deref();
+    if writer.status_struct_item(status_name, doc, &derives, &kondition, &declarations) {
+        return Ok(());
+    }
+    writer.tokens(status_struct(
+        doc.map(docs::attrs),
+        &format_ident!("{}", status_name),
+        types::tokens(&kondition.join(", ")),
         &declarations,
         partial_eq,
         imports,
-    )
+    ))
 }
 
-/// The derive's attributes for how a status read from a CRD differs from the standard one
-/// (each after a comma); none for the standard shape.
-fn shape_attrs(shape: &StatusShape) -> TokenStream {
-    let generation = match shape.generation {
-        GenerationField::Status => None,
-        GenerationField::Conditions => Some(quote!(, observed_generation = "conditions")),
-        GenerationField::None => Some(quote!(, observed_generation = "none")),
-    };
+/// The derive's arguments for how a status read from a CRD differs from the standard one;
+/// none for the standard shape.
+fn shape_args(shape: &StatusShape) -> Vec<String> {
+    let mut args = Vec::new();
+    match shape.generation {
+        GenerationField::Status => {}
+        GenerationField::Conditions => args.push(r#"observed_generation = "conditions""#.into()),
+        GenerationField::None => args.push(r#"observed_generation = "none""#.into()),
+    }
     let fields = &shape.fields;
     let metav1 = [
-        (fields.reason, quote!(reason)),
-        (fields.message, quote!(message)),
-        (fields.last_transition_time, quote!(last_transition_time)),
+        (fields.reason, "reason"),
+        (fields.message, "message"),
+        (fields.last_transition_time, "last_transition_time"),
     ];
     let held_as = |presence: Held| {
         metav1
             .iter()
             .filter(move |(p, _)| *p == presence)
-            .map(|(_, name)| name.clone())
+            .map(|(_, name)| *name)
     };
-    let list =
-        (shape.merge == ConditionsMerge::Atomic).then(|| quote!(, conditions_list = "atomic"));
+    if shape.merge == ConditionsMerge::Atomic {
+        args.push(r#"conditions_list = "atomic""#.into());
+    }
     // The generation kept nowhere is said once, by `observed_generation = "none"`.
     let without_generation =
         !fields.observed_generation && shape.generation != GenerationField::None;
-    let without: Vec<TokenStream> = [
-        (!fields.severity).then(|| quote!(severity)),
-        without_generation.then(|| quote!(observed_generation)),
+    let without: Vec<&str> = [
+        (!fields.severity).then_some("severity"),
+        without_generation.then_some("observed_generation"),
     ]
     .into_iter()
     .flatten()
     .chain(held_as(Held::Absent))
     .collect();
-    let without = (!without.is_empty()).then(|| quote!(, conditions_without(#(#without),*)));
-    let optional: Vec<TokenStream> = held_as(Held::Optional).collect();
-    let optional = (!optional.is_empty()).then(|| quote!(, conditions_optional(#(#optional),*)));
-    quote!(#generation #list #without #optional)
+    if !without.is_empty() {
+        args.push(format!("conditions_without({})", without.join(", ")));
+    }
+    let optional: Vec<&str> = held_as(Held::Optional).collect();
+    if !optional.is_empty() {
+        args.push(format!("conditions_optional({})", optional.join(", ")));
+    }
+    args
 }
 
 /// A status struct that derives `KubeStatus` with `#[kondition(#kondition)]`, of the fields
@@ -577,7 +602,10 @@ fn status_struct(
     partial_eq: bool,
     imports: &mut Imports,
 ) -> TokenStream {
-    let derives = status_derives(partial_eq, imports);
+    let derives = types::tokens(&format!(
+        "#[derive({})]",
+        status_derives(partial_eq, imports).join(", ")
+    ));
     let rename_all = types::rename_all_attr(declarations.rename_all);
     let fields = types::fields(declarations);
     quote! {
@@ -593,10 +621,13 @@ fn status_struct(
 
 /// The derives of a status struct with `KubeStatus`: `Default` always (the status chokepoint
 /// creates an empty status to fill), `PartialEq` when `partial_eq` says so.
-fn status_derives(partial_eq: bool, imports: &mut Imports) -> TokenStream {
-    let serialize = types::tokens(&imports.name("serde::Serialize"));
-    let deserialize = types::tokens(&imports.name("serde::Deserialize"));
-    let kube_status = types::tokens(&imports.name("kondition::KubeStatus"));
-    let partial_eq = partial_eq.then(|| quote!(PartialEq,));
-    quote!(#[derive(Clone, Debug, Default, #partial_eq #serialize, #deserialize, #kube_status)])
+fn status_derives(partial_eq: bool, imports: &mut Imports) -> Vec<String> {
+    let mut derives = vec!["Clone".to_owned(), "Debug".to_owned(), "Default".to_owned()];
+    if partial_eq {
+        derives.push("PartialEq".to_owned());
+    }
+    derives.push(imports.name("serde::Serialize"));
+    derives.push(imports.name("serde::Deserialize"));
+    derives.push(imports.name("kondition::KubeStatus"));
+    derives
 }

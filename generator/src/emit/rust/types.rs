@@ -115,22 +115,31 @@ impl Declarations {
             .iter()
             .map(|f| rust_names::ident_text(&scope.unique(&snake_case(&f.name))))
             .collect();
-        let matches = |rule: Option<RenameRule>| {
-            fields_in
-                .iter()
-                .zip(&idents)
-                .filter(|(f, ident)| serde_name(ident, rule).as_deref() == Some(&f.name))
-                .count()
-        };
-        let camel = Some(RenameRule::Camel);
-        let rename_all = camel.filter(|_| matches(camel) > matches(None));
+        // Whether serde names each field right without a rename, with no rule and under
+        // `camelCase`, found once per field (each was found again for the struct's rule).
+        let plain: Vec<bool> = fields_in
+            .iter()
+            .zip(&idents)
+            .map(|(f, ident)| ident.strip_prefix("r#").unwrap_or(ident) == f.name)
+            .collect();
+        let camel: Vec<bool> = fields_in
+            .iter()
+            .zip(&idents)
+            .map(|(f, ident)| {
+                serde_name(ident, Some(RenameRule::Camel)).as_deref() == Some(&f.name)
+            })
+            .collect();
+        let count = |named: &[bool]| named.iter().filter(|&&named| named).count();
+        let rename_all = (count(&camel) > count(&plain)).then_some(RenameRule::Camel);
+        let named = if rename_all.is_some() { camel } else { plain };
         let fields = fields_in
             .iter()
             .zip(idents)
-            .map(|(field, ident)| {
+            .zip(named)
+            .map(|((field, ident), named)| {
                 let presence = Presence::of(field, force_optional(field));
                 let mut serde = Vec::new();
-                if serde_name(&ident, rename_all).as_deref() != Some(&field.name) {
+                if !named {
                     serde.push(serde_rename(&field.name));
                 }
                 serde.extend(presence.serde_args(imports));

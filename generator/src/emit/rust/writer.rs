@@ -1,7 +1,7 @@
 //! The one writer of a module's Rust text: items built as tokens are laid out by
 //! prettyplease at the writer's depth ([`Writer::tokens`]); the data types (the structs and
-//! string enums of a kind's fields) and the modules around them are written straight to
-//! text, in prettyplease's layout.
+//! string enums of a kind's fields), each kind's object and status struct, and the modules
+//! around them are written straight to text, in prettyplease's layout.
 //!
 //! The data types are nearly all of the generated code: thousands of structs for a large
 //! CRD. Built as tokens, parsed into a syntax tree and printed, they took two thirds of
@@ -129,6 +129,21 @@ impl Writer {
         if empty {
             return;
         }
+        self.fields(&declarations);
+        if preserve_unknown {
+            self.doc(
+                "Keys the schema does not name, kept as they were (it preserves unknown fields).",
+            );
+            self.attr("serde", &["flatten"]);
+            let ident = rust_names::ident_text(&scope.unique("extra"));
+            let ty = types::unknown_fields(imports);
+            self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
+        }
+        self.close();
+    }
+
+    /// The fields `declarations` declares, each with its docs and serde attribute.
+    fn fields(&mut self, declarations: &Declarations) {
         for field in &declarations.fields {
             if let Some(doc) = &field.doc {
                 self.doc(doc);
@@ -139,14 +154,70 @@ impl Writer {
             }
             self.typed_line(&["pub ", &field.ident, ": "], &field.ty, ",", true);
         }
-        if preserve_unknown {
+    }
+
+    /// A status struct that derives `KubeStatus` (and `derives`, in that order before it),
+    /// with `#[kondition(kondition...)]`, of the fields `declarations` declares; false (and
+    /// nothing written) when an argument of `#[kondition]` would not fit on a line of its own,
+    /// where prettyplease would break it too (the caller then writes it as tokens).
+    pub fn status_struct_item(
+        &mut self,
+        name: &str,
+        doc: Option<&str>,
+        derives: &[&str],
+        kondition: &[String],
+        declarations: &Declarations,
+    ) -> bool {
+        let room = space(self.indent + 4);
+        if kondition.iter().any(|arg| arg.len() + ",".len() > room) {
+            return false;
+        }
+        if let Some(doc) = doc {
+            self.doc(doc);
+        }
+        self.attr("derive", derives);
+        if let Some(rule) = declarations.rename_all {
+            self.attr("serde", &[&format!("rename_all = \"{}\"", rule.name())]);
+        }
+        let kondition: Vec<&str> = kondition.iter().map(String::as_str).collect();
+        self.attr("kondition", &kondition);
+        self.open(&["pub struct ", name], declarations.fields.is_empty());
+        if !declarations.fields.is_empty() {
+            self.fields(declarations);
+            self.close();
+        }
+        true
+    }
+
+    /// A kind's object struct named `name`: its docs, `derives`, the fields' `rename_all`,
+    /// `metadata` (of the type `meta` names), the root's fields `declarations` declares, and
+    /// the flattened map of unknown keys `extra` (its field name and type) when the root keeps
+    /// them.
+    pub fn object_struct_item(
+        &mut self,
+        name: &str,
+        doc: &str,
+        derives: &[&str],
+        meta: &str,
+        declarations: &Declarations,
+        extra: Option<(&str, &RustType)>,
+    ) {
+        self.doc(doc);
+        self.attr("derive", derives);
+        if let Some(rule) = declarations.rename_all {
+            self.attr("serde", &[&format!("rename_all = \"{}\"", rule.name())]);
+        }
+        self.open(&["pub struct ", name], false);
+        self.doc("Standard object metadata.");
+        self.attr("serde", &["default"]);
+        self.line(&["pub metadata: ", meta, ","]);
+        self.fields(declarations);
+        if let Some((ident, ty)) = extra {
             self.doc(
                 "Keys the schema does not name, kept as they were (it preserves unknown fields).",
             );
             self.attr("serde", &["flatten"]);
-            let ident = rust_names::ident_text(&scope.unique("extra"));
-            let ty = types::unknown_fields(imports);
-            self.typed_line(&["pub ", &ident, ": "], &ty, ",", true);
+            self.typed_line(&["pub ", ident, ": "], ty, ",", true);
         }
         self.close();
     }
