@@ -36,7 +36,7 @@ sizes=("${@:-1000}")
 out=$CARGO_TARGET_DIR/side_by_side
 mkdir -p "$out"
 [[ -x $CARGO_TARGET_DIR/launcher/kondition-apiserver ]] || bash tests/launcher/build.sh
-cargo build --quiet --profile profiling -p kondition --features controller --example widget_operator
+cargo build --quiet --profile profiling -p kondition --features controller,shards --example widget_operator
 operator=$CARGO_TARGET_DIR/profiling/examples/widget_operator
 (cd bench/side_by_side && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=readonly \
   go build -trimpath -o "$out/" ./controller ./driver)
