@@ -330,4 +330,35 @@ mod tests {
             "/apis/example.com/v1/widgets?shardSelector=x"
         );
     }
+
+    #[test]
+    fn the_tally_counts_the_objects_received_and_those_of_the_shard() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let shard = Shard::new(0, 2).expect("a shard");
+        // A uid of each shard.
+        let uid_in = |index| {
+            (0..)
+                .map(|n| format!("uid-{n}"))
+                .find(|uid| Shard::of_uid(uid, 2).map(Shard::index) == Some(index))
+                .expect("a uid")
+        };
+        let object = |uid: String| {
+            let mut config_map = ConfigMap::default();
+            config_map.metadata.uid = Some(uid);
+            config_map
+        };
+        let (ours, theirs) = (object(uid_in(0)), object(uid_in(1)));
+        let tally = WatchTally::default();
+        for event in [
+            watcher::Event::Init,
+            watcher::Event::InitApply(ours.clone()),
+            watcher::Event::InitApply(theirs.clone()),
+            watcher::Event::InitDone,
+            watcher::Event::Apply(ours),
+            watcher::Event::Delete(theirs),
+        ] {
+            tally.count(&event, event_in(&event, shard));
+        }
+        assert_eq!((tally.received(), tally.kept()), (4, 2));
+    }
 }
