@@ -3,7 +3,7 @@
 //! as text in prettyplease's layout when every line fits its width, else as tokens that
 //! prettyplease lays out (past the width its breaking rules for calls and signatures apply).
 //! Through tokens, syn's parser and prettyplease, the impls of every kind and version cost
-//! 116 M of `generate`'s 1,923 M instructions on the corpus; as text, 82 M fewer in all
+//! 116 M of `generate`'s 1,923 M instructions on the corpus; as text, 102 M fewer in all
 //! (issue 48, one core). A test sweeps every length that moves a line against prettyplease.
 
 use std::fmt::Write as _;
@@ -62,6 +62,10 @@ pub struct Constructor<'a> {
     pub others: Vec<&'a str>,
 }
 
+/// An impl as text, and the tokens to write instead when the text does not fit, made only
+/// then.
+type Item<'s> = (String, Box<dyn FnOnce() -> TokenStream + 's>);
+
 /// A root field as `Serialize` writes it.
 #[derive(Clone, Copy)]
 pub struct SerializedField<'a> {
@@ -72,22 +76,32 @@ pub struct SerializedField<'a> {
 }
 
 impl ObjectImpls<'_> {
-    /// The four impls into `writer`, each as text when it fits, else as tokens.
+    /// The impls into `writer`, each as text when it fits, else as tokens.
     pub fn write(&self, writer: &mut Writer) -> Result<(), EmitError> {
-        let items = [
-            self.constructor(),
-            Some((self.serialize_text(writer.indent()), self.serialize_tokens())),
-            Some((self.resource_text(), self.resource_tokens())),
-            self.has_spec(),
-            self.has_status(),
-            Some((self.crd_ext_text(), self.crd_ext_tokens())),
-        ];
-        for (text, tokens) in items.into_iter().flatten() {
+        for (text, tokens) in self.items(writer.indent()) {
             if !writer.item_if_it_fits(&text, &[CRD_SIGNATURE]) {
-                writer.tokens(tokens)?;
+                writer.tokens(tokens())?;
             }
         }
         Ok(())
+    }
+
+    /// The impls the object has, in their order, for an item `indent` columns deep.
+    fn items(&self, indent: usize) -> impl Iterator<Item = Item<'_>> {
+        [
+            self.constructor(),
+            Some(self.item(self.serialize_text(indent), Self::serialize_tokens)),
+            Some(self.item(self.resource_text(), Self::resource_tokens)),
+            self.has_spec(),
+            self.has_status(),
+            Some(self.item(self.crd_ext_text(), Self::crd_ext_tokens)),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    fn item<'s>(&'s self, text: String, tokens: fn(&Self) -> TokenStream) -> Item<'s> {
+        (text, Box::new(move || tokens(self)))
     }
 
     fn scope_path(&self) -> &'static str {
@@ -103,7 +117,7 @@ impl ObjectImpls<'_> {
 
     /// `new`, when the object has it. The doc is a line prettyplease never breaks; past the
     /// width the text is not taken all the same (the tokens give the same doc line).
-    fn constructor(&self) -> Option<(String, TokenStream)> {
+    fn constructor(&self) -> Option<Item<'_>> {
         let constructor = self.constructor.as_ref()?;
         let (spec, ty) = (constructor.spec, &constructor.spec_ty);
         let mut text = String::with_capacity(512);
@@ -133,38 +147,40 @@ impl ObjectImpls<'_> {
         }
         text.push_str("        }\n    }\n}\n");
 
-        let (name, meta) = (types::tokens(self.name), types::tokens(self.meta));
-        let spec_ident = types::tokens(spec);
-        let spec_ty = types::tokens(ty);
-        let spec_value = if constructor.spec_optional {
-            quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
-        } else {
-            quote!(#spec_ident,)
-        };
-        let others = constructor.others.iter().copied().chain(self.extra).map(|other| {
-            let ident = types::tokens(other);
-            quote!(#ident: ::core::default::Default::default(),)
-        });
-        let doc = format!(" A {} named `name` with `spec`, the rest empty.", self.name);
-        let tokens = quote! {
-            impl #name {
-                #[doc = #doc]
-                // API for the user, who may never call it: no warning where the file is
-                // included in a private module (issue 37, item 9).
-                #[allow(dead_code)]
-                pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
-                    Self {
-                        metadata: #meta {
-                            name: ::core::option::Option::Some(name.to_owned()),
-                            ..::core::default::Default::default()
-                        },
-                        #spec_value
-                        #(#others)*
+        let tokens = move || {
+            let (name, meta) = (types::tokens(self.name), types::tokens(self.meta));
+            let spec_ident = types::tokens(spec);
+            let spec_ty = types::tokens(ty);
+            let spec_value = if constructor.spec_optional {
+                quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
+            } else {
+                quote!(#spec_ident,)
+            };
+            let others = constructor.others.iter().copied().chain(self.extra).map(|other| {
+                let ident = types::tokens(other);
+                quote!(#ident: ::core::default::Default::default(),)
+            });
+            let doc = format!(" A {} named `name` with `spec`, the rest empty.", self.name);
+            quote! {
+                impl #name {
+                    #[doc = #doc]
+                    // API for the user, who may never call it: no warning where the file is
+                    // included in a private module (issue 37, item 9).
+                    #[allow(dead_code)]
+                    pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
+                        Self {
+                            metadata: #meta {
+                                name: ::core::option::Option::Some(name.to_owned()),
+                                ..::core::default::Default::default()
+                            },
+                            #spec_value
+                            #(#others)*
+                        }
                     }
                 }
             }
         };
-        Some((text, tokens))
+        Some((text, Box::new(tokens)))
     }
 
     /// How `Serialize` puts an entry and what it does for a `None` it leaves out.
@@ -268,7 +284,7 @@ impl ObjectImpls<'_> {
                     Some(skip) => quote!(#skip(#wire)?),
                     None => quote!(()),
                 };
-                quote! {
+            quote! {
                     match &self.#ident {
                         ::core::option::Option::Some(value) => state.#put(#wire, value)?,
                         ::core::option::Option::None => #none,
@@ -377,7 +393,7 @@ impl ObjectImpls<'_> {
 
     /// `HasSpec`, when the object has it (an optional spec is `Spec = Option<...>`: absent
     /// stays absent).
-    fn has_spec(&self) -> Option<(String, TokenStream)> {
+    fn has_spec(&self) -> Option<Item<'_>> {
         let (field, ty) = self.spec.as_ref()?;
         let text = format!(
             "impl ::kube::core::object::HasSpec for {name} {{\n    type Spec = {ty};\n    \
@@ -385,27 +401,29 @@ impl ObjectImpls<'_> {
              fn spec_mut(&mut self) -> &mut Self::Spec {{\n        &mut self.{field}\n    }}\n}}\n",
             name = self.name,
         );
-        let (name, field, ty) = (
-            types::tokens(self.name),
-            types::tokens(field),
-            types::tokens(ty),
-        );
-        let tokens = quote! {
-            impl ::kube::core::object::HasSpec for #name {
-                type Spec = #ty;
-                fn spec(&self) -> &Self::Spec {
-                    &self.#field
-                }
-                fn spec_mut(&mut self) -> &mut Self::Spec {
-                    &mut self.#field
+        let tokens = move || {
+            let (name, field, ty) = (
+                types::tokens(self.name),
+                types::tokens(field),
+                types::tokens(ty),
+            );
+            quote! {
+                impl ::kube::core::object::HasSpec for #name {
+                    type Spec = #ty;
+                    fn spec(&self) -> &Self::Spec {
+                        &self.#field
+                    }
+                    fn spec_mut(&mut self) -> &mut Self::Spec {
+                        &mut self.#field
+                    }
                 }
             }
         };
-        Some((text, tokens))
+        Some((text, Box::new(tokens)))
     }
 
     /// `HasStatus`, when the object has it (an optional status that is not nullable).
-    fn has_status(&self) -> Option<(String, TokenStream)> {
+    fn has_status(&self) -> Option<Item<'_>> {
         let (field, ty) = self.status.as_ref()?;
         let text = format!(
             "impl ::kube::core::object::HasStatus for {name} {{\n    type Status = {ty};\n    \
@@ -415,23 +433,25 @@ impl ObjectImpls<'_> {
              &mut self.{field}\n    }}\n}}\n",
             name = self.name,
         );
-        let (name, field, ty) = (
-            types::tokens(self.name),
-            types::tokens(field),
-            types::tokens(ty),
-        );
-        let tokens = quote! {
-            impl ::kube::core::object::HasStatus for #name {
-                type Status = #ty;
-                fn status(&self) -> ::core::option::Option<&Self::Status> {
-                    self.#field.as_ref()
-                }
-                fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
-                    &mut self.#field
+        let tokens = move || {
+            let (name, field, ty) = (
+                types::tokens(self.name),
+                types::tokens(field),
+                types::tokens(ty),
+            );
+            quote! {
+                impl ::kube::core::object::HasStatus for #name {
+                    type Status = #ty;
+                    fn status(&self) -> ::core::option::Option<&Self::Status> {
+                        self.#field.as_ref()
+                    }
+                    fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
+                        &mut self.#field
+                    }
                 }
             }
         };
-        Some((text, tokens))
+        Some((text, Box::new(tokens)))
     }
 
     fn crd_name(&self) -> String {
@@ -492,21 +512,13 @@ mod tests {
     /// taken. Returns how many were.
     fn text_is_prettyplease(impls: &ObjectImpls, depth: usize) -> usize {
         let mut texts = 0;
-        let items = [
-            impls.constructor(),
-            Some((impls.serialize_text(depth * 4), impls.serialize_tokens())),
-            Some((impls.resource_text(), impls.resource_tokens())),
-            impls.has_spec(),
-            impls.has_status(),
-            Some((impls.crd_ext_text(), impls.crd_ext_tokens())),
-        ];
-        for (text, tokens) in items.into_iter().flatten() {
+        for (text, tokens) in impls.items(depth * 4) {
             let mut ours = Writer::new(depth * 4);
             if !ours.item_if_it_fits(&text, &[CRD_SIGNATURE]) {
                 continue;
             }
             let mut theirs = Writer::new(depth * 4);
-            theirs.tokens(tokens).expect("formats");
+            theirs.tokens(tokens()).expect("formats");
             assert_eq!(ours.finish(), theirs.finish(), "depth {depth}");
             texts += 1;
         }
