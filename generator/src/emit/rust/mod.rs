@@ -1,14 +1,16 @@
 //! Rust code for one input file: each kind's CRD constant (its JSON in a file beside the
 //! module, loaded with `include_str!`) and reasons enum, then per version the `use` items
 //! its code needs, each kind's object type with its impls, and every struct and enum its
-//! fields need. One `Writer` writes it all: the per-kind impls are built with `quote` and
-//! laid out by prettyplease; the structs (the data types, nearly all of the text, and each
-//! kind's object and status struct) are written as text in the same layout (`writer.rs`); a
-//! blank line then goes between items (`spacing.rs`).
+//! fields need. One `Writer` writes it all as text in prettyplease's layout: the structs
+//! (the data types, nearly all of the text, and each kind's object and status struct) in
+//! `writer.rs`, a kind's impls in `object_impls.rs` (as tokens laid out by prettyplease when
+//! a line of theirs would not fit the width; a few items of the file module are tokens
+//! too); a blank line then goes between items (`spacing.rs`).
 //! Every text from the input enters as a string literal or a checked identifier, never as
 //! code.
 
 mod imports;
+mod object_impls;
 mod reasons;
 mod resource;
 mod spacing;

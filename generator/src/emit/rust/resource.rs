@@ -1,6 +1,6 @@
 //! The object type of one kind at one version, written out rather than derived: the struct
-//! (metadata plus the root's fields), its `Serialize` (with apiVersion and kind), kube's
-//! `Resource`, `HasSpec`, `HasStatus` and `CustomResourceExt`, and `new`. For a schema-format
+//! (metadata plus the root's fields), its `Serialize` (with apiVersion and kind), `new`, and
+//! kube's `Resource`, `HasSpec`, `HasStatus` and `CustomResourceExt` (`object_impls.rs`). For a schema-format
 //! kind, also the spec struct and the status struct with `KubeStatus`.
 
 use kondition::shape::{ConditionsMerge, GenerationField, Presence as Held};
@@ -10,10 +10,11 @@ use quote::{format_ident, quote};
 
 use super::imports::Imports;
 use super::writer::Writer;
-use super::types::{self, Declaration, Declarations, Presence};
+use super::object_impls::{Constructor, ObjectImpls, SerializedField};
+use super::types::{self, Declaration, Declarations, Presence, RustType};
 use crate::emit::{EmitError, docs};
 use crate::model::{
-    Bounds, DrivenStatus, Field, IntegerFormat, IntegerType, Kind, Schema, Scope, StatusDef, Type,
+    Bounds, DrivenStatus, Field, IntegerFormat, IntegerType, Kind, Schema, StatusDef, Type,
     Version, success_reason,
 };
 use crate::rust_names;
@@ -34,19 +35,40 @@ pub fn object_items(
     let object = Object::new(kind, version, root_fields, imports);
     object.definition(writer, partial_eq, imports);
     let constructor = object.constructor(root_fields, imports);
-    let serialize = object.serialize_impl();
-    let resource = resource_impl(kind, version, &object.name, &object.meta);
-    let has_spec = object.has_spec_impl();
-    let has_status = object.has_status_impl(root_fields, imports);
-    let crd_ext = object.crd_ext_impl(crd_const);
-    writer.tokens(quote! {
-        #constructor
-        #serialize
-        #resource
-        #has_spec
-        #has_status
-        #crd_ext
-    })
+    let spec = object
+        .root_field("spec", &[Presence::Required, Presence::Optional])
+        .map(|spec| (spec.ident.as_str(), spec.ty.to_string()));
+    let status = object
+        .root_field("status", &[Presence::Optional])
+        .map(|status| (status.ident.as_str(), root_type_text(root_fields, "status", imports)));
+    let crd_const = crd_const.to_string();
+    let extra = object.extra.as_ref().map(ToString::to_string);
+    ObjectImpls {
+        name: kind.kind.as_str(),
+        constructor,
+        kind: &kind.kind,
+        group: &kind.group,
+        version: &version.name,
+        plural: &kind.names.plural,
+        scope: kind.scope,
+        meta: &object.meta_path,
+        spec,
+        status,
+        crd_const: &crd_const,
+        short_names: &kind.names.short_names,
+        fields: object
+            .declarations
+            .fields
+            .iter()
+            .map(|f| SerializedField {
+                ident: &f.ident,
+                wire: &f.wire,
+                skips_none: f.presence.skips_none(),
+            })
+            .collect(),
+        extra: extra.as_deref(),
+    }
+    .write(writer)
 }
 
 /// One kind's object type at one version, as its items are written from it.
@@ -60,8 +82,6 @@ struct Object<'k> {
     extra: Option<syn::Ident>,
     /// How the module names `ObjectMeta`.
     meta_path: String,
-    /// The same, as tokens.
-    meta: TokenStream,
 }
 
 impl<'k> Object<'k> {
@@ -88,7 +108,6 @@ impl<'k> Object<'k> {
             name: format_ident!("{}", kind.kind),
             declarations,
             extra,
-            meta: types::tokens(&meta_path),
             meta_path,
         }
     }
@@ -137,115 +156,8 @@ impl<'k> Object<'k> {
         );
     }
 
-    /// `Serialize`, with `apiVersion` and `kind` first: a struct, or a map when unknown keys
-    /// follow the fields (a struct has a fixed set of fields).
-    fn serialize_impl(&self) -> TokenStream {
-        let name = &self.name;
-        let api_version = format!("{}/{}", self.kind.group, self.version.name);
-        let kind_name = &self.kind.kind;
-        let (put, skip) = if self.extra.is_some() {
-            (quote!(serialize_entry), None)
-        } else {
-            (quote!(serialize_field), Some(quote!(state.skip_field)))
-        };
-        let fields = &self.declarations.fields;
-        let serialize_fields = fields.iter().map(|f| {
-            let ident = types::tokens(&f.ident);
-            let wire = &f.wire;
-            if f.presence.skips_none() {
-                let none = match &skip {
-                    Some(skip) => quote!(#skip(#wire)?),
-                    None => quote!(()),
-                };
-                quote! {
-                    match &self.#ident {
-                        ::core::option::Option::Some(value) => state.#put(#wire, value)?,
-                        ::core::option::Option::None => #none,
-                    }
-                }
-            } else {
-                quote!(state.#put(#wire, &self.#ident)?;)
-            }
-        });
-        let len = Literal::usize_unsuffixed(fields.len() + 3);
-        match &self.extra {
-            None => quote! {
-                impl ::serde::Serialize for #name {
-                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeStruct as _;
-                        let mut state = serializer.serialize_struct(#kind_name, #len)?;
-                        state.serialize_field("apiVersion", #api_version)?;
-                        state.serialize_field("kind", #kind_name)?;
-                        state.serialize_field("metadata", &self.metadata)?;
-                        #(#serialize_fields)*
-                        state.end()
-                    }
-                }
-            },
-            Some(extra) => quote! {
-                impl ::serde::Serialize for #name {
-                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                        use ::serde::ser::SerializeMap as _;
-                        let mut state = serializer.serialize_map(::core::option::Option::None)?;
-                        state.serialize_entry("apiVersion", #api_version)?;
-                        state.serialize_entry("kind", #kind_name)?;
-                        state.serialize_entry("metadata", &self.metadata)?;
-                        #(#serialize_fields)*
-                        for (key, value) in &self.#extra {
-                            state.serialize_entry(key, value)?;
-                        }
-                        state.end()
-                    }
-                }
-            },
-        }
-    }
-
-    /// `HasSpec`, unless the spec is nullable. An optional spec is `HasSpec::Spec =
-    /// Option<...>`: absent stays absent.
-    fn has_spec_impl(&self) -> Option<TokenStream> {
-        let spec = self.root_field("spec", &[Presence::Required, Presence::Optional])?;
-        let name = &self.name;
-        let ident = types::tokens(&spec.ident);
-        let ty = types::tokens(&spec.ty.to_string());
-        Some(quote! {
-            impl ::kube::core::object::HasSpec for #name {
-                type Spec = #ty;
-                fn spec(&self) -> &Self::Spec {
-                    &self.#ident
-                }
-                fn spec_mut(&mut self) -> &mut Self::Spec {
-                    &mut self.#ident
-                }
-            }
-        })
-    }
-
-    /// `HasStatus`, for an optional status that is not nullable.
-    fn has_status_impl(
-        &self,
-        root_fields: &[&Field],
-        imports: &mut Imports,
-    ) -> Option<TokenStream> {
-        let status = self.root_field("status", &[Presence::Optional])?;
-        let name = &self.name;
-        let ident = types::tokens(&status.ident);
-        let ty = root_type(root_fields, "status", imports);
-        Some(quote! {
-            impl ::kube::core::object::HasStatus for #name {
-                type Status = #ty;
-                fn status(&self) -> ::core::option::Option<&Self::Status> {
-                    self.#ident.as_ref()
-                }
-                fn status_mut(&mut self) -> &mut ::core::option::Option<Self::Status> {
-                    &mut self.#ident
-                }
-            }
-        })
-    }
-
     /// `new(name, spec)`, when everything but the spec may be left out.
-    fn constructor(&self, root_fields: &[&Field], imports: &mut Imports) -> Option<TokenStream> {
+    fn constructor(&self, root_fields: &[&Field], imports: &mut Imports) -> Option<Constructor<'_>> {
         let spec = self.root_field("spec", &[Presence::Required, Presence::Optional])?;
         let fields = &self.declarations.fields;
         if !fields
@@ -254,120 +166,25 @@ impl<'k> Object<'k> {
         {
             return None;
         }
-        let (name, meta) = (&self.name, &self.meta);
-        let spec_ident = types::tokens(&spec.ident);
-        let spec_ty = root_type(root_fields, "spec", imports);
-        let spec_value = if spec.presence == Presence::Optional {
-            quote!(#spec_ident: ::core::option::Option::Some(#spec_ident),)
-        } else {
-            quote!(#spec_ident,)
-        };
-        let others = fields.iter().filter(|f| f.wire != "spec").map(|f| {
-            let ident = types::tokens(&f.ident);
-            quote!(#ident: ::core::default::Default::default(),)
-        });
-        let doc = format!(
-            " A {} named `name` with `spec`, the rest empty.",
-            self.kind.kind
-        );
-        let extra_init = self
-            .extra
-            .as_ref()
-            .map(|ident| quote!(#ident: ::core::default::Default::default(),));
-        Some(quote! {
-            impl #name {
-                #[doc = #doc]
-                // API for the user, who may never call it: no warning where the file is
-                // included in a private module (issue 37, item 9).
-                #[allow(dead_code)]
-                pub fn new(name: &str, #spec_ident: #spec_ty) -> Self {
-                    Self {
-                        metadata: #meta {
-                            name: ::core::option::Option::Some(name.to_owned()),
-                            ..::core::default::Default::default()
-                        },
-                        #spec_value
-                        #(#others)*
-                        #extra_init
-                    }
-                }
-            }
+        Some(Constructor {
+            spec: &spec.ident,
+            spec_optional: spec.presence == Presence::Optional,
+            spec_ty: root_type_text(root_fields, "spec", imports),
+            others: fields
+                .iter()
+                .filter(|f| f.wire != "spec")
+                .map(|f| f.ident.as_str())
+                .collect(),
         })
-    }
-
-    /// `CustomResourceExt`: the CRD from the file module's JSON, cut to this version.
-    fn crd_ext_impl(&self, crd_const: &syn::Ident) -> TokenStream {
-        let name = &self.name;
-        let crd_name = format!("{}.{}", self.kind.names.plural, self.kind.group);
-        let short_names = &self.kind.names.short_names;
-        let version_name = &self.version.name;
-        quote! {
-            impl ::kube::core::crd::v1::CustomResourceExt for #name {
-                fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
-                    ::kondition::crd::version_from_json(super::#crd_const, #version_name)
-                }
-                fn crd_name() -> &'static str {
-                    #crd_name
-                }
-                fn api_resource() -> ::kube::core::discovery::ApiResource {
-                    ::kube::core::discovery::ApiResource::erase::<Self>(&())
-                }
-                fn shortnames() -> &'static [&'static str] {
-                    &[#(#short_names),*]
-                }
-            }
-        }
     }
 }
 
-/// The Rust type of root field `wire` (without `Option`).
-fn root_type(root_fields: &[&Field], wire: &str, imports: &mut Imports) -> TokenStream {
+/// The Rust type of root field `wire` (without `Option`), as text.
+fn root_type_text(root_fields: &[&Field], wire: &str, imports: &mut Imports) -> String {
     root_fields
         .iter()
         .find(|f| f.name == wire)
-        .map_or_else(|| quote!(()), |f| types::rust_type(&f.schema.ty, imports))
-}
-
-fn resource_impl(
-    kind: &Kind,
-    version: &Version,
-    name: &syn::Ident,
-    meta: &TokenStream,
-) -> TokenStream {
-    let scope = match kind.scope {
-        Scope::Namespaced => quote!(::k8s_openapi::NamespaceResourceScope),
-        Scope::Cluster => quote!(::k8s_openapi::ClusterResourceScope),
-    };
-    let (kind_name, group, version_name, plural) =
-        (&kind.kind, &kind.group, &version.name, &kind.names.plural);
-    let api_version = format!("{group}/{version_name}");
-    quote! {
-        impl ::kube::core::Resource for #name {
-            type DynamicType = ();
-            type Scope = #scope;
-            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#kind_name)
-            }
-            fn group(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#group)
-            }
-            fn version(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#version_name)
-            }
-            fn api_version(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#api_version)
-            }
-            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> {
-                ::std::borrow::Cow::Borrowed(#plural)
-            }
-            fn meta(&self) -> &#meta {
-                &self.metadata
-            }
-            fn meta_mut(&mut self) -> &mut #meta {
-                &mut self.metadata
-            }
-        }
-    }
+        .map_or_else(|| "()".to_owned(), |f| RustType::of(&f.schema.ty, imports).to_string())
 }
 
 /// The profile part of `#[kondition(...)]`: a profile the runtime knows is named, so that the

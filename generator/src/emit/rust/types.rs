@@ -317,11 +317,6 @@ pub fn fields(declarations: &Declarations) -> TokenStream {
         .collect()
 }
 
-/// The Rust type of a model type, as tokens (for the per-kind items).
-pub fn rust_type(ty: &Type, imports: &mut Imports) -> TokenStream {
-    tokens(&RustType::of(ty, imports).to_string())
-}
-
 /// Text this module wrote (a type, an attribute) as tokens.
 pub fn tokens(text: &str) -> TokenStream {
     text.parse()

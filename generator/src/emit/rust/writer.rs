@@ -28,7 +28,7 @@ const MARGIN: usize = 89;
 const MIN_SPACE: usize = 60;
 
 /// Columns left for a line's text at `indent`.
-fn space(indent: usize) -> usize {
+pub fn space(indent: usize) -> usize {
     MARGIN.saturating_sub(indent).max(MIN_SPACE)
 }
 
@@ -63,6 +63,27 @@ impl Writer {
             self.out.push_str(&format_at(tokens, self.indent / 4)?);
         }
         Ok(())
+    }
+
+    /// An item laid out as `text` (lines indented four spaces per level below the item's,
+    /// blank lines left to [`super::spacing`]), when each of its lines fits in prettyplease's
+    /// width at this depth, or is one of `whole`, lines prettyplease cannot break. Writes
+    /// nothing and returns false otherwise: the caller then writes the item as tokens, since
+    /// past the width prettyplease's breaking rules for expressions and signatures apply.
+    pub fn item_if_it_fits(&mut self, text: &str, whole: &[&str]) -> bool {
+        let fits = text.lines().all(|line| {
+            let trimmed = line.trim_start_matches(' ');
+            let depth = self.indent + (line.len() - trimmed.len());
+            trimmed.len() <= space(depth) || whole.contains(&trimmed)
+        });
+        if fits {
+            for line in text.lines() {
+                self.start_line();
+                self.out.push_str(line);
+                self.out.push('\n');
+            }
+        }
+        fits
     }
 
     /// `pub mod name {` with its one-line inner doc; its items follow, one level deeper, until

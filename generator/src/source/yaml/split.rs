@@ -285,10 +285,15 @@ fn by_versions(text: &str, lines: &[Line]) -> Option<Vec<Node>> {
         }
         match &mut versions {
             // Read whole, a list indented under its key starts at its `-`, as read alone; a
-            // list at its key's indentation starts where its first item does. The CRD's
+            // list at its key's indentation starts where its first item does, when that is
+            // on the `-`'s line (when the item starts on a later line, the whole reading
+            // places the list after the `- ` instead: such a text is read whole). The CRD's
             // versions are mappings; a list of anything else is read whole.
             None if matches!(entries[0].value, Value::Map(_)) => {
                 let pos = if indent == KEY_INDENT {
+                    if entries[0].pos.line != list.pos.line {
+                        return None;
+                    }
                     entries[0].pos
                 } else {
                     list.pos

@@ -130,6 +130,12 @@ fn versions_are_cut_at_their_items_only() {
         "  - name: v1\r\n  - name: v2\r\n",
         "  - name: v1\n\t- name: v2\n",
         "  - name: v1\n  - name: v2",
+        // A first item whose value starts on the next line: read whole, the list starts
+        // after its `- `, not where the item's mapping does (the property test found it).
+        "  - \n    served: true\n  - name: v1\n",
+        "  -\n    served: true\n  - name: v1\n",
+        "  - # a comment\n    served: true\n  - name: v1\n",
+        "    - \n      served: true\n    - name: v1\n",
     ];
     let mut cut = 0;
     for case in cases {
