@@ -477,6 +477,10 @@ async fn soak(objects: usize, rejected_objects: usize, preconditions: bool) -> R
 
     let quiet_from = context.widget_reconciles.load(Ordering::SeqCst);
     let objects = settle(&env, &context, objects).await;
+    // A StatusRejected Event whose post failed (a fault on the Event's own request) is posted
+    // at the object's next reconcile, within the backoff after the status settled: the
+    // controller runs until every rejected object's is there.
+    rejections_announced(&env, rejected_objects).await;
     running.abort();
     let settle_reconciles = context.widget_reconciles.load(Ordering::SeqCst) - quiet_from;
     Run {
@@ -659,6 +663,30 @@ async fn settle(env: &TestEnv, context: &Context, widgets: usize) -> BTreeMap<St
             objects.values().find(|o| !settled(o))
         );
     }
+}
+
+/// Waits until each of the rejected cohort's `count` objects (`r000`, ...) has a
+/// StatusRejected Event (at most 10 minutes: a bound on a hang, not a deadline).
+async fn rejections_announced(env: &TestEnv, count: usize) {
+    let events: Api<Event> = Api::namespaced(env.admin.clone(), &env.namespace);
+    let all = async {
+        loop {
+            let listed = events.list(&ListParams::default()).await.expect("events");
+            let announced = |name: &str| {
+                listed.items.iter().any(|e| {
+                    e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name)
+                        && e.reason.as_deref() == Some(REASON_STATUS_REJECTED)
+                })
+            };
+            if (0..count).all(|i| announced(&format!("r{i:03}"))) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(600), all)
+        .await
+        .expect("every rejected object's StatusRejected Event posted");
 }
 
 fn settled(object: &Widget) -> bool {
