@@ -36,6 +36,18 @@ use kube::{Api, CustomResourceExt, ResourceExt};
 /// The ClusterRoles the example operator ships, as its file has them.
 const OPERATOR_ROLES: &str = "runtime/examples/securitygroup_operator/clusterrole.yaml";
 
+/// A managed security group named `name` with no rules.
+fn managed_group(name: &str) -> SecurityGroup {
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "openstack.k-orc.cloud/v1alpha1",
+        "kind": "SecurityGroup",
+        "metadata": {"name": name},
+        "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
+                 "managementPolicy": "managed", "resource": {}}
+    }))
+    .expect("a security group")
+}
+
 /// The ClusterRoles of [`OPERATOR_ROLES`], in order.
 fn operator_roles() -> Vec<ClusterRole> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -79,14 +91,7 @@ fn the_example_operator_ships_the_cluster_role_kondition_prints_for_its_kind() {
 async fn a_security_group_is_reconciled_and_its_status_read_back() {
     let env = TestEnv::new(kondition_generated::crds()).await;
     let groups = env.api::<SecurityGroup>();
-    let object: SecurityGroup = serde_json::from_value(serde_json::json!({
-        "apiVersion": "openstack.k-orc.cloud/v1alpha1",
-        "kind": "SecurityGroup",
-        "metadata": {"name": "e2e"},
-        "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
-                 "managementPolicy": "managed", "resource": {}}
-    }))
-    .expect("object");
+    let object: SecurityGroup = managed_group("e2e");
     let created = groups
         .create(&PostParams::default(), &object)
         .await
@@ -437,14 +442,7 @@ async fn replicas_under_leader_election_write_each_change_once() {
     // b's requests go through a layer that can cut its watches (they are still recorded).
     let (second_client, second_faults) = faulty(second.client.clone());
     let b = replica(&second_client, "b");
-    let group: SecurityGroup = serde_json::from_value(serde_json::json!({
-        "apiVersion": "openstack.k-orc.cloud/v1alpha1",
-        "kind": "SecurityGroup",
-        "metadata": {"name": "web"},
-        "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
-                 "managementPolicy": "managed", "resource": {}}
-    }))
-    .expect("a security group");
+    let group: SecurityGroup = managed_group("web");
     groups
         .create(&PostParams::default(), &group)
         .await
@@ -565,16 +563,8 @@ async fn two_replicas_over_three_shards_write_only_their_own_groups() {
         if of_replica(0) >= 3 && of_replica(1) >= 3 {
             break;
         }
-        let group: SecurityGroup = serde_json::from_value(serde_json::json!({
-            "apiVersion": "openstack.k-orc.cloud/v1alpha1",
-            "kind": "SecurityGroup",
-            "metadata": {"name": format!("web-{n}")},
-            "spec": {"cloudCredentialsRef": {"secretName": "openstack", "cloudName": "e2e"},
-                     "managementPolicy": "managed", "resource": {}}
-        }))
-        .expect("a security group");
         let created = groups
-            .create(&PostParams::default(), &group)
+            .create(&PostParams::default(), &managed_group(&format!("web-{n}")))
             .await
             .expect("created");
         let uid = created.uid().expect("a uid");
