@@ -21,7 +21,11 @@ install_kopium() {
   local version=0.24.1
   KOPIUM=$PWD/target/tools/kopium/bin/kopium
   if ! "$KOPIUM" --version 2>/dev/null | grep -qx "kopium $version"; then
-    cargo install kopium --version "$version" --locked --force --root target/tools/kopium
+    # With no Kubernetes version named: the repository's .cargo/config.toml names one for
+    # k8s-openapi (K8S_OPENAPI_ENABLED_VERSION), which reached kopium's build too, and
+    # conflicted with kopium's own choice (its `latest`); empty, k8s-openapi ignores it.
+    K8S_OPENAPI_ENABLED_VERSION= cargo install kopium --version "$version" --locked --force \
+      --root target/tools/kopium
   fi
 }
 

@@ -14,6 +14,7 @@ use std::fmt;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 
+mod block;
 mod split;
 
 pub use split::parse_on_cores;
@@ -267,11 +268,19 @@ pub fn parse(text: &str) -> Result<Vec<Node>, YamlError> {
 
 /// Parses every document of `text`, a piece of a larger text whose collections hold it
 /// `depth` deep: the limit on nesting counts them.
+///
+/// Text in the block style CRDs are written in is read by [`block`]; any other text (and any
+/// text that is not YAML) by saphyr-parser, whose tree (or error) is the same by definition.
 fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
-    let mut documents = Vec::new();
-    let mut stack: Vec<Open> = Vec::new();
-    let mut items: Vec<Node> = Vec::new();
-    let mut entries: Vec<(Node, Node)> = Vec::new();
+    if let Some(documents) = block::read(text, depth) {
+        return Ok(documents);
+    }
+    parse_with_saphyr(text, depth)
+}
+
+/// [`parse_at`] by saphyr-parser's events.
+fn parse_with_saphyr(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
+    let mut tree = Tree::new(depth);
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| YamlError {
             pos: Pos {
@@ -287,7 +296,7 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
             },
         })?;
         let at = pos(&span);
-        let node = match event {
+        match event {
             Event::Scalar(text, style, anchor, tag) => {
                 refuse_anchor(anchor, at)?;
                 let is_str_tag = tag.as_ref().is_some_and(|t| t.suffix == "str");
@@ -298,53 +307,101 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
                     None
                 }
                 .unwrap_or_else(|| Value::Str(text.into_owned()));
-                Node { pos: at, value }
+                tree.add(Node { pos: at, value })?;
             }
             Event::SequenceStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(&mut stack, depth, Open::Seq(at, items.len()), at)?;
-                continue;
+                tree.open_seq(at)?;
             }
             Event::MappingStart(anchor, _) => {
                 refuse_anchor(anchor, at)?;
-                open(
-                    &mut stack,
-                    depth,
-                    Open::Map(at, entries.len(), None, None),
-                    at,
-                )?;
-                continue;
+                tree.open_map(at)?;
             }
-            Event::SequenceEnd => match stack.pop() {
-                Some(Open::Seq(start, from)) => Node {
-                    pos: start,
-                    value: Value::Seq(items.drain(from..).collect()),
-                },
-                _ => return Err(internal(at)),
-            },
-            Event::MappingEnd => match stack.pop() {
-                Some(Open::Map(start, from, None, _)) => Node {
-                    pos: start,
-                    value: Value::Map(entries.drain(from..).collect()),
-                },
-                _ => return Err(internal(at)),
-            },
+            Event::SequenceEnd => tree.close_seq(at)?,
+            Event::MappingEnd => tree.close_map(at)?,
             Event::Alias(_) => {
                 return Err(YamlError {
                     pos: at,
                     message: "aliases (*name) are not supported; write the value out".to_owned(),
                 });
             }
-            Event::DocumentEnd => {
-                continue;
+            Event::DocumentEnd
+            | Event::Nothing
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart(_) => {}
+        }
+    }
+    Ok(tree.documents)
+}
+
+/// The documents being built from a reader's events: the open collections, and the nodes
+/// made so far.
+struct Tree {
+    /// How deep the text's collections are held in a larger text.
+    depth: usize,
+    documents: Vec<Node>,
+    stack: Vec<Open>,
+    /// The items of the open sequences, the innermost's last.
+    items: Vec<Node>,
+    /// The entries of the open mappings, the innermost's last.
+    entries: Vec<(Node, Node)>,
+}
+
+impl Tree {
+    fn new(depth: usize) -> Self {
+        Self {
+            depth,
+            documents: Vec::new(),
+            stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    fn open_seq(&mut self, at: Pos) -> Result<(), YamlError> {
+        open(
+            &mut self.stack,
+            self.depth,
+            Open::Seq(at, self.items.len()),
+            at,
+        )
+    }
+
+    fn open_map(&mut self, at: Pos) -> Result<(), YamlError> {
+        open(
+            &mut self.stack,
+            self.depth,
+            Open::Map(at, self.entries.len(), None, None),
+            at,
+        )
+    }
+
+    fn close_seq(&mut self, at: Pos) -> Result<(), YamlError> {
+        match self.stack.pop() {
+            Some(Open::Seq(start, from)) => {
+                let value = Value::Seq(self.items.drain(from..).collect());
+                self.add(Node { pos: start, value })
             }
-            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentStart(_) => {
-                continue;
+            _ => Err(internal(at)),
+        }
+    }
+
+    fn close_map(&mut self, at: Pos) -> Result<(), YamlError> {
+        match self.stack.pop() {
+            Some(Open::Map(start, from, None, _)) => {
+                let value = Value::Map(self.entries.drain(from..).collect());
+                self.add(Node { pos: start, value })
             }
-        };
-        match stack.last_mut() {
-            None => documents.push(node),
-            Some(Open::Seq(..)) => items.push(node),
+            _ => Err(internal(at)),
+        }
+    }
+
+    /// Adds a finished node to the innermost open collection, or as a document.
+    fn add(&mut self, node: Node) -> Result<(), YamlError> {
+        match self.stack.last_mut() {
+            None => self.documents.push(node),
+            Some(Open::Seq(..)) => self.items.push(node),
             Some(Open::Map(_, from, pending, seen)) => match pending.take() {
                 None => {
                     if matches!(node.value, Value::Seq(_) | Value::Map(_)) {
@@ -353,7 +410,7 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
                             message: "a mapping key must be a scalar".to_owned(),
                         });
                     }
-                    if let Some(first) = earlier_key(&entries[*from..], seen, &node) {
+                    if let Some(first) = earlier_key(&self.entries[*from..], seen, &node) {
                         return Err(YamlError {
                             pos: node.pos,
                             message: format!(
@@ -364,11 +421,11 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
                     }
                     *pending = Some(node);
                 }
-                Some(key) => entries.push((key, node)),
+                Some(key) => self.entries.push((key, node)),
             },
         }
+        Ok(())
     }
-    Ok(documents)
 }
 
 fn open(stack: &mut Vec<Open>, depth: usize, collection: Open, at: Pos) -> Result<(), YamlError> {
@@ -471,6 +528,41 @@ fn is_core_float(text: &str) -> bool {
         !e.is_empty() && digits(e)
     });
     mantissa_ok && exponent_ok
+}
+
+/// Where two readings first differ, briefly (for the tests of the readers).
+#[cfg(test)]
+pub(crate) fn difference(a: &Result<Vec<Node>, YamlError>, b: &Result<Vec<Node>, YamlError>) -> String {
+    fn nodes(a: &Node, b: &Node, path: &str) -> Option<String> {
+        if a.pos != b.pos {
+            return Some(format!("{path}: at {} and {}", a.pos, b.pos));
+        }
+        match (&a.value, &b.value) {
+            (Value::Seq(x), Value::Seq(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (x, y))| nodes(x, y, &format!("{path}[{i}]"))),
+            (Value::Map(x), Value::Map(y)) if x.len() == y.len() => {
+                x.iter().zip(y).find_map(|((kx, vx), (ky, vy))| {
+                    let here = format!("{path}.{}", kx.key_text());
+                    nodes(kx, ky, &here).or_else(|| nodes(vx, vy, &here))
+                })
+            }
+            (x, y) if x != y => Some(format!("{path}: {} and {}", x.describe(), y.describe())),
+            _ => None,
+        }
+    }
+    match (a, b) {
+        (Ok(x), Ok(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (x, y))| nodes(x, y, &format!("document {i}")))
+            .unwrap_or_default(),
+        (Ok(x), Ok(y)) => format!("{} and {} documents", x.len(), y.len()),
+        (x, y) => format!("{:?} and {:?}", x.as_ref().err(), y.as_ref().err()),
+    }
 }
 
 #[cfg(test)]

@@ -127,7 +127,7 @@ impl<'t> Line<'t> {
 
 /// The number of spaces a line starts with, looked at eight bytes at a time (deep YAML is
 /// indented by tens of spaces on every line).
-fn indentation(line: &str) -> usize {
+pub(super) fn indentation(line: &str) -> usize {
     let bytes = line.as_bytes();
     let mut spaces = 0;
     while bytes.get(spaces..spaces + 8) == Some(b"        ") {

@@ -7,7 +7,7 @@ use std::path::Path;
 use proptest::prelude::*;
 
 use super::{Read, read};
-use crate::source::yaml::{MAX_DEPTH, Node, Value, YamlError, parse};
+use crate::source::yaml::{MAX_DEPTH, difference, parse};
 
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus");
 
@@ -22,40 +22,6 @@ fn same_as_whole(text: &str) -> Read {
         difference(&result, &whole)
     );
     how
-}
-
-/// Where two readings first differ, briefly.
-fn difference(a: &Result<Vec<Node>, YamlError>, b: &Result<Vec<Node>, YamlError>) -> String {
-    fn nodes(a: &Node, b: &Node, path: &str) -> Option<String> {
-        if a.pos != b.pos {
-            return Some(format!("{path}: at {} and {}", a.pos, b.pos));
-        }
-        match (&a.value, &b.value) {
-            (Value::Seq(x), Value::Seq(y)) if x.len() == y.len() => x
-                .iter()
-                .zip(y)
-                .enumerate()
-                .find_map(|(i, (x, y))| nodes(x, y, &format!("{path}[{i}]"))),
-            (Value::Map(x), Value::Map(y)) if x.len() == y.len() => {
-                x.iter().zip(y).find_map(|((kx, vx), (ky, vy))| {
-                    let here = format!("{path}.{}", kx.key_text());
-                    nodes(kx, ky, &here).or_else(|| nodes(vx, vy, &here))
-                })
-            }
-            (x, y) if x != y => Some(format!("{path}: {} and {}", x.describe(), y.describe())),
-            _ => None,
-        }
-    }
-    match (a, b) {
-        (Ok(x), Ok(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (x, y))| nodes(x, y, &format!("document {i}")))
-            .unwrap_or_default(),
-        (Ok(x), Ok(y)) => format!("{} and {} documents", x.len(), y.len()),
-        (x, y) => format!("{:?} and {:?}", x.as_ref().err(), y.as_ref().err()),
-    }
 }
 
 #[test]
