@@ -15,7 +15,7 @@ bash seed.sh
 fuzz=("$tools/bin/cargo-fuzz")
 options=(--sanitizer none --target-dir ../target/fuzz)
 "${fuzz[@]}" build "${options[@]}"
-for target in schema_file crd_file derive_attrs; do
+for target in yaml_text schema_file crd_file derive_attrs; do
   dict=()
   if [ -f "dicts/$target.dict" ]; then dict=("-dict=dicts/$target.dict"); fi
   echo "== fuzz $target for ${seconds}s"

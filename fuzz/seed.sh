@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 crds="${KONDITION_CORPUS:-../corpus}"
 [ -d "$crds" ] || { echo "seed.sh: no CRD corpus at $crds" >&2; exit 1; }
-mkdir -p corpus/schema_file corpus/crd_file corpus/derive_attrs
+mkdir -p corpus/yaml_text corpus/schema_file corpus/crd_file corpus/derive_attrs
 
 copy() { # copy FILE TARGET: under a name made from its path, unless too large
   local file=$1 target=$2
@@ -21,9 +21,14 @@ copy() { # copy FILE TARGET: under a name made from its path, unless too large
 for f in ../schemas/*.yaml ../generator/examples/buildrs/schemas/*.yaml; do
   copy "$f" schema_file
   copy "$f" crd_file
+  copy "$f" yaml_text
 done
-while IFS= read -r f; do copy "$f" crd_file; done < <(find "$crds" -name '*.yaml' | sort)
+while IFS= read -r f; do
+  copy "$f" crd_file
+  copy "$f" yaml_text
+done < <(find "$crds" -name '*.yaml' | sort)
 for target in schema_file crd_file derive_attrs; do cp seeds/$target/* corpus/$target/; done
+cp seeds/schema_file/* seeds/crd_file/* corpus/yaml_text/
 find ../tests ../generated ../runtime ../derive -name '*.rs' -not -path '*/target/*' | sort |
   xargs awk -v out=corpus/derive_attrs -f derive_items.awk ../README.md ../docs/*.md ../docs/guide/src/*.md >/dev/null
-echo "seeds: $(ls corpus/schema_file | wc -l) schema_file, $(ls corpus/crd_file | wc -l) crd_file, $(ls corpus/derive_attrs | wc -l) derive_attrs"
+echo "seeds: $(ls corpus/yaml_text | wc -l) yaml_text, $(ls corpus/schema_file | wc -l) schema_file, $(ls corpus/crd_file | wc -l) crd_file, $(ls corpus/derive_attrs | wc -l) derive_attrs"

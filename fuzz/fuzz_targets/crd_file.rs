@@ -1,7 +1,8 @@
 //! The CRD front-end: any text read as a CRD file (a YAML stream of CRDs and other
 //! documents), then, when accepted, every output generated from it. Nothing may panic,
 //! overflow the stack or run away. The text read in pieces on the cores (as a large file
-//! is) must give exactly what it gives read whole.
+//! is) must give exactly what it gives read whole, and that is what saphyr-parser alone gives
+//! (the block reader reads the text, or leaves it to saphyr-parser).
 
 #![no_main]
 
@@ -16,10 +17,16 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    let whole = yaml::parse(text);
     assert_eq!(
         yaml::parse_on_cores_from(text, 0),
-        yaml::parse(text),
+        whole,
         "read in pieces and whole"
+    );
+    assert_eq!(
+        whole,
+        yaml::parse_by_saphyr(text),
+        "read by the block reader and by saphyr-parser"
     );
     if let Ok((file, notes)) = kondition_gen::load::read_crd_text(Path::new("fuzz.yaml"), text) {
         let model = Model {

@@ -278,6 +278,13 @@ fn parse_at(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
     parse_with_saphyr(text, depth)
 }
 
+/// [`parse`] by saphyr-parser alone: the fuzz target's way to compare the block reader with
+/// it on any text.
+#[cfg(feature = "internals")]
+pub fn parse_by_saphyr(text: &str) -> Result<Vec<Node>, YamlError> {
+    parse_with_saphyr(text, 0)
+}
+
 /// [`parse_at`] by saphyr-parser's events.
 fn parse_with_saphyr(text: &str, depth: usize) -> Result<Vec<Node>, YamlError> {
     let mut tree = Tree::new(depth);

@@ -205,6 +205,11 @@ impl Reader<'_> {
             && matches!(self.byte(self.at + 3), b' ' | b'\n')
     }
 
+    /// Whether the line being read is a document marker, `---` or `...`.
+    fn at_marker(&self) -> bool {
+        self.marker(b"---") || self.marker(b"...")
+    }
+
     /// Whether a block sequence's item (`-` and a space or the line's end) starts here.
     fn is_item(&self) -> bool {
         self.byte(self.at) == b'-' && matches!(self.byte(self.at + 1), b' ' | b'\n')
@@ -327,7 +332,7 @@ impl Reader<'_> {
             self.tree.add(key)?;
             self.value(indent, after)?;
             match self.content_line() {
-                Some(i) if i == indent && !(i == 0 && self.marker(b"---")) => {
+                Some(i) if i == indent && !(i == 0 && self.at_marker()) => {
                     (key, after) = self.key()?.ok_or(Elsewhere)?;
                 }
                 Some(i) if i > indent => return Err(Elsewhere),

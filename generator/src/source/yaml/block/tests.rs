@@ -148,6 +148,11 @@ fn corners_read_as_saphyr_reads_them() {
         ("a: 1\r\n", false),
         ("%YAML 1.2\n---\na: 1\n", false),
         ("a: 1\n...\n", false),
+        // A marker at a line's start ends the document, even where a key could be (found by
+        // fuzzing: `...  b` was read as a key).
+        ("a: 1\n...  b: 2\n", false),
+        ("a: 1\n... # c\n", false),
+        ("a:\n  b: 1\n--- # c\n", true),
         ("scalar\n", false),
         ("a: b: c\n", false),
         ("a: 1\n  b: 2\n", false),
