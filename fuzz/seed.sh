@@ -27,7 +27,7 @@ while IFS= read -r f; do
   copy "$f" crd_file
   copy "$f" yaml_text
 done < <(find "$crds" -name '*.yaml' | sort)
-for target in schema_file crd_file derive_attrs; do cp seeds/$target/* corpus/$target/; done
+for target in yaml_text schema_file crd_file derive_attrs; do cp seeds/$target/* corpus/$target/; done
 cp seeds/schema_file/* seeds/crd_file/* corpus/yaml_text/
 find ../tests ../generated ../runtime ../derive -name '*.rs' -not -path '*/target/*' | sort |
   xargs awk -v out=corpus/derive_attrs -f derive_items.awk ../README.md ../docs/*.md ../docs/guide/src/*.md >/dev/null

@@ -788,19 +788,20 @@ impl Reader<'_> {
         self.end_line()
     }
 
-    /// A plain scalar in a flow sequence: to the next `,` or `]`.
+    /// A plain scalar in a flow sequence: one word of letters, digits, `.`, `_` and `/` (the
+    /// rules of plain scalars among flow indicators have corners, such as ` -]`, that are
+    /// saphyr-parser's to read: found by fuzzing).
     fn flow_plain(&mut self) -> Result<Value, Elsewhere> {
         let start = self.at;
         let mut end = start;
-        loop {
-            match self.byte(end) {
-                b',' | b']' => break,
-                b'\n' | b':' | b'#' | b'[' | b'{' | b'}' => return Err(Elsewhere),
-                _ => end += 1,
-            }
+        while matches!(self.byte(end), b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'_' | b'/') {
+            end += 1;
+        }
+        if end == start || !matches!(self.byte(end), b' ' | b',' | b']') {
+            return Err(Elsewhere);
         }
         self.at = end;
-        let text = self.text[start..end].trim_end_matches(' ');
+        let text = &self.text[start..end];
         Ok(resolve_plain(text).unwrap_or_else(|| Value::Str(text.to_owned())))
     }
 }

@@ -143,6 +143,10 @@ fn corners_read_as_saphyr_reads_them() {
         ("a: !!str 1\n", false),
         ("? a\n: b\n", false),
         ("a: {b: c}\n", false),
+        // Plain scalars among flow indicators (found by fuzzing: saphyr-parser refuses ` -]`).
+        ("t: [regd -]\n", false),
+        ("t: [de  -, x]\n", false),
+        ("t: [a b]\n", false),
         ("a: 1", false),
         ("a:\tb\n", false),
         ("a: 1\r\n", false),
