@@ -116,6 +116,7 @@ impl Reader<'_> {
         self.end
     }
 
+    /// Finds where the line being read ends, once a line ([`Self::next_line`]).
     fn find_line_end(&self) -> usize {
         self.text[self.line_start..]
             .find('\n')
