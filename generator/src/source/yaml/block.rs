@@ -174,6 +174,32 @@ impl Reader<'_> {
         }
     }
 
+    /// From the start of a line, past the lines of spaces only (the empty lines of a
+    /// scalar), to the next line with other characters.
+    fn past_empty_lines(&mut self) -> EmptyLines {
+        let (mut count, mut widest) = (0, 0);
+        loop {
+            if self.at_end() {
+                return EmptyLines {
+                    count,
+                    widest,
+                    next: None,
+                };
+            }
+            let indent = self.indentation();
+            if self.byte(self.line_start + indent) != b'\n' {
+                return EmptyLines {
+                    count,
+                    widest,
+                    next: Some(indent),
+                };
+            }
+            count += 1;
+            widest = widest.max(indent);
+            self.next_line();
+        }
+    }
+
     fn skip_spaces(&mut self) {
         while self.byte(self.at) == b' ' {
             self.at += 1;
@@ -485,18 +511,8 @@ impl Reader<'_> {
         let mut folded: Option<String> = None;
         loop {
             let (at, line, line_start, end) = (self.at, self.line, self.line_start, self.end);
-            let mut breaks = 0;
-            let indent = loop {
-                if self.at_end() {
-                    break None;
-                }
-                let indent = self.indentation();
-                if self.byte(self.line_start + indent) != b'\n' {
-                    break Some(indent);
-                }
-                breaks += 1;
-                self.next_line();
-            };
+            let empty = self.past_empty_lines();
+            let (breaks, indent) = (empty.count, empty.next);
             // A line indented more than the collection, not a comment, continues it.
             let continues =
                 indent.filter(|&i| i > parent && self.byte(self.line_start + i) != b'#');
@@ -561,18 +577,8 @@ impl Reader<'_> {
             // The line breaks inside the scalar: folded, a break into a space (none after a
             // `\`), the empty lines after it into as many line breaks.
             self.next_line();
-            let mut breaks = 0;
-            let indent = loop {
-                if self.at_end() {
-                    return Err(Elsewhere);
-                }
-                let indent = self.indentation();
-                if self.byte(self.line_start + indent) != b'\n' {
-                    break indent;
-                }
-                breaks += 1;
-                self.next_line();
-            };
+            let empty = self.past_empty_lines();
+            let (breaks, indent) = (empty.count, empty.next.ok_or(Elsewhere)?);
             if indent <= parent {
                 return Err(Elsewhere);
             }
@@ -691,23 +697,12 @@ impl Reader<'_> {
         self.end_line()?;
         // Empty lines before the first line of content; the indentation is the indicator's
         // (from the collection's), or the first line of content's.
-        let mut text = String::new();
-        let mut widest_empty = 0;
-        let first_spaces = loop {
-            if self.at_end() {
-                return Err(Elsewhere);
-            }
-            let indent = self.indentation();
-            if self.byte(self.line_start + indent) != b'\n' {
-                break indent;
-            }
-            widest_empty = widest_empty.max(indent);
-            text.push('\n');
-            self.next_line();
-        };
+        let empty = self.past_empty_lines();
+        let first_spaces = empty.next.ok_or(Elsewhere)?;
+        let mut text = "\n".repeat(empty.count);
         let indent = explicit.map_or(first_spaces, |n| parent + n);
         // An empty scalar, or empty lines indented more than the content.
-        if indent <= parent || first_spaces < indent || widest_empty > indent {
+        if indent <= parent || first_spaces < indent || empty.widest > indent {
             return Err(Elsewhere);
         }
         let pos = Pos {
@@ -805,6 +800,16 @@ impl Reader<'_> {
         let text = &self.text[start..end];
         Ok(resolve_plain(text).unwrap_or_else(|| Value::Str(text.to_owned())))
     }
+}
+
+/// The lines of spaces only [`Reader::past_empty_lines`] passed.
+struct EmptyLines {
+    /// How many.
+    count: usize,
+    /// The most spaces one of them has.
+    widest: usize,
+    /// The indentation of the line after them; `None` at the text's end.
+    next: Option<usize>,
 }
 
 /// How a quoted scalar's line ends.
